@@ -1,0 +1,34 @@
+# Two commands do all the set-up on a fresh machine:
+#   make demo   - create .venv if missing, install kmc, check one violated and one holding configuration
+#   make test   - install and run the test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.kmc-installed
+
+.PHONY: install demo test bench gate clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	@echo "== 1. Kafka before 0.11 (hw-truncation): can acks=all + min.insync.replicas=2 lose an acked record?"
+	@$(BIN)/kmc check -q --protocol hw-truncation -r 2 --acks all --min-insync-replicas 2 \
+	    --property no-acked-loss; code=$$?; echo "(exit code $$code: 1 = violated)"; test $$code -eq 1
+	@echo
+	@echo "== 2. Kafka 2.1+ (kip-320), same settings, 3 replicas: every property"
+	@$(BIN)/kmc check -q --protocol kip-320 -r 3 --acks all --min-insync-replicas 2; \
+	    code=$$?; echo "(exit code $$code: 0 = every property holds within the bounds)"; test $$code -eq 0
+
+test: install
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/python bench/bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,103 @@
+"""Results as plain data: every front end (CLI, gate, viewer) renders these, and they
+serialise to JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+HOLDS = "HOLDS"
+VIOLATED = "VIOLATED"
+INCOMPLETE = "INCOMPLETE"
+
+EXIT_HOLDS, EXIT_VIOLATED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
+
+
+@dataclass
+class CheckStats:
+    """TLC's words: states generated (successors computed, duplicates included), distinct states,
+    depth (steps from an initial state to the deepest state reached), queue (states left
+    unexplored when the run ended)."""
+
+    states_generated: int = 0
+    distinct_states: int = 0
+    depth: int = 0
+    queue: int = 0
+    seconds: float = 0.0
+    collision_probability: float = 0.0
+
+    @property
+    def states_per_second(self) -> float:
+        return self.distinct_states / self.seconds if self.seconds > 0 else 0.0
+
+    def to_json(self) -> dict:
+        return {
+            "states_generated": self.states_generated,
+            "distinct_states": self.distinct_states,
+            "depth": self.depth,
+            "queue": self.queue,
+            "seconds": round(self.seconds, 3),
+            "states_per_second": round(self.states_per_second, 1),
+            "collision_probability": self.collision_probability,
+        }
+
+
+@dataclass
+class PropertyResult:
+    """The verdict on one property, with the shortest counterexample when VIOLATED."""
+
+    name: str
+    verdict: str
+    trace: object = None  # checker.trace.Trace
+
+    def to_json(self) -> dict:
+        out = {"property": self.name, "verdict": self.verdict}
+        if self.trace is not None:
+            out["trace_length"] = len(self.trace.steps)
+            out["trace"] = self.trace.to_json()
+        return out
+
+
+@dataclass
+class CheckResult:
+    """A run's outcome: one verdict per property, statistics, configuration and bounds.
+
+    ``limit`` names the limit that cut the search short ("max-states", "time-limit",
+    "max-depth"), or is None when the reachable state space within the bounds was exhausted.
+    """
+
+    engine: str
+    config: dict
+    properties: list
+    stats: CheckStats
+    limit: str | None = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        verdicts = {p.verdict for p in self.properties}
+        if VIOLATED in verdicts:
+            return EXIT_VIOLATED
+        if INCOMPLETE in verdicts:
+            return EXIT_INCOMPLETE
+        return EXIT_HOLDS
+
+    def verdict(self, name: str) -> str:
+        return self.by_name(name).verdict
+
+    def by_name(self, name: str) -> PropertyResult:
+        for p in self.properties:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def to_json(self) -> dict:
+        return {
+            "engine": self.engine,
+            "config": self.config,
+            "limit": self.limit,
+            "complete": self.limit is None,
+            "stats": self.stats.to_json(),
+            "properties": [p.to_json() for p in self.properties],
+            "exit_code": self.exit_code,
+            "notes": list(self.notes),
+        }

@@ -1,0 +1,67 @@
+"""Action records: the steps of a behaviour, named like the Kafka code paths they model.
+
+An action is ``Action(name, args)``: a name from ``ACTION_PARAMS`` and a tuple of ints, one per
+parameter. This table is the single source of truth for action names and parameters, shared by
+the explicit model, trace files and the symbolic engine.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+ACTION_PARAMS: dict[str, tuple[str, ...]] = {
+    # The producer's PRODUCE request, handled by a broker that believes it leads.
+    "ProduceRecord": ("leader",),
+    # ReplicaManager.fetchMessages on the leader: record the remote LEO, maybe advance the HW.
+    "LeaderHandleFetch": ("leader", "follower"),
+    # ReplicaFetcherThread.processPartitionData: append, HW = min(LEO, leader HW).
+    "FollowerHandleFetchResponse": ("follower",),
+    # AbstractFetcherThread.truncateToEpochEndOffsets (OffsetsForLeaderEpoch), KIP-101 and later.
+    "FollowerTruncate": ("follower",),
+    # Partition.maybeShrinkIsr / maybeExpandIsr, written to the controller with compare-and-set.
+    "LeaderShrinkIsr": ("leader", "follower"),
+    "LeaderExpandIsr": ("leader", "follower"),
+    # ReplicaManager.becomeLeaderOrFollower: a LeaderAndIsr request reaches its broker.
+    "BecomeLeaderOrFollower": ("broker", "leader_epoch"),
+    # Leadership moved with no failure: preferred-replica election, controlled shutdown, zombie.
+    "ControllerElectLeader": ("new_leader",),
+    # The controller notices a dead broker (session / heartbeat timeout) and maybe elects.
+    "ControllerHandleBrokerFailure": ("broker", "new_leader"),
+    "BrokerCrash": ("broker",),
+    # The broker starts, recovers its log and registers; the controller sends it LeaderAndIsr.
+    "BrokerRestart": ("broker",),
+    # The OS writes the page cache to disk (power-loss crash model).
+    "FlushLog": ("broker",),
+}
+
+
+class Action(NamedTuple):
+    """One step: an action name and its integer arguments (see ``ACTION_PARAMS``)."""
+
+    name: str
+    args: tuple
+
+    def params(self) -> dict:
+        """The arguments by parameter name."""
+        return dict(zip(ACTION_PARAMS[self.name], self.args))
+
+    def __str__(self) -> str:
+        inner = ", ".join(f"{k}={v}" for k, v in self.params().items())
+        return f"{self.name}({inner})"
+
+    def to_json(self) -> dict:
+        return {"name": self.name, **self.params()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Action":
+        from model.errors import ConfigError
+
+        name = data.get("name")
+        if name not in ACTION_PARAMS:
+            raise ConfigError(f"unknown action {name!r} in trace")
+        try:
+            return cls(name, tuple(int(data[p]) for p in ACTION_PARAMS[name]))
+        except (KeyError, TypeError, ValueError):
+            raise ConfigError(
+                f"action {name} needs integer parameters {', '.join(ACTION_PARAMS[name])}"
+            ) from None

@@ -1,0 +1,138 @@
+"""``ModelConfig``: the Kafka configuration being checked and the bounds of the exploration.
+
+Field names are Kafka's configuration keys in snake_case (``min.insync.replicas`` ->
+``min_insync_replicas``). ``from_kafka_properties`` accepts the dotted names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+
+from model.constants import ACKS_CHOICES, CRASH_MODELS
+from model.errors import ConfigError
+
+MAX_REPLICATION_FACTOR = 5
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Explicit limits of the explored behaviours; every result prints them.
+
+    Attributes:
+        max_records: records the producer sends in total.
+        max_leader_epoch: the highest leader epoch the controller may reach (the partition starts
+            in epoch 0, so this is the number of elections and controller ISR changes).
+        max_crashes: broker crashes in total.
+        max_unflushed_losses: crashes that lose unflushed records (power-loss crash model only).
+    """
+
+    max_records: int = 2
+    max_leader_epoch: int = 2
+    max_crashes: int = 1
+    max_unflushed_losses: int = 1
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ConfigError(
+                    f"bound {f.name.replace('_', '-')} must be a whole number >= 0, got {value!r}"
+                )
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def default_bounds(replication_factor: int) -> Bounds:
+    """The default bounds for a replication factor: the smallest that still reproduce the
+    known-results rows for it, chosen so that ``kmc check`` with defaults answers within about a
+    minute on a laptop-sized machine (see ``docs/model.md``, "Bounds")."""
+    if replication_factor <= 2:
+        return Bounds(max_records=2, max_leader_epoch=2, max_crashes=1, max_unflushed_losses=1)
+    return Bounds(max_records=1, max_leader_epoch=2, max_crashes=1, max_unflushed_losses=1)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """One partition's configuration.
+
+    Attributes:
+        protocol: the replication protocol variant (``kmc list`` shows them).
+        replication_factor: number of replicas, 2 to 5.
+        min_insync_replicas: ``min.insync.replicas``.
+        acks: the producer's ``acks``: "0", "1" or "all" ("-1" is accepted as "all").
+        unclean_leader_election_enable: ``unclean.leader.election.enable``.
+        crash_model: "process" (a crash keeps the log) or "power-loss" (unflushed records are lost).
+        bounds: the exploration bounds.
+    """
+
+    protocol: str = "kip-320"
+    replication_factor: int = 3
+    min_insync_replicas: int = 2
+    acks: str = "all"
+    unclean_leader_election_enable: bool = False
+    crash_model: str = "process"
+    bounds: Bounds = Bounds()
+
+    def __post_init__(self) -> None:
+        acks = str(self.acks).strip().lower()
+        if acks == "-1":
+            acks = "all"
+        if acks not in ACKS_CHOICES:
+            raise ConfigError(f"acks must be 0, 1, all or -1, got {self.acks!r}")
+        object.__setattr__(self, "acks", acks)
+        rf = self.replication_factor
+        if not isinstance(rf, int) or not 2 <= rf <= MAX_REPLICATION_FACTOR:
+            raise ConfigError(
+                f"replication factor must be between 2 and {MAX_REPLICATION_FACTOR}, got {rf!r}"
+            )
+        mir = self.min_insync_replicas
+        if not isinstance(mir, int) or mir < 1:
+            raise ConfigError(f"min.insync.replicas must be >= 1, got {mir!r}")
+        if mir > rf:
+            raise ConfigError(
+                f"min.insync.replicas={mir} is larger than the replication factor {rf}: "
+                "no acks=all write could ever succeed; lower it or raise --replication-factor"
+            )
+        if self.crash_model not in CRASH_MODELS:
+            raise ConfigError(
+                f"unknown crash model {self.crash_model!r}; choose one of {', '.join(CRASH_MODELS)}"
+            )
+        from model.variants import get_variant  # late: the registry imports this module
+
+        get_variant(self.protocol)  # raises ConfigError naming the known protocols
+
+    @property
+    def broker_ids(self) -> tuple:
+        return tuple(range(self.replication_factor))
+
+    def with_bounds(self, **changes: int) -> "ModelConfig":
+        return replace(self, bounds=replace(self.bounds, **changes))
+
+    def as_dict(self) -> dict:
+        """Kafka-named configuration and bounds, for results and trace files."""
+        return {
+            "protocol": self.protocol,
+            "replication.factor": self.replication_factor,
+            "min.insync.replicas": self.min_insync_replicas,
+            "acks": self.acks,
+            "unclean.leader.election.enable": self.unclean_leader_election_enable,
+            "crash.model": self.crash_model,
+            "bounds": self.bounds.as_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ModelConfig":
+        """Inverse of ``as_dict`` (trace files store the configuration this way)."""
+        try:
+            return cls(
+                protocol=data["protocol"],
+                replication_factor=int(data["replication.factor"]),
+                min_insync_replicas=int(data["min.insync.replicas"]),
+                acks=str(data["acks"]),
+                unclean_leader_election_enable=bool(data["unclean.leader.election.enable"]),
+                crash_model=data["crash.model"],
+                bounds=Bounds(**data["bounds"]),
+            )
+        except (KeyError, TypeError) as e:
+            raise ConfigError(f"configuration is missing or has a malformed field: {e}") from None

@@ -1,0 +1,150 @@
+"""Actions in Kafka words, for traces: ``describe(action, before, after)``."""
+
+from __future__ import annotations
+
+from model.actions import Action
+from model.constants import NO_LEADER
+
+
+def _records(records) -> str:
+    return ", ".join(f"r{rid}" for rid, _ in records) or "no records"
+
+
+def describe(act: Action, before, after) -> str:
+    """One sentence saying what ``act`` did between the two states."""
+    p = act.params()
+    name = act.name
+    if name == "ProduceRecord":
+        b = p["leader"]
+        r0, r1 = before.replicas[b], after.replicas[b]
+        rid, epoch = r1.log[len(r0.log)] if len(r1.log) > len(r0.log) else (after.records_written, r1.leader_epoch)
+        text = (
+            f"the producer sends r{rid}; broker {b} (leader in epoch {r0.leader_epoch}) appends it "
+            f"at offset {len(r0.log)}"
+        )
+        if r1.high_watermark != r0.high_watermark:
+            text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+        return text + _ack_changes(before, after)
+    if name == "LeaderHandleFetch":
+        lead, f = p["leader"], p["follower"]
+        r0, r1 = before.replicas[lead], after.replicas[lead]
+        resp = after.replicas[f].fetch_response
+        offset = len(before.replicas[f].log)
+        if resp and resp[2] > resp[5]:
+            return (
+                f"broker {lead} answers broker {f}'s fetch at offset {offset} with "
+                f"OFFSET_OUT_OF_RANGE (its log ends at {resp[5]})"
+            )
+        text = (
+            f"broker {lead} handles broker {f}'s fetch at offset {offset}: remote LEO of {f} = "
+            f"{offset}"
+        )
+        if r1.high_watermark != r0.high_watermark:
+            text += f", HW {r0.high_watermark} -> {r1.high_watermark}"
+        else:
+            text += f", HW stays {r1.high_watermark}"
+        text += f"; it sends {_records(resp[3])} and HW {resp[4]}"
+        return text + _ack_changes(before, after)
+    if name == "FollowerHandleFetchResponse":
+        f = p["follower"]
+        r0, r1 = before.replicas[f], after.replicas[f]
+        resp = r0.fetch_response
+        if r1.log == r0.log and r1.high_watermark == r0.high_watermark and not resp[3]:
+            if resp[2] == len(r0.log) and r0.leader == resp[0] and r0.leader_epoch == resp[1]:
+                return f"broker {f} handles the fetch response: nothing changes"
+            return f"broker {f} drops a stale fetch response from broker {resp[0]}"
+        if resp[2] > resp[5]:
+            return f"broker {f} truncates its log to the leader's log end offset {resp[5]} (offset out of range)"
+        return (
+            f"broker {f} appends {_records(resp[3])} from broker {resp[0]}'s response: LEO "
+            f"{len(r0.log)} -> {len(r1.log)}, HW = min(LEO {len(r1.log)}, leader HW {resp[4]}) = "
+            f"{r1.high_watermark}"
+        )
+    if name == "FollowerTruncate":
+        f = p["follower"]
+        r0, r1 = before.replicas[f], after.replicas[f]
+        lost = len(r0.log) - len(r1.log)
+        return (
+            f"broker {f} asks leader {r0.leader} OffsetsForLeaderEpoch(epoch "
+            f"{r0.log[-1][1] if r0.log else -1}) and truncates its log to offset {len(r1.log)}"
+            + (f" (drops {_records(r0.log[len(r1.log):])})" if lost else " (nothing to drop)")
+        )
+    if name in ("LeaderShrinkIsr", "LeaderExpandIsr"):
+        lead, f = p["leader"], p["follower"]
+        r0, r1 = before.replicas[lead], after.replicas[lead]
+        verb = "removes lagging" if name == "LeaderShrinkIsr" else "adds caught-up"
+        text = f"broker {lead} {verb} broker {f} {'from' if 'Shrink' in name else 'to'} the ISR: {_set(r1.isr)}"
+        if r1.high_watermark != r0.high_watermark:
+            text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+        return text + _ack_changes(before, after)
+    if name == "BecomeLeaderOrFollower":
+        b, epoch = p["broker"], p["leader_epoch"]
+        r0, r1 = before.replicas[b], after.replicas[b]
+        if r1.leader == b:
+            text = f"broker {b} applies LeaderAndIsr(epoch {epoch}) and becomes leader, ISR {_set(r1.isr)}"
+            if r1.high_watermark != r0.high_watermark:
+                text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+            return text + _ack_changes(before, after)
+        who = "no leader" if r1.leader == NO_LEADER else f"leader {r1.leader}"
+        text = f"broker {b} applies LeaderAndIsr(epoch {epoch}, {who}) and becomes follower"
+        if len(r1.log) < len(r0.log):
+            text += (
+                f" and truncates its log to its high watermark {len(r1.log)}"
+                f" (drops {_records(r0.log[len(r1.log):])})"
+            )
+        elif r1.truncating:
+            text += "; it must truncate before fetching"
+        return text + _ack_changes(before, after)
+    if name == "ControllerElectLeader":
+        c = after.controller
+        return (
+            f"the controller moves leadership to broker {c.leader} with no failure (preferred "
+            f"election / controlled shutdown / zombie): epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+        )
+    if name == "ControllerHandleBrokerFailure":
+        b = p["broker"]
+        c0, c = before.controller, after.controller
+        text = f"the controller notices broker {b} is dead"
+        if c.leader_epoch != c0.leader_epoch:
+            if c.leader != c0.leader:
+                kind = "unclean " if c.leader != NO_LEADER and c.leader not in c0.isr else ""
+                who = "no leader (offline)" if c.leader == NO_LEADER else f"{kind}leader {c.leader}"
+                text += f" and elects {who}"
+            text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+        return text
+    if name == "BrokerCrash":
+        b = p["broker"]
+        r0, r1 = before.replicas[b], after.replicas[b]
+        text = f"broker {b} crashes"
+        if len(r1.log) < len(r0.log):
+            text += f" with a power loss and loses unflushed {_records(r0.log[len(r1.log):])}"
+        return text
+    if name == "BrokerRestart":
+        b = p["broker"]
+        c0, c = before.controller, after.controller
+        text = f"broker {b} restarts with its log (LEO {len(after.replicas[b].log)}, HW {after.replicas[b].high_watermark})"
+        if c.leader_epoch != c0.leader_epoch:
+            text += f"; the controller elects it leader: epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+        return text + "; the controller sends it LeaderAndIsr"
+    if name == "FlushLog":
+        b = p["broker"]
+        return f"broker {b} flushes its log to disk up to offset {after.replicas[b].flushed_offset}"
+    return str(act)
+
+
+def _set(items) -> str:
+    return "{" + ",".join(str(x) for x in items) + "}"
+
+
+def _ack_changes(before, after) -> str:
+    new = [a for a in after.acked if a not in before.acked]
+    failed = [
+        p for p in before.pending_acks
+        if p not in after.pending_acks and (p[1], p[2]) not in after.acked
+    ]
+    out = ""
+    if new:
+        out += "; acknowledged: " + ", ".join(f"r{rid}@{off}" for rid, off in new)
+    if failed:
+        out += "; failed to the producer: " + ", ".join(f"r{rid}" for _, rid, _ in failed)
+    return out

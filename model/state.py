@@ -1,0 +1,240 @@
+"""The replication state of one partition, as immutable records of small ints.
+
+These are the hot-path records of the explorer: ``typing.NamedTuple`` (fast to build, hash and
+``_replace``), holding only ints, bools and tuples, so a state has one canonical plain-tuple form
+(``to_plain``) that fingerprints and serialises identically in every process.
+
+Brokers are numbered ``0 .. replication_factor-1`` (Kafka's default ``broker.id`` is 0) and every
+per-broker tuple is indexed by broker id.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from model.constants import NO_LEADER
+
+
+class ReplicaState(NamedTuple):
+    """One broker's replica of the partition, and that broker's view of the partition.
+
+    Attributes:
+        alive: the broker process runs.
+        log: records ``(record_id, leader_epoch)`` at offsets 0, 1, ...; LEO = ``len(log)``.
+        high_watermark: records below it are committed (``UnifiedLog.highWatermark``); HW <= LEO.
+        leader_epoch: the epoch of the last LeaderAndIsr request this broker applied (-1 after a
+            restart, when it has applied none).
+        leader: the broker this one believes leads the partition (itself if it is leader).
+        isr: the in-sync replicas as this broker knows them (kept by a leader, ``()`` otherwise).
+        remote_log_end_offsets: on a leader, each follower's LEO as of that follower's last
+            fetch (``Replica.logEndOffset`` on the leader; -1 = not known yet).
+        truncating: a follower that must still truncate its log against the leader
+            (OffsetsForLeaderEpoch, KIP-101 and later) before it may fetch.
+        fetch_response: a fetch response on its way to this follower, ``()`` if none, else
+            ``(leader, leader_epoch_when_sent, fetch_offset, records, leader_hw, leader_leo)``.
+        flushed_offset: records below it are on disk (only tracked with power-loss crashes).
+    """
+
+    alive: bool
+    log: tuple
+    high_watermark: int
+    leader_epoch: int
+    leader: int
+    isr: tuple
+    remote_log_end_offsets: tuple
+    truncating: bool
+    fetch_response: tuple
+    flushed_offset: int
+
+    @property
+    def log_end_offset(self) -> int:
+        """LEO: the offset of the next record this replica will write."""
+        return len(self.log)
+
+
+class PartitionState(NamedTuple):
+    """The controller's record of the partition (ZooKeeper's ``/brokers/topics/.../state`` znode,
+    or the KRaft ``PartitionRecord``), updated atomically.
+
+    Attributes:
+        leader: the elected leader, or -1 (``NO_LEADER``).
+        leader_epoch: bumped by every election and every controller-side ISR change.
+        isr: the in-sync replicas (sorted broker ids).
+        live_brokers: the brokers the controller believes alive (its view lags real crashes
+            until it detects them: the ZooKeeper session or KRaft heartbeat timeout).
+    """
+
+    leader: int
+    leader_epoch: int
+    isr: tuple
+    live_brokers: tuple
+
+
+class ClusterState(NamedTuple):
+    """Everything about the partition: replicas, controller, messages in flight, the producer.
+
+    Attributes:
+        replicas: one ``ReplicaState`` per broker.
+        controller: the controller's ``PartitionState``.
+        leader_and_isr: LeaderAndIsr requests sent and not yet applied, sorted tuples
+            ``(broker, leader_epoch, leader, isr)``; a request whose epoch is not newer than its
+            target's is dropped (the broker would ignore it).
+        pending_acks: acks=all produce requests waiting in a leader's purgatory for the HW,
+            ``(leader, record_id, offset)``.
+        acked: records the producer got a successful acknowledgement for, ``(record_id, offset)``.
+        consumer_visible: record ids a consumer could have read (below a true leader's HW), as the
+            longest such prefix seen so far; history kept for ``monotonic-visibility``.
+        records_written: how many records the producer has sent (the next record id is this + 1).
+        crashes: how many broker crashes have happened (a bound).
+        unflushed_losses: crashes that lost unflushed records (a bound, power-loss only).
+    """
+
+    replicas: tuple
+    controller: PartitionState
+    leader_and_isr: tuple
+    pending_acks: tuple
+    acked: tuple
+    consumer_visible: tuple
+    records_written: int
+    crashes: int
+    unflushed_losses: int
+
+    def true_leader(self) -> int:
+        """The controller's leader, if it is alive and has taken up the controller's epoch; else -1.
+
+        This is the leader clients would find and whose log is the partition's log: the
+        properties about lost or changed data are judged against it.
+        """
+        c = self.controller
+        if c.leader == NO_LEADER:
+            return NO_LEADER
+        r = self.replicas[c.leader]
+        if r.alive and r.leader == c.leader and r.leader_epoch == c.leader_epoch:
+            return c.leader
+        return NO_LEADER
+
+
+def to_plain(state: ClusterState) -> tuple:
+    """The canonical plain-tuple form of a state (no NamedTuple classes): the input of
+    fingerprints and of the wire codec."""
+    return (
+        tuple([tuple(r) for r in state.replicas]),
+        tuple(state.controller),
+        state.leader_and_isr,
+        state.pending_acks,
+        state.acked,
+        state.consumer_visible,
+        state.records_written,
+        state.crashes,
+        state.unflushed_losses,
+    )
+
+
+def from_plain(plain: tuple) -> ClusterState:
+    """Inverse of ``to_plain``."""
+    replicas, controller, *rest = plain
+    return ClusterState(
+        tuple(ReplicaState(*r) for r in replicas), PartitionState(*controller), *rest
+    )
+
+
+def state_to_json(state: ClusterState) -> dict:
+    """A readable JSON form of a state (Kafka names; records as ``{"id", "epoch"}``)."""
+    c = state.controller
+    return {
+        "replicas": [
+            {
+                "broker": b,
+                "alive": r.alive,
+                "log": [{"id": rid, "epoch": ep} for rid, ep in r.log],
+                "log_end_offset": len(r.log),
+                "high_watermark": r.high_watermark,
+                "leader_epoch": r.leader_epoch,
+                "leader": r.leader,
+                "isr": list(r.isr),
+                "remote_log_end_offsets": list(r.remote_log_end_offsets),
+                "truncating": r.truncating,
+                "fetch_response": _fetch_response_json(r.fetch_response),
+                "flushed_offset": r.flushed_offset,
+            }
+            for b, r in enumerate(state.replicas)
+        ],
+        "controller": {
+            "leader": c.leader,
+            "leader_epoch": c.leader_epoch,
+            "isr": list(c.isr),
+            "live_brokers": list(c.live_brokers),
+        },
+        "leader_and_isr": [
+            {"broker": b, "leader_epoch": e, "leader": l, "isr": list(isr)}
+            for b, e, l, isr in state.leader_and_isr
+        ],
+        "pending_acks": [
+            {"leader": l, "record": rid, "offset": off} for l, rid, off in state.pending_acks
+        ],
+        "acked": [{"record": rid, "offset": off} for rid, off in state.acked],
+        "consumer_visible": list(state.consumer_visible),
+        "records_written": state.records_written,
+        "crashes": state.crashes,
+        "unflushed_losses": state.unflushed_losses,
+    }
+
+
+def _fetch_response_json(resp: tuple):
+    if not resp:
+        return None
+    leader, epoch, offset, records, hw, leo = resp
+    return {
+        "leader": leader,
+        "leader_epoch": epoch,
+        "fetch_offset": offset,
+        "records": [{"id": rid, "epoch": ep} for rid, ep in records],
+        "leader_high_watermark": hw,
+        "leader_log_end_offset": leo,
+    }
+
+
+def state_from_json(data: dict) -> ClusterState:
+    """Inverse of ``state_to_json``; raises KeyError/TypeError/ValueError on malformed input."""
+
+    def log_of(items):
+        return tuple((int(x["id"]), int(x["epoch"])) for x in items)
+
+    replicas = []
+    for r in data["replicas"]:
+        resp = r["fetch_response"]
+        fetch = (
+            ()
+            if resp is None
+            else (
+                int(resp["leader"]), int(resp["leader_epoch"]), int(resp["fetch_offset"]),
+                log_of(resp["records"]), int(resp["leader_high_watermark"]),
+                int(resp["leader_log_end_offset"]),
+            )
+        )
+        replicas.append(
+            ReplicaState(
+                bool(r["alive"]), log_of(r["log"]), int(r["high_watermark"]),
+                int(r["leader_epoch"]), int(r["leader"]), tuple(int(x) for x in r["isr"]),
+                tuple(int(x) for x in r["remote_log_end_offsets"]), bool(r["truncating"]),
+                fetch, int(r["flushed_offset"]),
+            )
+        )
+    c = data["controller"]
+    return ClusterState(
+        tuple(replicas),
+        PartitionState(
+            int(c["leader"]), int(c["leader_epoch"]), tuple(int(x) for x in c["isr"]),
+            tuple(int(x) for x in c["live_brokers"]),
+        ),
+        tuple(
+            (int(q["broker"]), int(q["leader_epoch"]), int(q["leader"]), tuple(int(x) for x in q["isr"]))
+            for q in data["leader_and_isr"]
+        ),
+        tuple((int(p["leader"]), int(p["record"]), int(p["offset"])) for p in data["pending_acks"]),
+        tuple((int(a["record"]), int(a["offset"])) for a in data["acked"]),
+        tuple(int(x) for x in data["consumer_visible"]),
+        int(data["records_written"]),
+        int(data["crashes"]),
+        int(data["unflushed_losses"]),
+    )

@@ -1,0 +1,36 @@
+"""``kip-101``: Kafka 0.11, truncation by leader epoch.
+
+A new follower asks the leader ``OffsetsForLeaderEpoch(its latest epoch)``; the leader answers
+the end offset of that epoch in its own log (the start offset of the next higher epoch, or its LEO
+if the epoch is its latest: ``LeaderEpochFileCache.endOffsetFor`` in 0.11); the follower truncates
+to ``min(answer, own LEO)``, or to its HW when the answer is undefined. It no longer throws away
+committed records on restart, but when leadership moves before LeaderAndIsr is applied the
+answer can point past a divergence and the logs stay different (KIP-279's scenario).
+"""
+
+from __future__ import annotations
+
+from model.constants import UNDEFINED_EPOCH_OFFSET
+from model.log import end_offset_for_epoch_v0_11, latest_epoch
+from model.state import ReplicaState
+from model.variants.base import ReplicationModel
+from model.variants.registry import register_variant
+
+
+@register_variant
+class Kip101Model(ReplicationModel):
+    name = "kip-101"
+    kafka_versions = "0.11 - 1.1"
+    summary = "truncate to the leader's end offset for the follower's latest epoch"
+
+    def truncate_on_become_follower(self, replica: ReplicaState) -> ReplicaState:
+        # the fetcher starts in the "truncating" state; an empty log has nothing to truncate
+        return replica._replace(truncating=bool(replica.log))
+
+    def truncation_offset(self, follower: ReplicaState, leader: ReplicaState) -> int:
+        answer = end_offset_for_epoch_v0_11(
+            leader.log, latest_epoch(follower.log), leader.leader_epoch
+        )
+        if answer == UNDEFINED_EPOCH_OFFSET:
+            return follower.high_watermark  # the 0.11 fallback
+        return min(answer, len(follower.log))

@@ -1,0 +1,44 @@
+"""``kip-320``: Kafka 2.1 and later, epochs fence everything.
+
+On top of KIP-279:
+
+* a follower's fetch and OffsetsForLeaderEpoch carry its current leader epoch, and the leader
+  serves them only in that same epoch (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH otherwise);
+* a follower restarts truncation on every new epoch, not only on a new leader
+  (``Partition.makeFollower``);
+* a leader forgets remote LEOs learnt in an older epoch, so its HW advances only once every ISR
+  member has fetched in its current epoch;
+* a follower rejoins the ISR only once its LEO has reached both the HW and the start offset of the
+  leader's current epoch (``Partition.isFollowerInSync``, KAFKA-7128), so committed data of an
+  earlier epoch cannot be lost through a lagging HW.
+"""
+
+from __future__ import annotations
+
+from model.state import ReplicaState
+from model.variants.kip279 import Kip279Model
+from model.variants.registry import register_variant
+
+
+def leader_epoch_start_offset(leader: ReplicaState) -> int:
+    """The offset the leader's current epoch started at (its LEO when it took the epoch)."""
+    for offset, (_, epoch) in enumerate(leader.log):
+        if epoch == leader.leader_epoch:
+            return offset
+    return len(leader.log)
+
+
+@register_variant
+class Kip320Model(Kip279Model):
+    name = "kip-320"
+    kafka_versions = "2.1 and later"
+    summary = "fetch, truncation, HW and ISR changes fenced by the current leader epoch"
+
+    fetch_fenced = True
+    truncate_on_every_epoch = True
+    reset_remote_on_every_epoch = True
+
+    def is_caught_up_for_isr(self, leader: ReplicaState, follower_leo: int) -> bool:
+        return follower_leo >= leader.high_watermark and follower_leo >= leader_epoch_start_offset(
+            leader
+        )

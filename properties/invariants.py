@@ -1,0 +1,94 @@
+"""kmc's built-in properties of a partition's replication state.
+
+"True leader" below is the controller's leader once it has taken up the controller's epoch and is
+alive (``ClusterState.true_leader``): the broker clients would find and whose log *is* the
+partition. A zombie that still believes it leads does not count.
+"""
+
+from __future__ import annotations
+
+from model.constants import NO_LEADER
+from properties.registry import invariant
+
+
+@invariant(
+    "no-acked-loss",
+    "every acknowledged record is in the true leader's log, at the offset it was acknowledged at",
+)
+def no_acked_loss(state) -> bool:
+    leader = state.true_leader()
+    if leader == NO_LEADER or not state.acked:
+        return True
+    log = state.replicas[leader].log
+    return all(offset < len(log) and log[offset][0] == rid for rid, offset in state.acked)
+
+
+@invariant(
+    "committed-consistency",
+    "every record below the true leader's HW is in the log of every ISR member at the same "
+    "offset (StrongIsr in Gustafson's TLA+ spec)",
+)
+def committed_consistency(state) -> bool:
+    leader = state.true_leader()
+    if leader == NO_LEADER:
+        return True
+    lr = state.replicas[leader]
+    committed = lr.log[: lr.high_watermark]
+    if not committed:
+        return True
+    for b in state.controller.isr:
+        if state.replicas[b].log[: len(committed)] != committed:
+            return False
+    return True
+
+
+@invariant(
+    "log-matching",
+    "two logs that hold a record of the same leader epoch at the same offset agree on every "
+    "record up to it",
+)
+def log_matching(state) -> bool:
+    logs = [r.log for r in state.replicas]
+    for i in range(len(logs)):
+        a = logs[i]
+        for j in range(i + 1, len(logs)):
+            b = logs[j]
+            for offset in range(min(len(a), len(b)) - 1, -1, -1):
+                if a[offset][1] == b[offset][1]:
+                    if a[: offset + 1] != b[: offset + 1]:
+                        return False
+                    break
+    return True
+
+
+@invariant(
+    "monotonic-visibility",
+    "a record once visible to consumers (below a true leader's HW) never disappears from, or "
+    "changes in, any later true leader's log",
+)
+def monotonic_visibility(state) -> bool:
+    leader = state.true_leader()
+    visible = state.consumer_visible
+    if leader == NO_LEADER or not visible:
+        return True
+    log = state.replicas[leader].log
+    return len(log) >= len(visible) and tuple(r[0] for r in log[: len(visible)]) == visible
+
+
+@invariant(
+    "leader-in-isr",
+    "the controller's leader is in the controller's ISR, and a broker that believes it leads is "
+    "in its own ISR",
+)
+def leader_in_isr(state) -> bool:
+    c = state.controller
+    if c.leader != NO_LEADER and c.leader not in c.isr:
+        return False
+    return all(
+        r.leader != b or b in r.isr for b, r in enumerate(state.replicas) if r.alive
+    )
+
+
+@invariant("hw-le-leo", "every replica's high watermark is at most its log end offset")
+def hw_le_leo(state) -> bool:
+    return all(r.high_watermark <= len(r.log) for r in state.replicas)

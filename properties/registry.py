@@ -1,0 +1,61 @@
+"""Properties as named data, and the registry ``kmc list`` reads.
+
+A property is an invariant: a plain function of a ``ClusterState`` that returns True when the
+state is fine. Register one with the decorator::
+
+    from properties import invariant
+
+    @invariant("leader-has-a-record", "the true leader's log is never empty once a record was acked")
+    def leader_has_a_record(state):
+        ...
+
+It then appears in ``kmc list`` and can be chosen with ``kmc check --property leader-has-a-record``
+(load the module that defines it with ``kmc --load my_props.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from model.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Property:
+    """A named invariant: ``check(state)`` is True in every reachable state, or it is violated."""
+
+    name: str
+    description: str
+    check: Callable
+
+    def __call__(self, state) -> bool:
+        return bool(self.check(state))
+
+
+PROPERTIES: dict[str, Property] = {}
+
+
+def invariant(name: str, description: str = "") -> Callable:
+    """Decorator: register ``fn(state) -> bool`` as the invariant ``name``."""
+
+    def register(fn: Callable) -> Callable:
+        if name in PROPERTIES and PROPERTIES[name].check is not fn:
+            raise ConfigError(f"property {name!r} is defined twice; pick another name")
+        PROPERTIES[name] = Property(name, description or (fn.__doc__ or "").strip().split("\n")[0], fn)
+        return fn
+
+    return register
+
+
+def get_properties(names=None) -> tuple:
+    """The registered properties called ``names`` (all of them, in registration order, if None)."""
+    if not names:
+        return tuple(PROPERTIES.values())
+    out = []
+    for n in names:
+        if n not in PROPERTIES:
+            raise ConfigError(f"unknown property {n!r}; choose from: {', '.join(PROPERTIES)}")
+        if PROPERTIES[n] not in out:
+            out.append(PROPERTIES[n])
+    return tuple(out)

@@ -1,0 +1,1 @@
+"""Rendering of results and counterexample traces."""

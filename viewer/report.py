@@ -1,0 +1,120 @@
+"""Turning CLI options into a ``ModelConfig``, and a ``CheckResult`` into text."""
+
+from __future__ import annotations
+
+from model.config import Bounds, ModelConfig, default_bounds
+from model.errors import ConfigError
+from checker.result import HOLDS, INCOMPLETE, VIOLATED
+
+LIMIT_WORDS = {
+    "max-states": "the --max-states limit",
+    "time-limit": "the --time-limit",
+    "max-depth": "the --depth limit",
+}
+
+
+def config_from_options(*, protocol="kip-320", kafka_version=None, config_files=(),
+                        replication_factor=None, min_insync_replicas=None, acks=None,
+                        unclean_leader_election=None, crash_model=None, max_records=None,
+                        max_leader_epoch=None, max_crashes=None, max_unflushed_losses=None):
+    """Build the configuration from flags (which win), Kafka properties files and Kafka's
+    defaults. Returns ``(config, provenance_lines)``."""
+    values = {
+        "protocol": protocol,
+        "replication_factor": 3,
+        "min_insync_replicas": 2,
+        "acks": "all",
+        "unclean_leader_election_enable": False,
+        "crash_model": "process",
+    }
+    provenance: list[str] = []
+    if config_files or kafka_version:
+        from model.kafka_config import resolve_kafka_config
+
+        from_files, provenance = resolve_kafka_config(config_files, kafka_version)
+        values.update(from_files)
+    flags = {
+        "replication_factor": replication_factor,
+        "min_insync_replicas": min_insync_replicas,
+        "acks": acks,
+        "unclean_leader_election_enable": unclean_leader_election,
+        "crash_model": crash_model,
+    }
+    for key, value in flags.items():
+        if value is not None:
+            values[key] = value
+    rf = values["replication_factor"]
+    if not isinstance(rf, int) or not 2 <= rf <= 5:
+        raise ConfigError(f"replication factor must be between 2 and 5, got {rf}")
+    base = default_bounds(rf)
+    bound_flags = {
+        "max_records": max_records,
+        "max_leader_epoch": max_leader_epoch,
+        "max_crashes": max_crashes,
+        "max_unflushed_losses": max_unflushed_losses,
+    }
+    bounds = Bounds(**{k: (v if v is not None else getattr(base, k)) for k, v in bound_flags.items()})
+    return ModelConfig(bounds=bounds, **values), provenance
+
+
+def describe_config(config: dict) -> list:
+    b = config.get("bounds", {})
+    return [
+        f"protocol {config['protocol']}, replication.factor={config['replication.factor']}, "
+        f"acks={config['acks']}, min.insync.replicas={config['min.insync.replicas']}, "
+        f"unclean.leader.election.enable={str(config['unclean.leader.election.enable']).lower()}, "
+        f"crash model {config['crash.model']}",
+        "bounds: "
+        + ", ".join(
+            f"{k.replace('_', '-')}={v}"
+            for k, v in b.items()
+            if k != "max_unflushed_losses" or config["crash.model"] == "power-loss"
+        ),
+    ]
+
+
+def render_result(result, *, with_trace: bool = True) -> str:
+    """The text report of a check: configuration, bounds, statistics, verdicts, counterexample."""
+    from viewer.text import render_trace
+
+    s = result.stats
+    lines = describe_config(result.config)
+    lines.append(
+        f"engine {result.engine}: {s.distinct_states:,} distinct states, {s.states_generated:,} "
+        f"states generated, depth {s.depth}, {s.seconds:.1f} s ({s.states_per_second:,.0f} states/s)"
+    )
+    if result.engine in ("bfs", "spark"):
+        lines.append(
+            f"fingerprint collision probability: {s.collision_probability:.1e} (TLC's optimistic estimate)"
+        )
+    if result.limit:
+        lines.append(
+            f"INCOMPLETE: stopped at {LIMIT_WORDS.get(result.limit, result.limit)} with "
+            f"{s.queue:,} states left to explore; a property not violated is NOT verified"
+        )
+    for note in result.notes:
+        lines.append(note)
+    lines.append("")
+    width = max(len(p.name) for p in result.properties)
+    for p in result.properties:
+        extra = ""
+        if p.verdict == VIOLATED:
+            extra = f"  shortest counterexample: {len(p.trace)} steps"
+        elif p.verdict == INCOMPLETE:
+            extra = "  (search not finished)"
+        lines.append(f"  {p.name:<{width}}  {p.verdict}{extra}")
+    if with_trace:
+        for p in result.properties:
+            if p.trace is not None:
+                lines.append("")
+                lines.append(f"Counterexample for {p.name} ({len(p.trace)} steps):")
+                lines.append(render_trace(p.trace))
+                break
+        others = [p.name for p in result.properties if p.trace is not None][1:]
+        if others:
+            lines.append("")
+            lines.append(
+                "Counterexamples for " + ", ".join(others) + " are in --json output "
+                "(or check one property at a time with --property)."
+            )
+    return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""Plain-text rendering of a counterexample trace: per step, the action in Kafka words, every
+replica's log with HW and LEO marked, and the controller's leader/ISR/epoch."""
+
+from __future__ import annotations
+
+from model.constants import NO_LEADER
+from model.describe import describe
+
+
+def render_replica(b: int, r, state) -> str:
+    cells = []
+    for offset, (rid, epoch) in enumerate(r.log):
+        cells.append(f"r{rid}e{epoch}")
+    # HW and LEO markers: '|' before the first record not committed, LEO is the end
+    parts = []
+    for offset, cell in enumerate(cells):
+        if offset == r.high_watermark:
+            parts.append("HW|")
+        parts.append(cell)
+    if r.high_watermark >= len(cells):
+        parts.append("HW|")
+    log = " ".join(parts)
+    if not r.alive:
+        role = "DOWN"
+    elif r.leader == b:
+        role = f"leader e{r.leader_epoch}"
+    elif r.leader == NO_LEADER:
+        role = f"no leader e{r.leader_epoch}" if r.leader_epoch >= 0 else "waiting"
+    else:
+        role = f"follower of {r.leader} e{r.leader_epoch}"
+    extra = ""
+    if r.alive and r.leader == b:
+        extra = f" isr={{{','.join(map(str, r.isr))}}}"
+    return f"  broker {b} [{role}{extra}] LEO={len(r.log)} HW={r.high_watermark}: {log}"
+
+
+def render_state(state) -> list:
+    c = state.controller
+    lines = [render_replica(b, r, state) for b, r in enumerate(state.replicas)]
+    leader = "none" if c.leader == NO_LEADER else str(c.leader)
+    lines.append(
+        f"  controller: leader={leader} epoch={c.leader_epoch} isr={{{','.join(map(str, c.isr))}}}"
+        + (f" acked={','.join(f'r{rid}@{off}' for rid, off in state.acked)}" if state.acked else "")
+    )
+    return lines
+
+
+def render_trace(trace) -> str:
+    """The whole trace as text."""
+    lines = ["Initial state:"]
+    lines += render_state(trace.initial)
+    before = trace.initial
+    for i, step in enumerate(trace.steps, 1):
+        lines.append(f"Step {i}: {step.action}")
+        lines.append(f"  -> {describe(step.action, before, step.state)}")
+        lines += render_state(step.state)
+        before = step.state
+    return "\n".join(lines)
