@@ -31,7 +31,11 @@ def config_from_options(*, protocol="kip-320", kafka_version=None, config_files=
     if config_files or kafka_version:
         from model.kafka_config import resolve_kafka_config
 
-        from_files, provenance = resolve_kafka_config(config_files, kafka_version)
+        from_files, provenance = resolve_kafka_config(config_files, kafka_version, overrides=dict(
+            replication_factor=replication_factor, min_insync_replicas=min_insync_replicas,
+            acks=acks, unclean_leader_election_enable=unclean_leader_election,
+            crash_model=crash_model,
+        ))  # so the provenance names the flags that win over the files
         values.update(from_files)
     flags = {
         "replication_factor": replication_factor,

@@ -1,0 +1,318 @@
+"""Kafka's own configuration files as input: ``kmc check --config server.properties ...``.
+
+``resolve_kafka_config(config_files, kafka_version)`` reads Java properties files (broker
+``server.properties``, topic-level configs, ``producer.properties``) with the ``jproperties``
+library (comments with ``#`` and ``!``, ``=``, ``:`` or whitespace separators, backslash escapes,
+continuation lines) and returns ``(values, provenance)``: ``values`` maps ``ModelConfig`` field
+names to the configuration Kafka would run with, and ``provenance`` is one line per value saying
+which file (or which documented default) it came from, plus the keys kmc does not model.
+
+What is read, and how Kafka resolves it:
+
+- ``min.insync.replicas`` and ``unclean.leader.election.enable``: a broker default, overridden
+  by the same key in a topic-level config.
+- ``default.replication.factor`` (broker) is overridden by ``replication.factor`` (the topic's).
+- ``acks`` (producer).
+- ``log.flush.interval.messages`` (broker) is overridden by ``flush.messages`` (topic). It decides
+  the crash model: ``1`` fsyncs every write before it is acknowledged or replicated, so a power
+  loss loses nothing a replica had: crash model ``process``. Any other value, or none (Kafka's
+  default never forces an fsync and leaves flushing to the OS), means a broker that loses power
+  loses its unflushed records: crash model ``power-loss``. ``kmc check --crash-model`` overrides.
+
+Which kind a file is (broker, topic or producer) only matters where a topic config overrides a
+broker one under the same key. It is told from the keys (a ``log.*`` key, ``broker.id``,
+``log.dirs``, ``listeners`` ... mean broker; ``acks``, ``bootstrap.servers``, serializers ...
+mean producer), then from the file name (``server``/``broker``, ``producer``, ``topic``); a file
+that shows neither is a topic config. Among files of the same level, a later file wins.
+
+Absent keys take Kafka's documented defaults: ``min.insync.replicas=1``,
+``unclean.leader.election.enable=false`` (``true`` before 0.11, KIP-106), ``acks=all`` (``1``
+before 3.0, KIP-679), ``default.replication.factor=1``. kmc needs at least 2 replicas, so an
+absent replication factor is an error that says what to set, unless ``-r`` gives it.
+
+``--kafka-version X.Y`` picks the protocol that version ran (``kafka_protocol``) and the
+defaults of that version; without it, the defaults of Kafka 3.0 and later apply and the protocol
+comes from ``--protocol``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from model.errors import ConfigError
+
+BROKER, TOPIC, PRODUCER = "broker", "topic", "producer"
+
+# Keys that tell a file's kind. Topic-level config names never start with "log.".
+_BROKER_MARKERS = {
+    "broker.id", "node.id", "process.roles", "listeners", "advertised.listeners",
+    "zookeeper.connect", "controller.quorum.voters", "controller.listener.names", "log.dirs",
+    "log.dir", "num.partitions", "default.replication.factor", "num.network.threads",
+    "num.io.threads", "offsets.topic.replication.factor", "auto.create.topics.enable",
+}
+_PRODUCER_MARKERS = {
+    "acks", "bootstrap.servers", "key.serializer", "value.serializer", "enable.idempotence",
+    "max.in.flight.requests.per.connection", "delivery.timeout.ms", "linger.ms", "batch.size",
+    "buffer.memory", "transactional.id", "retries",
+}
+
+# Model field -> the Kafka keys that set it, each with its level: "topic" beats "broker"; a key
+# whose level is None takes the level of the file it is in (the same name exists at both).
+_SOURCES = {
+    "replication_factor": (("default.replication.factor", BROKER), ("replication.factor", TOPIC)),
+    "min_insync_replicas": (("min.insync.replicas", None),),
+    "unclean_leader_election_enable": (("unclean.leader.election.enable", None),),
+    "acks": (("acks", None),),
+    "crash_model": (("log.flush.interval.messages", BROKER), ("flush.messages", TOPIC)),
+}
+MODELLED_KEYS = frozenset(key for keys in _SOURCES.values() for key, _ in keys)
+
+# Kafka name of each field, for provenance lines.
+KAFKA_NAMES = {
+    "protocol": "protocol",
+    "replication_factor": "replication.factor",
+    "min_insync_replicas": "min.insync.replicas",
+    "acks": "acks",
+    "unclean_leader_election_enable": "unclean.leader.election.enable",
+    "crash_model": "crash.model",
+}
+
+# Release lines that exist, by major version; any later major is accepted as "2.1 and later".
+_RELEASE_LINES = {0: range(8, 12), 1: range(0, 2), 2: range(0, 9), 3: range(0, 10)}
+LATEST_KNOWN_MAJOR = 4
+
+
+@dataclass(frozen=True)
+class KafkaVersion:
+    """A Kafka release line, ``major.minor`` (a patch number is accepted and not used)."""
+
+    major: int
+    minor: int
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    def at_least(self, major: int, minor: int) -> bool:
+        return (self.major, self.minor) >= (major, minor)
+
+
+def parse_kafka_version(text: str) -> KafkaVersion:
+    """``"2.8"``, ``"0.10.2"`` or ``"3.7.1"`` -> ``KafkaVersion``; a ``ConfigError`` otherwise."""
+    m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?\s*", str(text))
+    if not m:
+        raise ConfigError(
+            f"--kafka-version {text!r} is not a Kafka version; write it as X.Y, e.g. 0.10, 2.0, 3.7"
+        )
+    major, minor = int(m.group(1)), int(m.group(2))
+    if major in _RELEASE_LINES:
+        if minor not in _RELEASE_LINES[major]:
+            lines = _RELEASE_LINES[major]
+            raise ConfigError(
+                f"--kafka-version {text}: there is no Kafka {major}.{minor} "
+                f"(the {major}.x releases are {major}.{lines[0]} to {major}.{lines[-1]})"
+            )
+    elif major > LATEST_KNOWN_MAJOR + 1 or major < 0:
+        raise ConfigError(f"--kafka-version {text}: there is no Kafka {major}.x")
+    return KafkaVersion(major, minor)
+
+
+def kafka_protocol(version: KafkaVersion) -> str:
+    """The replication protocol variant a Kafka version ran."""
+    if not version.at_least(0, 11):
+        return "hw-truncation"
+    if not version.at_least(2, 0):
+        return "kip-101"
+    if not version.at_least(2, 1):
+        return "kip-279"
+    return "kip-320"
+
+
+@dataclass(frozen=True)
+class PropertiesFile:
+    """One parsed properties file and the kind it was taken for."""
+
+    path: str
+    kind: str
+    entries: dict
+
+
+def read_properties(path: str) -> dict:
+    """The key/value pairs of a Java properties file (``jproperties`` parses Kafka's syntax)."""
+    from jproperties import Properties
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"--config {path}: no such file")
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"--config {path}: cannot read it: {e.strerror or e}") from None
+    props = Properties()
+    try:
+        # Java reads .properties as ISO-8859-1; Kafka's tools read them as UTF-8 text in practice.
+        props.load(data, "utf-8")
+    except UnicodeDecodeError:
+        props = Properties()
+        props.load(data, "iso-8859-1")
+    except Exception as e:  # the library raises its own types for malformed escapes
+        raise ConfigError(f"--config {path}: not a valid properties file: {e}") from None
+    return {key: value.data for key, value in props.items()}
+
+
+def file_kind(path: str, keys) -> str:
+    """Broker, topic or producer config: by its keys, then by its name; topic if neither says."""
+    keys = set(keys)
+    broker = bool(keys & _BROKER_MARKERS) or any(k.startswith("log.") for k in keys)
+    producer = bool(keys & _PRODUCER_MARKERS)
+    if broker != producer:
+        return BROKER if broker else PRODUCER
+    name = Path(path).name.lower()
+    if "producer" in name:
+        return PRODUCER
+    if "server" in name or "broker" in name:
+        return BROKER
+    if broker and producer:
+        return BROKER
+    return TOPIC
+
+
+@dataclass
+class _Setting:
+    field: str
+    key: str
+    raw: str
+    level: str
+    path: str
+    order: int
+
+
+def _parse_value(field: str, setting: _Setting):
+    raw = setting.raw.strip()
+    where = f"{setting.path}: {setting.key}={setting.raw!r}"
+    if field in ("replication_factor", "min_insync_replicas"):
+        if not re.fullmatch(r"[+-]?\d+", raw):
+            raise ConfigError(f"{where} is not a whole number")
+        return int(raw)
+    if field == "unclean_leader_election_enable":
+        if raw.lower() not in ("true", "false"):
+            raise ConfigError(f"{where} must be true or false")
+        return raw.lower() == "true"
+    if field == "acks":
+        if raw.lower() not in ("0", "1", "all", "-1"):
+            raise ConfigError(f"{where} must be 0, 1, all or -1")
+        return "all" if raw.lower() in ("all", "-1") else raw
+    if field == "crash_model":
+        if not re.fullmatch(r"\+?\d+", raw) or int(raw) < 1:
+            raise ConfigError(f"{where} must be a whole number >= 1")
+        return "process" if int(raw) == 1 else "power-loss"
+    raise AssertionError(field)
+
+
+def _show(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | None = None):
+    """Read Kafka properties files and return ``(values, provenance_lines)``.
+
+    ``values`` holds ``ModelConfig`` field names. ``overrides`` are the command-line flags (field
+    name -> value or None); they win over the files, and the provenance says so. With no files,
+    only the protocol of ``kafka_version`` is returned.
+    """
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    version = parse_kafka_version(kafka_version) if kafka_version is not None else None
+    values: dict = {}
+    lines: list[str] = []
+    if version is not None:
+        values["protocol"] = kafka_protocol(version)
+        note = ""
+        if version.major >= 4:
+            note = " (Kafka 4.0 adds KIP-966 eligible leader replicas, which kmc does not model yet)"
+        protocol_row = (f"protocol={values['protocol']}", f"--kafka-version {kafka_version}{note}")
+    if not config_files:
+        if version is not None:
+            lines.append(f"  {protocol_row[0]}  <- {protocol_row[1]}")
+        if lines:
+            lines.insert(0, "configuration:")
+        return values, lines
+
+    files = []
+    for path in config_files:
+        entries = read_properties(str(path))
+        files.append(PropertiesFile(str(path), file_kind(str(path), entries), entries))
+    lines.insert(0, "configuration from Kafka properties files (a topic config overrides the broker's; flags override both):")
+    lines.insert(1, "  files: " + ", ".join(f"{f.path} ({f.kind} config)" for f in files))
+
+    settings: dict[str, list[_Setting]] = {field: [] for field in _SOURCES}
+    for order, f in enumerate(files):
+        for field, keys in _SOURCES.items():
+            for key, level in keys:
+                if key in f.entries:
+                    lvl = level or (TOPIC if f.kind == TOPIC else BROKER)
+                    settings[field].append(_Setting(field, key, f.entries[key], lvl, f.path, order))
+
+    rows: list[tuple[str, str]] = [protocol_row] if version is not None else []
+    defaults_of = f"Kafka {version}" if version is not None else "Kafka 3.0 and later (no --kafka-version)"
+    for field, found in settings.items():
+        name = KAFKA_NAMES[field]
+        chosen = None
+        if found:
+            rank = {BROKER: 0, TOPIC: 1}
+            chosen = max(found, key=lambda s: (rank[s.level], s.order))
+            value = _parse_value(field, chosen)
+            losers = [s for s in found if s is not chosen]
+            source = f"{chosen.path}: {chosen.key}={chosen.raw.strip()}"
+            if losers:
+                source += " (overrides " + ", ".join(f"{s.key}={s.raw.strip()} in {s.path}" for s in losers) + ")"
+            if field == "crash_model":
+                source += (
+                    " (every write is fsynced)" if value == "process"
+                    else " (not every write is fsynced: a broker that loses power loses its unflushed records)"
+                )
+        else:
+            value, source = _kafka_default(field, version, defaults_of)
+        if field in overrides:
+            shown = f"{_show(value)} from {source}" if value is not None else source
+            rows.append((f"{name}={_show(overrides[field])}", f"command-line flag (instead of {shown})"))
+            continue
+        if value is None:  # replication factor: Kafka's default of 1 cannot be checked
+            raise ConfigError(
+                "no replication factor in the --config files, and Kafka's default "
+                "(default.replication.factor=1) leaves nothing to replicate; set "
+                "default.replication.factor (broker) or replication.factor (topic), or pass -r"
+            )
+        values[field] = value
+        rows.append((f"{name}={_show(value)}", source))
+    width = max(len(lhs) for lhs, _ in rows)
+    lines.extend(f"  {lhs:<{width}}  <- {source}" for lhs, source in rows)
+
+    for f in files:
+        ignored = sorted(k for k in f.entries if k not in MODELLED_KEYS)
+        if ignored:
+            lines.append(f"  ignored (not modelled) in {f.path}: {', '.join(ignored)}")
+    return values, lines
+
+
+def _kafka_default(field: str, version: KafkaVersion | None, defaults_of: str):
+    """Kafka's documented default for ``field`` as ``(value, provenance)``."""
+    if field == "replication_factor":
+        return None, "Kafka's default default.replication.factor=1, which kmc cannot check"
+    if field == "min_insync_replicas":
+        return 1, f"Kafka's default ({defaults_of})"
+    if field == "unclean_leader_election_enable":
+        if version is not None and not version.at_least(0, 11):
+            return True, f"Kafka's default before 0.11 (KIP-106 made it false) ({defaults_of})"
+        return False, f"Kafka's default ({defaults_of})"
+    if field == "acks":
+        if version is not None and not version.at_least(3, 0):
+            return "1", f"the producer's default before Kafka 3.0 ({defaults_of})"
+        return "all", f"the producer's default since Kafka 3.0 ({defaults_of})"
+    if field == "crash_model":
+        return "power-loss", (
+            "log.flush.interval.messages is not set: Kafka's default never forces an fsync, so a "
+            "broker that loses power loses its unflushed records (--crash-model process assumes "
+            "crashes keep the log)"
+        )
+    raise AssertionError(field)
