@@ -40,12 +40,18 @@ def invariant(name: str, description: str = "") -> Callable:
     """Decorator: register ``fn(state) -> bool`` as the invariant ``name``."""
 
     def register(fn: Callable) -> Callable:
-        if name in PROPERTIES and PROPERTIES[name].check is not fn:
+        old = PROPERTIES.get(name)
+        if old is not None and _origin(old.check) != _origin(fn):
             raise ConfigError(f"property {name!r} is defined twice; pick another name")
         PROPERTIES[name] = Property(name, description or (fn.__doc__ or "").strip().split("\n")[0], fn)
         return fn
 
     return register
+
+
+def _origin(fn) -> tuple:
+    # the same function loaded again (e.g. the same plugin file imported twice) may re-register
+    return getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
 
 
 def get_properties(names=None) -> tuple:

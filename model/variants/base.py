@@ -127,10 +127,8 @@ class ReplicationModel:
     def successors(self, state: ClusterState) -> list[Successor]:
         """Every enabled action and the state it leads to, in a deterministic order."""
         out: list[Successor] = []
-        finish = self._finish
         for generate in self._generators:
-            for act, nxt in generate(state):
-                out.append((act, finish(nxt)))
+            out.extend(generate(state))
         return out
 
     @staticmethod
@@ -175,8 +173,11 @@ class ReplicationModel:
     # ------------------------------------------------------------------ shared transitions
 
     def _finish(self, s: ClusterState) -> ClusterState:
-        """Bookkeeping after every step: drop LeaderAndIsr requests their broker would ignore,
-        and extend the consumer-visible history if a true leader's HW grew."""
+        """Bookkeeping after a step that can change a leader's HW or a broker's epoch: drop
+        LeaderAndIsr requests their broker would now ignore, and extend the consumer-visible
+        history if a true leader's HW grew. (Only the actions that can change either call it: a
+        broker's epoch changes only in ``BecomeLeaderOrFollower``, and new requests always carry
+        an epoch newer than their target's.)"""
         reps = s.replicas
         if s.leader_and_isr:
             live = tuple(q for q in s.leader_and_isr if q[1] > reps[q[0]].leader_epoch)
@@ -265,7 +266,7 @@ class ReplicationModel:
             elif self.acks == "all":
                 nxt = nxt._replace(pending_acks=tuple(sorted(s.pending_acks + ((b, record_id, offset),))))
             # appendRecordsToLeader ends with maybeIncrementLeaderHW (an ISR of one commits at once)
-            yield Action("ProduceRecord", (b,)), self._maybe_increment_leader_hw(nxt, b)
+            yield Action("ProduceRecord", (b,)), self._finish(self._maybe_increment_leader_hw(nxt, b))
 
     @action
     def leader_handle_fetch(self, s: ClusterState) -> Iterator[Successor]:
@@ -301,8 +302,8 @@ class ReplicationModel:
                 hw = nxt.replicas[lead].high_watermark
                 response = (lead, fr.leader_epoch, offset, records, hw, leader_leo)
             fr2 = fr._replace(fetch_response=response)
-            yield Action("LeaderHandleFetch", (lead, f)), nxt._replace(
-                replicas=_put(nxt.replicas, f, fr2)
+            yield Action("LeaderHandleFetch", (lead, f)), self._finish(
+                nxt._replace(replicas=_put(nxt.replicas, f, fr2))
             )
 
     @action
@@ -376,7 +377,9 @@ class ReplicationModel:
                     replicas=_put(s.replicas, b, r._replace(isr=isr)),
                     controller=s.controller._replace(isr=isr),
                 )
-                yield Action("LeaderShrinkIsr", (b, f)), self._maybe_increment_leader_hw(nxt, b)
+                yield Action("LeaderShrinkIsr", (b, f)), self._finish(
+                    self._maybe_increment_leader_hw(nxt, b)
+                )
 
     @action
     def leader_expand_isr(self, s: ClusterState) -> Iterator[Successor]:
@@ -411,7 +414,7 @@ class ReplicationModel:
                 nxt = self._make_leader(base, b, epoch, isr)
             else:
                 nxt = self._make_follower(base, b, epoch, leader)
-            yield Action("BecomeLeaderOrFollower", (b, epoch)), nxt
+            yield Action("BecomeLeaderOrFollower", (b, epoch)), self._finish(nxt)
 
     def _make_leader(self, s: ClusterState, b: int, epoch: int, isr: tuple) -> ClusterState:
         """``Partition.makeLeader``: take the epoch and the ISR; a new leader forgets its

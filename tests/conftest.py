@@ -1,0 +1,27 @@
+"""Shared helpers for kmc's tests: small configurations and a one-call checker."""
+
+from __future__ import annotations
+
+import pytest
+
+from checker import check
+from model import Bounds, ModelConfig, make_model
+
+
+def config(protocol="kip-320", rf=2, acks="all", min_isr=2, unclean=False, crash="process", **bounds):
+    """A ModelConfig from short keyword names; bounds default to RF=2's defaults."""
+    base = dict(max_records=2, max_leader_epoch=2, max_crashes=1, max_unflushed_losses=1)
+    base.update(bounds)
+    return ModelConfig(
+        protocol=protocol, replication_factor=rf, acks=acks, min_insync_replicas=min_isr,
+        unclean_leader_election_enable=unclean, crash_model=crash, bounds=Bounds(**base),
+    )
+
+
+def run(cfg, *props, **limits):
+    return check(cfg, list(props) or None, **limits)
+
+
+@pytest.fixture
+def kip320_rf2():
+    return make_model(config())
