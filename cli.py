@@ -213,5 +213,13 @@ def list_command():
     return 0
 
 
+# ---------------------------------------------------------------------------- kmc trace, kmc graph
+
+from viewer.commands import graph_command, trace_group  # noqa: E402
+
+cli.add_command(trace_group)
+cli.add_command(graph_command)
+
+
 if __name__ == "__main__":
     main()

@@ -1,12 +1,218 @@
-"""Trace files: a counterexample as JSON, with the configuration it came from."""
+"""kmc trace files: a counterexample as an ITF trace with kmc's metadata.
+
+``write_trace(path, trace, result)`` (``kmc check --trace-out``) writes the trace; ``read_trace``
+loads one back, checking on the way that it is ITF (``vars``, ``states``), that kmc wrote it
+(``#meta.kmc.trace_format``), that it is complete (as many states as the metadata says steps,
+plus the initial one) and that every state decodes; anything else is a ``TraceFormatError``
+(one line, exit code 2 on the command line).
+
+The top-level ``#meta`` carries, under ``"kmc"``: the format marker and version, the kmc version,
+the model fingerprint (``viewer.model_version``), the configuration (``ModelConfig.as_dict()``:
+protocol, replication factor, acks, min.insync.replicas, unclean leader election, crash model,
+bounds), the violated property with its description, the step where it is first violated, and
+the engine that found it. Each state's ``#meta`` has its index, the action and the action in
+Kafka words.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
+
+from checker.trace import Step, Trace
+from model.config import ModelConfig
+from model.describe import describe
+from model.errors import ConfigError
+from viewer.itf import (
+    ACTION_VAR, ITF_VARS, STATE_VARS, TraceFormatError, decode_action, decode_state,
+    encode_action, encode_state,
+)
+from viewer.model_version import model_fingerprint
+
+FORMAT_MARKER = "kmc-itf"
+FORMAT_VERSION = 1
+ITF_SPEC = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
 
-def write_trace(path: str, trace, result) -> None:
-    data = {"kmc_trace": 1, "config": result.config, **trace.to_json()}
+def kmc_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("kmc")
+    except Exception:  # not installed: running from a checkout
+        return "unknown"
+
+
+def violation_step(trace: Trace) -> int | None:
+    """The first step (0 = initial state) whose state violates the trace's property; None if the
+    property is not registered or holds in every state of the trace."""
+    from properties import PROPERTIES
+
+    prop = PROPERTIES.get(trace.property_name or "")
+    if prop is None:
+        return None
+    for i, state in enumerate(trace.states):
+        if not prop.check(state):
+            return i
+    return None
+
+
+def trace_to_itf(trace: Trace, config: dict, *, engine: str | None = None) -> dict:
+    """The ITF document of ``trace`` recorded under ``config`` (``ModelConfig.as_dict()``)."""
+    from properties import PROPERTIES
+
+    prop = PROPERTIES.get(trace.property_name or "")
+    kmc_meta = {
+        "trace_format": FORMAT_MARKER,
+        "trace_format_version": FORMAT_VERSION,
+        "kmc_version": kmc_version(),
+        "model_fingerprint": model_fingerprint(config["protocol"]),
+        "protocol": config["protocol"],
+        "config": config,
+        "bounds": config.get("bounds", {}),
+        "property": trace.property_name,
+        "property_description": prop.description if prop else None,
+        "violation_step": violation_step(trace),
+        "steps": len(trace.steps),
+        "engine": engine,
+    }
+    states = []
+    before = None
+    for i, state in enumerate(trace.states):
+        act = trace.steps[i - 1].action if i else None
+        meta = {"index": i}
+        if act is not None:
+            meta["action"] = str(act)
+            meta["description"] = describe(act, before, state)
+        states.append({"#meta": meta, **encode_state(state), ACTION_VAR: encode_action(act)})
+        before = state
+    what = f"counterexample for {trace.property_name}" if trace.property_name else "trace"
+    return {
+        "#meta": {
+            "format": "ITF",
+            "format-description": ITF_SPEC,
+            "source": "kmc",
+            "description": f"kmc {what}: protocol {config['protocol']}, {len(trace.steps)} steps",
+            "kmc": kmc_meta,
+        },
+        "vars": list(ITF_VARS),
+        "states": states,
+    }
+
+
+def dumps(doc: dict) -> str:
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def write_trace(path: str, trace: Trace, result) -> None:
+    """Write ``trace`` (found by ``result``, a ``CheckResult``) to ``path`` as kmc ITF."""
+    doc = trace_to_itf(trace, result.config, engine=getattr(result, "engine", None))
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
+        f.write(dumps(doc))
+
+
+@dataclass
+class TraceFile:
+    """A loaded trace file: the trace, the configuration and kmc's metadata, and the raw ITF
+    states (for exact comparison on replay)."""
+
+    path: str
+    trace: Trace
+    config: ModelConfig
+    meta: dict
+    raw_states: list = field(default_factory=list)
+
+    @property
+    def property_name(self) -> str | None:
+        return self.meta.get("property")
+
+
+def parse_trace(doc, source: str = "trace") -> TraceFile:
+    """Validate and decode an ITF document written by kmc; ``TraceFormatError`` otherwise."""
+    if not isinstance(doc, dict) or "states" not in doc or "vars" not in doc:
+        raise TraceFormatError(f"{source} is not an ITF trace (it needs 'vars' and 'states')")
+    top = doc.get("#meta")
+    kmc = top.get("kmc") if isinstance(top, dict) else None
+    if not isinstance(kmc, dict) or kmc.get("trace_format") != FORMAT_MARKER:
+        made_by = top.get("source") if isinstance(top, dict) else None
+        raise TraceFormatError(
+            f"{source} is an ITF trace but not one written by kmc"
+            + (f" (its source is {str(made_by)[:40]!r})" if made_by else "")
+            + "; kmc can only replay and draw traces of its own model"
+        )
+    version = kmc.get("trace_format_version")
+    if version != FORMAT_VERSION:
+        raise TraceFormatError(
+            f"{source} uses kmc trace format version {version!r}; this kmc reads version "
+            f"{FORMAT_VERSION} (write the trace again with this kmc)"
+        )
+    if not isinstance(doc["vars"], list) or not set(ITF_VARS) <= set(doc["vars"]):
+        missing = sorted(set(ITF_VARS) - set(doc["vars"] if isinstance(doc["vars"], list) else []))
+        raise TraceFormatError(f"{source}: 'vars' lacks {', '.join(missing)}")
+    try:
+        config = ModelConfig.from_dict(kmc["config"])
+    except ConfigError as e:
+        raise TraceFormatError(f"{source}: bad configuration in #meta.kmc.config: {e}") from None
+    except Exception as e:  # a non-dict, wrong types: say it in one line
+        raise TraceFormatError(f"{source}: malformed #meta.kmc.config ({type(e).__name__}: {e})") from None
+    states = doc["states"]
+    steps = kmc.get("steps")
+    if not isinstance(states, list) or not states:
+        raise TraceFormatError(f"{source} has no states")
+    if not isinstance(steps, int) or len(states) != steps + 1:
+        raise TraceFormatError(
+            f"{source} is truncated or was edited: its metadata says {steps!r} steps (so "
+            f"{steps + 1 if isinstance(steps, int) else '?'} states) but it has {len(states)} states"
+        )
+    decoded, actions = [], []
+    for i, raw in enumerate(states):
+        where = f"{source}: state {i}"
+        if not isinstance(raw, dict):
+            raise TraceFormatError(f"{where} is not a JSON object")
+        index = raw.get("#meta", {}).get("index") if isinstance(raw.get("#meta"), dict) else None
+        if index != i:
+            raise TraceFormatError(f"{where} has #meta.index {index!r}; states must be numbered 0, 1, ...")
+        decoded.append(decode_state(raw, where))
+        act = decode_action(raw.get(ACTION_VAR), where) if ACTION_VAR in raw else "missing"
+        if act == "missing":
+            raise TraceFormatError(f"{where} has no {ACTION_VAR}")
+        if (i == 0) != (act is None):
+            raise TraceFormatError(
+                f"{where}: {ACTION_VAR} must be 'init' in state 0 and an action in every later state"
+            )
+        actions.append(act)
+    if len(decoded[0].replicas) != config.replication_factor:
+        raise TraceFormatError(
+            f"{source}: the states have {len(decoded[0].replicas)} replicas but the configuration "
+            f"says replication.factor={config.replication_factor}"
+        )
+    prop = kmc.get("property")
+    trace = Trace(decoded[0], [Step(a, s) for a, s in zip(actions[1:], decoded[1:])],
+                  prop if isinstance(prop, str) else None)
+    raw_states = [{k: raw[k] for k in STATE_VARS} for raw in states]
+    return TraceFile(source, trace, config, kmc, raw_states)
+
+
+def read_trace(path: str) -> TraceFile:
+    """Load and validate a kmc trace file (see ``parse_trace``)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise TraceFormatError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise TraceFormatError(f"{path} is a directory, not a trace file") from None
+    except UnicodeDecodeError:
+        raise TraceFormatError(f"{path} is not a text (UTF-8 JSON) file") from None
+    except OSError as e:
+        raise TraceFormatError(f"{path}: cannot read it ({e.strerror})") from None
+    if not text.strip():
+        raise TraceFormatError(f"{path} is empty")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        hint = " (the file looks truncated)" if e.pos >= len(text.rstrip()) else ""
+        raise TraceFormatError(
+            f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}{hint}"
+        ) from None
+    return parse_trace(doc, path)

@@ -1,0 +1,134 @@
+"""``kmc trace show|replay|html`` and ``kmc graph``: the viewer's command line.
+
+Registered on the ``kmc`` group by ``cli.py``. Commands return their exit code; bad input
+raises ``click.UsageError`` or a ``KmcError`` (a ``TraceFormatError`` for a bad trace file),
+which the ``kmc`` group turns into one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+
+def _refuse_overwrite(path: str, force: bool) -> None:
+    if os.path.exists(path) and not force:
+        raise click.UsageError(f"{path} exists; pass --force to overwrite it")
+
+
+@click.group("trace")
+def trace_group():
+    """Show, replay or draw a trace file written by 'kmc check --trace-out'."""
+
+
+@trace_group.command("show")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--diff", "diff_only", is_flag=True, help="Show only what each step changed.")
+@click.option("--step", type=int, metavar="N", help="Show only step N (0 = the initial state).")
+def show_command(file, diff_only, step):
+    """Print a trace file step by step: logs with HW and LEO, controller, what changed."""
+    from viewer.terminal import make_console, render_trace
+    from viewer.trace_file import read_trace
+
+    tf = read_trace(file)
+    n = len(tf.trace.steps)
+    if step is not None and not 0 <= step <= n:
+        raise click.UsageError(f"--step must be between 0 and {n} (the trace has {n} steps)")
+    render_trace(make_console(), tf.trace, tf.meta, diff_only=diff_only, step=step)
+    return 0
+
+
+@trace_group.command("replay")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--allow-model-change", is_flag=True,
+              help="Accept a trace recorded with another version of the model if its steps still replay identically.")
+def replay_command(file, allow_model_change):
+    """Re-run a trace's actions against the current model and compare every state.
+
+    Exit code 0: every step replays identically (and the property is still violated where the
+    file says); 1: the trace diverges, or was recorded with another model version; 2: the file is
+    not a kmc trace.
+    """
+    from viewer.replay import replay
+    from viewer.trace_file import read_trace
+
+    report = replay(read_trace(file), allow_model_change=allow_model_change)
+    for line in report.lines:
+        click.echo(line)
+    return report.exit_code
+
+
+@trace_group.command("html")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False), metavar="OUT.html",
+              help="Where to write the page.")
+@click.option("--force", is_flag=True, help="Overwrite OUT.html if it exists.")
+def html_command(file, output, force):
+    """Write a trace file as one self-contained HTML page (no network needed to view it)."""
+    from pathlib import Path
+
+    from viewer.html import render_html
+    from viewer.trace_file import read_trace
+
+    tf = read_trace(file)
+    _refuse_overwrite(output, force)
+    Path(output).write_text(render_html(tf.trace, tf.meta), encoding="utf-8")
+    click.echo(f"HTML trace viewer written to {output} ({len(tf.trace.steps)} steps)")
+    return 0
+
+
+@click.command("graph")
+@click.option("--protocol", default="kip-320", show_default=True, metavar="NAME",
+              help="Replication protocol variant (see 'kmc list').")
+@click.option("--replication-factor", "-r", type=int, help="Replicas (2-5). [default: 3]")
+@click.option("--min-insync-replicas", type=int, help="min.insync.replicas. [default: 2]")
+@click.option("--acks", type=click.Choice(["0", "1", "all", "-1"]), help="Producer acks. [default: all]")
+@click.option("--unclean-leader-election/--no-unclean-leader-election", default=None,
+              help="unclean.leader.election.enable. [default: off]")
+@click.option("--crash-model", type=click.Choice(["process", "power-loss"]),
+              help="process or power-loss. [default: process]")
+@click.option("--max-records", type=int, help="Bound: records the producer sends.")
+@click.option("--max-leader-epoch", type=int, help="Bound: highest leader epoch.")
+@click.option("--max-crashes", type=int, help="Bound: broker crashes.")
+@click.option("--max-unflushed-losses", type=int, help="Bound: crashes that lose unflushed records.")
+@click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
+              help="Property whose violating states are marked (repeatable); default: all.")
+@click.option("--graphml", type=click.Path(dir_okay=False), metavar="FILE", help="Write GraphML here.")
+@click.option("--dot", type=click.Path(dir_okay=False), metavar="FILE", help="Write Graphviz DOT here.")
+@click.option("--max-nodes", type=int, default=20000, show_default=True,
+              help="Refuse state graphs with more states than this.")
+@click.option("--force", is_flag=True, help="Overwrite output files that exist.")
+def graph_command(protocol, replication_factor, min_insync_replicas, acks, unclean_leader_election,
+                  crash_model, max_records, max_leader_epoch, max_crashes, max_unflushed_losses,
+                  properties, graphml, dot, max_nodes, force):
+    """Write the explored state graph of a small configuration as GraphML and/or DOT, with the
+    states that violate each property marked."""
+    from properties import get_properties
+    from viewer.graph import build_graph, graph_summary, write_dot, write_graphml
+    from viewer.report import config_from_options
+
+    if not graphml and not dot:
+        raise click.UsageError("say where to write the graph: --graphml FILE and/or --dot FILE")
+    if max_nodes < 1:
+        raise click.UsageError(f"--max-nodes must be positive, got {max_nodes}")
+    for path in (graphml, dot):
+        if path:
+            _refuse_overwrite(path, force)
+    config, _ = config_from_options(
+        protocol=protocol, replication_factor=replication_factor,
+        min_insync_replicas=min_insync_replicas, acks=acks,
+        unclean_leader_election=unclean_leader_election, crash_model=crash_model,
+        max_records=max_records, max_leader_epoch=max_leader_epoch, max_crashes=max_crashes,
+        max_unflushed_losses=max_unflushed_losses,
+    )
+    graph = build_graph(config, get_properties(list(properties) or None), max_nodes=max_nodes)
+    for line in graph_summary(graph):
+        click.echo(line)
+    if graphml:
+        write_graphml(graph, graphml)
+        click.echo(f"GraphML written to {graphml}")
+    if dot:
+        write_dot(graph, dot)
+        click.echo(f"DOT written to {dot}")
+    return 0

@@ -1,0 +1,120 @@
+"""Replaying a trace file against the current model: is it still a behaviour of this model?
+
+Replay starts from the model's initial state equal to the file's first state, applies each
+recorded action with ``model.next_state`` and compares every resulting state with the file's,
+field by field, on their ITF encodings (so the comparison is exact, including sets). It also
+compares the model fingerprint the file was recorded with against the current one: a trace
+from another version of the model is reported, and not accepted unless the caller allows it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from model.variants import make_model
+from viewer.itf import encode_state, first_difference
+from viewer.model_version import model_fingerprint
+from viewer.trace_file import TraceFile
+
+EXIT_VALID, EXIT_INVALID = 0, 1
+
+
+@dataclass
+class ReplayReport:
+    steps: int
+    diverged_at: int | None = None      # step number (0 = initial state), None if all replayed
+    lines: list = field(default_factory=list)
+    exit_code: int = EXIT_VALID
+
+
+def _show(value) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def replay(tf: TraceFile, *, allow_model_change: bool = False) -> ReplayReport:
+    """Replay ``tf`` against the current model; the report says what happened, in lines."""
+    model = make_model(tf.config)
+    report = ReplayReport(steps=len(tf.trace.steps))
+    current = model_fingerprint(tf.config.protocol)
+    recorded = tf.meta.get("model_fingerprint")
+    model_changed = recorded != current
+    if model_changed:
+        report.lines.append(
+            f"warning: the trace was recorded with model {recorded!r} (kmc "
+            f"{tf.meta.get('kmc_version', '?')}); this kmc's {tf.config.protocol} model is {current!r}: "
+            "the model's code changed since"
+        )
+
+    inits = model.init_states()
+    state = next((s for s in inits if encode_state(s) == tf.raw_states[0]), None)
+    if state is None:
+        path, mine, theirs = first_difference(encode_state(inits[0]), tf.raw_states[0])
+        report.diverged_at = 0
+        report.lines.append(
+            f"diverges at the initial state: {path} is {_show(mine)} in the model's initial "
+            f"state but {_show(theirs)} in the file"
+        )
+    else:
+        for i, step in enumerate(tf.trace.steps, 1):
+            nxt = model.next_state(state, step.action)
+            if nxt is None:
+                enabled = [str(a) for a, _ in model.successors(state)]
+                shown = ", ".join(enabled[:6]) + (f" and {len(enabled) - 6} more" if len(enabled) > 6 else "")
+                report.diverged_at = i
+                report.lines.append(
+                    f"diverges at step {i}: {step.action} is not enabled in the model after step "
+                    f"{i - 1} (enabled there: {shown or 'nothing'})"
+                )
+                break
+            diff = first_difference(encode_state(nxt), tf.raw_states[i])
+            if diff is not None:
+                path, mine, theirs = diff
+                report.diverged_at = i
+                report.lines.append(
+                    f"diverges at step {i} ({step.action}): {path} is {_show(mine)} in the model "
+                    f"but {_show(theirs)} in the file"
+                )
+                break
+            state = nxt
+
+    if report.diverged_at is not None:
+        report.lines.insert(0 if not model_changed else 1,
+                            "invalid: the trace is not a behaviour of the current model"
+                            + (f" (its first {report.diverged_at - 1} steps replay identically)"
+                               if report.diverged_at > 1 else ""))
+        report.exit_code = EXIT_INVALID
+        return report
+
+    report.lines.append(
+        f"valid: {report.steps} steps replay identically against the current model "
+        f"(protocol {tf.config.protocol}, model {current})"
+    )
+    report.lines += _judge_property(tf)
+    if any(line.startswith("invalid") for line in report.lines):
+        report.exit_code = EXIT_INVALID
+    elif model_changed and not allow_model_change:
+        report.lines.append(
+            "not accepted: the model changed since the trace was recorded; pass "
+            "--allow-model-change to accept a trace whose steps still replay identically"
+        )
+        report.exit_code = EXIT_INVALID
+    return report
+
+
+def _judge_property(tf: TraceFile) -> list:
+    from properties import PROPERTIES
+
+    name = tf.property_name
+    if not name:
+        return []
+    prop = PROPERTIES.get(name)
+    if prop is None:
+        return [f"note: property {name!r} is not registered here (load it with kmc --load); not re-judged"]
+    for i, state in enumerate(tf.trace.states):
+        if not prop.check(state):
+            recorded = tf.meta.get("violation_step")
+            same = " as recorded" if recorded == i else f" (the file says step {recorded})"
+            return [f"{name} is violated at step {i}{same}"]
+    return [f"invalid: {name} holds in every state of the trace: it is no longer a counterexample"]
