@@ -221,5 +221,12 @@ cli.add_command(trace_group)
 cli.add_command(graph_command)
 
 
+# ---------------------------------------------------------------------------- kmc gate
+
+from gate.commands import gate_command  # noqa: E402  (the gate's command lives in its package)
+
+cli.add_command(gate_command)
+
+
 if __name__ == "__main__":
     main()

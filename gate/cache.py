@@ -1,0 +1,97 @@
+"""``kmc gate --cache DIR``: skip a check that passed before on the same model.
+
+A check's cache key is a SHA-256 over the source of the model, the properties and the checker
+(every ``.py`` file under ``model/``, ``properties/`` and ``checker/``), and the check's
+configuration, bounds, properties, expectation, limits and engine (``CheckSpec.identity``). Its
+name is not part of the key. Only green runs are stored (one JSON file per key, holding the
+stored result), so a check that failed always runs again. Properties loaded with
+``kmc --load`` live outside those folders and are not part of the key: do not combine ``--load``
+with ``--cache`` unless the loaded file is versioned with the suite.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from model.errors import KmcError
+
+SOURCE_PACKAGES = ("model", "properties", "checker")
+FORMAT = 1
+
+
+def source_digest() -> str:
+    """SHA-256 over the source files that decide a check's outcome."""
+    import importlib
+
+    h = hashlib.sha256()
+    for package in SOURCE_PACKAGES:
+        root = Path(importlib.import_module(package).__file__).parent
+        for path in sorted(root.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            h.update(f"{package}/{path.relative_to(root).as_posix()}\0".encode())
+            h.update(path.read_bytes())
+            h.update(b"\0")
+    return h.hexdigest()
+
+
+class GateCache:
+    """A directory of green check results, keyed by model source and check identity."""
+
+    def __init__(self, directory: str):
+        self.dir = Path(directory)
+        if self.dir.exists() and not self.dir.is_dir():
+            raise KmcError(f"--cache {directory}: exists and is not a directory")
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise KmcError(f"--cache {directory}: cannot create it: {e.strerror or e}") from None
+        self.source = source_digest()
+
+    def key(self, spec) -> str:
+        blob = json.dumps(
+            {"format": FORMAT, "source": self.source, "check": spec.identity()},
+            sort_keys=True, default=str,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def lookup(self, spec):
+        """The cached ``Outcome`` of ``spec``, or None if it has no green run on this source."""
+        from gate.run import CACHED, Outcome
+
+        path = self.dir / f"{self.key(spec)}.json"
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # absent or damaged: run the check again
+        return Outcome(
+            spec=spec, status=CACHED, got=entry.get("got", "?"),
+            reasons=[f"unchanged since a green run at {entry.get('stored', '?')} (status {entry.get('status')})"],
+            result_json=entry.get("result"), states=entry.get("states"), seconds=0.0,
+            cached_at=entry.get("stored"),
+        )
+
+    def store(self, spec, outcome) -> None:
+        entry = {
+            "check": spec.name,
+            "stored": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "status": outcome.status,
+            "got": outcome.got,
+            "states": outcome.states,
+            "seconds": round(outcome.seconds, 3),
+            "result": outcome.result_json,
+        }
+        path = self.dir / f"{self.key(spec)}.json"
+        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(entry, f, indent=1)
+            os.replace(tmp, path)
+        except OSError as e:
+            Path(tmp).unlink(missing_ok=True)
+            raise KmcError(f"--cache {self.dir}: cannot write to it: {e.strerror or e}") from None

@@ -1,0 +1,150 @@
+"""What a gate run shows: the summary table, the reasons for each failure, JUnit XML and JSON.
+
+The table is plain columns (no box drawing), so it reads the same in a terminal and in a CI log.
+JUnit XML has one ``testcase`` per check: a ``failure`` with the reasons and the counterexample
+for a check that failed or was incomplete, an ``error`` for one that could not run, ``skipped``
+for a cached one; a passing check expected to be violated carries its counterexample in
+``system-out``.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+
+from gate.run import ALLOWED, CACHED, ERROR, FAIL, INCOMPLETE_STATUS, PASS, exit_code
+
+HEADERS = ("check", "expected", "got", "states", "seconds", "status")
+
+
+def summary_table(outcomes) -> str:
+    rows = [HEADERS]
+    for o in outcomes:
+        states = f"{o.states:,}" if o.states is not None else "-"
+        seconds = "-" if o.status == CACHED else f"{o.seconds:.1f}"
+        rows.append((o.spec.name, o.spec.expected_text(), o.got, states, seconds, o.status))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
+    right = {3, 4}
+    lines = []
+    for n, row in enumerate(rows):
+        cells = [c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def details(outcomes, *, with_traces: bool = True) -> str:
+    """The reasons of every check that is not plainly green, with the counterexamples that
+    explain a mismatch."""
+    from viewer.text import render_trace
+
+    out = []
+    for o in outcomes:
+        if o.status in (PASS, CACHED):
+            continue
+        out.append(f"{o.status}: {o.spec.name}")
+        for r in o.reasons:
+            out.append(f"  - {r}")
+        if with_traces:
+            for name, trace in o.shown_traces:
+                out.append(f"  counterexample for {name} ({len(trace)} steps):")
+                out.extend("    " + line for line in render_trace(trace).splitlines())
+    return "\n".join(out)
+
+
+def verdict_line(outcomes) -> str:
+    counts = {}
+    for o in outcomes:
+        counts[o.status] = counts.get(o.status, 0) + 1
+    passed = sum(counts.get(s, 0) for s in (PASS, ALLOWED, CACHED))
+    parts = [f"{passed} passed"]
+    if counts.get(CACHED):
+        parts[0] += f" ({counts[CACHED]} cached)"
+    if counts.get(ALLOWED):
+        parts[0] += f" ({counts[ALLOWED]} incomplete, allowed)"
+    for status, word in ((FAIL, "failed"), (INCOMPLETE_STATUS, "incomplete"), (ERROR, "could not run")):
+        if counts.get(status):
+            parts.append(f"{counts[status]} {word}")
+    code = exit_code(outcomes)
+    word = "green" if code == 0 else "RED"
+    return f"gate {word}: {len(outcomes)} checks, {', '.join(parts)} (exit code {code})"
+
+
+def junit_xml(suite, outcomes) -> bytes:
+    from viewer.text import render_trace
+
+    failures = sum(o.status in (FAIL, INCOMPLETE_STATUS) for o in outcomes)
+    errors = sum(o.status == ERROR for o in outcomes)
+    skipped = sum(o.status == CACHED for o in outcomes)
+    total_time = sum(o.seconds for o in outcomes)
+    counts = {"tests": str(len(outcomes)), "failures": str(failures), "errors": str(errors),
+              "skipped": str(skipped), "time": f"{total_time:.3f}"}
+    root = ET.Element("testsuites", {"name": "kmc gate", **counts})
+    ts = ET.SubElement(root, "testsuite", {
+        "name": suite.name, **counts,
+        "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
+    })
+    props = ET.SubElement(ts, "properties")
+    ET.SubElement(props, "property", {"name": "suite", "value": suite.path})
+    classname = f"kmc.gate.{suite.name}"
+    for o in outcomes:
+        tc = ET.SubElement(ts, "testcase", {"classname": classname, "name": o.spec.name,
+                                            "time": f"{o.seconds:.3f}"})
+        summary = (f"expected {o.spec.expected_text()}; got {o.got}; "
+                   f"{o.states if o.states is not None else '-'} distinct states")
+        reasons = "\n".join(o.reasons)
+        traces = "\n\n".join(
+            f"Counterexample for {name} ({len(trace)} steps):\n{render_trace(trace)}"
+            for name, trace in o.shown_traces
+        )
+        if o.status in (FAIL, INCOMPLETE_STATUS):
+            kind = "mismatch" if o.status == FAIL else "incomplete"
+            el = ET.SubElement(tc, "failure", {"message": "; ".join(o.reasons), "type": kind})
+            el.text = "\n\n".join(x for x in (summary, reasons, traces) if x)
+        elif o.status == ERROR:
+            el = ET.SubElement(tc, "error", {"message": "; ".join(o.reasons), "type": "error"})
+            el.text = reasons
+        elif o.status == CACHED:
+            ET.SubElement(tc, "skipped", {"message": f"cached: {reasons}"})
+        out_text = summary
+        if o.status in (PASS, ALLOWED) and o.result is not None:
+            if o.status == ALLOWED:
+                out_text += "\n" + reasons
+            for p in o.result.properties:
+                if p.trace is not None:
+                    out_text += f"\n\nCounterexample for {p.name} ({len(p.trace)} steps), as expected:\n"
+                    out_text += render_trace(p.trace)
+        ET.SubElement(tc, "system-out").text = out_text
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def json_report(suite, outcomes) -> dict:
+    return {
+        "suite": suite.path,
+        "name": suite.name,
+        "exit_code": exit_code(outcomes),
+        "checks": [
+            {
+                "name": o.spec.name,
+                "description": o.spec.description,
+                "status": o.status,
+                "expected": {
+                    "expect": o.spec.expect,
+                    "violates": o.spec.violates,
+                    "trace_length": o.spec.trace_length,
+                    "min_trace_length": o.spec.min_trace_length,
+                    "allow_incomplete": o.spec.allow_incomplete,
+                },
+                "got": o.got,
+                "reasons": o.reasons,
+                "cached": o.status == CACHED,
+                "cached_at": o.cached_at,
+                "provenance": o.spec.provenance,
+                "result": o.result_json,
+            }
+            for o in outcomes
+        ],
+    }

@@ -1,0 +1,162 @@
+"""Running a suite's checks and judging each result against its expectation.
+
+A check's status is one of:
+
+- ``pass``: every checked property got the expected verdict (and trace length);
+- ``FAIL``: at least one did not (the reasons say which, in Kafka words);
+- ``INCOMPLETE``: nothing mismatched, but a limit stopped the search before a property was
+  decided, and the check does not allow that;
+- ``pass (incomplete allowed)``: the same, in a check with ``allow-incomplete = true``;
+- ``cached``: skipped, because the same check passed before on the same model source;
+- ``ERROR``: the check could not run (e.g. its engine is not installed).
+
+The gate's exit code: 1 if any check FAILed, else 2 if any had an ERROR, else 3 if any is
+INCOMPLETE, else 0.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from gate.suite import CheckSpec
+
+PASS, FAIL, INCOMPLETE_STATUS, ALLOWED, CACHED, ERROR = (
+    "pass", "FAIL", "INCOMPLETE", "pass (incomplete allowed)", "cached", "ERROR",
+)
+GREEN = (PASS, ALLOWED, CACHED)
+
+LIMIT_WORDS = {"max-states": "max-states", "time-limit": "time-limit", "max-depth": "max-depth"}
+
+
+@dataclass
+class Outcome:
+    """The judged outcome of one check."""
+
+    spec: CheckSpec
+    status: str
+    got: str
+    reasons: list = field(default_factory=list)
+    result: object = None          # checker.result.CheckResult, None when cached or errored
+    result_json: dict | None = None
+    states: int | None = None
+    seconds: float = 0.0
+    cached_at: str | None = None
+    shown_traces: list = field(default_factory=list)  # (property, trace) worth printing
+
+    @property
+    def green(self) -> bool:
+        return self.status in GREEN
+
+
+def judge(spec: CheckSpec, result) -> Outcome:
+    """Compare a ``CheckResult`` with what ``spec`` expects."""
+    reasons, shown, incomplete = [], [], []
+    for p in result.properties:
+        want = VIOLATED if p.name in spec.violates else HOLDS
+        if p.verdict == INCOMPLETE:
+            incomplete.append(p.name)
+            continue
+        if p.verdict != want:
+            if p.verdict == VIOLATED:
+                reasons.append(
+                    f"{p.name} is violated (shortest counterexample: {len(p.trace)} steps), "
+                    "expected to hold"
+                )
+                shown.append((p.name, p.trace))
+            else:
+                reasons.append(
+                    f"{p.name} holds, expected violated: the model changed, or the bounds are too "
+                    "small to reach the counterexample"
+                )
+            continue
+        if p.verdict == VIOLATED:
+            n = len(p.trace)
+            if spec.trace_length is not None and n != spec.trace_length:
+                reasons.append(
+                    f"{p.name} is violated as expected, but its shortest counterexample has {n} "
+                    f"steps, expected {spec.trace_length}"
+                )
+                shown.append((p.name, p.trace))
+            elif spec.min_trace_length is not None and n < spec.min_trace_length:
+                reasons.append(
+                    f"{p.name} is violated with a shortest counterexample of {n} steps, expected at "
+                    f"least {spec.min_trace_length}"
+                )
+                shown.append((p.name, p.trace))
+    mismatched = bool(reasons)
+    if incomplete:
+        limit = result.limit or "a limit"
+        reasons.append(
+            f"{', '.join(incomplete)} not decided: the search stopped at {limit} with "
+            f"{result.stats.queue:,} states left to explore"
+        )
+    if mismatched:
+        status = FAIL
+    elif incomplete:
+        status = ALLOWED if spec.allow_incomplete else INCOMPLETE_STATUS
+    else:
+        status = PASS
+    return Outcome(
+        spec=spec, status=status, got=got_text(result), reasons=reasons, result=result,
+        result_json=result.to_json(), states=result.stats.distinct_states,
+        seconds=result.stats.seconds, shown_traces=shown,
+    )
+
+
+def got_text(result) -> str:
+    """What a run found, in the summary table's words."""
+    violated = [f"{p.name} ({len(p.trace)} steps)" for p in result.properties if p.verdict == VIOLATED]
+    incomplete = [p.name for p in result.properties if p.verdict == INCOMPLETE]
+    parts = []
+    if violated:
+        parts.append("violated: " + ", ".join(violated))
+    if incomplete:
+        parts.append(f"incomplete ({result.limit or 'limit'}): " + ", ".join(incomplete))
+    return "; ".join(parts) or "holds"
+
+
+def run_check(spec: CheckSpec) -> Outcome:
+    """Run one check with the checker library and judge it."""
+    from checker import check
+    from model.errors import KmcError
+
+    started = time.monotonic()
+    try:
+        result = check(
+            spec.config, spec.properties, engine=spec.engine, max_states=spec.max_states,
+            time_limit=spec.time_limit, max_depth=spec.max_depth,
+        )
+    except KmcError as e:
+        return Outcome(spec=spec, status=ERROR, got="error", reasons=[str(e)],
+                       seconds=time.monotonic() - started)
+    return judge(spec, result)
+
+
+def run_suite(suite, *, cache=None, progress: Callable[[int, int, Outcome], None] | None = None) -> list:
+    """Run every check of ``suite`` in order (from ``cache`` when it holds a green run)."""
+    outcomes = []
+    total = len(suite.checks)
+    for i, spec in enumerate(suite.checks, start=1):
+        outcome = cache.lookup(spec) if cache is not None else None
+        if outcome is None:
+            outcome = run_check(spec)
+            if cache is not None and outcome.green:
+                cache.store(spec, outcome)
+        outcomes.append(outcome)
+        if progress is not None:
+            progress(i, total, outcome)
+    return outcomes
+
+
+def exit_code(outcomes) -> int:
+    statuses = {o.status for o in outcomes}
+    if FAIL in statuses:
+        return 1
+    if ERROR in statuses:
+        return 2
+    if INCOMPLETE_STATUS in statuses:
+        return 3
+    return 0

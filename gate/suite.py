@@ -1,0 +1,369 @@
+"""Gate suites: TOML files of named checks, loaded and validated before anything runs.
+
+A suite is a ``[[check]]`` array of tables, with an optional ``[defaults]`` table whose keys
+every check inherits (a check's own keys win)::
+
+    [defaults]
+    "replication.factor" = 2
+    max-records = 1
+
+    [[check]]
+    name = "acks=1 loses data"
+    acks = "1"
+    "min.insync.replicas" = 1
+    expect = "violated"
+    violates = "no-acked-loss"
+    trace-length = 3
+
+Keys of a check (``_`` and ``-`` are interchangeable in the non-dotted ones; an unquoted dotted
+key such as ``min.insync.replicas = 2`` is read as the dotted name):
+
+- configuration, with Kafka's names: ``protocol``, ``replication.factor``,
+  ``min.insync.replicas``, ``acks``, ``unclean.leader.election.enable``, ``crash.model``;
+  ``kafka-version`` (picks the protocol, as ``kmc check --kafka-version``); ``config-files``
+  (Kafka properties files, relative to the suite; the check's own keys override them).
+- bounds: ``max-records``, ``max-leader-epoch``, ``max-crashes``, ``max-unflushed-losses`` (or
+  the same inside a ``bounds`` table).
+- limits: ``max-states``, ``max-depth``, ``time-limit`` (seconds); ``engine`` (bfs, spark, bmc).
+- ``properties``: the properties to check (a list, or "all"); default: ``violates`` if given,
+  else all of them.
+- ``expect = "holds"``: every checked property must hold. ``expect = "violated"``: every property
+  in ``violates`` (default: every checked property) must be violated and every other checked
+  property must hold; ``trace-length = N`` pins the shortest counterexample's length,
+  ``min-trace-length = N`` asks for at least N steps.
+- ``allow-incomplete = true``: a property the search could not finish (a limit was hit) does not
+  fail the gate; it is reported as incomplete.
+- ``name`` (unique, required) and ``description``.
+
+Anything else, a wrong type, an unknown protocol or property, or an impossible configuration
+(``min.insync.replicas`` above the replication factor) is a ``SuiteError`` naming the file, the
+check and the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from model.config import ModelConfig
+from model.errors import ConfigError, KmcError
+
+HOLDS, VIOLATED = "holds", "violated"
+
+CONFIG_KEYS = {
+    "protocol": "protocol",
+    "replication.factor": "replication_factor",
+    "min.insync.replicas": "min_insync_replicas",
+    "acks": "acks",
+    "unclean.leader.election.enable": "unclean_leader_election",
+    "crash.model": "crash_model",
+}
+BOUND_KEYS = {
+    "max-records": "max_records",
+    "max-leader-epoch": "max_leader_epoch",
+    "max-crashes": "max_crashes",
+    "max-unflushed-losses": "max_unflushed_losses",
+}
+GATE_KEYS = (
+    "name", "description", "properties", "expect", "violates", "trace-length",
+    "min-trace-length", "allow-incomplete", "max-states", "max-depth", "time-limit", "engine",
+    "kafka-version", "config-files",
+)
+KNOWN_KEYS = (*GATE_KEYS, *CONFIG_KEYS, *BOUND_KEYS)
+TOP_LEVEL_KEYS = ("check", "defaults", "name", "description")
+
+
+class SuiteError(KmcError):
+    """A suite that cannot run: the message names the file, the check and the key."""
+
+
+@dataclass
+class CheckSpec:
+    """One validated check of a suite."""
+
+    name: str
+    config: ModelConfig
+    properties: list
+    expect: str
+    violates: list
+    trace_length: int | None = None
+    min_trace_length: int | None = None
+    allow_incomplete: bool = False
+    max_states: int | None = None
+    max_depth: int | None = None
+    time_limit: float | None = None
+    engine: str = "bfs"
+    description: str = ""
+    provenance: list = field(default_factory=list)
+
+    def identity(self) -> dict:
+        """Everything that decides this check's outcome except the model's source (the cache
+        key is built from it)."""
+        return {
+            "config": self.config.as_dict(),
+            "properties": list(self.properties),
+            "expect": self.expect,
+            "violates": list(self.violates),
+            "trace_length": self.trace_length,
+            "min_trace_length": self.min_trace_length,
+            "allow_incomplete": self.allow_incomplete,
+            "max_states": self.max_states,
+            "max_depth": self.max_depth,
+            "time_limit": self.time_limit,
+            "engine": self.engine,
+        }
+
+    def expected_text(self) -> str:
+        if self.expect == HOLDS:
+            return "holds"
+        length = ""
+        if self.trace_length is not None:
+            length = f" ({self.trace_length} steps)"
+        elif self.min_trace_length is not None:
+            length = f" (>= {self.min_trace_length} steps)"
+        return "violated: " + ", ".join(self.violates) + length
+
+
+@dataclass
+class Suite:
+    path: str
+    name: str
+    checks: list
+
+
+def _flatten(table: dict, prefix: str = "") -> dict:
+    """Nested TOML tables back to dotted keys: ``min.insync.replicas = 2`` (unquoted) parses as
+    ``{"min": {"insync": {"replicas": 2}}}``."""
+    out = {}
+    for key, value in table.items():
+        full = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flatten(value, full + "."))
+        else:
+            out[full] = value
+    return out
+
+
+def _normalise(key: str) -> str:
+    if key.startswith("bounds."):
+        key = key[len("bounds."):]
+    return key if "." in key else key.replace("_", "-")
+
+
+class _Where:
+    def __init__(self, path: str, check: str):
+        self.path, self.check = path, check
+
+    def error(self, key: str | None, problem: str) -> SuiteError:
+        where = f"{self.path}: {self.check}"
+        return SuiteError(f"{where}: key {key!r}: {problem}" if key else f"{where}: {problem}")
+
+
+def load_suite(path: str) -> Suite:
+    """Read and validate a suite; every error is a one-line ``SuiteError``."""
+    p = Path(path)
+    if not p.is_file():
+        raise SuiteError(f"{path}: no such suite file")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise SuiteError(f"{path}: not valid TOML: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SuiteError(f"{path}: cannot read it: {e}") from None
+    for key in data:
+        if key not in TOP_LEVEL_KEYS:
+            raise SuiteError(
+                f"{path}: unknown top-level key {key!r}; a suite has [[check]] tables and an "
+                "optional [defaults] table"
+            )
+    checks = data.get("check")
+    if not isinstance(checks, list) or not checks or not all(isinstance(c, dict) for c in checks):
+        raise SuiteError(f"{path}: no checks; add at least one [[check]] table")
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict):
+        raise SuiteError(f"{path}: 'defaults' must be a table ([defaults])")
+    defaults = _keys(_flatten(defaults), _Where(path, "[defaults]"))
+    if "name" in defaults:
+        raise _Where(path, "[defaults]").error("name", "every check needs its own name")
+    specs, seen = [], set()
+    for i, raw in enumerate(checks, start=1):
+        where = _Where(path, f"check #{i}")
+        name = raw.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise where.error("name", "every check needs a name (a non-empty string)")
+        where = _Where(path, f"check {name!r}")
+        if name in seen:
+            raise where.error("name", "two checks have this name; names must be unique")
+        seen.add(name)
+        merged = {**defaults, **_keys(_flatten(raw), where)}
+        specs.append(_validate(merged, where, p.parent))
+    suite_name = data.get("name", p.stem)
+    if not isinstance(suite_name, str):
+        raise SuiteError(f"{path}: 'name' must be a string")
+    return Suite(str(path), suite_name, specs)
+
+
+def _keys(table: dict, where: _Where) -> dict:
+    out = {}
+    for key, value in table.items():
+        norm = _normalise(key)
+        if norm not in KNOWN_KEYS:
+            close = difflib.get_close_matches(norm, KNOWN_KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(KNOWN_KEYS)}"
+            raise where.error(key, f"unknown key{hint}")
+        out[norm] = value
+    return out
+
+
+def _int(where, key, value, minimum):
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise where.error(key, f"must be a whole number >= {minimum}, got {value!r}")
+    return value
+
+
+def _names(where, key, value) -> list:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise where.error(key, f"must be a property name or a list of them, got {value!r}")
+    return list(dict.fromkeys(value))
+
+
+def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
+    from checker.api import ENGINES
+    from properties import PROPERTIES
+    from viewer.report import config_from_options
+
+    expect = d.get("expect")
+    if expect not in (HOLDS, VIOLATED):
+        raise where.error("expect", f'must be "holds" or "violated", got {expect!r}')
+
+    # Properties: which are checked, and which must be violated.
+    props = d.get("properties")
+    if props == "all":
+        props = list(PROPERTIES)
+    elif props is not None:
+        props = _names(where, "properties", props)
+    violates = d.get("violates")
+    if violates is not None:
+        if expect != VIOLATED:
+            raise where.error("violates", 'only goes with expect = "violated"')
+        violates = _names(where, "violates", violates)
+    elif expect == VIOLATED and props is None:
+        raise where.error("expect", 'expect = "violated" needs "violates" (or "properties") to say which property')
+    if props is None:
+        props = list(violates) if violates else list(PROPERTIES)
+    if violates is None:
+        violates = list(props) if expect == VIOLATED else []
+    for key, names in (("properties", props), ("violates", violates)):
+        for n in names:
+            if n not in PROPERTIES:
+                raise where.error(key, f"unknown property {n!r}; choose from: {', '.join(PROPERTIES)}")
+    missing = [n for n in violates if n not in props]
+    if missing:
+        raise where.error("violates", f"{', '.join(missing)} is not among the checked properties")
+
+    for key in ("trace-length", "min-trace-length"):
+        if key in d:
+            if expect != VIOLATED:
+                raise where.error(key, 'only goes with expect = "violated"')
+            _int(where, key, d[key], 1)
+    if "trace-length" in d and "min-trace-length" in d:
+        raise where.error("min-trace-length", "give trace-length or min-trace-length, not both")
+    allow_incomplete = d.get("allow-incomplete", False)
+    if not isinstance(allow_incomplete, bool):
+        raise where.error("allow-incomplete", f"must be true or false, got {allow_incomplete!r}")
+    limits = {}
+    for key in ("max-states", "max-depth"):
+        if key in d:
+            limits[key] = _int(where, key, d[key], 1)
+    if "time-limit" in d:
+        t = d["time-limit"]
+        if not isinstance(t, (int, float)) or isinstance(t, bool) or t <= 0:
+            raise where.error("time-limit", f"must be a positive number of seconds, got {t!r}")
+        limits["time-limit"] = float(t)
+    engine = d.get("engine", "bfs")
+    if engine not in ENGINES:
+        raise where.error("engine", f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    description = d.get("description", "")
+    if not isinstance(description, str):
+        raise where.error("description", "must be a string")
+
+    config, provenance = _config(d, where, base, config_from_options)
+    return CheckSpec(
+        name=d["name"], config=config, properties=props, expect=expect, violates=violates,
+        trace_length=d.get("trace-length"), min_trace_length=d.get("min-trace-length"),
+        allow_incomplete=allow_incomplete, max_states=limits.get("max-states"),
+        max_depth=limits.get("max-depth"), time_limit=limits.get("time-limit"), engine=engine,
+        description=description, provenance=provenance,
+    )
+
+
+def _config(d: dict, where: _Where, base: Path, config_from_options):
+    """The ``ModelConfig`` of a check, built the way ``kmc check`` builds it from its flags."""
+    from model.variants import get_variant
+
+    options: dict = {}
+    for key, option in CONFIG_KEYS.items():
+        if key not in d:
+            continue
+        value = d[key]
+        if key in ("protocol", "crash.model"):
+            if not isinstance(value, str):
+                raise where.error(key, f"must be a string, got {value!r}")
+            if key == "protocol":
+                try:
+                    get_variant(value)
+                except ConfigError as e:
+                    raise where.error(key, str(e)) from None
+        elif key in ("replication.factor", "min.insync.replicas"):
+            _int(where, key, value, 1)
+        elif key == "acks":
+            if isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)
+            if not isinstance(value, str) or value.lower() not in ("0", "1", "all", "-1"):
+                raise where.error(key, f'must be "0", "1", "all" or "-1", got {d[key]!r}')
+        elif key == "unclean.leader.election.enable" and not isinstance(value, bool):
+            raise where.error(key, f"must be true or false, got {value!r}")
+        options[option] = value
+    for key, option in BOUND_KEYS.items():
+        if key in d:
+            options[option] = _int(where, key, d[key], 0)
+    rf, mir = d.get("replication.factor"), d.get("min.insync.replicas")
+    if rf is not None and mir is not None and mir > rf:
+        raise where.error(
+            "min.insync.replicas",
+            f"min.insync.replicas={mir} is larger than replication.factor={rf}: no acks=all write could succeed",
+        )
+    if "protocol" in d and "kafka-version" in d:
+        raise where.error("kafka-version", "give protocol or kafka-version, not both")
+    version = d.get("kafka-version")
+    if version is not None and not isinstance(version, str):
+        raise where.error("kafka-version", f'must be a string such as "2.0", got {version!r}')
+    files = d.get("config-files", [])
+    if isinstance(files, str):
+        files = [files]
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise where.error("config-files", f"must be a file name or a list of them, got {files!r}")
+    files = [str(base / f) for f in files]
+    try:
+        return config_from_options(kafka_version=version, config_files=files, **options)
+    except ConfigError as e:
+        raise where.error(_key_of(str(e)), str(e)) from None
+
+
+def _key_of(message: str) -> str | None:
+    """The suite key a configuration error is about, from the message's wording."""
+    for words, key in (
+        ("min.insync.replicas", "min.insync.replicas"), ("replication factor", "replication.factor"),
+        ("--kafka-version", "kafka-version"), ("--config", "config-files"), ("acks", "acks"),
+        ("crash model", "crash.model"), ("protocol", "protocol"),
+    ):
+        if words in message:
+            return key
+    for key in BOUND_KEYS:
+        if key in message:
+            return key
+    return None
