@@ -257,7 +257,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
         props = list(violates) if violates else list(PROPERTIES)
     if violates is None:
         violates = list(props) if expect == VIOLATED else []
-    for key, names in (("properties", props), ("violates", violates)):
+    for key, names in (("violates", violates), ("properties", props)):
         for n in names:
             if n not in PROPERTIES:
                 raise where.error(key, f"unknown property {n!r}; choose from: {', '.join(PROPERTIES)}")
