@@ -14,7 +14,7 @@ text with no escape codes.
 from __future__ import annotations
 
 from rich import box
-from rich.console import Console, Group
+from rich.console import Console
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
@@ -162,8 +162,10 @@ def render_trace(console: Console, trace, meta: dict, *, diff_only: bool = False
                  step: int | None = None) -> None:
     """Print ``trace`` (steps 0..n, or only ``step``) with its header."""
     for line in header(meta, len(trace.steps)):
-        console.print(line)
+        console.print(line, soft_wrap=True)
     indices = [step] if step is not None else range(len(trace.states))
     for i in indices:
         console.print()
-        console.print(Group(*step_renderables(trace, i, meta, diff_only=diff_only)))
+        for part in step_renderables(trace, i, meta, diff_only=diff_only):
+            # sentences are never wrapped (the terminal wraps them; pipes keep them greppable)
+            console.print(part, soft_wrap=isinstance(part, Text))
