@@ -57,8 +57,8 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
 
     def progress(i, total, outcome):
         if not quiet:
-            took = "cached" if outcome.status == "cached" else f"{outcome.seconds:.1f} s"
-            click.echo(f"[{i}/{total}] {outcome.spec.name}: {outcome.status} ({took})", err=True)
+            took = "" if outcome.status == "cached" else f" ({outcome.seconds:.1f} s)"
+            click.echo(f"[{i}/{total}] {outcome.spec.name}: {outcome.status}{took}", err=True)
             sys.stderr.flush()
 
     outcomes = run_suite(suite, cache=cache, progress=progress)
