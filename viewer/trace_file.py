@@ -101,7 +101,25 @@ def trace_to_itf(trace: Trace, config: dict, *, engine: str | None = None) -> di
 
 
 def dumps(doc: dict) -> str:
-    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    """The document as JSON with one line per state variable, so a trace reads (and diffs)
+    state by state."""
+
+    def one_line(value) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+    head = {k: v for k, v in doc.items() if k != "states"}
+    text = json.dumps(head, indent=1, ensure_ascii=False)[:-2]  # drop the closing "\n}"
+    states = []
+    for state in doc["states"]:
+        fields = []
+        for k, v in state.items():
+            if k == "replicas" and isinstance(v, list) and v:  # one replica a line
+                inner = ",\n".join(f"    {one_line(r)}" for r in v)
+                fields.append(f"   {one_line(k)}: [\n{inner}\n   ]")
+            else:
+                fields.append(f"   {one_line(k)}: {one_line(v)}")
+        states.append("  {\n" + ",\n".join(fields) + "\n  }")
+    return text + ',\n "states": [\n' + ",\n".join(states) + "\n ]\n}\n"
 
 
 def write_trace(path: str, trace: Trace, result) -> None:
@@ -211,7 +229,8 @@ def read_trace(path: str) -> TraceFile:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        hint = " (the file looks truncated)" if e.pos >= len(text.rstrip()) else ""
+        cut = e.pos >= len(text.rstrip()) - 1 or e.msg.startswith("Unterminated string")
+        hint = " (the file looks truncated)" if cut else ""
         raise TraceFormatError(
             f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}{hint}"
         ) from None
