@@ -1,0 +1,193 @@
+"""Getting a SparkContext for the Spark engine: quietly, with one-line errors, code shipped.
+
+Everything that can go wrong before the first job is turned into a ``SparkEngineError`` (a
+``ConfigError``, so the CLI prints one line and exits 2): pyspark not installed, no Java runtime,
+a ``spark://`` master that does not answer, a cluster that never gives us an executor.
+
+Noise: the JVM prints start-up chatter on stderr (log4j profile, native-hadoop warning, the
+incubator-module warning, stage progress bars). While we launch the JVM ourselves, file
+descriptor 2 points at a log file, so the JVM (and the Python workers it forks) write there for
+their whole life; the log level is ERROR and the console progress bar is off. The log file's path
+is named in error messages.
+
+Code shipping: the project's pure-Python packages (``model``, ``checker``, ``properties``,
+``spark_explore``) are zipped at run time and added with ``addPyFile``, so workers need only
+Python (the same minor version as the driver) and pyspark, nothing of kmc installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+from model.errors import ConfigError
+
+SHIPPED_PACKAGES = ("model", "checker", "properties", "spark_explore")
+DEFAULT_MASTER = "local[*]"
+EXECUTOR_WAIT_SECONDS = float(os.environ.get("KMC_SPARK_EXECUTOR_WAIT", "60"))
+MASTER_CONNECT_TIMEOUT = 5.0
+
+_shipped: set = set()  # application ids that already have the code zip
+
+
+class SparkEngineError(ConfigError):
+    """The Spark engine cannot run (set-up or cluster problem); the message says what to do."""
+
+
+def java_available() -> bool:
+    home = os.environ.get("JAVA_HOME")
+    if home and Path(home, "bin", "java").exists():
+        return True
+    return shutil.which("java") is not None
+
+
+def spark_log_path() -> str:
+    return os.path.join(tempfile.gettempdir(), f"kmc-spark-{os.getpid()}.log")
+
+
+def check_master_answers(master: str) -> None:
+    """For ``spark://host:port[,host:port]`` masters, fail fast unless one of them accepts a TCP
+    connection (Spark itself would retry for about a minute before giving up)."""
+    if not master.startswith("spark://"):
+        return
+    errors = []
+    for hostport in master[len("spark://"):].split(","):
+        host, _, port = hostport.rpartition(":")
+        if not host or not port.isdigit():
+            raise SparkEngineError(f"malformed Spark master URL {master!r}; expected spark://HOST:PORT")
+        try:
+            with socket.create_connection((host, int(port)), timeout=MASTER_CONNECT_TIMEOUT):
+                return
+        except OSError as e:
+            errors.append(f"{hostport}: {e.strerror or e}")
+    raise SparkEngineError(
+        f"Spark master {master} does not answer ({'; '.join(errors)}); start it or fix --spark-master"
+    )
+
+
+@contextlib.contextmanager
+def _stderr_to(path: str):
+    """Point fd 2 at ``path`` while the block runs (processes started meanwhile keep it)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(log, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(log)
+
+
+def get_context(master: str | None, partitions: int | None):
+    """``(SparkContext, created)``: the active context if there is one (a test's shared session,
+    or the one ``spark-submit`` made), else a new one for ``master`` (default ``local[*]``)."""
+    try:
+        from pyspark import SparkConf, SparkContext
+    except ImportError:
+        raise SparkEngineError("the Spark engine needs pyspark: pip install pyspark") from None
+    active = SparkContext._active_spark_context
+    if active is not None:
+        if master and master != active.master:
+            raise SparkEngineError(
+                f"this process already runs a SparkContext on {active.master}; "
+                f"it cannot also use --spark-master {master}"
+            )
+        return active, False
+    under_submit = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started us
+    if not under_submit and not java_available():
+        raise SparkEngineError(
+            "the Spark engine needs a Java runtime (17 or 21) on PATH or in JAVA_HOME; "
+            "install one (e.g. apt-get install openjdk-17-jre-headless)"
+        )
+    if master:
+        check_master_answers(master)
+    elif not under_submit:
+        master = DEFAULT_MASTER
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if master and (master.startswith("local") or "127.0.0.1" in master or "localhost" in master):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    conf = SparkConf().setAppName("kmc")
+    if master:
+        conf.setMaster(master)
+    conf.set("spark.ui.showConsoleProgress", "false")
+    conf.set("spark.ui.enabled", conf.get("spark.ui.enabled", "false"))
+    conf.set("spark.pyspark.python", sys.executable)
+    if partitions:
+        conf.set("spark.default.parallelism", str(partitions))
+        conf.set("spark.sql.shuffle.partitions", str(partitions))
+    log = spark_log_path()
+    try:
+        with _stderr_to(log):
+            sc = SparkContext(conf=conf)
+            sc.setLogLevel("ERROR")
+    except Exception as e:  # py4j / pyspark errors of every kind: one line
+        raise SparkEngineError(f"Spark did not start: {first_line(e)} (Spark's log: {log})") from None
+    try:
+        if not sc.master.startswith("local"):
+            _wait_for_executor(sc, log)
+    except BaseException:
+        stop_context(sc)
+        raise
+    return sc, True
+
+
+def _wait_for_executor(sc, log: str) -> None:
+    deadline = time.monotonic() + EXECUTOR_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        if sc._jsc is None or sc._jsc.sc().isStopped():
+            raise SparkEngineError(f"the Spark master {sc.master} refused the application (Spark's log: {log})")
+        if sc._jsc.sc().getExecutorMemoryStatus().size() > 1:  # the driver counts as one
+            return
+        time.sleep(0.5)
+    raise SparkEngineError(
+        f"no executor joined from {sc.master} within {EXECUTOR_WAIT_SECONDS:.0f} s: does the cluster "
+        f"have a worker with free cores and memory? (Spark's log: {log})"
+    )
+
+
+def stop_context(sc) -> None:
+    with contextlib.suppress(Exception), _stderr_to(spark_log_path()):
+        sc.stop()
+
+
+def ship_code(sc) -> None:
+    """Zip the project's packages and add them to the executors' Python path (once per app)."""
+    app = sc.applicationId
+    if app in _shipped:
+        return
+    root = Path(__file__).resolve().parent.parent
+    out_dir = Path(tempfile.mkdtemp(prefix="kmc-spark-code-"))
+    zip_path = out_dir / "kmc_code.zip"
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for package in SHIPPED_PACKAGES:
+            for path in sorted((root / package).rglob("*.py")):
+                zf.write(path, path.relative_to(root).as_posix())
+    sc.addPyFile(str(zip_path))
+    _shipped.add(app)
+
+
+def first_line(error: BaseException) -> str:
+    """The most telling single line of a (possibly Java-wrapped) error."""
+    text = str(error).strip()
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for ln in reversed(lines):  # a Python exception raised on an executor: its last line
+        if ln.startswith(("Exception:", "RuntimeError:", "ValueError:", "KeyError:", "TypeError:",
+                          "OverflowError:", "AttributeError:", "ImportError:", "ModuleNotFoundError:",
+                          "NondeterministicModelError:", "MemoryError:")):
+            return ln
+    for ln in lines:
+        if ln.startswith("py4j.protocol.Py4JJavaError") or ln.startswith(": "):
+            continue
+        if "Exception:" in ln or "Error:" in ln:
+            return ln[:300]
+    return (lines[0] if lines else type(error).__name__)[:300]
