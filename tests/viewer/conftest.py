@@ -49,3 +49,10 @@ def load(path):
 
 def save(path, doc):
     path.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def _no_forced_colour(monkeypatch):
+    """The plain-output tests mean 'not a terminal'; a CI's FORCE_COLOR would override that."""
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
