@@ -111,6 +111,8 @@ def _protocol_names():
 @click.option("--max-leader-epoch", type=int, help="Bound: highest leader epoch (elections + controller ISR changes).")
 @click.option("--max-crashes", type=int, help="Bound: broker crashes.")
 @click.option("--max-unflushed-losses", type=int, help="Bound: crashes that lose unflushed records (power-loss).")
+@click.option("--symmetry/--no-symmetry", default=True, show_default=True,
+              help="Explore states that differ only by renaming brokers 1..N-1 once.")
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
               help="Property to check (repeatable); default: all of them.")
 @click.option("--engine", type=click.Choice(["bfs", "spark", "bmc"]), default="bfs", show_default=True,
@@ -129,7 +131,7 @@ def _protocol_names():
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def check_command(protocol, kafka_version, config_files, replication_factor, min_insync_replicas,
                   acks, unclean_leader_election, crash_model, max_records, max_leader_epoch,
-                  max_crashes, max_unflushed_losses, properties, engine, max_states, time_limit,
+                  max_crashes, max_unflushed_losses, symmetry, properties, engine, max_states, time_limit,
                   max_depth, spark_master, partitions, as_json, trace_out, html_out, force, quiet):
     """Check properties of a Kafka replication configuration.
 
@@ -147,7 +149,7 @@ def check_command(protocol, kafka_version, config_files, replication_factor, min
         replication_factor=replication_factor, min_insync_replicas=min_insync_replicas, acks=acks,
         unclean_leader_election=unclean_leader_election, crash_model=crash_model,
         max_records=max_records, max_leader_epoch=max_leader_epoch, max_crashes=max_crashes,
-        max_unflushed_losses=max_unflushed_losses,
+        max_unflushed_losses=max_unflushed_losses, symmetry=symmetry,
     )
     progress = None if quiet or as_json else _progress_line
     engine_options = {}

@@ -64,6 +64,8 @@ class ModelConfig:
         unclean_leader_election_enable: ``unclean.leader.election.enable``.
         crash_model: "process" (a crash keeps the log) or "power-loss" (unflushed records are lost).
         bounds: the exploration bounds.
+        symmetry: explore states that differ only by renaming brokers 1..N-1 once (see
+            ``model.symmetry``); turn off for properties that single out a broker.
     """
 
     protocol: str = "kip-320"
@@ -73,6 +75,7 @@ class ModelConfig:
     unclean_leader_election_enable: bool = False
     crash_model: str = "process"
     bounds: Bounds = Bounds()
+    symmetry: bool = True
 
     def __post_init__(self) -> None:
         acks = str(self.acks).strip().lower()
@@ -119,6 +122,7 @@ class ModelConfig:
             "unclean.leader.election.enable": self.unclean_leader_election_enable,
             "crash.model": self.crash_model,
             "bounds": self.bounds.as_dict(),
+            "symmetry": self.symmetry,
         }
 
     @classmethod
@@ -133,6 +137,7 @@ class ModelConfig:
                 unclean_leader_election_enable=bool(data["unclean.leader.election.enable"]),
                 crash_model=data["crash.model"],
                 bounds=Bounds(**data["bounds"]),
+                symmetry=bool(data.get("symmetry", True)),
             )
         except (KeyError, TypeError) as e:
             raise ConfigError(f"configuration is missing or has a malformed field: {e}") from None

@@ -16,7 +16,8 @@ LIMIT_WORDS = {
 def config_from_options(*, protocol="kip-320", kafka_version=None, config_files=(),
                         replication_factor=None, min_insync_replicas=None, acks=None,
                         unclean_leader_election=None, crash_model=None, max_records=None,
-                        max_leader_epoch=None, max_crashes=None, max_unflushed_losses=None):
+                        max_leader_epoch=None, max_crashes=None, max_unflushed_losses=None,
+                        symmetry=True):
     """Build the configuration from flags (which win), Kafka properties files and Kafka's
     defaults. Returns ``(config, provenance_lines)``."""
     values = {
@@ -58,7 +59,7 @@ def config_from_options(*, protocol="kip-320", kafka_version=None, config_files=
         "max_unflushed_losses": max_unflushed_losses,
     }
     bounds = Bounds(**{k: (v if v is not None else getattr(base, k)) for k, v in bound_flags.items()})
-    return ModelConfig(bounds=bounds, **values), provenance
+    return ModelConfig(bounds=bounds, symmetry=symmetry, **values), provenance
 
 
 def describe_config(config: dict) -> list:
@@ -67,7 +68,8 @@ def describe_config(config: dict) -> list:
         f"protocol {config['protocol']}, replication.factor={config['replication.factor']}, "
         f"acks={config['acks']}, min.insync.replicas={config['min.insync.replicas']}, "
         f"unclean.leader.election.enable={str(config['unclean.leader.election.enable']).lower()}, "
-        f"crash model {config['crash.model']}",
+        f"crash model {config['crash.model']}"
+        + ("" if config.get("symmetry", True) else ", no symmetry reduction"),
         "bounds: "
         + ", ".join(
             f"{k.replace('_', '-')}={v}"

@@ -43,6 +43,7 @@ from model.actions import Action
 from model.config import ModelConfig
 from model.constants import NO_LEADER, UNDEFINED_EPOCH
 from model.log import truncate_to
+from model.symmetry import broker_permutations, canonical_plain
 from model.state import ClusterState, PartitionState, ReplicaState, to_plain
 
 Successor = tuple  # (Action, ClusterState)
@@ -98,6 +99,8 @@ class ReplicationModel:
         self.power_loss = config.crash_model == "power-loss"
         self._unknown = (-1,) * self.n
         self._generators = tuple(getattr(self, n) for n in self._action_methods)
+        perms = broker_permutations(self.n) if config.symmetry else ()
+        self._perms = perms if len(perms) > 1 else ()
 
     # ------------------------------------------------------------------ the Model protocol
 
@@ -131,9 +134,11 @@ class ReplicationModel:
             out.extend(generate(state))
         return out
 
-    @staticmethod
-    def canonical(state: ClusterState) -> tuple:
-        """The plain-tuple form fingerprints are computed on (see ``model.state.to_plain``)."""
+    def canonical(self, state: ClusterState) -> tuple:
+        """The plain-tuple form fingerprints are computed on: ``to_plain``, or with symmetry
+        reduction the least form over renamings of brokers (``model.symmetry``)."""
+        if self._perms:
+            return canonical_plain(state, self._perms)
         return to_plain(state)
 
     def next_state(self, state: ClusterState, act: Action) -> ClusterState | None:
