@@ -30,5 +30,9 @@ test: install
 bench: install
 	$(BIN)/python bench/bench.py
 
+gate: install
+	mkdir -p out
+	$(BIN)/kmc gate scenarios/known-results.toml --junit out/known-results.xml --force
+
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
