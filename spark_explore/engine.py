@@ -3,7 +3,8 @@
 One Spark job per BFS level:
 
 1. expand: the frontier (states first reached at depth ``d``) is expanded on the executors with
-   the same model, rebuilt there from the shipped ``ModelConfig``;
+   the same model, rebuilt there from the driver model's ``ModelConfig`` (pickled, so every
+   field the model reads travels);
 2. de-duplicate: ``reduceByKey`` on the successor's fingerprint, with the engine's one
    partitioner (``fp mod partitions``), combining map-side first;
 3. anti-join: the candidates' partition ``i`` and every earlier level's visited partition ``i`` are
@@ -133,7 +134,7 @@ def _explore(sc, model, properties, config, n, max_states, time_limit, max_depth
         if time_limit is not None and time.monotonic() - started >= time_limit:
             limit = "time-limit"
             break
-        candidates = frontier.mapPartitions(lv.expand(config)).reduceByKey(lv.keep_first, n, lv.partition_of)
+        candidates = frontier.mapPartitions(lv.expand(model.config)).reduceByKey(lv.keep_first, n, lv.partition_of)
         union = sc.union(level_parents + [candidates])
         if union.getNumPartitions() != n:  # the anti-join would need a shuffle of everything
             raise SparkEngineError("internal: visited and candidates are not co-partitioned")

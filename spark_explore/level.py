@@ -31,19 +31,18 @@ def partition_of(fp: int) -> int:
     return fp
 
 
-def model_for(config: dict):
-    """The model for ``config`` (a ``ModelConfig.as_dict()``), built once per Python worker."""
-    key = repr(sorted(config.items()))
-    model = _models.get(key)
+def model_for(config):
+    """The model for ``config`` (the driver model's ``ModelConfig``, pickled), built once per
+    Python worker."""
+    model = _models.get(config)
     if model is None:
-        from model.config import ModelConfig
         from model.variants import make_model
 
-        model = _models[key] = make_model(ModelConfig.from_dict(config))
+        model = _models[config] = make_model(config)
     return model
 
 
-def expand(config: dict):
+def expand(config):
     """A ``mapPartitions`` function: every successor of every frontier state, as a candidate."""
 
     def run(records):
