@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kmc-installed
 
-.PHONY: install demo test bench gate clean
+.PHONY: install demo test bench bench-spark gate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ test: install
 
 bench: install
 	$(BIN)/python bench/bench.py
+
+# the local engine against the Spark engine on local[2] (needs Java; several minutes)
+bench-spark: install
+	$(BIN)/python bench/spark_bench.py
 
 gate: install
 	mkdir -p out

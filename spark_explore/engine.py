@@ -120,6 +120,7 @@ def _explore(sc, model, properties, config, n, max_states, time_limit, max_depth
     level_parents = [keep(sc.parallelize([(fp, ROOT) for fp in roots], n).partitionBy(n, lv.partition_of))]
     frontier_size = len(roots)
     distinct_per_level = [len(roots)]
+    seconds_per_level = []
     stats.distinct_states = len(roots)
     limit = None
     depth = 0
@@ -157,6 +158,7 @@ def _explore(sc, model, properties, config, n, max_states, time_limit, max_depth
                 violated[prop.name] = (min(bad), depth)
                 open_props.remove(prop)
         _fill(stats, frontier_size, started)
+        seconds_per_level.append(stats.seconds - sum(seconds_per_level))
         if progress is not None:
             progress(stats)
 
@@ -176,6 +178,7 @@ def _explore(sc, model, properties, config, n, max_states, time_limit, max_depth
         f"spark: master {sc.master}, {n} partitions, {depth} levels, "
         f"{stats.seconds / max(depth, 1):.2f} s per level",
         "spark: distinct states after each level: " + ", ".join(str(c) for c in distinct_per_level),
+        "spark: seconds per level: " + ", ".join(f"{t:.2f}" for t in seconds_per_level),
     ]
     frontier.unpersist()
     for rdd in level_parents:
