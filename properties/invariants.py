@@ -11,9 +11,58 @@ from model.constants import NO_LEADER
 from properties.registry import invariant
 
 
+def _why_acked_loss(state) -> str:
+    leader = state.true_leader()
+    log = state.replicas[leader].log
+    for rid, offset in state.acked:
+        if offset >= len(log):
+            return f"r{rid} was acknowledged at offset {offset}, but leader {leader}'s log ends at {len(log)}"
+        if log[offset][0] != rid:
+            return f"r{rid} was acknowledged at offset {offset}, but leader {leader} has r{log[offset][0]} there"
+    return ""
+
+
+def _why_committed(state) -> str:
+    leader = state.true_leader()
+    committed = state.replicas[leader].log[: state.replicas[leader].high_watermark]
+    for b in state.controller.isr:
+        log = state.replicas[b].log
+        for offset, rec in enumerate(committed):
+            if offset >= len(log) or log[offset] != rec:
+                return (f"r{rec[0]} is below leader {leader}'s HW at offset {offset}, but ISR member "
+                        f"{b} " + ("does not have it" if offset >= len(log) else f"has r{log[offset][0]} there"))
+    return ""
+
+
+def _why_log_matching(state) -> str:
+    logs = [r.log for r in state.replicas]
+    for i in range(len(logs)):
+        for j in range(i + 1, len(logs)):
+            a, b = logs[i], logs[j]
+            for offset in range(min(len(a), len(b)) - 1, -1, -1):
+                if a[offset][1] == b[offset][1]:
+                    for o in range(offset + 1):
+                        if a[o] != b[o]:
+                            return (f"brokers {i} and {j} both hold epoch {a[offset][1]} at offset "
+                                    f"{offset}, but differ at offset {o} (r{a[o][0]} vs r{b[o][0]})")
+                    break
+    return ""
+
+
+def _why_visibility(state) -> str:
+    leader = state.true_leader()
+    log = state.replicas[leader].log
+    for offset, rid in enumerate(state.consumer_visible):
+        if offset >= len(log) or log[offset][0] != rid:
+            return (f"consumers could read r{rid} at offset {offset}, but leader {leader} "
+                    + ("has no record there" if offset >= len(log) else f"has r{log[offset][0]} there"))
+    return ""
+
+
 @invariant(
     "no-acked-loss",
     "every acknowledged record is in the true leader's log, at the offset it was acknowledged at",
+    explain=_why_acked_loss,
 )
 def no_acked_loss(state) -> bool:
     leader = state.true_leader()
@@ -27,6 +76,7 @@ def no_acked_loss(state) -> bool:
     "committed-consistency",
     "every record below the true leader's HW is in the log of every ISR member at the same "
     "offset (StrongIsr in Gustafson's TLA+ spec)",
+    explain=_why_committed,
 )
 def committed_consistency(state) -> bool:
     leader = state.true_leader()
@@ -46,6 +96,7 @@ def committed_consistency(state) -> bool:
     "log-matching",
     "two logs that hold a record of the same leader epoch at the same offset agree on every "
     "record up to it",
+    explain=_why_log_matching,
 )
 def log_matching(state) -> bool:
     logs = [r.log for r in state.replicas]
@@ -65,6 +116,7 @@ def log_matching(state) -> bool:
     "monotonic-visibility",
     "a record once visible to consumers (below a true leader's HW) never disappears from, or "
     "changes in, any later true leader's log",
+    explain=_why_visibility,
 )
 def monotonic_visibility(state) -> bool:
     leader = state.true_leader()

@@ -28,22 +28,35 @@ class Property:
     name: str
     description: str
     check: Callable
+    explain: Callable | None = None
 
     def __call__(self, state) -> bool:
         return bool(self.check(state))
+
+    def why(self, state) -> str:
+        """A sentence saying how ``state`` violates the property ("" if it has no explainer)."""
+        if self.explain is None:
+            return ""
+        try:
+            return self.explain(state)
+        except Exception:  # an explainer must never hide the verdict
+            return ""
 
 
 PROPERTIES: dict[str, Property] = {}
 
 
-def invariant(name: str, description: str = "") -> Callable:
-    """Decorator: register ``fn(state) -> bool`` as the invariant ``name``."""
+def invariant(name: str, description: str = "", explain: Callable | None = None) -> Callable:
+    """Decorator: register ``fn(state) -> bool`` as the invariant ``name``; ``explain(state)``
+    may return a sentence saying how a state violates it (shown under counterexamples)."""
 
     def register(fn: Callable) -> Callable:
         old = PROPERTIES.get(name)
         if old is not None and _origin(old.check) != _origin(fn):
             raise ConfigError(f"property {name!r} is defined twice; pick another name")
-        PROPERTIES[name] = Property(name, description or (fn.__doc__ or "").strip().split("\n")[0], fn)
+        PROPERTIES[name] = Property(
+            name, description or (fn.__doc__ or "").strip().split("\n")[0], fn, explain
+        )
         return fn
 
     return register

@@ -55,4 +55,10 @@ def render_trace(trace) -> str:
         lines.append(f"  -> {describe(step.action, before, step.state)}")
         lines += render_state(step.state)
         before = step.state
+    if trace.property_name:
+        from properties import PROPERTIES
+
+        prop = PROPERTIES.get(trace.property_name)
+        why = prop.why(trace.states[-1]) if prop is not None else ""
+        lines.append(f"=> {trace.property_name} is violated" + (f": {why}" if why else ""))
     return "\n".join(lines)
