@@ -113,7 +113,7 @@ def get_context(master: str | None, partitions: int | None):
         check_master_answers(master)
     elif not under_submit:
         master = DEFAULT_MASTER
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    python = os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # a user's setting wins
     if master and (master.startswith("local") or "127.0.0.1" in master or "localhost" in master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     conf = SparkConf().setAppName("kmc")
@@ -121,7 +121,7 @@ def get_context(master: str | None, partitions: int | None):
         conf.setMaster(master)
     conf.set("spark.ui.showConsoleProgress", "false")
     conf.set("spark.ui.enabled", conf.get("spark.ui.enabled", "false"))
-    conf.set("spark.pyspark.python", sys.executable)
+    conf.set("spark.pyspark.python", python)
     if partitions:
         conf.set("spark.default.parallelism", str(partitions))
         conf.set("spark.sql.shuffle.partitions", str(partitions))
