@@ -25,6 +25,8 @@ class KmcGroup(click.Group):
     """A click group whose errors are one line on stderr with exit code 2, never a traceback."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not isinstance(sys.stdout, _PipeSafe):
+            sys.stdout = _PipeSafe(sys.stdout)
         try:
             rv = super().main(
                 args=args, prog_name=prog_name or "kmc", complete_var=complete_var,
@@ -43,7 +45,64 @@ class KmcGroup(click.Group):
         except KmcError as e:
             click.echo(f"kmc: error: {e}", err=True)
             sys.exit(EXIT_USAGE)
-        sys.exit(rv if isinstance(rv, int) else 0)
+        except BrokenPipeError:
+            # the reader went away (`kmc ... | head`): not a verdict, and not worth a traceback
+            _silence_stdout()
+            sys.exit(EXIT_USAGE)
+        except OSError as e:
+            _silence_stdout()
+            click.echo(f"kmc: error: cannot write output: {e.strerror or e}", err=True)
+            sys.exit(EXIT_USAGE)
+        code = rv if isinstance(rv, int) else 0
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+        except OSError as e:
+            _silence_stdout()
+            click.echo(f"kmc: error: cannot write output: {e.strerror or e}", err=True)
+            code = EXIT_USAGE
+        sys.exit(code)
+
+
+class _PipeSafe:
+    """stdout that survives its reader going away (``kmc check | head``): later writes are
+    dropped, so the command still finishes and exits with its verdict, not with click's 1."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self._closed = False
+
+    def write(self, text):
+        if self._closed:
+            return len(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._closed = True
+            _silence_stdout()
+            return len(text)
+
+    def flush(self) -> None:
+        if self._closed:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._closed = True
+            _silence_stdout()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def fail(message: str) -> None:
@@ -141,9 +200,12 @@ def check_command(protocol, kafka_version, config_files, replication_factor, min
     from checker import check
     from viewer.report import config_from_options, render_result
 
-    for path in (trace_out, html_out):
-        if path and os.path.exists(path) and not force:
-            fail(f"{path} exists; pass --force to overwrite it")
+    from viewer.outputs import check_output_path
+
+    check_output_path(trace_out, force, "--trace-out")
+    check_output_path(html_out, force, "--html")
+    if trace_out and html_out and os.path.abspath(trace_out) == os.path.abspath(html_out):
+        fail("--trace-out and --html name the same file")
     config, provenance = config_from_options(
         protocol=protocol, kafka_version=kafka_version, config_files=config_files,
         replication_factor=replication_factor, min_insync_replicas=min_insync_replicas, acks=acks,

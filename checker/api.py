@@ -24,7 +24,7 @@ def check(
     """Check ``properties`` (names; all registered ones if None) on ``config``; a ``CheckResult``."""
     props = get_properties(properties)
     model = make_model(config)
-    for name, value in (("max-states", max_states), ("time-limit", time_limit), ("max-depth", max_depth)):
+    for name, value in (("max-states", max_states), ("time-limit", time_limit), ("depth", max_depth)):
         if value is not None and value <= 0:
             raise ConfigError(f"--{name} must be positive, got {value}")
     if engine == "bfs":

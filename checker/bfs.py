@@ -9,7 +9,10 @@ the first violation found for a property is a shortest one.
 A run ends when the queue is empty (every reachable state within the model's bounds was explored:
 unviolated properties HOLD), when every property is violated, or at a limit (``max_states``,
 ``time_limit``, ``max_depth``), in which case the unviolated properties are INCOMPLETE, never
-"holds".
+"holds". ``max_states`` is exact (the run stops at that many distinct states); ``max_depth`` cuts
+the search only if a state at that depth has a successor never seen (the queue then counts those
+unseen states, which were neither checked nor explored), so a depth bound that covers the whole
+space still ends in a complete search.
 """
 
 from __future__ import annotations
@@ -67,10 +70,19 @@ def bfs(
     next_report = started + progress_every
     index_limit = 1 << INDEX_BITS
     expanded = 0
-    while queue and open_props:
+    beyond_depth: set = set()  # states one step past max_depth, never seen: where the search was cut
+    if max_states is not None and len(parents) >= max_states and queue:
+        limit = "max-states"
+    while queue and open_props and limit != "max-states":
         state, fp, depth = queue.popleft()
         if max_depth is not None and depth >= max_depth:
-            limit = "max-depth"
+            succ = successors(state)
+            stats.states_generated += len(succ)
+            for _, nxt in succ:
+                nfp = fingerprint(canonical(nxt))
+                if nfp not in parents:
+                    beyond_depth.add(nfp)
+                    limit = "max-depth"
             continue
         succ = successors(state)
         stats.states_generated += len(succ)
@@ -89,12 +101,14 @@ def bfs(
                     judge(nxt, nfp)
                     break
             queue.append((nxt, nfp, depth + 1))
+            if max_states is not None and len(parents) >= max_states:
+                limit = "max-states"  # exact: stop at the max_states-th distinct state
+                break
+        if limit == "max-states":
+            break
         expanded += 1
         if expanded & 255 == 0:
             now = time.monotonic()
-            if max_states is not None and len(parents) >= max_states:
-                limit = "max-states"
-                break
             if time_limit is not None and now - started >= time_limit:
                 limit = "time-limit"
                 break
@@ -104,6 +118,7 @@ def bfs(
                 progress(stats)
 
     _fill(stats, parents, queue, started)
+    stats.queue += len(beyond_depth)
     results = []
     for prop in properties:
         if prop.name in violated:

@@ -258,3 +258,35 @@ def _install_fast_replace(cls) -> None:
 
 for _cls in (ReplicaState, PartitionState, ClusterState):
     _install_fast_replace(_cls)
+
+
+def shape_error(state: ClusterState, replication_factor: int) -> str | None:
+    """Why ``state`` cannot be a state of a partition with ``replication_factor`` replicas (a
+    broker id out of range, a per-broker tuple of the wrong length), or None if it can.
+    Used to reject hand-edited or foreign trace files with one clear line."""
+    n = replication_factor
+    brokers = range(n)
+
+    def bad_ids(ids) -> bool:
+        return any(b not in brokers for b in ids)
+
+    if len(state.replicas) != n:
+        return f"it has {len(state.replicas)} replicas, not {n}"
+    for b, r in enumerate(state.replicas):
+        if len(r.remote_log_end_offsets) != n:
+            return f"broker {b}'s remote_log_end_offsets has {len(r.remote_log_end_offsets)} entries, not {n}"
+        if r.leader != NO_LEADER and r.leader not in brokers:
+            return f"broker {b} follows broker {r.leader}, which does not exist"
+        if bad_ids(r.isr):
+            return f"broker {b}'s ISR {list(r.isr)} names a broker that does not exist"
+        if r.fetch_response and r.fetch_response[0] not in brokers:
+            return f"broker {b} has a fetch response from broker {r.fetch_response[0]}, which does not exist"
+    c = state.controller
+    if (c.leader != NO_LEADER and c.leader not in brokers) or bad_ids(c.isr) or bad_ids(c.live_brokers):
+        return "the controller names a broker that does not exist"
+    for b, _, leader, isr in state.leader_and_isr:
+        if b not in brokers or (leader != NO_LEADER and leader not in brokers) or bad_ids(isr):
+            return "a LeaderAndIsr request names a broker that does not exist"
+    if any(leader not in brokers for leader, _, _ in state.pending_acks):
+        return "a pending acknowledgement names a broker that does not exist"
+    return None

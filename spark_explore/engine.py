@@ -125,9 +125,21 @@ def _explore(sc, model, properties, config, n, max_states, time_limit, max_depth
     limit = None
     depth = 0
 
+    beyond = 0
     while frontier_size and open_props:
         if max_depth is not None and depth >= max_depth:
-            limit = "max-depth"
+            # as the local engine: expand the last level once more, unchecked, to see whether the
+            # depth bound cut anything (states never seen one step beyond it)
+            candidates = frontier.mapPartitions(lv.expand(model.config)).reduceByKey(lv.keep_first, n, lv.partition_of)
+            probe = sc.union(level_parents + [candidates]).mapPartitionsWithIndex(
+                lv.anti_join_and_judge([]), preservesPartitioning=True
+            )
+            summaries = probe.filter(lv.is_stats).values().collect()
+            stats.states_generated += sum(s[0] for s in summaries)
+            beyond = sum(s[1] for s in summaries)
+            if beyond:
+                limit = "max-depth"
+            frontier_size = 0
             break
         if max_states is not None and stats.distinct_states >= max_states:
             limit = "max-states"
@@ -162,7 +174,7 @@ def _explore(sc, model, properties, config, n, max_states, time_limit, max_depth
         if progress is not None:
             progress(stats)
 
-    _fill(stats, frontier_size, started)
+    _fill(stats, frontier_size + beyond, started)
     results = []
     for prop in properties:
         if prop.name in violated:

@@ -13,8 +13,9 @@ import click
 
 
 def _refuse_overwrite(path: str, force: bool) -> None:
-    if os.path.exists(path) and not force:
-        raise click.UsageError(f"{path} exists; pass --force to overwrite it")
+    from viewer.outputs import check_output_path
+
+    check_output_path(path, force)
 
 
 @click.group("trace")

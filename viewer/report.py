@@ -93,7 +93,12 @@ def render_result(result, *, with_trace: bool = True) -> str:
         lines.append(
             f"fingerprint collision probability: {s.collision_probability:.1e} (TLC's optimistic estimate)"
         )
-    if result.limit:
+    if result.limit == "max-depth":
+        lines.append(
+            f"INCOMPLETE: {s.queue:,} states lie beyond the --depth limit; every state within "
+            f"{s.depth} steps was checked, nothing beyond"
+        )
+    elif result.limit:
         lines.append(
             f"INCOMPLETE: stopped at {LIMIT_WORDS.get(result.limit, result.limit)} with "
             f"{s.queue:,} states left to explore; a property not violated is NOT verified"

@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass, field
 
 from checker.trace import Step, Trace
+from model.state import shape_error
 from model.config import ModelConfig
 from model.describe import describe
 from model.errors import ConfigError
@@ -199,11 +200,18 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
                 f"{where}: {ACTION_VAR} must be 'init' in state 0 and an action in every later state"
             )
         actions.append(act)
-    if len(decoded[0].replicas) != config.replication_factor:
-        raise TraceFormatError(
-            f"{source}: the states have {len(decoded[0].replicas)} replicas but the configuration "
-            f"says replication.factor={config.replication_factor}"
-        )
+    for i, state in enumerate(decoded):
+        problem = shape_error(state, config.replication_factor)
+        if problem:
+            raise TraceFormatError(
+                f"{source}: state {i} does not fit replication.factor={config.replication_factor}: {problem}"
+            )
+    broker_params = {"leader", "follower", "broker"}
+    for i, act in enumerate(actions[1:], 1):
+        for name, value in act.params().items():
+            in_range = 0 <= value < config.replication_factor or (name == "new_leader" and value == -1)
+            if (name in broker_params or name == "new_leader") and not in_range:
+                raise TraceFormatError(f"{source}: state {i}'s action {act} names broker {value}, which does not exist")
     prop = kmc.get("property")
     trace = Trace(decoded[0], [Step(a, s) for a, s in zip(actions[1:], decoded[1:])],
                   prop if isinstance(prop, str) else None)

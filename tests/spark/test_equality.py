@@ -100,6 +100,15 @@ def test_depth_limit_is_incomplete_with_equal_counts(spark_context):
     assert spark.stats.distinct_states == local.stats.distinct_states
     assert spark.stats.states_generated == local.stats.states_generated
     assert spark.stats.depth == local.stats.depth == 6
+    assert spark.stats.queue == local.stats.queue > 0  # the unseen states one step beyond
+
+
+def test_a_depth_bound_covering_the_whole_space_is_complete(spark_context):
+    config = ModelConfig(protocol="kip-320", replication_factor=2, bounds=TINY)
+    model, local, spark = _run_both(config, max_depth=60)
+    assert local.limit is spark.limit is None
+    assert {p.verdict for p in spark.properties} == {p.verdict for p in local.properties}
+    assert spark.stats.distinct_states == local.stats.distinct_states
 
 
 def test_state_limit_is_incomplete_never_holds(spark_context):

@@ -64,15 +64,22 @@ def test_every_property_gets_its_own_shortest_trace():
     assert result.verdict("ok") == HOLDS
 
 
-def test_a_state_limit_is_incomplete():
+def test_a_state_limit_is_incomplete_and_exact():
     result = bfs(Counters(200), [Prop("ok", lambda s: True)], max_states=1000)
     assert result.verdict("ok") == INCOMPLETE and result.limit == "max-states"
+    assert result.stats.distinct_states == 1000
 
 
-def test_a_depth_limit_is_incomplete():
+def test_a_depth_limit_is_incomplete_and_counts_what_lies_beyond():
     result = bfs(Counters(5), [Prop("ok", lambda s: True)], max_depth=3)
     assert result.verdict("ok") == INCOMPLETE and result.limit == "max-depth"
     assert result.stats.depth == 3
+    assert result.stats.queue == 5  # the states with x + y = 4, never checked
+
+
+def test_a_depth_limit_that_covers_the_whole_space_is_complete():
+    result = bfs(Counters(2), [Prop("ok", lambda s: True)], max_depth=4)
+    assert result.verdict("ok") == HOLDS and result.limit is None
 
 
 def test_a_violation_in_an_initial_state_has_an_empty_trace():
