@@ -153,10 +153,10 @@ def _protocol_names():
 
 
 @cli.command("check")
-@click.option("--protocol", default="kip-320", show_default=True, metavar="NAME",
-              help="Replication protocol variant (see 'kmc list').")
+@click.option("--protocol", metavar="NAME",
+              help="Replication protocol variant (see 'kmc list'). [default: kip-320]")
 @click.option("--kafka-version", metavar="X.Y",
-              help="Pick the protocol the given Kafka version ran (overrides --protocol).")
+              help="Pick the protocol the given Kafka version ran (instead of --protocol).")
 @click.option("--config", "config_files", multiple=True, type=click.Path(dir_okay=False),
               metavar="FILE", help="Kafka properties file (server/topic/producer); repeatable.")
 @click.option("--replication-factor", "-r", type=int, help="Replicas (2-5). [default: 3]")

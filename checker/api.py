@@ -24,6 +24,17 @@ def check(
     """Check ``properties`` (names; all registered ones if None) on ``config``; a ``CheckResult``."""
     props = get_properties(properties)
     model = make_model(config)
+    result = _run(config, props, model, engine, max_states, time_limit, max_depth, progress, engine_options)
+    if config.acks == "0" and any(p.name == "no-acked-loss" for p in props):
+        result.notes.append(
+            "note: with acks=0 the producer is never acknowledged, so no-acked-loss cannot fail "
+            "and says nothing about durability (committed-consistency and monotonic-visibility "
+            "still do)"
+        )
+    return result
+
+
+def _run(config, props, model, engine, max_states, time_limit, max_depth, progress, engine_options):
     for name, value in (("max-states", max_states), ("time-limit", time_limit), ("depth", max_depth)):
         if value is not None and value <= 0:
             raise ConfigError(f"--{name} must be positive, got {value}")

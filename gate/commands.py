@@ -38,6 +38,8 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
     from gate.run import run_suite
     from gate.suite import load_suite
 
+    if junit_out and json_out and os.path.abspath(junit_out) == os.path.abspath(json_out):
+        raise click.UsageError("--junit and --json name the same file")
     for path in (junit_out, json_out):
         if not path:
             continue

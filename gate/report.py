@@ -69,7 +69,8 @@ def verdict_line(outcomes) -> str:
             parts.append(f"{counts[status]} {word}")
     code = exit_code(outcomes)
     word = "green" if code == 0 else "RED"
-    return f"gate {word}: {len(outcomes)} checks, {', '.join(parts)} (exit code {code})"
+    noun = "check" if len(outcomes) == 1 else "checks"
+    return f"gate {word}: {len(outcomes)} {noun}, {', '.join(parts)} (exit code {code})"
 
 
 def junit_xml(suite, outcomes) -> bytes:

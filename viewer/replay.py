@@ -115,6 +115,7 @@ def _judge_property(tf: TraceFile) -> list:
     for i, state in enumerate(tf.trace.states):
         if not prop.check(state):
             recorded = tf.meta.get("violation_step")
-            same = " as recorded" if recorded == i else f" (the file says step {recorded})"
-            return [f"{name} is violated at step {i}{same}"]
+            if recorded != i:
+                return [f"invalid: {name} is first violated at step {i}, but the file says step {recorded}"]
+            return [f"{name} is violated at step {i} as recorded"]
     return [f"invalid: {name} holds in every state of the trace: it is no longer a counterexample"]

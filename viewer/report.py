@@ -13,15 +13,19 @@ LIMIT_WORDS = {
 }
 
 
-def config_from_options(*, protocol="kip-320", kafka_version=None, config_files=(),
+def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
                         replication_factor=None, min_insync_replicas=None, acks=None,
                         unclean_leader_election=None, crash_model=None, max_records=None,
                         max_leader_epoch=None, max_crashes=None, max_unflushed_losses=None,
                         symmetry=True):
     """Build the configuration from flags (which win), Kafka properties files and Kafka's
     defaults. Returns ``(config, provenance_lines)``."""
+    if protocol is not None and kafka_version is not None:
+        raise ConfigError("give --protocol or --kafka-version, not both")
+    if max_unflushed_losses is not None and (crash_model or "process") != "power-loss" and not config_files:
+        raise ConfigError("--max-unflushed-losses needs --crash-model power-loss")
     values = {
-        "protocol": protocol,
+        "protocol": protocol or "kip-320",
         "replication_factor": 3,
         "min_insync_replicas": 2,
         "acks": "all",
@@ -59,7 +63,16 @@ def config_from_options(*, protocol="kip-320", kafka_version=None, config_files=
         "max_unflushed_losses": max_unflushed_losses,
     }
     bounds = Bounds(**{k: (v if v is not None else getattr(base, k)) for k, v in bound_flags.items()})
-    return ModelConfig(bounds=bounds, symmetry=symmetry, **values), provenance
+    if max_unflushed_losses is not None and values["crash_model"] != "power-loss":
+        raise ConfigError("--max-unflushed-losses needs the power-loss crash model (--crash-model power-loss)")
+    try:
+        return ModelConfig(bounds=bounds, symmetry=symmetry, **values), provenance
+    except ConfigError as e:
+        sources = [" ".join(line.split()) for line in provenance if "<-" in line and any(
+            key in line.split("<-")[0] for key in ("replication.factor", "min.insync.replicas", "acks"))]
+        if sources:
+            raise ConfigError(f"{e} (where the values came from: {'; '.join(sources)})") from None
+        raise
 
 
 def describe_config(config: dict) -> list:

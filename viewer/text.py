@@ -24,6 +24,9 @@ def render_replica(b: int, r, state) -> str:
         role = "DOWN"
     elif r.leader == b:
         role = f"leader e{r.leader_epoch}"
+        c = state.controller
+        if c.leader != b or c.leader_epoch != r.leader_epoch:
+            role += " (stale: it has not applied epoch " + str(c.leader_epoch) + ")"
     elif r.leader == NO_LEADER:
         role = f"no leader e{r.leader_epoch}" if r.leader_epoch >= 0 else "waiting"
     else:
@@ -42,6 +45,14 @@ def render_state(state) -> list:
         f"  controller: leader={leader} epoch={c.leader_epoch} isr={{{','.join(map(str, c.isr))}}}"
         + (f" acked={','.join(f'r{rid}@{off}' for rid, off in state.acked)}" if state.acked else "")
     )
+    if state.leader_and_isr:
+        lines.append(
+            "  in flight: "
+            + ", ".join(
+                f"LeaderAndIsr(epoch {e}, leader {l if l >= 0 else 'none'}) to broker {b}"
+                for b, e, l, _ in state.leader_and_isr
+            )
+        )
     return lines
 
 
