@@ -167,6 +167,18 @@ def test_kip279_fetches_are_not_fenced_so_committed_data_is_inconsistent():
     assert len(result.by_name("committed-consistency").trace) == 11
 
 
+def test_kip279_rf3_hw_advances_on_a_remote_leo_from_an_older_epoch():
+    # DESIGN.md's row as stated: 3 replicas. Broker 1 truncates r1 away against broker 2 (which
+    # never had it); broker 0, a zombie of epoch 0, takes epoch 2 without forgetting broker 1's
+    # remote LEO from epoch 0 (it "was already leader"), shrinks the ISR and commits r1 on it.
+    result = run(kip101_config("kip-279", rf=3, max_records=1, max_crashes=0), "committed-consistency")
+    trace = result.by_name("committed-consistency").trace
+    assert result.verdict("committed-consistency") == VIOLATED
+    assert len(trace) == 11
+    assert steps(trace)[-1] == "LeaderShrinkIsr(leader=0, follower=2)"
+    assert trace.states[-1].replicas[1].log == ()
+
+
 def test_kip279_follower_truncates_against_a_leader_still_in_an_older_epoch():
     result = run(kip101_config("kip-279", max_leader_epoch=3), "no-acked-loss")
     trace = result.by_name("no-acked-loss").trace
