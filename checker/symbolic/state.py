@@ -1,0 +1,390 @@
+"""The partition's replication state as z3 terms: ``SState``.
+
+Every field of ``model.state.ClusterState`` has a fixed-size z3 counterpart, sized by the
+configuration's bounds (``Dims``):
+
+* a replica's log is ``L = max_records`` slots of ``(record id, epoch)`` plus its LEO; a record
+  keeps its offset in every log it is copied to and ids are unique, so no log is longer than the
+  number of records written. Slots at or above the LEO are don't-care.
+* a fetch response in flight stores the leader's log *at absolute offsets* (the records it carries
+  are the slots from ``fetch_offset`` up to ``leader_leo``), so no index shifting is needed.
+* sets of brokers (ISRs, live brokers) are one Bool per broker.
+* LeaderAndIsr requests in flight are one flag per ``(broker, leader_epoch)`` with the request's
+  leader and ISR as payload: the controller only sends its current epoch, which only grows, and a
+  broker's requests are dropped when it crashes, so no two requests share a (broker, epoch).
+* pending acks and acks are one flag per record id (a record is produced once) with its leader
+  and offset; the consumer-visible history is ``L`` slots plus a length.
+
+``eq`` compares two states on their meaningful parts only (the explicit state's equality), which
+is what the transition relation and the successor enumeration use; ``encode`` turns an explicit
+``ClusterState`` into constants and ``decode`` reads one back out of a z3 model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import z3
+
+from checker.symbolic import numbers as num
+
+from model.state import ClusterState, PartitionState, ReplicaState
+
+
+@dataclass(frozen=True)
+class Dims:
+    """The sizes of the encoding: brokers, log slots, record ids, highest epoch, bounds."""
+
+    n: int
+    slots: int
+    records: int
+    max_epoch: int
+    max_crashes: int
+    max_losses: int
+
+    @classmethod
+    def of(cls, config) -> "Dims":
+        b = config.bounds
+        return cls(config.replication_factor, b.max_records, b.max_records, b.max_leader_epoch,
+                   b.max_crashes, b.max_unflushed_losses)
+
+
+@dataclass
+class SReplica:
+    alive: object
+    log_id: list
+    log_ep: list
+    leo: object
+    hw: object
+    lep: object
+    leader: object
+    isr: list
+    remote: list
+    truncating: object
+    fr: object  # a fetch response is in flight
+    fr_leader: object
+    fr_epoch: object
+    fr_offset: object
+    fr_id: list  # the leader's log at absolute offsets; meaningful in [fr_offset, fr_leo)
+    fr_ep: list
+    fr_hw: object
+    fr_leo: object
+    flushed: object
+
+    def but(self, **changes) -> "SReplica":
+        return replace(self, **changes)
+
+
+@dataclass
+class SState:
+    reps: list
+    c_leader: object
+    c_epoch: object
+    c_isr: list
+    c_live: list
+    lai: list  # lai[b][e]: a LeaderAndIsr(epoch e) request to broker b is in flight
+    lai_leader: list  # [b][e]
+    lai_isr: list  # [b][e][j]
+    pend: list  # pend[r-1]: record r waits in a leader's purgatory
+    pend_leader: list
+    pend_off: list
+    acked: list  # acked[r-1]: record r was acknowledged
+    acked_off: list
+    cv_len: object
+    cv: list
+    written: object
+    crashes: object
+    losses: object
+    extra: dict = field(default_factory=dict)
+
+    def but(self, **changes) -> "SState":
+        return replace(self, **changes)
+
+    def put(self, b: int, rep: SReplica) -> "SState":
+        reps = list(self.reps)
+        reps[b] = rep
+        return replace(self, reps=reps)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def ite(c, a, b):
+    """z3 If that folds constant conditions (keeps terms small)."""
+    if c is True or z3.is_true(c):
+        return a
+    if c is False or z3.is_false(c):
+        return b
+    if a is b:
+        return a
+    return z3.If(c, a, b)
+
+
+def sel(vec: list, idx, default=0):
+    """``vec[idx]`` for a symbolic index (``default`` when out of range)."""
+    out = num.val(default) if not isinstance(default, z3.ExprRef) else default
+    for i in range(len(vec) - 1, -1, -1):
+        out = ite(idx == i, vec[i], out)
+    return out
+
+
+def count(bools: list):
+    return z3.Sum([z3.If(x, num.val(1), num.val(0)) for x in bools]) if bools else num.val(0)
+
+
+def zmin(a, b):
+    return z3.If(a <= b, a, b)
+
+
+def zmax(a, b):
+    return z3.If(a >= b, a, b)
+
+
+# ---------------------------------------------------------------------------- construction
+
+def fresh(d: Dims, tag: str) -> SState:
+    """A state of fresh z3 variables named ``tag_...``."""
+    I = lambda name: num.var(f"{tag}_{name}")  # noqa: E731
+    B = lambda name: z3.Bool(f"{tag}_{name}")  # noqa: E731
+    reps = []
+    for b in range(d.n):
+        p = f"r{b}"
+        reps.append(SReplica(
+            alive=B(f"{p}_alive"),
+            log_id=[I(f"{p}_id{i}") for i in range(d.slots)],
+            log_ep=[I(f"{p}_ep{i}") for i in range(d.slots)],
+            leo=I(f"{p}_leo"), hw=I(f"{p}_hw"), lep=I(f"{p}_lep"), leader=I(f"{p}_leader"),
+            isr=[B(f"{p}_isr{j}") for j in range(d.n)],
+            remote=[I(f"{p}_remote{j}") for j in range(d.n)],
+            truncating=B(f"{p}_trunc"), fr=B(f"{p}_fr"), fr_leader=I(f"{p}_frl"),
+            fr_epoch=I(f"{p}_fre"), fr_offset=I(f"{p}_fro"),
+            fr_id=[I(f"{p}_frid{i}") for i in range(d.slots)],
+            fr_ep=[I(f"{p}_frep{i}") for i in range(d.slots)],
+            fr_hw=I(f"{p}_frhw"), fr_leo=I(f"{p}_frleo"), flushed=I(f"{p}_flushed"),
+        ))
+    E = d.max_epoch + 1
+    return SState(
+        reps=reps, c_leader=I("c_leader"), c_epoch=I("c_epoch"),
+        c_isr=[B(f"c_isr{j}") for j in range(d.n)], c_live=[B(f"c_live{j}") for j in range(d.n)],
+        lai=[[B(f"lai{b}_{e}") for e in range(E)] for b in range(d.n)],
+        lai_leader=[[I(f"lai{b}_{e}_leader") for e in range(E)] for b in range(d.n)],
+        lai_isr=[[[B(f"lai{b}_{e}_isr{j}") for j in range(d.n)] for e in range(E)] for b in range(d.n)],
+        pend=[B(f"pend{r}") for r in range(1, d.records + 1)],
+        pend_leader=[I(f"pend{r}_leader") for r in range(1, d.records + 1)],
+        pend_off=[I(f"pend{r}_off") for r in range(1, d.records + 1)],
+        acked=[B(f"acked{r}") for r in range(1, d.records + 1)],
+        acked_off=[I(f"acked{r}_off") for r in range(1, d.records + 1)],
+        cv_len=I("cv_len"), cv=[I(f"cv{i}") for i in range(d.slots)],
+        written=I("written"), crashes=I("crashes"), losses=I("losses"),
+    )
+
+
+def encode(d: Dims, s: ClusterState) -> SState:
+    """An explicit state as z3 constants (don't-care slots are 0)."""
+    V, T = num.val, z3.BoolVal
+
+    def slots(values):
+        values = list(values)
+        if len(values) > d.slots:
+            raise ValueError(f"a log of {len(values)} records exceeds {d.slots} slots")
+        return [V(v) for v in values] + [V(0)] * (d.slots - len(values))
+
+    reps = []
+    for r in s.replicas:
+        if r.fetch_response:
+            fl, fe, fo, recs, fhw, fleo = r.fetch_response
+            ids, eps = [0] * d.slots, [0] * d.slots
+            for k, (rid, ep) in enumerate(recs):
+                ids[fo + k], eps[fo + k] = rid, ep
+            fr = (T(True), V(fl), V(fe), V(fo), slots(ids), slots(eps), V(fhw), V(fleo))
+        else:
+            fr = (T(False), V(0), V(0), V(0), slots([]), slots([]), V(0), V(0))
+        reps.append(SReplica(
+            alive=T(r.alive), log_id=slots(x[0] for x in r.log), log_ep=slots(x[1] for x in r.log),
+            leo=V(len(r.log)), hw=V(r.high_watermark), lep=V(r.leader_epoch), leader=V(r.leader),
+            isr=[T(j in r.isr) for j in range(d.n)],
+            remote=[V(x) for x in r.remote_log_end_offsets], truncating=T(r.truncating),
+            fr=fr[0], fr_leader=fr[1], fr_epoch=fr[2], fr_offset=fr[3], fr_id=fr[4], fr_ep=fr[5],
+            fr_hw=fr[6], fr_leo=fr[7], flushed=V(r.flushed_offset),
+        ))
+    c = s.controller
+    E = d.max_epoch + 1
+    lai = [[T(False)] * E for _ in range(d.n)]
+    lai_leader = [[V(0)] * E for _ in range(d.n)]
+    lai_isr = [[[T(False)] * d.n for _ in range(E)] for _ in range(d.n)]
+    for b, e, leader, isr in s.leader_and_isr:
+        if z3.is_true(lai[b][e]):
+            raise ValueError(f"two LeaderAndIsr requests for broker {b} in epoch {e}")
+        lai[b][e] = T(True)
+        lai_leader[b][e] = V(leader)
+        lai_isr[b][e] = [T(j in isr) for j in range(d.n)]
+    R = d.records
+    pend, pend_leader, pend_off = [T(False)] * R, [V(0)] * R, [V(0)] * R
+    for leader, rid, off in s.pending_acks:
+        pend[rid - 1], pend_leader[rid - 1], pend_off[rid - 1] = T(True), V(leader), V(off)
+    acked, acked_off = [T(False)] * R, [V(0)] * R
+    for rid, off in s.acked:
+        acked[rid - 1], acked_off[rid - 1] = T(True), V(off)
+    return SState(
+        reps=reps, c_leader=V(c.leader), c_epoch=V(c.leader_epoch),
+        c_isr=[T(j in c.isr) for j in range(d.n)], c_live=[T(j in c.live_brokers) for j in range(d.n)],
+        lai=lai, lai_leader=lai_leader, lai_isr=lai_isr,
+        pend=pend, pend_leader=pend_leader, pend_off=pend_off, acked=acked, acked_off=acked_off,
+        cv_len=V(len(s.consumer_visible)), cv=slots(s.consumer_visible),
+        written=V(s.records_written), crashes=V(s.crashes), losses=V(s.unflushed_losses),
+    )
+
+
+# ---------------------------------------------------------------------------- flattening
+
+_REPLICA_FIELDS = [f for f in SReplica.__dataclass_fields__]
+_STATE_FIELDS = [f for f in SState.__dataclass_fields__ if f not in ("reps", "extra")]
+
+
+def _flat(x, out: list) -> None:
+    if isinstance(x, list):
+        for y in x:
+            _flat(y, out)
+    else:
+        out.append(x if isinstance(x, z3.ExprRef) else (z3.BoolVal(x) if isinstance(x, bool) else num.val(x)))
+
+
+def leaves(s: SState) -> list:
+    """Every term of ``s`` in a fixed order (the inverse of ``rebuild``)."""
+    out: list = []
+    for r in s.reps:
+        for f in _REPLICA_FIELDS:
+            _flat(getattr(r, f), out)
+    for f in _STATE_FIELDS:
+        _flat(getattr(s, f), out)
+    return out
+
+
+def rebuild(template: SState, terms: list) -> SState:
+    """A state shaped like ``template`` holding ``terms`` (in ``leaves`` order)."""
+    it = iter(terms)
+
+    def take(x):
+        return [take(y) for y in x] if isinstance(x, list) else next(it)
+
+    reps = [SReplica(**{f: take(getattr(r, f)) for f in _REPLICA_FIELDS}) for r in template.reps]
+    return SState(reps=reps, **{f: take(getattr(template, f)) for f in _STATE_FIELDS})
+
+
+# ---------------------------------------------------------------------------- equality
+
+def _eq_log(n1, ids1, eps1, ids2, eps2, lo=0):
+    """Slots ``lo <= i < n1`` agree."""
+    out = []
+    for i in range(len(ids1)):
+        inside = z3.And(i >= lo, i < n1) if not isinstance(lo, int) or lo else (i < n1)
+        out.append(z3.Implies(inside, z3.And(ids1[i] == ids2[i], eps1[i] == eps2[i])))
+    return out
+
+
+def eq_replica(a: SReplica, b: SReplica) -> list:
+    out = [a.alive == b.alive, a.leo == b.leo, a.hw == b.hw, a.lep == b.lep, a.leader == b.leader,
+           a.truncating == b.truncating, a.fr == b.fr, a.flushed == b.flushed]
+    out += _eq_log(a.leo, a.log_id, a.log_ep, b.log_id, b.log_ep)
+    out += [x == y for x, y in zip(a.isr, b.isr)]
+    out += [x == y for x, y in zip(a.remote, b.remote)]
+    fr_same = [a.fr_leader == b.fr_leader, a.fr_epoch == b.fr_epoch, a.fr_offset == b.fr_offset,
+               a.fr_hw == b.fr_hw, a.fr_leo == b.fr_leo]
+    fr_same += _eq_log(a.fr_leo, a.fr_id, a.fr_ep, b.fr_id, b.fr_ep, lo=a.fr_offset)
+    out.append(z3.Implies(a.fr, z3.And(fr_same)))
+    return out
+
+
+def eq(a: SState, b: SState) -> z3.BoolRef:
+    """The two states are the same explicit state."""
+    out = []
+    for ra, rb in zip(a.reps, b.reps):
+        out += eq_replica(ra, rb)
+    out += [a.c_leader == b.c_leader, a.c_epoch == b.c_epoch, a.cv_len == b.cv_len,
+            a.written == b.written, a.crashes == b.crashes, a.losses == b.losses]
+    out += [x == y for x, y in zip(a.c_isr, b.c_isr)]
+    out += [x == y for x, y in zip(a.c_live, b.c_live)]
+    for bb in range(len(a.lai)):
+        for e in range(len(a.lai[bb])):
+            same = [a.lai_leader[bb][e] == b.lai_leader[bb][e]]
+            same += [x == y for x, y in zip(a.lai_isr[bb][e], b.lai_isr[bb][e])]
+            out += [a.lai[bb][e] == b.lai[bb][e], z3.Implies(a.lai[bb][e], z3.And(same))]
+    for r in range(len(a.pend)):
+        out += [a.pend[r] == b.pend[r],
+                z3.Implies(a.pend[r], z3.And(a.pend_leader[r] == b.pend_leader[r],
+                                             a.pend_off[r] == b.pend_off[r])),
+                a.acked[r] == b.acked[r],
+                z3.Implies(a.acked[r], a.acked_off[r] == b.acked_off[r])]
+    out += [z3.Implies(i < a.cv_len, a.cv[i] == b.cv[i]) for i in range(len(a.cv))]
+    return z3.And(out)
+
+
+# ---------------------------------------------------------------------------- domains
+
+def well_formed(d: Dims, s: SState) -> z3.BoolRef:
+    """Value ranges of an arbitrary state (for k-induction): every field holds a value the
+    explicit state could hold, so a decoded state is a valid ``ClusterState``."""
+    L, E, n = d.slots, d.max_epoch, d.n
+    out = []
+    rng = lambda x, lo, hi: z3.And(x >= lo, x <= hi)  # noqa: E731
+    for r in s.reps:
+        out += [rng(r.leo, 0, L), rng(r.hw, 0, L), rng(r.lep, -1, E), rng(r.leader, -1, n - 1),
+                rng(r.flushed, 0, L)]
+        for i in range(L):
+            out += [z3.Implies(i < r.leo, z3.And(rng(r.log_id[i], 1, d.records), rng(r.log_ep[i], 0, E)))]
+        out += [rng(x, -1, L) for x in r.remote]
+        out += [z3.Implies(r.fr, z3.And(
+            [rng(r.fr_leader, 0, n - 1), rng(r.fr_epoch, -1, E), rng(r.fr_offset, 0, L),
+             rng(r.fr_hw, 0, L), rng(r.fr_leo, 0, L)]
+            + [z3.Implies(z3.And(i >= r.fr_offset, i < r.fr_leo),
+                          z3.And(rng(r.fr_id[i], 1, d.records), rng(r.fr_ep[i], 0, E)))
+               for i in range(L)]))]
+    out += [rng(s.c_leader, -1, n - 1), rng(s.c_epoch, 0, E), rng(s.cv_len, 0, L),
+            rng(s.written, 0, d.records), rng(s.crashes, 0, d.max_crashes),
+            rng(s.losses, 0, d.max_losses)]
+    out += [z3.Implies(i < s.cv_len, rng(s.cv[i], 1, d.records)) for i in range(L)]
+    for b in range(n):
+        for e in range(E + 1):
+            out.append(z3.Implies(s.lai[b][e], rng(s.lai_leader[b][e], -1, n - 1)))
+    for r in range(d.records):
+        out += [z3.Implies(s.pend[r], z3.And(rng(s.pend_leader[r], 0, n - 1), rng(s.pend_off[r], 0, L - 1))),
+                z3.Implies(s.acked[r], rng(s.acked_off[r], 0, L - 1)),
+                z3.Not(z3.And(s.pend[r], s.acked[r]))]
+    return z3.And(out)
+
+
+# ---------------------------------------------------------------------------- decoding
+
+def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
+    """The explicit state a z3 model gives ``s``."""
+    iv = lambda x: num.to_int(m.eval(x, model_completion=True))  # noqa: E731
+    bv = lambda x: z3.is_true(m.eval(x, model_completion=True))  # noqa: E731
+    reps = []
+    for r in s.reps:
+        leo = iv(r.leo)
+        log = tuple((iv(r.log_id[i]), iv(r.log_ep[i])) for i in range(leo))
+        fetch = ()
+        if bv(r.fr):
+            fo, fleo = iv(r.fr_offset), iv(r.fr_leo)
+            recs = tuple((iv(r.fr_id[i]), iv(r.fr_ep[i])) for i in range(fo, fleo))
+            fetch = (iv(r.fr_leader), iv(r.fr_epoch), fo, recs, iv(r.fr_hw), fleo)
+        reps.append(ReplicaState(
+            bv(r.alive), log, iv(r.hw), iv(r.lep), iv(r.leader),
+            tuple(j for j in range(d.n) if bv(r.isr[j])), tuple(iv(x) for x in r.remote),
+            bv(r.truncating), fetch, iv(r.flushed),
+        ))
+    controller = PartitionState(
+        iv(s.c_leader), iv(s.c_epoch), tuple(j for j in range(d.n) if bv(s.c_isr[j])),
+        tuple(j for j in range(d.n) if bv(s.c_live[j])),
+    )
+    lai = []
+    for b in range(d.n):
+        for e in range(d.max_epoch + 1):
+            if bv(s.lai[b][e]):
+                isr = tuple(j for j in range(d.n) if bv(s.lai_isr[b][e][j]))
+                lai.append((b, e, iv(s.lai_leader[b][e]), isr))
+    pending = sorted((iv(s.pend_leader[r]), r + 1, iv(s.pend_off[r]))
+                     for r in range(d.records) if bv(s.pend[r]))
+    acked = sorted((r + 1, iv(s.acked_off[r])) for r in range(d.records) if bv(s.acked[r]))
+    cv = tuple(iv(s.cv[i]) for i in range(iv(s.cv_len)))
+    return ClusterState(tuple(reps), controller, tuple(sorted(lai)), tuple(pending), tuple(acked),
+                        cv, iv(s.written), iv(s.crashes), iv(s.losses))

@@ -1,0 +1,527 @@
+"""The transition relation: one encoded action per ``ACTION_PARAMS`` entry.
+
+Each ``_enc_<Action>`` function mirrors the method of ``model.variants.base.ReplicationModel`` (and
+the variant hooks) with the same name in Kafka words, for *concrete* action arguments: it returns
+a list of ``(guard, next_state)`` cases with pairwise exclusive guards (a case split on a value the
+Python reads from the state, such as which broker a follower follows). ``Encoder.instances()``
+lists every ``Action`` the configuration allows, built from ``ACTION_PARAMS`` (the single source
+of truth for names and parameters), and ``Encoder.step(pre, post, act)`` is the relation
+
+    OR over actions a, cases (g, nxt):  act == index(a)  AND  g  AND  post == finish(nxt)
+
+where ``finish`` is ``ReplicationModel._finish`` (drop LeaderAndIsr requests their broker would
+ignore, extend the consumer-visible history).
+"""
+
+from __future__ import annotations
+
+import z3
+
+from checker.symbolic import numbers as num
+
+from model.actions import ACTION_PARAMS, Action
+from checker.symbolic.state import (
+    Dims, SReplica, SState, count, eq, ite, leaves, rebuild, sel, zmax, zmin,
+)
+
+NO_LEADER = -1
+UNDEFINED = -1
+
+
+class UnsupportedVariant(Exception):
+    """The protocol variant has no symbolic encoding."""
+
+
+class Encoder:
+    """The symbolic transition relation of ``model`` (a ``ReplicationModel``)."""
+
+    def __init__(self, model, *, bounded: bool = True) -> None:
+        self.model = model
+        self.config = model.config
+        self.d = Dims.of(model.config)
+        self.n = self.d.n
+        self.bounded = bounded
+        self.protocol = model.name
+        if self.protocol not in ("hw-truncation", "kip-101", "kip-279", "kip-320"):
+            raise UnsupportedVariant(f"protocol {self.protocol!r} has no symbolic encoding")
+        self.power_loss = model.power_loss
+        self.acks = model.acks
+        self.min_isr = model.min_isr
+        self.unclean = model.unclean
+        self.fenced = model.fetch_fenced
+        self.truncate_every_epoch = model.truncate_on_every_epoch
+        self.reset_remote_every_epoch = model.reset_remote_on_every_epoch
+        self.has_truncate = getattr(type(model), "follower_truncate", None) is not None
+        self._instances = self._build_instances()
+
+    # ------------------------------------------------------------------ action instances
+
+    def _domain(self, param: str) -> range:
+        if param == "new_leader":
+            return range(-1, self.n)
+        if param == "leader_epoch":
+            return range(0, self.d.max_epoch + 1)
+        return range(self.n)
+
+    def _build_instances(self) -> list:
+        out = []
+        for name, params in ACTION_PARAMS.items():
+            combos = [()]
+            for p in params:
+                combos = [c + (v,) for c in combos for v in self._domain(p)]
+            out += [Action(name, c) for c in combos]
+        return out
+
+    def instances(self) -> list:
+        """Every action of the configuration, in ``ACTION_PARAMS`` order."""
+        return self._instances
+
+    def cases(self, s: SState, act: Action) -> list:
+        enc = getattr(self, f"_enc_{act.name}")
+        return enc(s, *act.args)
+
+    def all_cases(self, pre: SState) -> list:
+        """Every ``(action index, guard, next state)`` case, unsatisfiable guards left out."""
+        out = []
+        for i, act in enumerate(self._instances):
+            for guard, nxt in self.cases(pre, act):
+                if z3.is_false(z3.simplify(guard)):
+                    continue
+                out.append((i, guard, nxt))
+        return out
+
+    def step(self, pre: SState, post: SState, act_var, tag: str = "t", exact: bool = True) -> z3.BoolRef:
+        """The transition relation with the action taken as the integer ``act_var``.
+
+        The next state is built functionally: one Bool ``fire`` per case, and every field of the
+        successor an if-then-else over the cases that change it (frame conditions come free).
+        ``exact`` equates every slot of ``post`` (for fresh variables, as in BMC); otherwise only
+        the meaningful parts (for comparing with an encoded explicit state)."""
+        cases = self.all_cases(pre)
+        fires = [z3.Bool(f"{tag}_fire{c}") for c in range(len(cases))]
+        cons = [z3.Or(fires)] if fires else [z3.BoolVal(False)]
+        for f, (i, guard, _) in zip(fires, cases):
+            cons.append(z3.Implies(f, z3.And(guard, act_var == i)))
+        base = leaves(pre)
+        outs = [leaves(nxt) for _, _, nxt in cases]
+        merged = []
+        for k, default in enumerate(base):
+            term = default
+            for f, out in zip(reversed(fires), reversed(outs)):
+                v = out[k]
+                if not v.eq(default):
+                    term = z3.If(f, v, term)
+            merged.append(term)
+        nxt = self.finish(rebuild(pre, merged))
+        if exact:
+            cons += [a == b for a, b in zip(leaves(post), leaves(nxt))]
+        else:
+            cons.append(eq(post, nxt))
+        return z3.And(cons)
+
+    def action_formula(self, pre: SState, post: SState, act: Action) -> z3.BoolRef:
+        """``post`` is the state ``act`` leads to from ``pre``."""
+        disj = [z3.And(g, eq(post, self.finish(nxt))) for g, nxt in self.cases(pre, act)]
+        return z3.Or(disj) if disj else z3.BoolVal(False)
+
+    # ------------------------------------------------------------------ shared pieces
+
+    def is_true_leader(self, s: SState, l: int):
+        r = s.reps[l]
+        return z3.And(s.c_leader == l, r.alive, r.leader == l, r.lep == s.c_epoch)
+
+    def finish(self, s: SState) -> SState:
+        """``ReplicationModel._finish``."""
+        lai = [[z3.And(s.lai[b][e], e > s.reps[b].lep) for e in range(len(s.lai[b]))]
+               for b in range(self.n)]
+        cv_len, cv = s.cv_len, list(s.cv)
+        for l in range(self.n):
+            r = s.reps[l]
+            new_len = zmin(r.hw, r.leo)
+            matches = z3.And([z3.Implies(i < s.cv_len, z3.And(i < new_len, r.log_id[i] == s.cv[i]))
+                              for i in range(self.d.slots)])
+            grow = z3.And(self.is_true_leader(s, l), r.hw > s.cv_len, matches)
+            cv_len = ite(grow, new_len, cv_len)
+            cv = [ite(grow, r.log_id[i], cv[i]) for i in range(self.d.slots)]
+        return s.but(lai=lai, cv_len=cv_len, cv=cv)
+
+    def send_leader_and_isr(self, s: SState, c_epoch, c_leader, c_isr, targets) -> SState:
+        """Queue LeaderAndIsr(epoch, leader, isr) to the alive brokers among ``targets``
+        (``targets[b]`` a Bool)."""
+        lai = [list(row) for row in s.lai]
+        lai_leader = [list(row) for row in s.lai_leader]
+        lai_isr = [[list(x) for x in row] for row in s.lai_isr]
+        for b in range(self.n):
+            for e in range(len(lai[b])):
+                hit = z3.And(targets[b], s.reps[b].alive, c_epoch == e)
+                lai[b][e] = z3.Or(lai[b][e], hit)
+                lai_leader[b][e] = ite(hit, c_leader, lai_leader[b][e])
+                lai_isr[b][e] = [ite(hit, c_isr[j], lai_isr[b][e][j]) for j in range(self.n)]
+        return s.but(lai=lai, lai_leader=lai_leader, lai_isr=lai_isr)
+
+    def maybe_increment_leader_hw(self, s: SState, l: int) -> SState:
+        """``Partition.maybeIncrementLeaderHW`` then ``DelayedProduce.tryComplete``."""
+        r = s.reps[l]
+        new_hw = r.leo
+        for j in range(self.n):
+            if j != l:
+                new_hw = ite(z3.And(r.isr[j], r.remote[j] < new_hw), r.remote[j], new_hw)
+        grows = new_hw > r.hw
+        s = s.put(l, r.but(hw=ite(grows, new_hw, r.hw)))
+        enough = count(r.isr) >= self.min_isr
+        pend, acked, acked_off = list(s.pend), list(s.acked), list(s.acked_off)
+        for k in range(self.d.records):
+            done = z3.And(grows, s.pend[k], s.pend_leader[k] == l, s.pend_off[k] < new_hw)
+            pend[k] = z3.And(s.pend[k], z3.Not(done))
+            ok = z3.And(done, enough)
+            acked[k] = z3.Or(s.acked[k], ok)
+            acked_off[k] = ite(ok, s.pend_off[k], s.acked_off[k])
+        return s.but(pend=pend, acked=acked, acked_off=acked_off)
+
+    def drop_pending_acks(self, s: SState, b: int, cond=True) -> SState:
+        return s.but(pend=[z3.And(p, z3.Not(z3.And(cond, pl == b)))
+                           for p, pl in zip(s.pend, s.pend_leader)])
+
+    def trim_flushed(self, r: SReplica) -> SReplica:
+        if not self.power_loss:
+            return r
+        return r.but(flushed=ite(r.flushed > r.leo, r.leo, r.flushed))
+
+    def no_fetch(self, r: SReplica) -> SReplica:
+        return r.but(fr=z3.BoolVal(False))
+
+    def unknown(self) -> list:
+        return [num.val(-1)] * self.n
+
+    @staticmethod
+    def truncate_to(leo, target):
+        """The LEO after ``truncate_to(log, target)``."""
+        return ite(target >= leo, leo, zmax(target, 0))
+
+    # ------------------------------------------------------------------ epoch cache (model.log)
+
+    def _last_epoch(self, eps, n):
+        return ite(n > 0, sel(eps, n - 1), num.val(UNDEFINED))
+
+    def _first_above(self, eps, n, requested):
+        """(exists, offset): the first offset < n whose epoch is > requested."""
+        found, off = z3.BoolVal(False), num.val(0)
+        for i in range(len(eps) - 1, -1, -1):
+            hit = z3.And(i < n, eps[i] > requested)
+            found, off = z3.Or(found, hit), ite(hit, num.val(i), off)
+        return found, off
+
+    def end_offset_for_epoch(self, eps, n, requested, current):
+        """``model.log.end_offset_for_epoch``: ``(epoch, end_offset)``."""
+        last = self._last_epoch(eps, n)
+        has_cur = current > last
+        empty = z3.And(n == 0, z3.Not(has_cur))
+        last_entry = ite(has_cur, current, last)
+        rec_above, first_rec_above = self._first_above(eps, n, requested)
+        cur_above = z3.And(has_cur, current > requested)
+        sub_exists = z3.Or(rec_above, cur_above)
+        sub_start = ite(rec_above, first_rec_above, n)
+        # previous[-1].epoch: the current entry if it is <= requested, else the last record <= it
+        prev_found, prev_epoch = z3.BoolVal(False), num.val(0)
+        for i in range(len(eps)):
+            hit = z3.And(i < n, eps[i] <= requested)
+            prev_found, prev_epoch = z3.Or(prev_found, hit), ite(hit, eps[i], prev_epoch)
+        cur_prev = z3.And(has_cur, current <= requested)
+        prev_found = z3.Or(prev_found, cur_prev)
+        prev_epoch = ite(cur_prev, current, prev_epoch)
+        U = num.val(UNDEFINED)
+        epoch = ite(z3.Or(requested == UNDEFINED, empty), U,
+                    ite(last_entry == requested, requested,
+                        ite(z3.Not(sub_exists), U, ite(z3.Not(prev_found), requested, prev_epoch))))
+        offset = ite(z3.Or(requested == UNDEFINED, empty), U,
+                     ite(last_entry == requested, n, ite(z3.Not(sub_exists), U, sub_start)))
+        return epoch, offset
+
+    def end_offset_for_epoch_v0_11(self, eps, n, requested, current):
+        """``model.log.end_offset_for_epoch_v0_11``."""
+        last = self._last_epoch(eps, n)
+        has_cur = current > last
+        empty = z3.And(n == 0, z3.Not(has_cur))
+        last_entry = ite(has_cur, current, last)
+        first_entry = ite(n > 0, eps[0] if eps else num.val(0), current)
+        rec_above, first_rec_above = self._first_above(eps, n, requested)
+        sub_exists = z3.Or(rec_above, z3.And(has_cur, current > requested))
+        sub_start = ite(rec_above, first_rec_above, n)
+        U = num.val(UNDEFINED)
+        return ite(z3.Or(requested == UNDEFINED, empty), U,
+                   ite(last_entry == requested, n,
+                       ite(z3.Or(z3.Not(sub_exists), requested < first_entry), U, sub_start)))
+
+    def truncation_offset(self, f: SReplica, l: SReplica):
+        """The variant's ``truncation_offset(follower, leader)``."""
+        if self.protocol == "kip-101":
+            answer = self.end_offset_for_epoch_v0_11(
+                l.log_ep, l.leo, self._last_epoch(f.log_ep, f.leo), l.lep)
+            return ite(answer == UNDEFINED, f.hw, zmin(answer, f.leo))
+        # kip-279 / kip-320: the OffsetsForLeaderEpoch loop, unrolled len(log)+2 times
+        m = f.leo
+        done, result = z3.BoolVal(False), num.val(0)
+        for k in range(self.d.slots + 2):
+            active = z3.And(z3.Not(done), k < f.leo + 2)
+            requested = self._last_epoch(f.log_ep, m)
+            le, lend = self.end_offset_for_epoch(l.log_ep, l.leo, requested, l.lep)
+            fe, fend = self.end_offset_for_epoch(f.log_ep, m, le, num.val(UNDEFINED))
+            r1 = lend == UNDEFINED
+            r2 = z3.And(z3.Not(r1), le == UNDEFINED)
+            r3 = z3.And(z3.Not(r1), z3.Not(r2), fend == UNDEFINED)
+            again = z3.And(z3.Not(r1), z3.Not(r2), z3.Not(r3), fe != le)
+            value = ite(r1, zmin(f.hw, m), ite(z3.Or(r2, r3), zmin(lend, m), zmin(zmin(lend, fend), m)))
+            result = ite(z3.And(active, z3.Not(again)), value, result)
+            m = ite(z3.And(active, again), self.truncate_to(m, zmin(fend, m)), m)
+            done = z3.Or(done, z3.And(active, z3.Not(again)))
+        return ite(done, result, m)
+
+    def truncate_on_become_follower(self, r: SReplica) -> SReplica:
+        if self.protocol == "hw-truncation":
+            return r.but(leo=self.truncate_to(r.leo, r.hw), truncating=z3.BoolVal(False))
+        return r.but(truncating=r.leo > 0)
+
+    def leader_epoch_start_offset(self, r: SReplica):
+        off = r.leo
+        for i in range(self.d.slots - 1, -1, -1):
+            off = ite(z3.And(i < r.leo, r.log_ep[i] == r.lep), num.val(i), off)
+        return off
+
+    def is_caught_up_for_isr(self, r: SReplica, follower_leo):
+        ok = follower_leo >= r.hw
+        if self.protocol == "kip-320":
+            ok = z3.And(ok, follower_leo >= self.leader_epoch_start_offset(r))
+        return ok
+
+    def epoch_available(self, s: SState):
+        return s.c_epoch < self.d.max_epoch if self.bounded else z3.BoolVal(True)
+
+    # ------------------------------------------------------------------ actions
+
+    def _enc_ProduceRecord(self, s: SState, b: int) -> list:
+        r = s.reps[b]
+        guard = [r.alive, r.leader == b, r.leo < self.d.slots]
+        if self.bounded:
+            guard.append(s.written < self.d.records)
+        if self.acks == "all":
+            guard.append(count(r.isr) >= self.min_isr)
+        rid = s.written + 1
+        off = r.leo
+        ids = [ite(off == i, rid, r.log_id[i]) for i in range(self.d.slots)]
+        eps = [ite(off == i, r.lep, r.log_ep[i]) for i in range(self.d.slots)]
+        nxt = s.put(b, r.but(log_id=ids, log_ep=eps, leo=off + 1)).but(written=rid)
+        R = range(self.d.records)
+        if self.acks == "1":
+            nxt = nxt.but(acked=[z3.Or(nxt.acked[k], rid == k + 1) for k in R],
+                          acked_off=[ite(rid == k + 1, off, nxt.acked_off[k]) for k in R])
+        elif self.acks == "all":
+            nxt = nxt.but(pend=[z3.Or(nxt.pend[k], rid == k + 1) for k in R],
+                          pend_leader=[ite(rid == k + 1, num.val(b), nxt.pend_leader[k]) for k in R],
+                          pend_off=[ite(rid == k + 1, off, nxt.pend_off[k]) for k in R])
+        return [(z3.And(guard), self.maybe_increment_leader_hw(nxt, b))]
+
+    def _enc_LeaderHandleFetch(self, s: SState, lead: int, f: int) -> list:
+        if lead == f:
+            return []
+        fr, lr = s.reps[f], s.reps[lead]
+        guard = [fr.alive, fr.leader == lead, z3.Not(fr.truncating), z3.Not(fr.fr),
+                 lr.alive, lr.leader == lead]
+        if self.fenced:
+            guard.append(fr.lep == lr.lep)
+        offset, leader_leo = fr.leo, lr.leo
+        out_of_range = offset > leader_leo
+        # OFFSET_OUT_OF_RANGE: nothing recorded on the leader
+        resp_a = fr.but(fr=z3.BoolVal(True), fr_leader=num.val(lead), fr_epoch=fr.lep,
+                        fr_offset=offset, fr_hw=lr.hw, fr_leo=leader_leo)
+        case_a = (z3.And(guard + [out_of_range]), s.put(f, resp_a))
+        pruned = z3.And(lr.remote[f] == offset, offset == leader_leo, zmin(offset, lr.hw) == fr.hw)
+        remote = [offset if j == f else lr.remote[j] for j in range(self.n)]
+        nxt = self.maybe_increment_leader_hw(s.put(lead, lr.but(remote=remote)), lead)
+        resp_b = fr.but(fr=z3.BoolVal(True), fr_leader=num.val(lead), fr_epoch=fr.lep,
+                        fr_offset=offset, fr_id=list(lr.log_id), fr_ep=list(lr.log_ep),
+                        fr_hw=nxt.reps[lead].hw, fr_leo=leader_leo)
+        case_b = (z3.And(guard + [z3.Not(out_of_range), z3.Not(pruned)]), nxt.put(f, resp_b))
+        return [case_a, case_b]
+
+    def _enc_FollowerHandleFetchResponse(self, s: SState, f: int) -> list:
+        r = s.reps[f]
+        base = [r.alive, r.fr]
+        stale = z3.Or(r.leader != r.fr_leader, r.lep != r.fr_epoch, r.leo != r.fr_offset, r.truncating)
+        case_stale = (z3.And(base + [stale]), s.put(f, self.no_fetch(r)))
+        oor = r.fr_offset > r.fr_leo
+        leo = self.truncate_to(r.leo, r.fr_leo)
+        r_oor = self.trim_flushed(self.no_fetch(r.but(leo=leo, hw=zmin(r.hw, leo))))
+        case_oor = (z3.And(base + [z3.Not(stale), oor]), s.put(f, r_oor))
+        ids = [ite(i < r.fr_offset, r.log_id[i], r.fr_id[i]) for i in range(self.d.slots)]
+        eps = [ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i]) for i in range(self.d.slots)]
+        r_app = self.no_fetch(r.but(log_id=ids, log_ep=eps, leo=r.fr_leo, hw=zmin(r.fr_leo, r.fr_hw)))
+        case_app = (z3.And(base + [z3.Not(stale), z3.Not(oor)]), s.put(f, r_app))
+        return [case_stale, case_oor, case_app]
+
+    def _enc_FollowerTruncate(self, s: SState, f: int) -> list:
+        if not self.has_truncate:
+            return []
+        fr = s.reps[f]
+        out = []
+        for l in range(self.n):
+            lr = s.reps[l]
+            guard = [fr.alive, fr.truncating, fr.leader == l, lr.alive, lr.leader == l]
+            if self.fenced:
+                guard.append(lr.lep == fr.lep)
+            leo = self.truncate_to(fr.leo, self.truncation_offset(fr, lr))
+            r2 = self.trim_flushed(fr.but(leo=leo, hw=zmin(fr.hw, leo), truncating=z3.BoolVal(False)))
+            out.append((z3.And(guard), s.put(f, r2)))
+        return out
+
+    def _isr_change_allowed(self, s: SState, b: int, r: SReplica):
+        return z3.And(s.c_leader == b, s.c_epoch == r.lep)
+
+    def _enc_LeaderShrinkIsr(self, s: SState, b: int, f: int) -> list:
+        if f == b:
+            return []
+        r = s.reps[b]
+        guard = [r.alive, r.leader == b, count(r.isr) > 1, self._isr_change_allowed(s, b, r),
+                 r.isr[f], r.remote[f] < r.leo]
+        isr = [z3.BoolVal(False) if j == f else r.isr[j] for j in range(self.n)]
+        nxt = s.put(b, r.but(isr=isr)).but(c_isr=isr)
+        return [(z3.And(guard), self.maybe_increment_leader_hw(nxt, b))]
+
+    def _enc_LeaderExpandIsr(self, s: SState, b: int, f: int) -> list:
+        r = s.reps[b]
+        leo = r.remote[f]
+        guard = [r.alive, r.leader == b, count(r.isr) != self.n, self._isr_change_allowed(s, b, r),
+                 z3.Not(r.isr[f]), leo >= 0, self.is_caught_up_for_isr(r, leo)]
+        isr = [z3.BoolVal(True) if j == f else r.isr[j] for j in range(self.n)]
+        return [(z3.And(guard), s.put(b, r.but(isr=isr)).but(c_isr=isr))]
+
+    def _enc_BecomeLeaderOrFollower(self, s: SState, b: int, e: int) -> list:
+        r = s.reps[b]
+        guard = [s.lai[b][e], r.alive, r.lep < e]
+        leader, isr = s.lai_leader[b][e], s.lai_isr[b][e]
+        lai = [list(row) for row in s.lai]
+        lai[b][e] = z3.BoolVal(False)
+        base = s.but(lai=lai)
+        # Partition.makeLeader
+        was_leader = r.leader == b
+        reset = z3.BoolVal(True) if self.reset_remote_every_epoch else z3.Not(was_leader)
+        remote = [ite(reset, num.val(-1), r.remote[j]) for j in range(self.n)]
+        rl = r.but(lep=num.val(e), leader=num.val(b), isr=list(isr), remote=remote,
+                   truncating=z3.BoolVal(False), fr=z3.BoolVal(False))
+        as_leader = self.maybe_increment_leader_hw(base.put(b, rl), b)
+        # Partition.makeFollower
+        new_leader = r.leader != leader
+        rf = r.but(lep=num.val(e), leader=leader, isr=[z3.BoolVal(False)] * self.n,
+                   remote=self.unknown(), fr=z3.BoolVal(False))
+        truncated = self.trim_flushed(self.truncate_on_become_follower(rf))
+        retrunc = z3.BoolVal(True) if self.truncate_every_epoch else new_leader
+        rf2 = SReplica(**{
+            k: (ite(leader == NO_LEADER, getattr(rf, k), ite(retrunc, getattr(truncated, k), getattr(rf, k)))
+                if not isinstance(getattr(rf, k), list) else
+                [ite(leader == NO_LEADER, x, ite(retrunc, y, x))
+                 for x, y in zip(getattr(rf, k), getattr(truncated, k))])
+            for k in rf.__dataclass_fields__})
+        rf2 = rf2.but(truncating=ite(leader == NO_LEADER, z3.BoolVal(False), rf2.truncating))
+        as_follower = self.drop_pending_acks(base.put(b, rf2), b)
+        return [(z3.And(guard + [leader == b]), as_leader),
+                (z3.And(guard + [leader != b]), as_follower)]
+
+    def _enc_ControllerElectLeader(self, s: SState, new: int) -> list:
+        if new < 0:
+            return []
+        guard = [s.c_leader != NO_LEADER, self.epoch_available(s), s.c_isr[new], s.c_leader != new,
+                 s.c_live[new]]
+        epoch = s.c_epoch + 1
+        nxt = self.send_leader_and_isr(s, epoch, num.val(new), s.c_isr, s.c_live)
+        return [(z3.And(guard), nxt.but(c_leader=num.val(new), c_epoch=epoch))]
+
+    def _enc_ControllerHandleBrokerFailure(self, s: SState, b: int, new: int) -> list:
+        base = [b < self.n, s.c_live[b], z3.Not(s.reps[b].alive)]
+        live = [z3.BoolVal(False) if j == b else s.c_live[j] for j in range(self.n)]
+        epoch = s.c_epoch + 1
+        out = []
+        # the failed broker led: elect
+        shrink = count(s.c_isr) > 1
+        isr = [z3.And(s.c_isr[j], z3.Not(shrink)) if j == b else s.c_isr[j] for j in range(self.n)]
+        clean = z3.Or([z3.And(isr[j], live[j]) for j in range(self.n)])
+        any_live = z3.Or(live)
+        if new >= 0:
+            is_clean = z3.And(isr[new], live[new])
+            is_unclean = z3.And(z3.Not(clean), live[new]) if self.unclean else z3.BoolVal(False)
+            chosen = z3.Or(is_clean, is_unclean)
+            c_isr = [ite(is_unclean, z3.BoolVal(j == new), isr[j]) for j in range(self.n)]
+        else:
+            chosen = z3.And(z3.Not(clean), z3.Not(any_live) if self.unclean else z3.BoolVal(True))
+            c_isr = isr
+        nxt = self.send_leader_and_isr(s, epoch, num.val(new), c_isr, live)
+        nxt = nxt.but(c_leader=num.val(new), c_epoch=epoch, c_isr=c_isr, c_live=live)
+        out.append((z3.And(base + [s.c_leader == b, self.epoch_available(s), chosen]), nxt))
+        # a follower in the ISR failed: shrink the ISR
+        isr2 = [z3.BoolVal(False) if j == b else s.c_isr[j] for j in range(self.n)]
+        in_isr = z3.And(s.c_isr[b], count(s.c_isr) > 1)
+        nxt2 = self.send_leader_and_isr(s, epoch, s.c_leader, isr2, live)
+        nxt2 = nxt2.but(c_epoch=epoch, c_isr=isr2, c_live=live)
+        out.append((z3.And(base + [s.c_leader != b, in_isr, self.epoch_available(s),
+                                   s.c_leader == new]), nxt2))
+        # otherwise only the live set changes
+        out.append((z3.And(base + [s.c_leader != b, z3.Not(in_isr), s.c_leader == new]),
+                    s.but(c_live=live)))
+        return out
+
+    def _enc_BrokerCrash(self, s: SState, b: int) -> list:
+        r = s.reps[b]
+        guard = [r.alive]
+        if self.bounded:
+            guard.append(s.crashes < self.d.max_crashes)
+        cases = [(r.leo, s.losses, z3.BoolVal(True))]
+        if self.power_loss:
+            lossy = r.flushed < r.leo
+            cases = [(r.leo, s.losses, z3.Not(lossy)),
+                     (r.flushed, s.losses + 1,
+                      z3.And(lossy, s.losses < self.d.max_losses) if self.bounded else lossy)]
+        out = []
+        for leo, losses, cond in cases:
+            r2 = r.but(alive=z3.BoolVal(False), leo=leo, hw=zmin(r.hw, leo), lep=num.val(-1),
+                       leader=num.val(NO_LEADER), isr=[z3.BoolVal(False)] * self.n,
+                       remote=self.unknown(), truncating=z3.BoolVal(False), fr=z3.BoolVal(False),
+                       flushed=r.flushed if self.power_loss else num.val(0))
+            lai = [list(row) for row in s.lai]
+            lai[b] = [z3.BoolVal(False)] * len(lai[b])
+            nxt = self.drop_pending_acks(s.put(b, r2), b).but(
+                lai=lai, crashes=s.crashes + 1, losses=losses)
+            out.append((z3.And(guard + [cond]), nxt))
+        return out
+
+    def _enc_BrokerRestart(self, s: SState, b: int) -> list:
+        r = s.reps[b]
+        r2 = r.but(alive=z3.BoolVal(True), flushed=r.leo if self.power_loss else num.val(0))
+        nxt = s.put(b, r2)
+        only_b = [z3.BoolVal(j == b) for j in range(self.n)]
+        known = s.c_live[b]
+        live = [z3.BoolVal(True) if j == b else s.c_live[j] for j in range(self.n)]
+        elect = z3.And(z3.Not(known), s.c_leader == NO_LEADER, self.epoch_available(s))
+        clean = z3.And(elect, s.c_isr[b])
+        unclean = z3.And(elect, z3.Not(s.c_isr[b])) if self.unclean else z3.BoolVal(False)
+        out = []
+        # already known alive: resend the current state to b
+        out.append((z3.And(z3.Not(r.alive), known),
+                    self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b)))
+        # registers again, no election
+        plain = z3.And(z3.Not(known), z3.Not(clean), z3.Not(unclean))
+        out.append((z3.And(z3.Not(r.alive), plain),
+                    self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b).but(c_live=live)))
+        epoch = s.c_epoch + 1
+        out.append((z3.And(z3.Not(r.alive), clean),
+                    self.send_leader_and_isr(nxt, epoch, num.val(b), s.c_isr, live).but(
+                        c_live=live, c_leader=num.val(b), c_epoch=epoch)))
+        if self.unclean:
+            isr_b = [z3.BoolVal(j == b) for j in range(self.n)]
+            out.append((z3.And(z3.Not(r.alive), unclean),
+                        self.send_leader_and_isr(nxt, epoch, num.val(b), isr_b, live).but(
+                            c_live=live, c_leader=num.val(b), c_epoch=epoch, c_isr=isr_b)))
+        return out
+
+    def _enc_FlushLog(self, s: SState, b: int) -> list:
+        if not self.power_loss:
+            return []
+        r = s.reps[b]
+        return [(z3.And(r.alive, r.flushed < r.leo), s.put(b, r.but(flushed=r.leo)))]
