@@ -294,3 +294,7 @@ cli.add_command(gate_command)
 
 if __name__ == "__main__":
     main()
+
+from checker.symbolic.commands import prove_command  # noqa: E402
+
+cli.add_command(prove_command)
