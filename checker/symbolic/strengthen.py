@@ -56,6 +56,7 @@ def _record_ids_written(s) -> bool:
     w = s.records_written
     ids = [rid for r in s.replicas for rid, _ in r.log] + [rid for rid, _ in s.acked]
     ids += [rid for _, rid, _ in s.pending_acks]
+    ids += [rid for r in s.replicas if r.fetch_response for rid, _ in r.fetch_response[3]]
     return all(1 <= rid <= w for rid in ids)
 
 
@@ -64,6 +65,9 @@ def _record_ids_written_z3(d, s):
     for r in s.reps:
         out += [z3.Implies(i < r.leo, z3.And(r.log_id[i] >= 1, r.log_id[i] <= s.written))
                 for i in range(d.slots)]
+    out += [z3.Implies(z3.And(r.fr, i >= r.fr_offset, i < r.fr_leo),
+                       z3.And(r.fr_id[i] >= 1, r.fr_id[i] <= s.written))
+            for r in s.reps for i in range(d.slots)]
     out += [z3.Implies(z3.Or(s.acked[k], s.pend[k]), s.written >= k + 1) for k in range(d.records)]
     return z3.And(out)
 
@@ -88,6 +92,16 @@ def _acked_in_isr_z3(d, s):
     return z3.And(out)
 
 
+def _requests_to_live_brokers(s) -> bool:
+    return all(s.replicas[b].alive and e > s.replicas[b].leader_epoch
+               for b, e, _, _ in s.leader_and_isr)
+
+
+def _requests_to_live_brokers_z3(d, s):
+    return z3.And([z3.Implies(s.lai[b][e], z3.And(s.reps[b].alive, s.reps[b].lep < e))
+                   for b in range(d.n) for e in range(len(s.lai[b]))])
+
+
 STRENGTHENINGS = {
     st.name: st
     for st in [
@@ -96,8 +110,11 @@ STRENGTHENINGS = {
         Strengthening("epochs-le-controller", "no broker and no LeaderAndIsr request is in an "
                       "epoch newer than the controller's", _epochs_le_controller,
                       _epochs_le_controller_z3),
-        Strengthening("record-ids-written", "every record id in a log, an ack or a pending ack "
-                      "was written by the producer", _record_ids_written, _record_ids_written_z3),
+        Strengthening("requests-to-live-brokers", "every LeaderAndIsr request in flight goes to a "
+                      "live broker in an older epoch", _requests_to_live_brokers,
+                      _requests_to_live_brokers_z3),
+        Strengthening("record-ids-written", "every record id in a log, a fetch response, an ack "
+                      "or a pending ack was written by the producer", _record_ids_written, _record_ids_written_z3),
         Strengthening("acked-in-isr", "every acked record is in the log of every member of the "
                       "controller's ISR, at the offset it was acked at", _acked_in_isr, _acked_in_isr_z3),
     ]
