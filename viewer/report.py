@@ -98,15 +98,23 @@ def render_result(result, *, with_trace: bool = True) -> str:
 
     s = result.stats
     lines = describe_config(result.config)
-    lines.append(
-        f"engine {result.engine}: {s.distinct_states:,} distinct states, {s.states_generated:,} "
-        f"states generated, depth {s.depth}, {s.seconds:.1f} s ({s.states_per_second:,.0f} states/s)"
-    )
+    if result.engine == "bmc":
+        lines.append(
+            f"engine bmc (z3 bounded model checking): every behaviour of up to {s.depth} steps "
+            f"examined symbolically, {s.seconds:.1f} s"
+        )
+    else:
+        lines.append(
+            f"engine {result.engine}: {s.distinct_states:,} distinct states, {s.states_generated:,} "
+            f"states generated, depth {s.depth}, {s.seconds:.1f} s ({s.states_per_second:,.0f} states/s)"
+        )
     if result.engine in ("bfs", "spark"):
         lines.append(
             f"fingerprint collision probability: {s.collision_probability:.1e} (TLC's optimistic estimate)"
         )
-    if result.limit == "max-depth":
+    if result.engine == "bmc":
+        pass  # its notes say how deep it looked ("no violation up to depth K")
+    elif result.limit == "max-depth":
         lines.append(
             f"INCOMPLETE: {s.queue:,} states lie beyond the --depth limit; every state within "
             f"{s.depth} steps was checked, nothing beyond"
@@ -125,7 +133,8 @@ def render_result(result, *, with_trace: bool = True) -> str:
         if p.verdict == VIOLATED:
             extra = f"  shortest counterexample: {len(p.trace)} steps"
         elif p.verdict == INCOMPLETE:
-            extra = "  (search not finished)"
+            extra = ("  (no violation within the depth: not a proof)" if result.engine == "bmc"
+                     else "  (search not finished)")
         lines.append(f"  {p.name:<{width}}  {p.verdict}{extra}")
     if with_trace:
         for p in result.properties:

@@ -486,10 +486,10 @@ class ReplicationModel:
                 isr = _without(c.isr, b) if len(c.isr) > 1 else c.isr
                 candidates = [n for n in isr if n in live]
                 unclean = False
-                if not candidates and self.unclean:
+                if not candidates and self.unclean and live:
                     candidates, unclean = list(live), True
                 if not candidates:
-                    candidates = [NO_LEADER]
+                    candidates = [NO_LEADER]  # offline; the ISR keeps its last member
                 for n in candidates:
                     c2 = PartitionState(n, c.leader_epoch + 1, (n,) if unclean else isr, live)
                     yield Action("ControllerHandleBrokerFailure", (b, n)), s._replace(

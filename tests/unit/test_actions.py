@@ -194,3 +194,10 @@ def test_process_crashes_keep_the_log_and_flush_is_not_an_action():
     s = walk(m, A("ProduceRecord", (0,)), A("BrokerCrash", (0,)))
     assert s.replicas[0].log == ((1, 0),)
     assert not any(a.startswith("FlushLog") for a in enabled(m, s))
+
+
+def test_with_every_broker_down_unclean_election_leaves_the_partition_offline():
+    m = make_model(config(unclean=True, min_isr=1, max_crashes=2))
+    s = walk(m, A("BrokerCrash", (1,)), A("ControllerHandleBrokerFailure", (1, 0)),
+             A("BrokerCrash", (0,)), A("ControllerHandleBrokerFailure", (0, -1)))
+    assert s.controller.leader == -1 and s.controller.isr == (0,)
