@@ -27,8 +27,11 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
+# the local engine on three sizes, BMC vs BFS in 60 s, then the Spark rows (about 10 minutes)
 bench: install
 	$(BIN)/python bench/bench.py
+	$(BIN)/python bench/symbolic_bench.py --rf 2 --seconds 60
+	$(BIN)/python bench/spark_bench.py
 
 # the local engine against the Spark engine on local[2] (needs Java; several minutes)
 bench-spark: install

@@ -62,11 +62,50 @@ def permute_plain(state: ClusterState, perm: tuple) -> tuple:
     )
 
 
+def _broker_key(state: ClusterState, b: int) -> tuple:
+    """What broker ``b`` looks like without naming the other renamable brokers: equal for two
+    brokers that a renaming can swap, so sorting by it is a first cut at a canonical order."""
+    r = state.replicas[b]
+    c = state.controller
+    return (
+        r.alive, r.log, r.high_watermark, r.leader_epoch, r.leader == b, r.leader == 0,
+        r.leader < 0, r.truncating, bool(r.fetch_response), r.flushed_offset,
+        b in c.isr, b in c.live_brokers, c.leader == b,
+    )
+
+
 def canonical_plain(state: ClusterState, perms: tuple) -> tuple:
-    """The least plain form of ``state`` over the renamings ``perms`` (identity first)."""
-    best = to_plain(state)
-    for perm in perms[1:]:
-        candidate = permute_plain(state, perm)
-        if candidate < best:
-            best = candidate
+    """The least plain form of ``state`` over the renamings that sort brokers 1..N-1 by
+    ``_broker_key``. Brokers with different keys are placed by the key alone (one renaming to
+    apply); only brokers with equal keys are tried in every order. ``perms`` (all renamings) is
+    used when every key ties. The result depends only on the state's orbit, so it is a canonical
+    form (the key is invariant under renaming)."""
+    n = len(state.replicas)
+    order = sorted(range(1, n), key=lambda b: _broker_key(state, b))
+    keys = [_broker_key(state, b) for b in order]
+    groups, start = [], 0
+    for i in range(1, len(order) + 1):
+        if i == len(order) or keys[i] != keys[start]:
+            groups.append(order[start:i])
+            start = i
+    if len(groups) == 1 and len(order) > 1:
+        candidates = perms  # every key ties: try every renaming
+    else:
+        candidates = [()]
+        for group in groups:
+            candidates = [c + tuple(p) for c in candidates for p in permutations(group)]
+        candidates = [_as_perm(order_, n) for order_ in candidates]
+    best = None
+    for perm in candidates:
+        plain = to_plain(state) if perm == tuple(range(n)) else permute_plain(state, perm)
+        if best is None or plain < best:
+            best = plain
     return best
+
+
+def _as_perm(order: tuple, n: int) -> tuple:
+    """The renaming that puts broker ``order[i]`` at position ``i + 1`` (broker 0 stays)."""
+    perm = [0] * n
+    for position, b in enumerate(order, 1):
+        perm[b] = position
+    return tuple(perm)

@@ -18,16 +18,18 @@ def test_renamings_keep_broker_0_and_start_with_the_identity():
 
 
 def test_a_renamed_state_has_the_same_canonical_form():
-    m = make_model(config(rf=3, max_records=1, max_leader_epoch=1))
-    rng = random.Random(7)
-    state = m.init_states()[0]
-    for _ in range(40):
-        succ = m.successors(state)
-        if not succ:
-            break
-        state = rng.choice(succ)[1]
-        renamed = from_plain(permute_plain(state, (0, 2, 1)))
-        assert fingerprint(m.canonical(renamed)) == fingerprint(m.canonical(state))
+    for rf, renaming in ((3, (0, 2, 1)), (4, (0, 3, 1, 2)), (5, (0, 2, 1, 4, 3))):
+        m = make_model(config(rf=rf, max_records=2, max_leader_epoch=2, max_crashes=2))
+        rng = random.Random(rf)
+        for _ in range(5):
+            state = m.init_states()[0]
+            for _ in range(40):
+                succ = m.successors(state)
+                if not succ:
+                    break
+                state = rng.choice(succ)[1]
+                renamed = from_plain(permute_plain(state, renaming))
+                assert fingerprint(m.canonical(renamed)) == fingerprint(m.canonical(state))
 
 
 def test_same_verdicts_and_trace_lengths_with_and_without_symmetry():
