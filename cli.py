@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from checker.result import EXIT_USAGE
+from viewer.config_options import config_options, pop_config_options
 from model.errors import KmcError
 
 __version__ = "0.1.0"
@@ -153,23 +154,11 @@ def _protocol_names():
 
 
 @cli.command("check")
-@click.option("--protocol", metavar="NAME",
-              help="Replication protocol variant (see 'kmc list'). [default: kip-320]")
+@config_options
 @click.option("--kafka-version", metavar="X.Y",
               help="Pick the protocol the given Kafka version ran (instead of --protocol).")
 @click.option("--config", "config_files", multiple=True, type=click.Path(dir_okay=False),
               metavar="FILE", help="Kafka properties file (server/topic/producer); repeatable.")
-@click.option("--replication-factor", "-r", type=int, help="Replicas (2-5). [default: 3]")
-@click.option("--min-insync-replicas", type=int, help="min.insync.replicas. [default: 2]")
-@click.option("--acks", type=click.Choice(["0", "1", "all", "-1"]), help="Producer acks. [default: all]")
-@click.option("--unclean-leader-election/--no-unclean-leader-election", default=None,
-              help="unclean.leader.election.enable. [default: off]")
-@click.option("--crash-model", type=click.Choice(["process", "power-loss"]),
-              help="process: a crash keeps the log; power-loss: unflushed records are lost. [default: process]")
-@click.option("--max-records", type=int, help="Bound: records the producer sends.")
-@click.option("--max-leader-epoch", type=int, help="Bound: highest leader epoch (elections + controller ISR changes).")
-@click.option("--max-crashes", type=int, help="Bound: broker crashes.")
-@click.option("--max-unflushed-losses", type=int, help="Bound: crashes that lose unflushed records (power-loss).")
 @click.option("--symmetry/--no-symmetry", default=True, show_default=True,
               help="Explore states that differ only by renaming brokers 1..N-1 once.")
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
@@ -188,10 +177,9 @@ def _protocol_names():
               help="Write the (first) counterexample as a self-contained HTML page.")
 @click.option("--force", is_flag=True, help="Overwrite --trace-out/--html files that exist.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def check_command(protocol, kafka_version, config_files, replication_factor, min_insync_replicas,
-                  acks, unclean_leader_election, crash_model, max_records, max_leader_epoch,
-                  max_crashes, max_unflushed_losses, symmetry, properties, engine, max_states, time_limit,
-                  max_depth, spark_master, partitions, as_json, trace_out, html_out, force, quiet):
+def check_command(kafka_version, config_files, symmetry, properties, engine, max_states, time_limit,
+                  max_depth, spark_master, partitions, as_json, trace_out, html_out, force, quiet,
+                  **options):
     """Check properties of a Kafka replication configuration.
 
     Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
@@ -207,11 +195,8 @@ def check_command(protocol, kafka_version, config_files, replication_factor, min
     if trace_out and html_out and os.path.abspath(trace_out) == os.path.abspath(html_out):
         fail("--trace-out and --html name the same file")
     config, provenance = config_from_options(
-        protocol=protocol, kafka_version=kafka_version, config_files=config_files,
-        replication_factor=replication_factor, min_insync_replicas=min_insync_replicas, acks=acks,
-        unclean_leader_election=unclean_leader_election, crash_model=crash_model,
-        max_records=max_records, max_leader_epoch=max_leader_epoch, max_crashes=max_crashes,
-        max_unflushed_losses=max_unflushed_losses, symmetry=symmetry,
+        kafka_version=kafka_version, config_files=config_files, symmetry=symmetry,
+        **pop_config_options(options),
     )
     progress = None if quiet or as_json else _progress_line
     engine_options = {}

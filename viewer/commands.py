@@ -11,6 +11,8 @@ import os
 
 import click
 
+from viewer.config_options import config_options, pop_config_options
+
 
 def _refuse_overwrite(path: str, force: bool) -> None:
     from viewer.outputs import check_output_path
@@ -80,19 +82,7 @@ def html_command(file, output, force):
 
 
 @click.command("graph")
-@click.option("--protocol", default="kip-320", show_default=True, metavar="NAME",
-              help="Replication protocol variant (see 'kmc list').")
-@click.option("--replication-factor", "-r", type=int, help="Replicas (2-5). [default: 3]")
-@click.option("--min-insync-replicas", type=int, help="min.insync.replicas. [default: 2]")
-@click.option("--acks", type=click.Choice(["0", "1", "all", "-1"]), help="Producer acks. [default: all]")
-@click.option("--unclean-leader-election/--no-unclean-leader-election", default=None,
-              help="unclean.leader.election.enable. [default: off]")
-@click.option("--crash-model", type=click.Choice(["process", "power-loss"]),
-              help="process or power-loss. [default: process]")
-@click.option("--max-records", type=int, help="Bound: records the producer sends.")
-@click.option("--max-leader-epoch", type=int, help="Bound: highest leader epoch.")
-@click.option("--max-crashes", type=int, help="Bound: broker crashes.")
-@click.option("--max-unflushed-losses", type=int, help="Bound: crashes that lose unflushed records.")
+@config_options
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
               help="Property whose violating states are marked (repeatable); default: all.")
 @click.option("--graphml", type=click.Path(dir_okay=False), metavar="FILE", help="Write GraphML here.")
@@ -100,9 +90,7 @@ def html_command(file, output, force):
 @click.option("--max-nodes", type=int, default=20000, show_default=True,
               help="Refuse state graphs with more states than this.")
 @click.option("--force", is_flag=True, help="Overwrite output files that exist.")
-def graph_command(protocol, replication_factor, min_insync_replicas, acks, unclean_leader_election,
-                  crash_model, max_records, max_leader_epoch, max_crashes, max_unflushed_losses,
-                  properties, graphml, dot, max_nodes, force):
+def graph_command(properties, graphml, dot, max_nodes, force, **options):
     """Write the explored state graph of a small configuration as GraphML and/or DOT, with the
     states that violate each property marked."""
     from properties import get_properties
@@ -116,13 +104,7 @@ def graph_command(protocol, replication_factor, min_insync_replicas, acks, uncle
     for path in (graphml, dot):
         if path:
             _refuse_overwrite(path, force)
-    config, _ = config_from_options(
-        protocol=protocol, replication_factor=replication_factor,
-        min_insync_replicas=min_insync_replicas, acks=acks,
-        unclean_leader_election=unclean_leader_election, crash_model=crash_model,
-        max_records=max_records, max_leader_epoch=max_leader_epoch, max_crashes=max_crashes,
-        max_unflushed_losses=max_unflushed_losses,
-    )
+    config, _ = config_from_options(**pop_config_options(options))
     graph = build_graph(config, get_properties(list(properties) or None), max_nodes=max_nodes)
     for line in graph_summary(graph):
         click.echo(line)

@@ -1,0 +1,43 @@
+"""The command-line options that describe a configuration, shared by ``kmc check``, ``kmc graph``
+and ``kmc prove``: one definition, so they spell and document them the same way. The decorated
+command receives them as keyword arguments named like ``viewer.report.config_from_options``'s."""
+
+from __future__ import annotations
+
+import click
+
+_OPTIONS = (
+    click.option("--protocol", metavar="NAME",
+                 help="Replication protocol variant (see 'kmc list'). [default: kip-320]"),
+    click.option("--replication-factor", "-r", type=int, help="Replicas (2-5). [default: 3]"),
+    click.option("--min-insync-replicas", type=int, help="min.insync.replicas. [default: 2]"),
+    click.option("--acks", type=click.Choice(["0", "1", "all", "-1"]), help="Producer acks. [default: all]"),
+    click.option("--unclean-leader-election/--no-unclean-leader-election", default=None,
+                 help="unclean.leader.election.enable. [default: off]"),
+    click.option("--crash-model", type=click.Choice(["process", "power-loss"]),
+                 help="process: a crash keeps the log; power-loss: unflushed records are lost. "
+                      "[default: process]"),
+    click.option("--max-records", type=int, help="Bound: records the producer sends."),
+    click.option("--max-leader-epoch", type=int,
+                 help="Bound: highest leader epoch (elections + controller ISR changes)."),
+    click.option("--max-crashes", type=int, help="Bound: broker crashes."),
+    click.option("--max-unflushed-losses", type=int,
+                 help="Bound: crashes that lose unflushed records (power-loss)."),
+)
+
+CONFIG_OPTION_NAMES = (
+    "protocol", "replication_factor", "min_insync_replicas", "acks", "unclean_leader_election",
+    "crash_model", "max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses",
+)
+
+
+def config_options(command):
+    """Decorator: add the configuration and bound options to a click command."""
+    for option in reversed(_OPTIONS):
+        command = option(command)
+    return command
+
+
+def pop_config_options(kwargs: dict) -> dict:
+    """Take the configuration options out of a command's keyword arguments."""
+    return {name: kwargs.pop(name) for name in CONFIG_OPTION_NAMES}
