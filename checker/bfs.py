@@ -76,6 +76,9 @@ def bfs(
     while queue and open_props and limit != "max-states":
         state, fp, depth = queue.popleft()
         if max_depth is not None and depth >= max_depth:
+            if time_limit is not None and time.monotonic() - started >= time_limit:
+                limit = "time-limit"
+                break
             succ = successors(state)
             stats.states_generated += len(succ)
             for _, nxt in succ:

@@ -254,9 +254,12 @@ class Encoder:
 
     def truncation_offset(self, f: SReplica, l: SReplica):
         """The variant's ``truncation_offset(follower, leader)``."""
+        # the leader's cache has its current epoch up front only since Kafka 2.1 (KAFKA-7415):
+        # ``leader_cache_epoch`` in model/variants/kip101.py
+        cache_epoch = l.lep if self.protocol == "kip-320" else num.val(UNDEFINED)
         if self.protocol == "kip-101":
             answer = self.end_offset_for_epoch_v0_11(
-                l.log_ep, l.leo, self._last_epoch(f.log_ep, f.leo), l.lep)
+                l.log_ep, l.leo, self._last_epoch(f.log_ep, f.leo), cache_epoch)
             return ite(answer == UNDEFINED, f.hw, zmin(answer, f.leo))
         # kip-279 / kip-320: the OffsetsForLeaderEpoch loop, unrolled len(log)+2 times
         m = f.leo
@@ -264,7 +267,7 @@ class Encoder:
         for k in range(self.d.slots + 2):
             active = z3.And(z3.Not(done), k < f.leo + 2)
             requested = self._last_epoch(f.log_ep, m)
-            le, lend = self.end_offset_for_epoch(l.log_ep, l.leo, requested, l.lep)
+            le, lend = self.end_offset_for_epoch(l.log_ep, l.leo, requested, cache_epoch)
             fe, fend = self.end_offset_for_epoch(f.log_ep, m, le, num.val(UNDEFINED))
             r1 = lend == UNDEFINED
             r2 = z3.And(z3.Not(r1), le == UNDEFINED)

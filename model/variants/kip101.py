@@ -10,7 +10,7 @@ answer can point past a divergence and the logs stay different (KIP-279's scenar
 
 from __future__ import annotations
 
-from model.constants import UNDEFINED_EPOCH_OFFSET
+from model.constants import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
 from model.log import end_offset_for_epoch_v0_11, latest_epoch
 from model.state import ReplicaState
 from model.variants.base import ReplicationModel
@@ -27,9 +27,17 @@ class Kip101Model(ReplicationModel):
         # the fetcher starts in the "truncating" state; an empty log has nothing to truncate
         return replica._replace(truncating=bool(replica.log))
 
+    leader_cache_has_current_epoch = False
+    """Before Kafka 2.1 (KAFKA-7415) a new leader's epoch cache got an entry for its epoch only
+    when it appended a record in it; ``Partition.makeLeader`` assigns it up front since."""
+
+    def leader_cache_epoch(self, leader: ReplicaState) -> int:
+        """The current-epoch entry of the leader's cache, if this Kafka version has one."""
+        return leader.leader_epoch if self.leader_cache_has_current_epoch else UNDEFINED_EPOCH
+
     def truncation_offset(self, follower: ReplicaState, leader: ReplicaState) -> int:
         answer = end_offset_for_epoch_v0_11(
-            leader.log, latest_epoch(follower.log), leader.leader_epoch
+            leader.log, latest_epoch(follower.log), self.leader_cache_epoch(leader)
         )
         if answer == UNDEFINED_EPOCH_OFFSET:
             return follower.high_watermark  # the 0.11 fallback

@@ -27,7 +27,7 @@ class Kip279Model(Kip101Model):
         log = follower.log
         for _ in range(len(log) + 2):  # each round truncates, so this always ends
             requested = latest_epoch(log)
-            leader_epoch, leader_end = end_offset_for_epoch(leader.log, requested, leader.leader_epoch)
+            leader_epoch, leader_end = end_offset_for_epoch(leader.log, requested, self.leader_cache_epoch(leader))
             if leader_end == UNDEFINED_EPOCH_OFFSET:
                 return min(follower.high_watermark, len(log))
             if leader_epoch == UNDEFINED_EPOCH:

@@ -8,6 +8,8 @@ On top of KIP-279:
   (``Partition.makeFollower``);
 * a leader forgets remote LEOs learnt in an older epoch, so its HW advances only once every ISR
   member has fetched in its current epoch;
+* a new leader's epoch cache holds its epoch from the start (KAFKA-7415), so OffsetsForLeaderEpoch
+  answers for an epoch it has not written in yet;
 * a follower rejoins the ISR only once its LEO has reached both the HW and the start offset of the
   leader's current epoch (``Partition.isFollowerInSync``, KAFKA-7128), so committed data of an
   earlier epoch cannot be lost through a lagging HW.
@@ -35,6 +37,7 @@ class Kip320Model(Kip279Model):
     summary = "fetch, truncation, HW and ISR changes fenced by the current leader epoch"
 
     fetch_fenced = True
+    leader_cache_has_current_epoch = True  # KAFKA-7415, Kafka 2.1
     truncate_on_every_epoch = True
     reset_remote_on_every_epoch = True
 

@@ -121,15 +121,17 @@ def test_kip101_closes_scenario_1():
 def test_kip101_holds_no_acked_loss_at_the_default_bounds():
     result = run(kip101_config("kip-101"), "no-acked-loss")
     assert result.verdict("no-acked-loss") == HOLDS
-    assert result.stats.distinct_states == 22975
+    assert result.stats.distinct_states == 22823
 
 
 def test_kip101_violation_left_is_a_different_longer_trace():
     result = run(kip101_config("kip-101", max_leader_epoch=3), "no-acked-loss")
     trace = result.by_name("no-acked-loss").trace
     assert result.verdict("no-acked-loss") == VIOLATED
-    assert len(trace) == 11 > 9
-    assert "BrokerRestart(broker=1)" not in steps(trace)  # a fast-leader-change trace instead
+    assert len(trace) == 12 > 9
+    assert "BrokerRestart(broker=1)" not in steps(trace)  # a fast-leader-change trace instead:
+    # the follower asks a zombie leader (still in epoch 0) about epoch 1, gets UNDEFINED and
+    # falls back to truncating to its HW
 
 
 def test_kip101_scenario_2_power_loss_diverges_logs():
@@ -156,7 +158,7 @@ def test_kip279_scenario_fast_leader_changes_diverge_kip101_logs():
 def test_kip279_fixes_that_scenario():
     result = run(kip101_config("kip-279", max_records=3), "log-matching")
     assert result.verdict("log-matching") == HOLDS
-    assert result.stats.distinct_states == 104454
+    assert result.stats.distinct_states == 104320
 
 
 def test_kip279_fetches_are_not_fenced_so_committed_data_is_inconsistent():
