@@ -9,7 +9,6 @@ for a cached one; a passing check expected to be violated carries its counterexa
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 

@@ -7,7 +7,6 @@ which the ``kmc`` group turns into one line on stderr and exit code 2.
 
 from __future__ import annotations
 
-import os
 
 import click
 

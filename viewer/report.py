@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from model.config import Bounds, ModelConfig, default_bounds
 from model.errors import ConfigError
-from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from checker.result import INCOMPLETE, VIOLATED
 
 LIMIT_WORDS = {
     "max-states": "the --max-states limit",

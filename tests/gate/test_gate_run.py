@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 
-import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from conftest import TINY

@@ -49,7 +49,7 @@ def test_broker_file_values_and_provenance(write):
         "unclean_leader_election_enable": False, "crash_model": "power-loss",
     }
     text = "\n".join(lines)
-    assert f"min.insync.replicas=2" in text and f"{server}: min.insync.replicas=2" in text
+    assert "min.insync.replicas=2" in text and f"{server}: min.insync.replicas=2" in text
     assert "acks=all" in text and "producer's default since Kafka 3.0" in text
     assert "log.flush.interval.messages is not set" in text
     assert f"ignored (not modelled) in {server}: broker.id, log.dirs" in text
