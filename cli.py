@@ -16,8 +16,8 @@ from pathlib import Path
 import click
 
 from checker.result import EXIT_USAGE
-from viewer.config_options import config_options, pop_config_options
 from model.errors import KmcError
+from viewer.config_options import config_options, pop_config_options
 
 __version__ = "0.1.0"
 
@@ -186,9 +186,8 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     counterexample is printed); 2: bad input; 3: incomplete (a limit was hit).
     """
     from checker import check
-    from viewer.report import config_from_options, render_result
-
     from viewer.outputs import check_output_path
+    from viewer.report import config_from_options, render_result
 
     check_output_path(trace_out, force, "--trace-out")
     check_output_path(html_out, force, "--html")
@@ -246,7 +245,7 @@ def _progress_line(stats) -> None:
 
 @cli.command("list")
 def list_command():
-    """List the protocol variants and the properties."""
+    """List the protocol variants, the properties and the strengthening invariants."""
     from model.variants import VARIANTS
     from properties import PROPERTIES
 
@@ -259,12 +258,19 @@ def list_command():
     click.echo("Properties (--property):")
     for name, prop in PROPERTIES.items():
         click.echo(f"  {name:<23} {prop.description}")
+    from checker.symbolic.strengthen import STRENGTHENINGS
+
+    click.echo("")
+    click.echo("Strengthening invariants (kmc prove --strengthen NAME, or --strengthen all):")
+    width = max(len(n) for n in STRENGTHENINGS) + 2
+    for name, st in STRENGTHENINGS.items():
+        click.echo(f"  {name:<{width}}{st.description}")
     return 0
 
 
 # ---------------------------------------------------------------------------- kmc trace, kmc graph
 
-from viewer.commands import graph_command, trace_group  # noqa: E402
+from viewer.commands import graph_command, trace_group
 
 cli.add_command(trace_group)
 cli.add_command(graph_command)
@@ -272,7 +278,7 @@ cli.add_command(graph_command)
 
 # ---------------------------------------------------------------------------- kmc gate
 
-from gate.commands import gate_command  # noqa: E402  (the gate's command lives in its package)
+from gate.commands import gate_command
 
 cli.add_command(gate_command)
 
@@ -280,6 +286,6 @@ cli.add_command(gate_command)
 if __name__ == "__main__":
     main()
 
-from checker.symbolic.commands import prove_command  # noqa: E402
+from checker.symbolic.commands import prove_command
 
 cli.add_command(prove_command)

@@ -17,9 +17,8 @@ import time
 
 import z3
 
-from checker.symbolic import numbers as num
-
 from checker.result import INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
+from checker.symbolic import numbers as num
 from checker.symbolic.formulas import FORMULAS
 from checker.symbolic.state import decode, encode, eq, fresh
 from checker.symbolic.transitions import Encoder, UnsupportedVariant

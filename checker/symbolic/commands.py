@@ -10,7 +10,8 @@ from viewer.config_options import config_options, pop_config_options
 @click.command("prove")
 @click.option("--property", "-p", "prop", required=True, metavar="NAME", help="The property to prove.")
 @click.option("--strengthen", "-s", multiple=True, metavar="NAME",
-              help="A strengthening invariant (or built-in property) to prove with it; repeatable.")
+              help="A strengthening invariant (or built-in property) to prove with it; repeatable; "
+              "'all' for the whole library (kmc list shows it).")
 @click.option("--k", "k", type=int, default=1, show_default=True, help="Induction depth.")
 @config_options
 @click.option("--time-limit", type=float, help="Give up (exit 3) after this many seconds.")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import z3
 
-
 from checker.symbolic.state import Dims, SState, sel, zmin
 
 

@@ -25,7 +25,7 @@ import z3
 from checker.symbolic import numbers as num
 from checker.symbolic.bmc import unroll_init
 from checker.symbolic.state import decode, fresh, well_formed
-from checker.symbolic.strengthen import check_of, formula_of, library_names
+from checker.symbolic.strengthen import all_names, check_of, formula_of, library_names
 from checker.symbolic.transitions import Encoder
 from model.errors import ConfigError
 from model.variants import make_model
@@ -49,11 +49,13 @@ class ProofResult:
 
 
 def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: float | None = None):
-    names = [prop_name] + [s for s in strengthen if s != prop_name]
+    if "all" in strengthen:  # the library and the built-in properties (strengthen.all_names)
+        strengthen = [s for s in strengthen if s != "all"] + all_names()
+    names = [prop_name] + list(dict.fromkeys(s for s in strengthen if s != prop_name))
     for n in names:
         if formula_of(n) is None:
-            raise ConfigError(f"unknown property or strengthening invariant {n!r}; choose from: "
-                              + ", ".join(library_names()))
+            raise ConfigError(f"unknown property or strengthening invariant {n!r}; `kmc list` shows "
+                              "them all (or use --strengthen all)")
     if k < 1:
         raise ConfigError(f"--k must be at least 1, got {k}")
     started = time.monotonic()
@@ -89,7 +91,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
 
             trace = decode_trace(enc, sv.model(), states, acts, j, prop_name)
             last = trace.states[-1]
-            failing = [n for n in names if not check_of(n)(last)]
+            failing = [n for n in names if not check_of(n, config)(last)]
             return ProofResult(prop_name, names[1:], k, FAILED, time.monotonic() - started, "base",
                                failing=failing, trace=trace)
     # inductive step
@@ -124,7 +126,10 @@ def render_proof(result: ProofResult, config) -> str:
     from model.describe import describe
     from viewer.text import render_state
 
-    with_ = f" with {', '.join(result.strengthen)}" if result.strengthen else ""
+    if len(result.strengthen) > 4:
+        with_ = f" with {len(result.strengthen)} strengthening invariants"
+    else:
+        with_ = f" with {', '.join(result.strengthen)}" if result.strengthen else ""
     head = f"{result.property_name}{with_}, {result.k}-induction: {result.status}"
     lines = [head, f"  ({result.seconds:.1f} s; within the bounds {config.bounds.as_dict()})"]
     if result.status == PROVED:
@@ -150,6 +155,9 @@ def render_proof(result: ProofResult, config) -> str:
         lines.append(f"  violates: {', '.join(result.failing)}")
         unused = [n for n in library_names() if n not in result.strengthen and n != result.property_name]
         if unused:
-            lines.append("  it may be unreachable: try strengthening with "
-                         + " ".join(f"--strengthen {n}" for n in unused))
+            lines.append(f"  it may be unreachable: {len(unused)} library invariants are not in use "
+                         f"(`kmc list` shows them); try --strengthen all, or a larger --k")
+        else:
+            lines.append("  it may be unreachable: try a larger --k, or an invariant of your own "
+                         "that rules it out")
     return "\n".join(lines)

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 import z3
 
 from checker.symbolic import numbers as num
-
 from model.state import ClusterState, PartitionState, ReplicaState
 
 
@@ -41,12 +40,13 @@ class Dims:
     max_epoch: int
     max_crashes: int
     max_losses: int
+    min_isr: int = 1  # min.insync.replicas (some strengthening invariants depend on it)
 
     @classmethod
-    def of(cls, config) -> "Dims":
+    def of(cls, config) -> Dims:
         b = config.bounds
         return cls(config.replication_factor, b.max_records, b.max_records, b.max_leader_epoch,
-                   b.max_crashes, b.max_unflushed_losses)
+                   b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas)
 
 
 @dataclass
@@ -71,7 +71,7 @@ class SReplica:
     fr_leo: object
     flushed: object
 
-    def but(self, **changes) -> "SReplica":
+    def but(self, **changes) -> SReplica:
         return replace(self, **changes)
 
 
@@ -97,10 +97,10 @@ class SState:
     losses: object
     extra: dict = field(default_factory=dict)
 
-    def but(self, **changes) -> "SState":
+    def but(self, **changes) -> SState:
         return replace(self, **changes)
 
-    def put(self, b: int, rep: SReplica) -> "SState":
+    def put(self, b: int, rep: SReplica) -> SState:
         reps = list(self.reps)
         reps[b] = rep
         return replace(self, reps=reps)
@@ -143,8 +143,8 @@ def zmax(a, b):
 
 def fresh(d: Dims, tag: str) -> SState:
     """A state of fresh z3 variables named ``tag_...``."""
-    I = lambda name: num.var(f"{tag}_{name}")  # noqa: E731
-    B = lambda name: z3.Bool(f"{tag}_{name}")  # noqa: E731
+    I = lambda name: num.var(f"{tag}_{name}")
+    B = lambda name: z3.Bool(f"{tag}_{name}")
     reps = []
     for b in range(d.n):
         p = f"r{b}"
@@ -325,7 +325,7 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
     explicit state could hold, so a decoded state is a valid ``ClusterState``."""
     L, E, n = d.slots, d.max_epoch, d.n
     out = []
-    rng = lambda x, lo, hi: z3.And(x >= lo, x <= hi)  # noqa: E731
+    rng = lambda x, lo, hi: z3.And(x >= lo, x <= hi)
     for r in s.reps:
         out += [rng(r.leo, 0, L), rng(r.hw, 0, L), rng(r.lep, -1, E), rng(r.leader, -1, n - 1),
                 rng(r.flushed, 0, L)]
@@ -356,8 +356,8 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
 
 def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
     """The explicit state a z3 model gives ``s``."""
-    iv = lambda x: num.to_int(m.eval(x, model_completion=True))  # noqa: E731
-    bv = lambda x: z3.is_true(m.eval(x, model_completion=True))  # noqa: E731
+    iv = lambda x: num.to_int(m.eval(x, model_completion=True))
+    bv = lambda x: z3.is_true(m.eval(x, model_completion=True))
     reps = []
     for r in s.reps:
         leo = iv(r.leo)

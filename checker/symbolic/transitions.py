@@ -18,11 +18,20 @@ from __future__ import annotations
 import z3
 
 from checker.symbolic import numbers as num
-
-from model.actions import ACTION_PARAMS, Action
 from checker.symbolic.state import (
-    Dims, SReplica, SState, count, eq, ite, leaves, rebuild, sel, zmax, zmin,
+    Dims,
+    SReplica,
+    SState,
+    count,
+    eq,
+    ite,
+    leaves,
+    rebuild,
+    sel,
+    zmax,
+    zmin,
 )
+from model.actions import ACTION_PARAMS, Action
 
 NO_LEADER = -1
 UNDEFINED = -1
@@ -60,7 +69,7 @@ class Encoder:
         if param == "new_leader":
             return range(-1, self.n)
         if param == "leader_epoch":
-            return range(0, self.d.max_epoch + 1)
+            return range(self.d.max_epoch + 1)
         return range(self.n)
 
     def _build_instances(self) -> list:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from checker import VIOLATED, INCOMPLETE, check, replay_actions
+from checker import INCOMPLETE, VIOLATED, check, replay_actions
 from cli import cli
 from model import Bounds, ModelConfig, make_model
 from model.errors import ConfigError
