@@ -37,15 +37,12 @@ def main() -> None:
     bmc = check(config, [args.property], engine="bmc", max_depth=1000, time_limit=args.seconds)
     print(f"  bmc: no violation up to depth {bmc.stats.depth} in {time.monotonic() - started:.1f} s "
           f"({bmc.verdict(args.property)}; {'; '.join(bmc.notes)})")
-    for name, strengthen in [("hw-le-leo", []), ("requests-to-live-brokers", []),
-                             ("no-acked-loss", ["dead-replica-reset", "epochs-le-controller",
-                                                "requests-to-live-brokers", "record-ids-written",
-                                                "acked-in-isr", "committed-consistency",
-                                                "log-matching", "leader-in-isr", "hw-le-leo"])]:
-        r = prove(config, name, strengthen=strengthen, time_limit=args.seconds)
-        print(f"  prove {name}{' (+' + str(len(strengthen)) + ' strengthenings)' if strengthen else ''}: "
-              f"{r.status} in {r.seconds:.1f} s")
-
+    for name, strengthen, k in [("hw-le-leo", [], 1), ("requests-to-live-brokers", [], 1),
+                                ("no-acked-loss", ["all"], 1), ("no-acked-loss", ["all"], 2),
+                                ("committed-consistency", ["all"], 2)]:
+        r = prove(config, name, strengthen=strengthen, k=k, time_limit=args.seconds)
+        with_ = f" (+ {len(r.strengthen)} strengthening invariants)" if strengthen else ""
+        print(f"  prove {name}{with_}, {k}-induction: {r.status} in {r.seconds:.1f} s")
 
 if __name__ == "__main__":
     main()

@@ -25,7 +25,7 @@ import z3
 from checker.symbolic import numbers as num
 from checker.symbolic.bmc import unroll_init
 from checker.symbolic.state import decode, fresh, well_formed
-from checker.symbolic.strengthen import all_names, check_of, formula_of, library_names
+from checker.symbolic.strengthen import all_names, check_of, formula_of
 from checker.symbolic.transitions import Encoder
 from model.errors import ConfigError
 from model.variants import make_model
@@ -153,7 +153,7 @@ def render_proof(result: ProofResult, config) -> str:
         lines.append(f"  Step: {result.action}" + (f"\n    -> {words}" if words else ""))
         lines += ["  " + x for x in render_state(result.post)]
         lines.append(f"  violates: {', '.join(result.failing)}")
-        unused = [n for n in library_names() if n not in result.strengthen and n != result.property_name]
+        unused = [n for n in all_names() if n not in result.strengthen and n != result.property_name]
         if unused:
             lines.append(f"  it may be unreachable: {len(unused)} library invariants are not in use "
                          f"(`kmc list` shows them); try --strengthen all, or a larger --k")

@@ -371,7 +371,10 @@ def _follower_kept_log_since(s, f: int, lead: int, e: int) -> bool:
     name every later leader; if each is ``lead`` (which has not taken it), ``f`` itself or nobody,
     ``f`` kept its log, through restarts too."""
     r, c = s.replicas[f], s.controller
-    if r.leader_epoch == -1:
+    mine = [x for q, x, _, _ in s.leader_and_isr if q == f]
+    if r.leader_epoch == -1 and r.alive and mine:
+        upto = min(mine)  # it crashed no later than the epoch it restarted in, and applied nothing since
+    elif r.leader_epoch == -1:
         upto = c.leader_epoch
     elif r.leader_epoch >= e:
         upto = r.leader_epoch
@@ -383,7 +386,10 @@ def _follower_kept_log_since(s, f: int, lead: int, e: int) -> bool:
 
 def _follower_kept_log_since_z3(d, s, f: int, lead: int, e):
     r = s.reps[f]
-    upto = ite(r.lep == -1, s.c_epoch, r.lep)
+    oldest = s.c_epoch  # the oldest request on its way to f, else the controller's epoch
+    for x in range(len(s.lai[f]) - 1, -1, -1):
+        oldest = ite(s.lai[f][x], num.val(x), oldest)
+    upto = ite(r.lep == -1, ite(r.alive, oldest, s.c_epoch), r.lep)
     later = [z3.Implies(z3.And(s.lai[lead][x], e < x, x <= upto),
                         z3.Or([s.lai_leader[lead][x] == y for y in (lead, f, -1)]))
              for x in range(len(s.lai[lead]))]
@@ -632,8 +638,10 @@ def _kept_log_since(s, b: int, e: int) -> bool:
     if not r.alive:  # no requests: it crashed in an epoch no later than the controller's
         return c.leader_epoch == e or (c.leader_epoch == e + 1 and harmless(e + 1, c.leader))
     mine = [(x, leader) for q, x, leader, _ in s.leader_and_isr if q == b]
-    return bool(mine) and min(x for x, _ in mine) <= e + 1 and all(
-        harmless(x, leader) for x, leader in mine if x > e)
+    if not mine:
+        return False
+    restart, leader = min(mine)  # it crashed no later than this epoch and applied nothing since
+    return restart <= e or (restart == e + 1 and harmless(restart, leader))
 
 
 def _kept_log_since_z3(d, s, b: int, e):
@@ -642,9 +650,10 @@ def _kept_log_since_z3(d, s, b: int, e):
     def harmless(x, leader):
         return z3.Or(leader == b, _never_took_z3(d, s, leader, x))
 
-    mine = [(s.lai[b][x], x, s.lai_leader[b][x]) for x in range(len(s.lai[b]))]
-    restarted_alive = z3.And([z3.Or([z3.And(p, x <= e + 1) for p, x, _ in mine])]
-                             + [z3.Implies(z3.And(p, x > e), harmless(num.val(x), leader)) for p, x, leader in mine])
+    # the oldest request on its way: no older one, and (at or before e) or (e + 1 and harmless)
+    restarted_alive = z3.Or([z3.And([s.lai[b][x]] + [z3.Not(s.lai[b][y]) for y in range(x)]
+                                    + [z3.Or(x <= e, z3.And(x == e + 1, harmless(num.val(x), s.lai_leader[b][x])))])
+                             for x in range(len(s.lai[b]))])
     restarted_dead = z3.Or(s.c_epoch == e, z3.And(s.c_epoch == e + 1, harmless(e + 1, s.c_leader)))
     return z3.Or(z3.And(r.lep >= 0, r.lep <= e),
                  z3.And(r.alive, r.lep == e + 1, harmless(e + 1, r.leader)),
@@ -975,8 +984,8 @@ def _fetch_hw_committed_z3(d, s):
 
 def _isr_grows_only_under_its_leader(s) -> bool:
     c = s.controller
-    if c.leader != NO_LEADER and _leads_in(s.replicas[c.leader], c.leader, c.leader_epoch):
-        return True
+    if not _never_took(s, c.leader, c.leader_epoch):
+        return True  # the new leader may have added members
     # only the previous epoch: a leader of an epoch in between may have added members
     previous = c.leader_epoch - 1
     views = [lr.isr for lead, lr in enumerate(s.replicas)
@@ -987,8 +996,7 @@ def _isr_grows_only_under_its_leader(s) -> bool:
 
 def _isr_grows_only_under_its_leader_z3(d, s):
     out = []
-    new_leader_waiting = z3.And([z3.Implies(s.c_leader == b, z3.Not(z3.And(r.alive, r.leader == b, r.lep == s.c_epoch)))
-                                 for b, r in enumerate(s.reps)])
+    new_leader_waiting = _never_took_z3(d, s, s.c_leader, s.c_epoch)
 
     def older(e):
         return e + 1 == s.c_epoch
