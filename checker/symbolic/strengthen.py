@@ -1102,6 +1102,45 @@ def _epoch_offset_names_one_record_z3(d, s):
     return z3.And(out)
 
 
+def _logs_and_fetched(s) -> list:
+    """Every replica's log, and for each fetch response the log its follower would have after it."""
+    logs = [r.log for r in s.replicas]
+    for r in s.replicas:
+        if r.fetch_response and r.fetch_response[2] <= len(r.log):
+            logs.append(r.log[:r.fetch_response[2]] + r.fetch_response[3])
+    return logs
+
+
+def _epoch_anchors_prefix(s) -> bool:
+    logs = _logs_and_fetched(s)
+    for a in logs:
+        for b in logs:
+            for off, (_, epoch) in enumerate(a):
+                for off2 in range(min(off + 1, len(b))):
+                    if b[off2][1] == epoch and a[:off2 + 1] != b[:off2 + 1]:
+                        return False
+    return True
+
+
+def _epoch_anchors_prefix_z3(d, s):
+    logs = [[(i < r.leo, r.log_id[i], r.log_ep[i]) for i in range(d.slots)] for r in s.reps]
+    for r in s.reps:
+        ok = z3.And(r.fr, r.fr_offset <= r.fr_leo, r.fr_offset <= r.leo)
+        logs.append([(z3.And(ok, i < r.fr_leo), ite(i < r.fr_offset, r.log_id[i], r.fr_id[i]),
+                      ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i])) for i in range(d.slots)])
+    out = []
+    for a in logs:
+        for b in logs:
+            if a is b:
+                continue
+            for off in range(d.slots):
+                for off2 in range(off + 1):
+                    anchor = z3.And(a[off][0], b[off2][0], a[off][2] == b[off2][2])
+                    same = z3.And([z3.And(a[i][1] == b[i][1], a[i][2] == b[i][2]) for i in range(off2 + 1)])
+                    out.append(z3.Implies(anchor, same))
+    return z3.And(out)
+
+
 STRENGTHENINGS = {
     st.name: st
     for st in [
@@ -1241,6 +1280,11 @@ STRENGTHENINGS = {
         Strengthening("epoch-offset-names-one-record", "an (offset, epoch) pair names one record "
                       "in every log and fetch response: an epoch's leader writes each offset once and "
                       "never truncates", _epoch_offset_names_one_record, _epoch_offset_names_one_record_z3),
+        Strengthening("epoch-anchors-prefix", "if a log holds a record of epoch e at an offset and "
+                      "another log (or a follower's log with its fetch response) holds one of epoch e at "
+                      "the same or a lower offset, both logs agree up to that lower offset: an epoch's "
+                      "leader appends after the prefix it was elected with", _epoch_anchors_prefix,
+                      _epoch_anchors_prefix_z3),
     ]
 }
 
