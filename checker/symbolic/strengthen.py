@@ -245,7 +245,10 @@ def _epoch_claims(s):
 
 def _epoch_names_one_leader(s) -> bool:
     named = {}
-    return all(named.setdefault(e, leader) == leader for e, leader in _epoch_claims(s))
+    if not all(named.setdefault(e, leader) == leader for e, leader in _epoch_claims(s)):
+        return False
+    # nobody writes in a leaderless epoch
+    return not any(named.get(ep) == NO_LEADER for _, _, ep in _slots(s))
 
 
 def _epoch_names_one_leader_z3(d, s):
@@ -263,6 +266,14 @@ def _epoch_names_one_leader_z3(d, s):
                 out.append(z3.Implies(z3.And(pa, pb), la == lb))
             else:
                 out.append(z3.Implies(z3.And(pa, pb, ea == eb), la == lb))
+    slots = []
+    for r in s.reps:
+        for i in range(d.slots):
+            slots.append((i < r.leo, r.log_ep[i]))
+            slots.append((z3.And(r.fr, i >= r.fr_offset, i < r.fr_leo), r.fr_ep[i]))
+    for pc, ec, lc in claims:
+        for present, ep in slots:
+            out.append(z3.Implies(z3.And(pc, lc == -1, present), ep != ec))
     return z3.And(out)
 
 
@@ -284,14 +295,16 @@ def _leader_isr_is_controller_isr(s) -> bool:
     c = s.controller
     return all(r.isr == c.isr for b, r in enumerate(s.replicas)
                if r.alive and r.leader == b and r.leader_epoch == c.leader_epoch) and all(
-        isr == c.isr for b, e, leader, isr in s.leader_and_isr if leader == b and e == c.leader_epoch)
+        isr == c.isr for b, e, leader, isr in s.leader_and_isr
+        if e == c.leader_epoch and (leader == b or _never_took(s, leader, e)))
 
 
 def _leader_isr_is_controller_isr_z3(d, s):
     out = [z3.Implies(z3.And(r.alive, r.leader == b, r.lep == s.c_epoch),
                       z3.And([x == y for x, y in zip(r.isr, s.c_isr)]))
            for b, r in enumerate(s.reps)]
-    out += [z3.Implies(z3.And(s.lai[b][e], s.lai_leader[b][e] == b, s.c_epoch == e),
+    out += [z3.Implies(z3.And(s.lai[b][e], s.c_epoch == e,
+                              z3.Or(s.lai_leader[b][e] == b, _never_took_z3(d, s, s.lai_leader[b][e], e))),
                        z3.And([x == y for x, y in zip(s.lai_isr[b][e], s.c_isr)]))
             for b in range(d.n) for e in range(len(s.lai[b]))]
     return z3.And(out)
@@ -990,7 +1003,7 @@ def _isr_grows_only_under_its_leader(s) -> bool:
     previous = c.leader_epoch - 1
     views = [lr.isr for lead, lr in enumerate(s.replicas)
              if lr.alive and lr.leader == lead and lr.leader_epoch == previous]
-    views += [isr for b, e, leader, isr in s.leader_and_isr if leader == b and e == previous]
+    views += [isr for b, e, leader, isr in s.leader_and_isr if leader in (b, NO_LEADER) and e == previous]
     return all(set(c.isr) <= set(view) | {c.leader} for view in views)
 
 
@@ -1002,8 +1015,8 @@ def _isr_grows_only_under_its_leader_z3(d, s):
         return e + 1 == s.c_epoch
 
     views = [(z3.And(lr.alive, lr.leader == lead, older(lr.lep)), lr.isr) for lead, lr in enumerate(s.reps)]
-    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b, older(num.val(e))), s.lai_isr[b][e])
-              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views += [(z3.And(s.lai[b][e], z3.Or(s.lai_leader[b][e] == b, s.lai_leader[b][e] == -1), older(num.val(e))),
+               s.lai_isr[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
     for present, isr in views:
         within = z3.And([z3.Implies(s.c_isr[b], z3.Or(isr[b], s.c_leader == b)) for b in range(d.n)])
         out.append(z3.Implies(z3.And(new_leader_waiting, present), within))
@@ -1012,9 +1025,12 @@ def _isr_grows_only_under_its_leader_z3(d, s):
 
 def _next_leader_from_isr(s) -> bool:
     claims = _epoch_claims(s)
-    # a running leader's ISR, and the ISR a request will hand its target as leader
+    # a running leader's ISR, the ISR a request will hand its target as leader, and the ISR of a
+    # leaderless epoch (the next leader is a member that restarts)
     views = [(lr.leader_epoch, lr.isr) for lead, lr in enumerate(s.replicas) if lr.alive and lr.leader == lead]
-    views += [(e, isr) for b, e, leader, isr in s.leader_and_isr if leader == b]
+    views += [(e, isr) for b, e, leader, isr in s.leader_and_isr if leader in (b, NO_LEADER)]
+    if s.controller.leader == NO_LEADER:
+        views.append((s.controller.leader_epoch, s.controller.isr))
     if any(e == epoch + 1 and m >= 0 and m not in isr for epoch, isr in views for e, m in claims):
         return False
     # and so is the ISR a request of the next epoch carries (the controller only removes members),
@@ -1029,8 +1045,9 @@ def _next_leader_from_isr_z3(d, s):
     claims += [(z3.And(r.alive, r.lep >= 0), r.lep, r.leader) for r in s.reps]
     claims.append((True, s.c_epoch, s.c_leader))
     views = [(z3.And(lr.alive, lr.leader == lead), lr.lep, lr.isr) for lead, lr in enumerate(s.reps)]
-    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b), num.val(e), s.lai_isr[b][e])
-              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views += [(z3.And(s.lai[b][e], z3.Or(s.lai_leader[b][e] == b, s.lai_leader[b][e] == -1)), num.val(e),
+               s.lai_isr[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
+    views.append((s.c_leader == -1, s.c_epoch, s.c_isr))
     out = []
     for leads, epoch, isr in views:
         for present, e, m in claims:
@@ -1177,13 +1194,15 @@ STRENGTHENINGS = {
                       "leader, is in the controller's live set", _live_brokers_registered,
                       _live_brokers_registered_z3),
         Strengthening("epoch-names-one-leader", "every LeaderAndIsr request, live broker and the "
-                      "controller holding the same epoch name the same leader",
+                      "controller holding the same epoch name the same leader, and no record carries "
+                      "an epoch they name no leader for",
                       _epoch_names_one_leader, _epoch_names_one_leader_z3),
         Strengthening("followers-keep-no-leader-state", "a broker that does not lead has no ISR "
                       "and no remote LEOs; no broker keeps a remote LEO for itself",
                       _followers_keep_no_leader_state, _followers_keep_no_leader_state_z3),
         Strengthening("leader-isr-is-controller-isr", "a broker leading in the controller's epoch, "
-                      "or a request making it leader in it, has the controller's ISR", _leader_isr_is_controller_isr,
+                      "a request making it leader in it, and any request of that epoch whose leader has "
+                      "not taken it, carry the controller's ISR", _leader_isr_is_controller_isr,
                       _leader_isr_is_controller_isr_z3),
         Strengthening("fetch-response-current", "a fetch response in flight answers the "
                       "follower's current leader, epoch and log end offset, from a leader that took "
@@ -1268,7 +1287,8 @@ STRENGTHENINGS = {
                       "current epoch adds members", _isr_grows_only_under_its_leader,
                       _isr_grows_only_under_its_leader_z3),
         Strengthening("next-leader-from-isr", "the leader named for the epoch after a running "
-                      "leader's (or after a request making its target leader) is in that ISR, and so is "
+                      "leader's (or after a request making its target leader, or a leaderless epoch) is "
+                      "in that ISR, and so is "
                       "every next-epoch request's ISR until its leader takes that epoch: clean elections "
                       "pick from the ISR, the controller only removes members, and a leader's ISR is the "
                       "controller's while it leads", _next_leader_from_isr,
