@@ -378,35 +378,15 @@ def _fetch_response_from_leader_log_z3(d, s):
 
 
 def _follower_kept_log_since(s, f: int, lead: int, e: int) -> bool:
-    """Follower ``f`` fetched from ``lead`` in epoch ``e``, and ``lead`` still leads ``e``: can
-    ``f`` have truncated since? Only against the leader of a later epoch that has taken it. Every
-    epoch after ``e`` is on its way to ``lead`` (``current-epoch-on-its-way``), so those requests
-    name every later leader; if each is ``lead`` (which has not taken it), ``f`` itself or nobody,
-    ``f`` kept its log, through restarts too."""
-    r, c = s.replicas[f], s.controller
-    mine = [x for q, x, _, _ in s.leader_and_isr if q == f]
-    if r.leader_epoch == -1 and r.alive and mine:
-        upto = min(mine)  # it crashed no later than the epoch it restarted in, and applied nothing since
-    elif r.leader_epoch == -1:
-        upto = c.leader_epoch
-    elif r.leader_epoch >= e:
-        upto = r.leader_epoch
-    else:
-        return False
-    return all(leader in (lead, f, NO_LEADER) for q, x, leader, _ in s.leader_and_isr
-               if q == lead and e < x <= upto)
+    """Follower ``f`` fetched from ``lead`` in epoch ``e``: is it still in ``e`` or later, and can
+    it not have truncated since? (``lead`` still leads ``e``, so it never took a later epoch.)"""
+    r = s.replicas[f]
+    return (r.leader_epoch == -1 or r.leader_epoch >= e) and _kept_log_since(s, f, e)
 
 
 def _follower_kept_log_since_z3(d, s, f: int, lead: int, e):
     r = s.reps[f]
-    oldest = s.c_epoch  # the oldest request on its way to f, else the controller's epoch
-    for x in range(len(s.lai[f]) - 1, -1, -1):
-        oldest = ite(s.lai[f][x], num.val(x), oldest)
-    upto = ite(r.lep == -1, ite(r.alive, oldest, s.c_epoch), r.lep)
-    later = [z3.Implies(z3.And(s.lai[lead][x], e < x, x <= upto),
-                        z3.Or([s.lai_leader[lead][x] == y for y in (lead, f, -1)]))
-             for x in range(len(s.lai[lead]))]
-    return z3.And([z3.Or(r.lep == -1, r.lep >= e)] + later)
+    return z3.And(z3.Or(r.lep == -1, r.lep >= e), _kept_log_since_z3(d, s, f, e))
 
 
 def _remote_leo_is_follower_prefix(s) -> bool:
@@ -631,46 +611,45 @@ def _never_took_z3(d, s, b, e):
 
 
 def _kept_log_since(s, b: int, e: int) -> bool:
-    """Broker ``b``, named leader of epoch ``e``, cannot have truncated its log since. Only a
-    follower truncates, against a leader that has taken the follower's epoch. So ``b`` kept its log
-    if it has not passed ``e``; or it is in ``e + 1`` leading it, following nobody, or following a
-    broker that has not taken ``e + 1``; or it restarted, and each later epoch it may have been in
-    (the requests on their way to it name them all, ``current-epoch-on-its-way``) names ``b``,
-    nobody, or a leader that has not taken it."""
-    r, c = s.replicas[b], s.controller
-
-    def harmless(x: int, leader: int) -> bool:  # nobody can have truncated b in epoch x
-        return leader == b or _never_took(s, leader, x)
-
+    """Broker ``b`` cannot have truncated its log since epoch ``e``. Only a follower truncates, and
+    only against a leader that has taken the follower's epoch. So ``b`` kept its log if it has not
+    passed ``e``, or if every epoch it may have been in since (up to its current one; after a
+    restart, up to the oldest request on its way to it, the epoch it restarted in; if it is down,
+    up to the controller's) is named, by some request, broker or the controller, with ``b``
+    itself, nobody, or a leader that has never taken it."""
+    r = s.replicas[b]
     if 0 <= r.leader_epoch <= e:
         return True
-    if r.alive and r.leader_epoch == e + 1:
-        return harmless(e + 1, r.leader)
-    if r.leader_epoch != -1:
-        return False
-    if not r.alive:  # no requests: it crashed in an epoch no later than the controller's
-        return c.leader_epoch == e or (c.leader_epoch == e + 1 and harmless(e + 1, c.leader))
-    mine = [(x, leader) for q, x, leader, _ in s.leader_and_isr if q == b]
-    if not mine:
-        return False
-    restart, leader = min(mine)  # it crashed no later than this epoch and applied nothing since
-    return restart <= e or (restart == e + 1 and harmless(restart, leader))
+    mine = [x for q, x, _, _ in s.leader_and_isr if q == b]
+    if r.leader_epoch >= 0:
+        upto = r.leader_epoch
+    elif r.alive and mine:
+        upto = min(mine)
+    else:
+        upto = s.controller.leader_epoch
+    named = dict(_epoch_claims(s))
+    return all(x in named and (named[x] == b or _never_took(s, named[x], x)) for x in range(e + 1, upto + 1))
+
+
+def _epoch_claims_z3(d, s) -> list:
+    """(present, epoch, leader) of every request, live broker and the controller, as z3 terms."""
+    claims = [(s.lai[q][x], num.val(x), s.lai_leader[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
+    claims += [(z3.And(r.alive, r.lep >= 0), r.lep, r.leader) for r in s.reps]
+    return claims + [(z3.BoolVal(True), s.c_epoch, s.c_leader)]
 
 
 def _kept_log_since_z3(d, s, b: int, e):
     r = s.reps[b]
-
-    def harmless(x, leader):
-        return z3.Or(leader == b, _never_took_z3(d, s, leader, x))
-
-    # the oldest request on its way: no older one, and (at or before e) or (e + 1 and harmless)
-    restarted_alive = z3.Or([z3.And([s.lai[b][x]] + [z3.Not(s.lai[b][y]) for y in range(x)]
-                                    + [z3.Or(x <= e, z3.And(x == e + 1, harmless(num.val(x), s.lai_leader[b][x])))])
-                             for x in range(len(s.lai[b]))])
-    restarted_dead = z3.Or(s.c_epoch == e, z3.And(s.c_epoch == e + 1, harmless(e + 1, s.c_leader)))
-    return z3.Or(z3.And(r.lep >= 0, r.lep <= e),
-                 z3.And(r.alive, r.lep == e + 1, harmless(e + 1, r.leader)),
-                 z3.And(r.lep == -1, z3.If(r.alive, restarted_alive, restarted_dead)))
+    oldest = s.c_epoch  # the oldest request on its way to b, else the controller's epoch
+    for x in range(len(s.lai[b]) - 1, -1, -1):
+        oldest = ite(s.lai[b][x], num.val(x), oldest)
+    upto = ite(r.lep >= 0, r.lep, ite(r.alive, oldest, s.c_epoch))
+    claims = _epoch_claims_z3(d, s)
+    each = []
+    for x in range(d.max_epoch + 1):
+        harmless = z3.Or([z3.And(p, ce == x, z3.Or(cl == b, _never_took_z3(d, s, cl, x))) for p, ce, cl in claims])
+        each.append(z3.Implies(z3.And(e < x, x <= upto), harmless))
+    return z3.Or(z3.And(r.lep >= 0, r.lep <= e), z3.And(each))
 
 
 def _follower_log_is_leader_prefix(s) -> bool:
@@ -1158,6 +1137,56 @@ def _epoch_anchors_prefix_z3(d, s):
     return z3.And(out)
 
 
+def _truncated_against_a_leader(s) -> bool:
+    for f, r in enumerate(s.replicas):
+        lead = r.leader
+        if r.alive and r.leader_epoch >= 0 and lead >= 0 and lead != f and not r.truncating and r.log:
+            if _never_took(s, lead, r.leader_epoch):
+                return False
+    return True
+
+
+def _truncated_against_a_leader_z3(d, s):
+    return z3.And([z3.Implies(z3.And(r.alive, r.lep >= 0, r.leader >= 0, r.leader != f, z3.Not(r.truncating),
+                                     r.leo > 0), z3.Not(_never_took_z3(d, s, r.leader, r.lep)))
+                   for f, r in enumerate(s.reps)])
+
+
+def _added_members_caught_up(s) -> bool:
+    leaders = [(b, r) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    for lead, lr in leaders:
+        e = lr.leader_epoch
+        for _, zr in leaders:
+            if zr.leader_epoch != e - 1:
+                continue
+            for f in lr.isr:
+                if f == lead or f in zr.isr or not _follower_kept_log_since(s, f, lead, e):
+                    continue
+                log = s.replicas[f].log
+                for i, record in enumerate(lr.log):
+                    if record[1] < e and (i >= len(log) or log[i] != record):
+                        return False
+    return True
+
+
+def _added_members_caught_up_z3(d, s):
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for z, zr in enumerate(s.reps):
+            if z == lead:
+                continue
+            both = z3.And(lr.alive, lr.leader == lead, zr.alive, zr.leader == z, zr.lep + 1 == lr.lep)
+            for f, fr in enumerate(s.reps):
+                if f == lead:
+                    continue
+                added = z3.And(both, lr.isr[f], z3.Not(zr.isr[f]), _follower_kept_log_since_z3(d, s, f, lead, lr.lep))
+                held = [z3.Implies(z3.And(i < lr.leo, lr.log_ep[i] < lr.lep),
+                                   z3.And(i < fr.leo, fr.log_id[i] == lr.log_id[i], fr.log_ep[i] == lr.log_ep[i]))
+                        for i in range(d.slots)]
+                out.append(z3.Implies(added, z3.And(held)))
+    return z3.And(out)
+
+
 STRENGTHENINGS = {
     st.name: st
     for st in [
@@ -1305,6 +1334,14 @@ STRENGTHENINGS = {
                       "the same or a lower offset, both logs agree up to that lower offset: an epoch's "
                       "leader appends after the prefix it was elected with", _epoch_anchors_prefix,
                       _epoch_anchors_prefix_z3),
+        Strengthening("truncated-against-a-leader", "a follower with records that is done "
+                      "truncating follows a leader that has taken its epoch (a non-empty log starts "
+                      "out truncating, and OffsetsForLeaderEpoch is fenced)", _truncated_against_a_leader,
+                      _truncated_against_a_leader_z3),
+        Strengthening("added-members-caught-up", "a member a leader added to its ISR (one not in "
+                      "the previous epoch's running leader's ISR) holds the leader's records from before "
+                      "its epoch (KAFKA-7128: it caught up to the epoch's start offset)",
+                      _added_members_caught_up, _added_members_caught_up_z3),
     ]
 }
 
