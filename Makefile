@@ -31,6 +31,7 @@ test: install
 bench: install
 	$(BIN)/python bench/bench.py
 	$(BIN)/python bench/symbolic_bench.py --rf 2 --seconds 60
+	$(BIN)/python bench/symbolic_bench.py --check-library --rf 3
 	$(BIN)/python bench/spark_bench.py
 
 # the local engine against the Spark engine on local[2] (needs Java; several minutes)

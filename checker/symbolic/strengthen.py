@@ -2,10 +2,26 @@
 target property alone does not say, so that a state satisfying them all cannot step out of the
 property.
 
-Each has a Python predicate over a ``ClusterState`` (the tests check it holds on every state the
-explicit BFS reaches for small configurations: a strengthening invariant that is not itself an
-invariant would make a proof unsound) and a z3 formula over an ``SState`` (checked to agree with
-the predicate). The built-in properties can strengthen too (``--strengthen hw-le-leo``).
+Each has a Python predicate over a ``ClusterState`` and a z3 formula over an ``SState``. The tests
+check that every predicate holds on every state BFS reaches (kip-320, RF=2) and that each formula
+agrees with its predicate on reachable states and on mutated, unreachable ones; the RF=3 check
+(331,010 states) is ``bench/symbolic_bench.py --check-library``. A wrong strengthening cannot make a
+proof unsound (it is proved along with the property: the base case and the inductive step cover
+it), only make it fail.
+
+How the library was built: run ``kmc prove`` with what there is, read the counterexample to
+induction (an unreachable state that steps out), name the Kafka fact that rules it out, check the
+fact on every reachable state by BFS, state it as a formula, repeat. With the library, 2-induction
+proves ``no-acked-loss`` and ``committed-consistency`` for kip-320 (acks=all,
+min.insync.replicas=2, unclean election off, process crashes) at RF=2; docs/symbolic.md has the
+bounds and times.
+
+The recurring difficulty: a crash resets a broker's epoch to -1 (``ReplicaState.leader_epoch``),
+erasing which epochs it led or followed and so whether it can have truncated its log since. The
+library recovers that history from what the state still holds: the LeaderAndIsr requests on
+their way to it (a restarted broker has one for every epoch since the one it restarted in, see
+``current-epoch-on-its-way``), the epochs other brokers and the controller name leaders for, and
+whether those leaders can have taken their epochs (``_never_took``, ``_kept_log_since``).
 """
 
 from __future__ import annotations
@@ -17,7 +33,7 @@ import z3
 
 from checker.symbolic import numbers as num
 from checker.symbolic.formulas import FORMULAS, true_leader_is
-from checker.symbolic.state import ite, sel
+from checker.symbolic.state import ite, sel, zmin
 from model.constants import NO_LEADER
 
 
@@ -31,6 +47,19 @@ class Strengthening:
 
     def holds(self, state, config) -> bool:
         return self.check(state, config) if self.uses_config else self.check(state)
+
+
+def _holds_below(holder, owner, k: int) -> bool:
+    """``holder``'s log has ``owner``'s records below offset ``k`` (at most ``owner``'s LEO)."""
+    k = min(k, len(owner.log))
+    return holder.log[:k] == owner.log[:k]
+
+
+def _holds_below_z3(d, holder, owner, k):
+    k = zmin(k, owner.leo)
+    return z3.And([k <= holder.leo] + [z3.Implies(i < k, z3.And(holder.log_id[i] == owner.log_id[i],
+                                                               holder.log_ep[i] == owner.log_ep[i]))
+                                       for i in range(d.slots)])
 
 
 def _dead_replica_reset(s) -> bool:
@@ -479,8 +508,8 @@ def _hw_prefix_of_true_leader(s) -> bool:
     c = s.controller
     if c.leader == NO_LEADER or not _leads_in(s.replicas[c.leader], c.leader, c.leader_epoch):
         return True
-    log = s.replicas[c.leader].log
-    return all(r.log[:r.high_watermark] == log[:r.high_watermark] for r in s.replicas)
+    leader = s.replicas[c.leader]
+    return all(_holds_below(leader, r, r.high_watermark) for r in s.replicas)
 
 
 def _hw_prefix_of_true_leader_z3(d, s):
@@ -491,10 +520,7 @@ def _hw_prefix_of_true_leader_z3(d, s):
             if b == lead:
                 continue
             r = s.reps[b]
-            prefix = [z3.Implies(i < r.hw, z3.And(i < lr.leo, r.log_id[i] == lr.log_id[i],
-                                                  r.log_ep[i] == lr.log_ep[i]))
-                      for i in range(d.slots)]
-            out.append(z3.Implies(true_leader_is(s, lead), z3.And(prefix)))
+            out.append(z3.Implies(true_leader_is(s, lead), _holds_below_z3(d, lr, r, r.hw)))
     return z3.And(out)
 
 
@@ -561,7 +587,7 @@ def _isr_followers_hold_hw(s) -> bool:
         for f in isr:
             fr = s.replicas[f]
             not_past = 0 <= fr.leader_epoch <= epoch or _follower_kept_log_since(s, f, lead, epoch)
-            if f != lead and not_past and fr.log[:hw] != lr.log[:hw]:
+            if f != lead and not_past and not _holds_below(fr, lr, hw):
                 return False
     return True
 
@@ -579,11 +605,9 @@ def _isr_followers_hold_hw_z3(d, s):
         for f, fr in enumerate(s.reps):
             if f == lead:
                 continue
-            prefix = [lr.hw <= fr.leo] + [z3.Implies(i < lr.hw, z3.And(fr.log_id[i] == lr.log_id[i],
-                                                                      fr.log_ep[i] == lr.log_ep[i]))
-                                          for i in range(d.slots)]
+            prefix = _holds_below_z3(d, fr, lr, lr.hw)
             not_past = z3.Or(z3.And(fr.lep >= 0, fr.lep <= epoch), _follower_kept_log_since_z3(d, s, f, lead, epoch))
-            out.append(z3.Implies(z3.And(present, isr[f], not_past), z3.And(prefix)))
+            out.append(z3.Implies(z3.And(present, isr[f], not_past), prefix))
     return z3.And(out)
 
 
@@ -748,7 +772,7 @@ def _fetch_offsets_in_range_z3(d, s):
 def _isr_holds_every_hw(s) -> bool:
     for r in s.replicas:
         hw = r.high_watermark
-        if any(s.replicas[b].log[:hw] != r.log[:hw] for b in s.controller.isr):
+        if any(not _holds_below(s.replicas[b], r, hw) for b in s.controller.isr):
             return False
     return True
 
@@ -759,10 +783,7 @@ def _isr_holds_every_hw_z3(d, s):
         for b, r in enumerate(s.reps):
             if b == lead:
                 continue
-            prefix = [lr.hw <= r.leo] + [z3.Implies(i < lr.hw, z3.And(r.log_id[i] == lr.log_id[i],
-                                                                     r.log_ep[i] == lr.log_ep[i]))
-                                         for i in range(d.slots)]
-            out.append(z3.Implies(s.c_isr[b], z3.And(prefix)))
+            out.append(z3.Implies(s.c_isr[b], _holds_below_z3(d, r, lr, lr.hw)))
     return z3.And(out)
 
 
@@ -857,7 +878,7 @@ def _leader_holds_followers_hw(s) -> bool:
         lead = r.leader
         if r.alive and r.leader_epoch >= 0 and lead >= 0 and lead != f:
             hw = r.high_watermark
-            if s.replicas[lead].log[:hw] != r.log[:hw]:
+            if not _holds_below(s.replicas[lead], r, hw):
                 return False
     return True
 
@@ -868,10 +889,8 @@ def _leader_holds_followers_hw_z3(d, s):
         for lead, lr in enumerate(s.reps):
             if lead == f:
                 continue
-            prefix = [r.hw <= lr.leo] + [z3.Implies(i < r.hw, z3.And(r.log_id[i] == lr.log_id[i],
-                                                                    r.log_ep[i] == lr.log_ep[i]))
-                                         for i in range(d.slots)]
-            out.append(z3.Implies(z3.And(r.alive, r.lep >= 0, r.leader == lead), z3.And(prefix)))
+            prefix = _holds_below_z3(d, lr, r, r.hw)
+            out.append(z3.Implies(z3.And(r.alive, r.lep >= 0, r.leader == lead), prefix))
     return z3.And(out)
 
 
@@ -1053,7 +1072,7 @@ def _later_leaders_hold_hw(s) -> bool:
         hw = r.high_watermark
         for e, m in claims:
             if m >= 0 and e >= after and _kept_log_since(s, m, e) \
-                    and s.replicas[m].log[:hw] != r.log[:hw]:
+                    and not _holds_below(s.replicas[m], r, hw):
                 return False
     return True
 
@@ -1071,10 +1090,8 @@ def _later_leaders_hold_hw_z3(d, s):
         for m, mr in enumerate(s.reps):
             later = z3.Or([z3.And(present, leader == m, e >= after, _kept_log_since_z3(d, s, m, e))
                            for present, e, leader in claims])
-            prefix = [r.hw <= mr.leo] + [z3.Implies(i < r.hw, z3.And(mr.log_id[i] == r.log_id[i],
-                                                                    mr.log_ep[i] == r.log_ep[i]))
-                                         for i in range(d.slots)]
-            out.append(z3.Implies(z3.And(z3.Or(r.lep >= 0, r.alive), later), z3.And(prefix)))
+            prefix = _holds_below_z3(d, mr, r, r.hw)
+            out.append(z3.Implies(z3.And(z3.Or(r.lep >= 0, r.alive), later), prefix))
     return z3.And(out)
 
 
@@ -1344,6 +1361,34 @@ STRENGTHENINGS = {
                       _added_members_caught_up, _added_members_caught_up_z3),
     ]
 }
+
+
+# The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
+# records in logs; fetches and remote LEOs; the ISR and the HW; acknowledgements.
+_ORDER = [
+    # brokers, epochs, the controller
+    "dead-replica-reset", "restarted-replica-reset", "crashes-counted", "live-brokers-registered",
+    "epochs-le-controller", "one-leader-per-epoch", "epoch-names-one-leader", "first-epoch-leader",
+    "followers-keep-no-leader-state", "leader-not-fetching",
+    # LeaderAndIsr requests
+    "requests-to-live-brokers", "requests-lead-their-isr", "current-epoch-on-its-way",
+    "offline-isr-restarted",
+    # records and logs
+    "record-ids-written", "record-identity", "epoch-offset-names-one-record", "log-epochs-monotonic",
+    "log-epochs-le-controller", "log-epochs-le-own-epoch", "epoch-leader-holds-its-records",
+    "epoch-anchors-prefix", "follower-log-is-leader-prefix", "truncated-against-a-leader",
+    # fetches and remote LEOs
+    "fetch-response-current", "fetch-offsets-in-range", "fetch-response-epochs",
+    "fetch-response-from-leader-log", "fetch-hw-committed", "remote-leo-is-follower-prefix",
+    # the ISR and the HW
+    "controller-isr-nonempty", "leader-isr-is-controller-isr", "isr-grows-only-under-its-leader",
+    "next-leader-from-isr", "added-members-caught-up", "isr-remote-ge-hw", "isr-followers-hold-hw",
+    "isr-holds-every-hw", "hw-prefix-of-true-leader", "leader-holds-followers-hw", "later-leaders-hold-hw",
+    # acknowledgements
+    "pending-acks-on-leader", "acked-in-isr", "acked-below-writer-hw", "leaders-hold-older-acked",
+]
+assert sorted(_ORDER) == sorted(STRENGTHENINGS), set(_ORDER) ^ set(STRENGTHENINGS)
+STRENGTHENINGS = {name: STRENGTHENINGS[name] for name in _ORDER}
 
 
 def formula_of(name: str):
