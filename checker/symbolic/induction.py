@@ -82,7 +82,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
             unrolling.append(enc.step(states[j - 1], states[j], acts[j - 1], tag=f"bt{j}"))
         sv = solver()
         sv.add(unrolling)
-        sv.add(z3.Not(conj(states[j])))
+        sv.add(z3.Not(z3.And(conj(states[j]), well_formed(d, states[j]))))
         answer = sv.check()
         if answer == z3.unknown:
             return ProofResult(prop_name, names[1:], k, UNKNOWN, time.monotonic() - started, "base")
@@ -98,6 +98,9 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     path = [fresh(d, f"i{j}") for j in range(k + 1)]
     step_acts = [num.var(f"ia{j}") for j in range(k)]
     sv = solver()
+    # Every state of the path is assumed well-formed (each field within the range the explicit
+    # model gives it): a fact about the model, not the property, checked on every reachable state
+    # of the tests' configurations (tests/symbolic/test_induction.py).
     for j in range(k + 1):
         sv.add(well_formed(d, path[j]))
     for j in range(k):

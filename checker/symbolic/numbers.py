@@ -1,27 +1,25 @@
-"""The number sort of the encoding: small bit-vectors for bounded model checking, mathematical
-integers for proofs.
+"""The number sort of the encoding: 8-bit signed bit-vectors, for BMC and ``kmc prove`` alike.
 
-Bounded runs use 8-bit signed bit-vectors (every offset, epoch, record id and counter of a
-bounded model is far below 127), which z3 bit-blasts to SAT: BMC is several times faster than
-with linear integer arithmetic. ``kmc prove`` switches to unbounded integers with ``use_ints``.
+Every offset, epoch, record id and counter of a bounded model is small, so z3 bit-blasts the
+queries to SAT: several times faster than linear integer arithmetic here. ``MAX_BOUND`` keeps every
+value (and the ``+ 1`` the encoding adds to epochs and offsets) far from wrapping at 127; the
+encoder refuses larger bounds.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import z3
 
 BITS = 8
-_ints = False
+MAX_BOUND = 60
 
 
 def var(name: str):
-    return z3.Int(name) if _ints else z3.BitVec(name, BITS)
+    return z3.BitVec(name, BITS)
 
 
 def val(v: int):
-    return z3.IntVal(v) if _ints else z3.BitVecVal(v, BITS)
+    return z3.BitVecVal(v, BITS)
 
 
 def to_int(term) -> int:
@@ -29,14 +27,3 @@ def to_int(term) -> int:
     if z3.is_bv_value(term):
         return term.as_signed_long()
     return term.as_long()
-
-
-@contextmanager
-def use_ints():
-    """Build terms over mathematical integers inside the block."""
-    global _ints
-    before, _ints = _ints, True
-    try:
-        yield
-    finally:
-        _ints = before

@@ -352,6 +352,42 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
     return z3.And(out)
 
 
+def well_formed_values(d: Dims, s: ClusterState) -> bool:
+    """``well_formed`` read on an explicit state: every field within its encoding range. k-induction
+    assumes it of every state, so the tests check it on every reachable state (and that it agrees
+    with ``well_formed``)."""
+    L, E, n = d.slots, d.max_epoch, d.n
+    ok = lambda x, lo, hi: lo <= x <= hi  # noqa: E731
+    for r in s.replicas:
+        if not (ok(len(r.log), 0, L) and ok(r.high_watermark, 0, L) and ok(r.leader_epoch, -1, E)
+                and ok(r.leader, -1, n - 1) and ok(r.flushed_offset, 0, L)):
+            return False
+        if not all(ok(rid, 1, d.records) and ok(ep, 0, E) for rid, ep in r.log):
+            return False
+        if not all(ok(x, -1, L) for x in r.remote_log_end_offsets):
+            return False
+        if r.fetch_response:
+            lead, epoch, offset, records, hw, leo = r.fetch_response
+            if not (ok(lead, 0, n - 1) and ok(epoch, -1, E) and ok(offset, 0, L) and ok(hw, 0, L)
+                    and ok(leo, 0, L)):
+                return False
+            if not all(ok(rid, 1, d.records) and ok(ep, 0, E) for rid, ep in records[:max(0, leo - offset)]):
+                return False
+    c = s.controller
+    if not (ok(c.leader, -1, n - 1) and ok(c.leader_epoch, 0, E) and ok(len(s.consumer_visible), 0, L)
+            and ok(s.records_written, 0, d.records) and ok(s.crashes, 0, d.max_crashes)
+            and ok(s.unflushed_losses, 0, d.max_losses)):
+        return False
+    if not all(ok(x, 1, d.records) for x in s.consumer_visible):
+        return False
+    if not all(ok(leader, -1, n - 1) for _, _, leader, _ in s.leader_and_isr):
+        return False
+    if not all(ok(leader, 0, n - 1) and ok(off, 0, L - 1) for leader, _, off in s.pending_acks):
+        return False
+    if not all(ok(off, 0, L - 1) for _, off in s.acked):
+        return False
+    return not {rid for _, rid, _ in s.pending_acks} & {rid for rid, _ in s.acked}
+
 # ---------------------------------------------------------------------------- decoding
 
 def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:

@@ -11,7 +11,7 @@ it), only make it fail.
 
 How the library was built: run ``kmc prove`` with what there is, read the counterexample to
 induction (an unreachable state that steps out), name the Kafka fact that rules it out, check the
-fact on every reachable state by BFS, state it as a formula, repeat. With the library, 2-induction
+fact on every reachable state by BFS, state it as a formula, repeat. With the library, 1-induction
 proves ``no-acked-loss`` and ``committed-consistency`` for kip-320 (acks=all,
 min.insync.replicas=2, unclean election off, process crashes) at RF=2; docs/symbolic.md has the
 bounds and times.
@@ -377,6 +377,8 @@ def _fetch_response_from_leader_log(s) -> bool:
         if not r.fetch_response:
             continue
         lead, epoch, offset, records, hw, leo = r.fetch_response
+        if lead == f:
+            continue  # fetch-response-current rules that out
         lr = s.replicas[lead]
         if _kept_log_since(s, lead, epoch):
             # the sender has not truncated since it served the fetch: its log still holds what it
@@ -433,13 +435,13 @@ def _remote_leo_is_follower_prefix(s) -> bool:
             if _follower_kept_log_since(s, f, lead, lr.leader_epoch):
                 if not (x <= len(fr.log) and fr.log[:x] == lr.log[:x]):
                     return False
-                # in the epoch (or restarted in it) its whole log is the leader's, even while it
-                # truncates again after a quick restart
-                in_epoch = fr.leader_epoch == lr.leader_epoch or (fr.leader_epoch == -1 and (
-                    s.controller.leader_epoch == lr.leader_epoch
-                    or any(q == f and ep == lr.leader_epoch for q, ep, _, _ in s.leader_and_isr)))
-                if in_epoch and fr.log != lr.log[:len(fr.log)]:
-                    return False
+            # in the epoch (or restarted in it) its whole log is the leader's, even while it
+            # truncates again after a quick restart
+            in_epoch = fr.leader_epoch == lr.leader_epoch or (fr.leader_epoch == -1 and (
+                s.controller.leader_epoch == lr.leader_epoch
+                or any(q == f and ep == lr.leader_epoch for q, ep, _, _ in s.leader_and_isr)))
+            if in_epoch and fr.log != lr.log[:len(fr.log)]:
+                return False
     return True
 
 
@@ -651,8 +653,9 @@ def _kept_log_since(s, b: int, e: int) -> bool:
         upto = min(mine)
     else:
         upto = s.controller.leader_epoch
-    named = dict(_epoch_claims(s))
-    return all(x in named and (named[x] == b or _never_took(s, named[x], x)) for x in range(e + 1, upto + 1))
+    claims = _epoch_claims(s)
+    return all(any(ce == x and (leader == b or _never_took(s, leader, x)) for ce, leader in claims)
+               for x in range(e + 1, upto + 1))
 
 
 def _epoch_claims_z3(d, s) -> list:
@@ -708,7 +711,7 @@ def _fetch_response_epochs(s) -> bool:
             epochs = [ep for _, ep in r.fetch_response[3]]
             if any(ep > r.fetch_response[1] for ep in epochs) or epochs != sorted(epochs):
                 return False
-            if epochs and r.log and r.log[-1][1] > epochs[0]:
+            if epochs and r.log and r.fetch_response[2] == len(r.log) and r.log[-1][1] > epochs[0]:
                 return False
     return True
 
@@ -898,7 +901,7 @@ def _leaders_hold_older_acked(s, config) -> bool:
     if config.min_insync_replicas < config.replication_factor:
         return True  # an acked record need not have reached every replica
     acked = dict(s.acked)
-    older = {(rid, off, ep) for off, rid, ep in _slots(s) if acked.get(rid) == off}
+    older = {(rid, off, ep) for r in s.replicas for off, (rid, ep) in enumerate(r.log) if acked.get(rid) == off}
     for b, r in enumerate(s.replicas):
         epochs = _epochs_led(s, b)
         for rid, off, ep in older:
@@ -1083,7 +1086,7 @@ def _later_leaders_hold_hw_z3(d, s):
     claims += [(z3.And(x.alive, x.lep >= 0), x.lep, x.leader) for x in s.reps]
     claims.append((True, s.c_epoch, s.c_leader))
     for b, r in enumerate(s.reps):
-        oldest_pending = d.max_epoch + 1
+        oldest_pending = s.c_epoch + 1
         for e in range(len(s.lai[b]) - 1, -1, -1):
             oldest_pending = ite(s.lai[b][e], num.val(e), oldest_pending)
         after = ite(r.lep >= 0, r.lep + 1, oldest_pending)

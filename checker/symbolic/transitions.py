@@ -32,6 +32,7 @@ from checker.symbolic.state import (
     zmin,
 )
 from model.actions import ACTION_PARAMS, Action
+from model.errors import ConfigError
 
 NO_LEADER = -1
 UNDEFINED = -1
@@ -48,6 +49,10 @@ class Encoder:
         self.model = model
         self.config = model.config
         self.d = Dims.of(model.config)
+        big = {k: v for k, v in model.config.bounds.as_dict().items() if v > num.MAX_BOUND}
+        if big:
+            raise ConfigError(f"the symbolic engine handles bounds up to {num.MAX_BOUND} (8-bit "
+                              f"arithmetic); got {', '.join(f'{k}={v}' for k, v in big.items())}")
         self.n = self.d.n
         self.bounded = bounded
         self.protocol = model.name

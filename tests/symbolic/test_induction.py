@@ -7,7 +7,7 @@ import z3
 from click.testing import CliRunner
 
 from checker.symbolic.induction import FAILED, PROVED, prove
-from checker.symbolic.state import Dims, well_formed
+from checker.symbolic.state import Dims, well_formed, well_formed_values
 from checker.symbolic.strengthen import STRENGTHENINGS
 from cli import cli
 from model import Bounds, ModelConfig, make_model
@@ -22,6 +22,8 @@ def test_strengthening_invariants_hold_on_every_reachable_state_and_match_their_
     d = Dims.of(KIP320)
     for name, st in STRENGTHENINGS.items():
         assert all(st.holds(s, KIP320) for s in states), name
+    # k-induction assumes every state well-formed: so is every reachable one
+    assert all(well_formed_values(d, s) for s in states)
     evaluate = formula_evaluator(d, {**{n: st.formula for n, st in STRENGTHENINGS.items()},
                                      "well-formed": well_formed})
     for s in states[::50]:
@@ -29,9 +31,9 @@ def test_strengthening_invariants_hold_on_every_reachable_state_and_match_their_
 
 
 def test_strengthening_formulas_agree_with_their_predicates_on_unreachable_states_too():
-    # a formula that is true where its predicate is false would make proofs unsound; states that
-    # break invariants come from mutating reachable ones (a crash with nothing else changed, a
-    # log cut short, a stray request), so both answers occur
+    # only the formulas are proved; the predicates are what BFS checks and what the docs explain,
+    # so the two must mean the same. States that break invariants come from mutating reachable
+    # ones (a crash with nothing else changed, a log cut short, a stray request)
     import random
 
     rnd = random.Random(11)
@@ -81,6 +83,19 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                     solver.add(z3.Or([x != model.eval(x, model_completion=True)
                                       for x in [s.c_epoch, s.c_leader] + [r.leo for r in s.reps]
                                       + [r.lep for r in s.reps]]))
+        # and the explicit reading of well-formedness agrees with the formula on arbitrary states
+        s = fresh(d, "wf")
+        for want in (True, False):
+            solver = z3.Solver()
+            solver.add(well_formed(d, s) if want else z3.Not(well_formed(d, s)))
+            assert solver.check() == z3.sat
+            model = solver.model()
+            try:
+                got = well_formed_values(d, decode(d, model, s))
+            except (IndexError, ValueError):  # an ill-formed state may not even decode
+                got = False
+            if got != want:
+                disagreements.append(("well-formed", want, model))
     assert not disagreements, disagreements[:2]
     assert broken == set(STRENGTHENINGS)  # no formula is vacuous in both configurations
 
@@ -121,6 +136,28 @@ def test_without_one_of_its_invariants_the_library_leaves_an_unreachable_cti():
     assert result.status == FAILED and result.phase == "step" and result.failing
     # every library invariant holds on every reachable state, so the CTI's first state is unreachable
     assert result.pre is not None and result.pre not in reachable(make_model(KIP320))
+
+
+def test_an_inductive_invariant_is_proved():
+    assert prove(KIP320, "hw-le-leo").status == PROVED
+    assert prove(KIP320, "requests-to-live-brokers").status == PROVED
+
+
+def test_a_real_violation_fails_in_the_base_case_with_a_trace():
+    acks1 = ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=1, acks="1",
+                        bounds=Bounds(1, 2, 1, 1))
+    result = prove(acks1, "no-acked-loss", k=4)
+    assert result.status == FAILED and result.phase == "base"
+    assert len(result.trace) == 3
+
+
+def test_the_library_is_checked_in_the_base_case_too():
+    # with acks=1 the library's acknowledgement invariants are false; the base case must say so
+    acks1 = ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=1, acks="1",
+                        bounds=Bounds(1, 2, 1, 1))
+    result = prove(acks1, "hw-le-leo", strengthen=["all"], k=4)
+    assert result.status == FAILED and result.phase == "base"
+    assert "acked-in-isr" in result.failing
 
 
 def test_a_non_inductive_property_gives_a_cti_in_the_viewers_words():
