@@ -452,18 +452,14 @@ def _remote_leo_is_follower_prefix_z3(d, s):
             if f == lead:
                 continue
             x = lr.remote[f]
-            prefix = [x <= fr.leo] + [z3.Implies(i < x, z3.And(fr.log_id[i] == lr.log_id[i],
-                                                                fr.log_ep[i] == lr.log_ep[i]))
-                                      for i in range(d.slots)]
-            whole = [fr.leo <= lr.leo] + [z3.Implies(i < fr.leo, z3.And(fr.log_id[i] == lr.log_id[i],
-                                                                        fr.log_ep[i] == lr.log_ep[i]))
-                                          for i in range(d.slots)]
+            prefix = _holds_below_z3(d, fr, lr, x)  # with x <= the leader's LEO, below
+            whole = _holds_below_z3(d, lr, fr, fr.leo)
             kept = _follower_kept_log_since_z3(d, s, f, lead, lr.lep)
             restarted_in_epoch = z3.And(fr.lep == -1, z3.Or([s.c_epoch == lr.lep] + [
                 z3.And(s.lai[f][e], lr.lep == e) for e in range(len(s.lai[f]))]))
             body = z3.And([x <= lr.leo, z3.Or(fr.lep == -1, fr.lep >= lr.lep),
-                           z3.Implies(kept, z3.And(prefix)),
-                           z3.Implies(z3.Or(fr.lep == lr.lep, restarted_in_epoch), z3.And(whole))]
+                           z3.Implies(kept, prefix),
+                           z3.Implies(z3.Or(fr.lep == lr.lep, restarted_in_epoch), whole)]
                           + [z3.Implies(s.lai[f][e], lr.lep <= e) for e in range(len(s.lai[f]))])
             out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, x >= 0), body))
     return z3.And(out)
@@ -696,12 +692,10 @@ def _follower_log_is_leader_prefix_z3(d, s):
         for lead, lr in enumerate(s.reps):
             if lead == f:
                 continue
-            prefix = [r.leo <= lr.leo] + [z3.Implies(i < r.leo, z3.And(r.log_id[i] == lr.log_id[i],
-                                                                      r.log_ep[i] == lr.log_ep[i]))
-                                          for i in range(d.slots)]
+            prefix = _holds_below_z3(d, lr, r, r.leo)
             not_past = _kept_log_since_z3(d, s, lead, r.lep)
             out.append(z3.Implies(z3.And(r.alive, r.lep >= 0, r.leader == lead, z3.Not(r.truncating),
-                                         not_past), z3.And(prefix)))
+                                         not_past), prefix))
     return z3.And(out)
 
 
