@@ -1,5 +1,6 @@
 # Two commands do all the set-up on a fresh machine:
-#   make demo   - create .venv if missing, install kmc, check one violated and one holding configuration
+#   make demo   - create .venv if missing, install kmc, check one violated and one holding
+#                 configuration, and prove the holding one by k-induction
 #   make test   - install and run the test suite
 PYTHON ?= python3
 VENV ?= .venv
@@ -23,6 +24,10 @@ demo: install
 	@echo "== 2. Kafka 2.1+ (kip-320), same settings, 3 replicas: every property"
 	@$(BIN)/kmc check -q --protocol kip-320 -r 3 --acks all --min-insync-replicas 2; \
 	    code=$$?; echo "(exit code $$code: 0 = every property holds within the bounds)"; test $$code -eq 0
+	@echo
+	@echo "== 3. Kafka 2.1+ (kip-320), 2 replicas: prove no acked record is lost, however long the run (z3)"
+	@$(BIN)/kmc prove --protocol kip-320 -r 2 --acks all --min-insync-replicas 2 -p no-acked-loss \
+	    --strengthen all; code=$$?; echo "(exit code $$code: 0 = proved within the bounds)"; test $$code -eq 0
 
 test: install
 	$(BIN)/python -m pytest -q
