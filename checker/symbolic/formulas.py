@@ -17,15 +17,18 @@ def true_leader_is(s: SState, l: int):
     return z3.And(s.c_leader == l, r.alive, r.leader == l, r.lep == s.c_epoch)
 
 
+def holds_acked(s: SState, r, k: int):
+    """Replica ``r``'s log holds record ``k + 1`` at the offset it was acked at."""
+    return z3.And(s.acked_off[k] < r.leo, sel(r.log_id, s.acked_off[k], -1) == k + 1)
+
+
+def holds_every_acked(d: Dims, s: SState, r):
+    return z3.And([z3.Implies(s.acked[k], holds_acked(s, r, k)) for k in range(d.records)])
+
+
 def no_acked_loss(d: Dims, s: SState):
-    out = []
-    for l in range(d.n):
-        log = s.reps[l]
-        held = [z3.Implies(s.acked[k], z3.And(s.acked_off[k] < log.leo,
-                                              sel(log.log_id, s.acked_off[k], -1) == k + 1))
-                for k in range(d.records)]
-        out.append(z3.Implies(true_leader_is(s, l), z3.And(held)))
-    return z3.And(out)
+    return z3.And([z3.Implies(true_leader_is(s, l), holds_every_acked(d, s, s.reps[l]))
+                   for l in range(d.n)])
 
 
 def _prefix_equal(d: Dims, a, b, k):

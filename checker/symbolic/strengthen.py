@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import z3
 
 from checker.symbolic import numbers as num
-from checker.symbolic.formulas import FORMULAS, true_leader_is
+from checker.symbolic.formulas import FORMULAS, holds_acked, holds_every_acked, true_leader_is
 from checker.symbolic.state import ite, sel, zmin
 from model.constants import NO_LEADER
 
@@ -116,14 +116,7 @@ def _acked_in_isr(s) -> bool:
 
 
 def _acked_in_isr_z3(d, s):
-    out = []
-    for b in range(d.n):
-        r = s.reps[b]
-        held = [z3.Implies(s.acked[k], z3.And(s.acked_off[k] < r.leo,
-                                              sel(r.log_id, s.acked_off[k], -1) == k + 1))
-                for k in range(d.records)]
-        out.append(z3.Implies(s.c_isr[b], z3.And(held)))
-    return z3.And(out)
+    return z3.And([z3.Implies(s.c_isr[b], holds_every_acked(d, s, r)) for b, r in enumerate(s.reps)])
 
 
 def _requests_to_live_brokers(s) -> bool:
@@ -557,7 +550,7 @@ def _acked_below_writer_hw_z3(d, s):
     for b, r in enumerate(s.reps):
         for k in range(d.records):
             o = s.acked_off[k]
-            own = z3.And(s.acked[k], o < r.leo, sel(r.log_id, o, -1) == k + 1,
+            own = z3.And(s.acked[k], holds_acked(s, r, k),
                          _leads_epoch_z3(s, b, sel(r.log_ep, o, -1)))
             out.append(z3.Implies(own, o < r.hw))
     return z3.And(out)
@@ -914,7 +907,7 @@ def _leaders_hold_older_acked_z3(d, s):
         led += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b), num.val(e)) for e in range(len(s.lai[b]))]
         for k in range(d.records):
             o = s.acked_off[k]
-            held = z3.And(o < lr.leo, sel(lr.log_id, o, -1) == k + 1)
+            held = holds_acked(s, lr, k)
             for r in s.reps:
                 for i in range(d.slots):
                     seen = z3.And(s.acked[k], o == i, i < r.leo, r.log_id[i] == k + 1)
