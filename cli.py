@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -163,9 +164,17 @@ def _protocol_names():
               help="Explore states that differ only by renaming brokers 1..N-1 once.")
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
               help="Property to check (repeatable); default: all of them.")
-@click.option("--engine", type=click.Choice(["bfs", "spark", "bmc"]), default="bfs", show_default=True,
-              help="bfs: local explicit search; spark: sharded on Spark; bmc: z3 bounded model checking.")
+@click.option("--engine", type=click.Choice(["compiled", "reference", "spark", "bmc", "bfs"]),
+              default="compiled", show_default=True,
+              help="compiled: local breadth-first search, compiled (bfs is another name for it); "
+                   "reference: the same search in pure Python, the cross-check; spark: sharded "
+                   "on Spark; bmc: z3 bounded model checking.")
 @click.option("--max-states", type=int, help="Stop (INCOMPLETE) after this many distinct states.")
+@click.option("--memory-limit", metavar="SIZE",
+              help="Stop (INCOMPLETE) before the explorer's memory would pass this (e.g. 2G, "
+                   "500M); default: half the machine's RAM.")
+@click.option("--coverage", is_flag=True,
+              help="Print, per action, how often it was enabled and the states it produced.")
 @click.option("--time-limit", type=float, help="Stop (INCOMPLETE) after this many seconds.")
 @click.option("--depth", "max_depth", type=int, help="Explore at most this many steps (bmc: the depth K).")
 @click.option("--spark-master", metavar="URL", help="Spark master URL (default local[*]).")
@@ -177,9 +186,9 @@ def _protocol_names():
               help="Write the (first) counterexample as a self-contained HTML page.")
 @click.option("--force", is_flag=True, help="Overwrite --trace-out/--html files that exist.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def check_command(kafka_version, config_files, symmetry, properties, engine, max_states, time_limit,
-                  max_depth, spark_master, partitions, as_json, trace_out, html_out, force, quiet,
-                  **options):
+def check_command(kafka_version, config_files, symmetry, properties, engine, max_states,
+                  memory_limit, coverage, time_limit, max_depth, spark_master, partitions, as_json,
+                  trace_out, html_out, force, quiet, **options):
     """Check properties of a Kafka replication configuration.
 
     Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
@@ -208,7 +217,8 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
             click.echo(line)
     result = check(
         config, list(properties) or None, engine=engine, max_states=max_states,
-        time_limit=time_limit, max_depth=max_depth, progress=progress, **engine_options,
+        time_limit=time_limit, max_depth=max_depth, memory_limit=parse_size(memory_limit),
+        coverage=coverage, progress=progress, notice=None if quiet else _notice, **engine_options,
     )
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
@@ -233,12 +243,30 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
 
 
 def _progress_line(stats) -> None:
+    memory = f", {stats.memory_bytes / 2**20:,.0f} MiB" if stats.memory_bytes else ""
     click.echo(
         f"progress: {stats.states_generated:,} states generated, {stats.distinct_states:,} "
         f"distinct states, depth {stats.depth}, queue {stats.queue:,}, "
-        f"{stats.states_per_second:,.0f} states/s, {stats.seconds:.1f} s",
+        f"{stats.states_per_second:,.0f} states/s, {stats.seconds:.1f} s{memory}",
         err=True,
     )
+
+
+def _notice(line: str) -> None:
+    click.echo(line, err=True)
+
+
+_SIZE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def parse_size(text):
+    """``--memory-limit``: a byte count with an optional K/M/G/T suffix (powers of 1024)."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
+    if not m or float(m.group(1)) <= 0:
+        fail(f"--memory-limit {text!r} is not a size; write e.g. 500M or 2G")
+    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])
 
 
 # ---------------------------------------------------------------------------- kmc list

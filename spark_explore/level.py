@@ -36,7 +36,7 @@ def model_for(config):
     Python worker."""
     model = _models.get(config)
     if model is None:
-        from model.variants import make_model
+        from model.variants import make_reference_model as make_model
 
         model = _models[config] = make_model(config)
     return model

@@ -32,10 +32,11 @@ from checker.compiled.fpset import grown, insert, max_fill, new_table
 from checker.fingerprint import collision_probability
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
 from checker.trace import Step, Trace
-from model.actions import ACTION_NAMES, ACTION_PARAMS, Action
+from model.actions import ACTION_NAMES
 from model.errors import KmcError
 from model.kernel.actions import successors
-from model.kernel.codec import decode
+from model.kernel.codec import decode, decode_action
+from model.kernel.fields import SlotOverflow
 from model.kernel.spec import KernelSpec, kernel_spec
 from properties.compiled import COMPILED_IDS, holds
 
@@ -126,12 +127,6 @@ class _Parents:
         return path
 
 
-def decode_action(acts_row) -> Action:
-    name = ACTION_NAMES[int(acts_row[0])]
-    arity = len(ACTION_PARAMS[name])
-    return Action(name, tuple(int(x) for x in acts_row[1:1 + arity]))
-
-
 def replay_path(spec: KernelSpec, path, property_name=None) -> Trace:
     """The trace along ``path`` (successor indices) from the initial state, decoded."""
     out = np.zeros((spec.max_successors, spec.width), dtype=np.int8)
@@ -185,7 +180,7 @@ def compiled_bfs(
     # the initial state
     init = spec.initial
     fp = X.class_fingerprint(init, lay, sym, buf["order_cmp"], buf["scratch"], buf["best"])
-    insert(table, fp)
+    insert(table, np.uint64(fp))
     parents.parents[0][0] = ROOT
     parents.fills[0] = 1
     ctr[X.GENERATED] = 1
@@ -282,6 +277,11 @@ def compiled_bfs(
         limit = "memory-limit"
     except KeyboardInterrupt:
         limit = "interrupted"
+    except SlotOverflow as e:
+        raise KmcError(
+            f"a state of this configuration does not fit the compiled engine's fixed slots ({e}); "
+            "this is a bug in kmc's state layout, please report it with the command line "
+            "(--engine reference checks the configuration meanwhile)") from None
 
     queue = (level.shape[0] - pos) + int(ctr[X.NEXT_COUNT])
     _fill_stats(stats, ctr, depth, queue + beyond, started)
