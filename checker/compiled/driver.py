@@ -90,6 +90,45 @@ def compiled_property(prop) -> int | None:
     return None
 
 
+class _Frontier:
+    """A BFS level's rows, in blocks: a level grows a block at a time (never copied), and a
+    block is freed as soon as it has been expanded."""
+
+    MAX_BLOCK_ROWS = 1 << 16
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.blocks: list = []
+        self.fills: list[int] = []
+
+    @property
+    def count(self) -> int:
+        return sum(self.fills)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(b.nbytes for b in self.blocks if b is not None)
+
+    def _rows_for(self, hint: int) -> int:
+        if not self.blocks:
+            return min(self.MAX_BLOCK_ROWS, max(1024, hint // 4))
+        return min(self.MAX_BLOCK_ROWS, self.blocks[-1].shape[0] * 2)
+
+    def next_block_bytes(self) -> int:
+        return self._rows_for(0) * self.width
+
+    def new_block(self, hint: int = 0) -> None:
+        self.blocks.append(np.zeros((self._rows_for(hint), self.width), dtype=np.int8))
+        self.fills.append(0)
+
+    def append_rows(self, rows: np.ndarray) -> None:
+        self.blocks.append(rows.copy())
+        self.fills.append(rows.shape[0])
+
+    def free(self, b: int) -> None:
+        self.blocks[b] = None
+
+
 class _Parents:
     """The parent index, in chunks: state ``i`` -> (parent index, action index)."""
 
@@ -195,11 +234,12 @@ def compiled_bfs(
     ctr[X.OPEN_PROPERTIES] = int((violated_at < 0).sum())
     ctr[X.PYTHON_OPEN] = len(python) - len(python_violated)
 
-    level = init.reshape(1, W).copy()  # the rows of the level being expanded
-    level_first = 0  # the state index of level[0]
+    level = _Frontier(W)  # the level being expanded
+    level.append_rows(init.reshape(1, W))
+    level_first = 0  # the state index of the level's first row
+    nxt = _Frontier(W)  # the next level, as it is found
     depth = 0
-    pos = 0
-    nxt = np.zeros((1024, W), dtype=np.int8)  # the next level, as it is found
+    remaining = level.count  # rows of the level not expanded yet
     next_report = started + progress_every
     beyond = 0
 
@@ -207,72 +247,82 @@ def compiled_bfs(
         return int(ctr[X.OPEN_PROPERTIES] + ctr[X.PYTHON_OPEN])
 
     def memory_in_use() -> int:
-        return baseline + table.nbytes + parents.nbytes + _buffer_bytes(level) + nxt.nbytes
+        return baseline + table.nbytes + parents.nbytes + level.nbytes + nxt.nbytes
 
     if max_states is not None and ctr[X.DISTINCT] >= max_states:
         limit = "max-states"
     try:
-        while level.shape[0] > 0 and open_count() > 0 and limit is None:
+        while level.count > 0 and open_count() > 0 and limit is None:
             if max_depth is not None and depth >= max_depth:
                 beyond = _count_beyond(spec, level, table, ctr, buf)
-                pos = level.shape[0]
+                remaining = 0
                 if beyond:
                     limit = "max-depth"
                 break
-            checked = 0  # rows of the next level judged by the Python properties so far
+            nxt = _Frontier(W)
+            nxt.new_block(level.count)
+            ctr[X.NEXT_COUNT] = 0
+            checked = 0  # rows of the current next block judged by the Python properties
             stop_reason = X.DONE
-            while pos < level.shape[0]:
-                c = len(parents.bases) - 1
-                pos, reason = X.expand_chunk(
-                    level, pos, min(pos + CHUNK, level.shape[0]), level_first, lay, cfg, sym,
-                    table, nxt, parents.parents[c], parents.actions[c], pids, violated_at, ctr, cov,
-                    buf["out"], buf["acts"], buf["fps"], buf["scratch"], buf["best"],
-                    buf["order_cmp"], buf["seen_action"])
-                parents.fills[c] = int(ctr[X.PARENT_FILL])
-                if python and ctr[X.NEXT_COUNT] > checked:
-                    first = level_first + level.shape[0]
-                    rows = nxt[checked:int(ctr[X.NEXT_COUNT])]
-                    _judge_python(python, python_violated,
-                                  [decode(r, spec.layout) for r in rows], first + checked)
-                    checked = int(ctr[X.NEXT_COUNT])
-                    ctr[X.PYTHON_OPEN] = len(python) - len(python_violated)
-                if reason == X.NEED_TABLE:
-                    _need(memory_in_use() + int(table.nbytes * 1.6), memory_limit)
-                    table = grown(table)
-                    ctr[X.MAX_FILL] = max_fill(table)
-                elif reason == X.NEED_NEXT:
-                    _need(memory_in_use() + nxt.nbytes, memory_limit)
-                    nxt = _grown_rows(nxt, int(ctr[X.NEXT_COUNT]))
-                elif reason == X.NEED_PARENTS:
-                    _need(memory_in_use() + PARENT_CHUNK * 6, memory_limit)
-                    parents.new_chunk(int(ctr[X.DISTINCT]))
-                    ctr[X.PARENT_FILL] = 0
-                elif reason != X.DONE:
-                    stop_reason = reason
+            first = level_first  # the state index of the block being expanded
+            for b in range(len(level.blocks)):
+                block, fill, pos = level.blocks[b], level.fills[b], 0
+                while pos < fill:
+                    c = len(parents.bases) - 1
+                    pos, reason = X.expand_chunk(
+                        block, pos, min(pos + CHUNK, fill), first, lay, cfg, sym, table,
+                        nxt.blocks[-1], parents.parents[c], parents.actions[c], pids, violated_at,
+                        ctr, cov, buf["out"], buf["acts"], buf["fps"], buf["scratch"],
+                        buf["best"], buf["order_cmp"], buf["seen_action"])
+                    parents.fills[c] = int(ctr[X.PARENT_FILL])
+                    nxt.fills[-1] = int(ctr[X.NEXT_COUNT])
+                    remaining = level.count - (first - level_first) - pos
+                    if python and nxt.fills[-1] > checked:
+                        index = level_first + level.count + nxt.count - nxt.fills[-1] + checked
+                        rows = nxt.blocks[-1][checked:nxt.fills[-1]]
+                        _judge_python(python, python_violated,
+                                      [decode(r, spec.layout) for r in rows], index)
+                        checked = nxt.fills[-1]
+                        ctr[X.PYTHON_OPEN] = len(python) - len(python_violated)
+                    if reason == X.NEED_TABLE:
+                        _need(memory_in_use() + int(table.nbytes * 1.6), memory_limit)
+                        table = grown(table)
+                        ctr[X.MAX_FILL] = max_fill(table)
+                    elif reason == X.NEED_NEXT:
+                        _need(memory_in_use() + nxt.next_block_bytes(), memory_limit)
+                        nxt.new_block(level.count)
+                        ctr[X.NEXT_COUNT] = 0
+                        checked = 0
+                    elif reason == X.NEED_PARENTS:
+                        _need(memory_in_use() + PARENT_CHUNK * 6, memory_limit)
+                        parents.new_chunk(int(ctr[X.DISTINCT]))
+                        ctr[X.PARENT_FILL] = 0
+                    elif reason != X.DONE:
+                        stop_reason = reason
+                        break
+                    if python and open_count() == 0:
+                        stop_reason = X.ALL_VIOLATED
+                        break
+                    now = time.monotonic()
+                    if time_limit is not None and now - started >= time_limit:
+                        limit = "time-limit"
+                        break
+                    if now >= next_report:
+                        next_report = now + progress_every
+                        _report(progress, stats, ctr, depth, remaining + nxt.count, started)
+                if limit is not None or stop_reason != X.DONE:
                     break
-                if python and open_count() == 0:
-                    stop_reason = X.ALL_VIOLATED
-                    break
-                now = time.monotonic()
-                if time_limit is not None and now - started >= time_limit:
-                    limit = "time-limit"
-                    break
-                if now >= next_report:
-                    next_report = now + progress_every
-                    _report(progress, stats, ctr, depth, level.shape[0] - pos, started)
-            if ctr[X.NEXT_COUNT] > 0:
+                level.free(b)  # expanded: its rows are no longer needed
+                first += fill
+            if nxt.count > 0:
                 depth += 1
             if stop_reason == X.REACHED_MAX_STATES:
                 limit = "max-states"
             if limit is not None or stop_reason != X.DONE:
                 break
-            # the next level becomes the frontier (a view: no copy of the rows)
-            count = int(ctr[X.NEXT_COUNT])
-            level_first += level.shape[0]
-            level = None  # free the expanded level before the next buffer is made
-            level, nxt = nxt[:count], np.zeros((max(1024, count // 2), W), dtype=np.int8)
-            ctr[X.NEXT_COUNT] = 0
-            pos = 0
+            level_first += level.count
+            level, nxt = nxt, _Frontier(W)
+            remaining = level.count
     except MemoryLimitError:
         limit = "memory-limit"
     except KeyboardInterrupt:
@@ -283,7 +333,7 @@ def compiled_bfs(
             "this is a bug in kmc's state layout, please report it with the command line "
             "(--engine reference checks the configuration meanwhile)") from None
 
-    queue = (level.shape[0] - pos) + int(ctr[X.NEXT_COUNT])
+    queue = remaining + nxt.count
     _fill_stats(stats, ctr, depth, queue + beyond, started)
     stats.memory_bytes = rss_bytes()
     stats.structure_bytes = table.nbytes + parents.nbytes
@@ -314,34 +364,23 @@ def _report(progress, stats, ctr, depth, queue, started) -> None:
         progress(stats)
 
 
-def _buffer_bytes(rows: np.ndarray) -> int:
-    """The bytes of the buffer a row array views (a level is a view of the buffer it was
-    found in)."""
-    return rows.base.nbytes if rows.base is not None else rows.nbytes
-
-
 def _need(projected: int, limit: int) -> None:
     if projected > limit:
         raise MemoryLimitError()
 
 
-def _grown_rows(rows: np.ndarray, used: int) -> np.ndarray:
-    bigger = np.zeros((max(rows.shape[0] * 3 // 2, 1024), rows.shape[1]), dtype=np.int8)
-    bigger[:used] = rows[:used]
-    return bigger
-
-
-def _count_beyond(spec, level, table, ctr, buf) -> int:
+def _count_beyond(spec, level: _Frontier, table, ctr, buf) -> int:
     """The distinct states one step past the depth limit that were never seen."""
     beyond = new_table(1 << 12)
     ctr[X.BEYOND] = 0
-    pos = 0
-    while pos < level.shape[0]:
-        pos, reason = X.count_beyond(level, pos, level.shape[0], spec.lay, spec.cfg, spec.sym,
-                                     table, beyond, ctr, buf["out"], buf["acts"], buf["scratch"],
-                                     buf["best"], buf["order_cmp"])
-        if reason == X.NEED_TABLE:
-            beyond = grown(beyond)
+    for block, fill in zip(level.blocks, level.fills):
+        pos = 0
+        while pos < fill:
+            pos, reason = X.count_beyond(block, pos, fill, spec.lay, spec.cfg, spec.sym, table,
+                                         beyond, ctr, buf["out"], buf["acts"], buf["scratch"],
+                                         buf["best"], buf["order_cmp"])
+            if reason == X.NEED_TABLE:
+                beyond = grown(beyond)
     return int(ctr[X.BEYOND])
 
 
