@@ -147,7 +147,7 @@ def main() -> None:  # console script entry point
 
 def _protocol_names():
     from model.variants import VARIANTS
-    from model.variants.registry import load_entry_point_variants
+    from model.protocols import load_entry_point_variants
 
     load_entry_point_variants()
     return sorted(VARIANTS)
