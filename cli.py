@@ -187,7 +187,8 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     """
     from checker import check
     from viewer.outputs import check_output_path
-    from viewer.report import config_from_options, render_result
+    from model.options import config_from_options
+    from viewer.report import render_result
 
     check_output_path(trace_out, force, "--trace-out")
     check_output_path(html_out, force, "--html")

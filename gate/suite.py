@@ -47,8 +47,12 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from checker.api import ENGINES
 from model.config import ModelConfig
 from model.errors import ConfigError, KmcError
+from model.options import config_from_options
+from model.protocols import get_variant
+from properties import PROPERTIES
 
 HOLDS, VIOLATED = "holds", "violated"
 
@@ -232,10 +236,6 @@ def _names(where, key, value) -> list:
 
 
 def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
-    from checker.api import ENGINES
-    from properties import PROPERTIES
-    from viewer.report import config_from_options
-
     expect = d.get("expect")
     if expect not in (HOLDS, VIOLATED):
         raise where.error("expect", f'must be "holds" or "violated", got {expect!r}')
@@ -291,7 +291,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     if not isinstance(description, str):
         raise where.error("description", "must be a string")
 
-    config, provenance = _config(d, where, base, config_from_options)
+    config, provenance = _config(d, where, base)
     return CheckSpec(
         name=d["name"], config=config, properties=props, expect=expect, violates=violates,
         trace_length=d.get("trace-length"), min_trace_length=d.get("min-trace-length"),
@@ -301,10 +301,8 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     )
 
 
-def _config(d: dict, where: _Where, base: Path, config_from_options):
+def _config(d: dict, where: _Where, base: Path):
     """The ``ModelConfig`` of a check, built the way ``kmc check`` builds it from its flags."""
-    from model.variants import get_variant
-
     options: dict = {}
     for key, option in CONFIG_KEYS.items():
         if key not in d:

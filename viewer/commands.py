@@ -94,7 +94,7 @@ def graph_command(properties, graphml, dot, max_nodes, force, **options):
     states that violate each property marked."""
     from properties import get_properties
     from viewer.graph import build_graph, graph_summary, write_dot, write_graphml
-    from viewer.report import config_from_options
+    from model.options import config_from_options
 
     if not graphml and not dot:
         raise click.UsageError("say where to write the graph: --graphml FILE and/or --dot FILE")

@@ -22,7 +22,7 @@ def prove_command(prop, strengthen, k, time_limit, **options):
     or a counterexample to induction, is printed); 2: bad input; 3: z3 gave up.
     """
     from checker.symbolic.induction import FAILED, PROVED, prove, render_proof
-    from viewer.report import config_from_options
+    from model.options import config_from_options
 
     config, _ = config_from_options(**pop_config_options(options))
     result = prove(config, prop, strengthen=list(strengthen), k=k, time_limit=time_limit)
