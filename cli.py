@@ -15,6 +15,8 @@ from pathlib import Path
 
 import click
 
+import spark_explore  # noqa: F401  (joins the engine registry)
+from checker.engines import ENGINES
 from checker.result import EXIT_USAGE
 from model.errors import KmcError
 from viewer.config_options import config_options, pop_config_options
@@ -163,8 +165,8 @@ def _protocol_names():
               help="Explore states that differ only by renaming brokers 1..N-1 once.")
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
               help="Property to check (repeatable); default: all of them.")
-@click.option("--engine", type=click.Choice(["bfs", "spark", "bmc"]), default="bfs", show_default=True,
-              help="bfs: local explicit search; spark: sharded on Spark; bmc: z3 bounded model checking.")
+@click.option("--engine", type=click.Choice(list(ENGINES)), default="bfs", show_default=True,
+              help="; ".join(f"{e.name}: {e.description}" for e in ENGINES.values()) + ".")
 @click.option("--max-states", type=int, help="Stop (INCOMPLETE) after this many distinct states.")
 @click.option("--time-limit", type=float, help="Stop (INCOMPLETE) after this many seconds.")
 @click.option("--depth", "max_depth", type=int, help="Explore at most this many steps (bmc: the depth K).")

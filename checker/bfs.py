@@ -21,6 +21,7 @@ import time
 from collections import deque
 from typing import Callable
 
+from checker.engines import register_engine
 from checker.fingerprint import collision_probability, fingerprint
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
 from checker.trace import INDEX_BITS, ROOT, reconstruct_trace
@@ -139,3 +140,15 @@ def _fill(stats: CheckStats, parents: dict, queue: deque, started: float) -> Non
     stats.queue = len(queue)
     stats.seconds = time.monotonic() - started
     stats.collision_probability = collision_probability(stats.distinct_states, stats.states_generated)
+
+
+def run_bfs(model, properties, *, config, max_states=None, time_limit=None, max_depth=None,
+            progress=None, **_options) -> CheckResult:
+    """``--engine bfs``: ``bfs`` with the configuration recorded in the result."""
+    return bfs(
+        model, properties, max_states=max_states, time_limit=time_limit, max_depth=max_depth,
+        progress=progress, engine="bfs", config=config.as_dict(),
+    )
+
+
+register_engine("bfs", run_bfs, "local explicit search")

@@ -47,7 +47,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker.api import ENGINES
+import spark_explore  # noqa: F401  (joins the engine registry, so a suite can name it)
+from checker.engines import get_engine
 from model.config import ModelConfig
 from model.errors import ConfigError, KmcError
 from model.options import config_from_options
@@ -285,8 +286,10 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
             raise where.error("time-limit", f"must be a positive number of seconds, got {t!r}")
         limits["time-limit"] = float(t)
     engine = d.get("engine", "bfs")
-    if engine not in ENGINES:
-        raise where.error("engine", f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    try:
+        get_engine(engine)
+    except ConfigError as e:
+        raise where.error("engine", str(e)) from None
     description = d.get("description", "")
     if not isinstance(description, str):
         raise where.error("description", "must be a string")

@@ -42,6 +42,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from checker.engines import register_engine
 from checker.fingerprint import collision_probability, fingerprint
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
 from checker.trace import ROOT, reconstruct_trace
@@ -87,7 +88,7 @@ def spark_bfs(
 
 
 def _explore(sc, model, properties, config, n, max_states, time_limit, max_depth, progress):
-    from pyspark import StorageLevel
+    from pyspark import StorageLevel  # lazy on purpose: pyspark loads only when a Spark run starts
 
     started = time.monotonic()
     local_master = sc.master.startswith("local")
@@ -227,3 +228,11 @@ class ClusterParents:
                 self.next_level = level - 1
                 return found[0]
         raise KeyError(fp)
+
+
+def run_spark(model, properties, *, config, **options) -> CheckResult:
+    """``--engine spark``: ``spark_bfs`` with the configuration recorded in the result."""
+    return spark_bfs(model, properties, config=config.as_dict(), **options)
+
+
+register_engine("spark", run_spark, "sharded on Spark")
