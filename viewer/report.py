@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from checker.result import INCOMPLETE, VIOLATED
+from viewer.text import render_trace
 
 LIMIT_WORDS = {
     "max-states": "the --max-states limit",
@@ -30,8 +31,6 @@ def describe_config(config: dict) -> list:
 
 def render_result(result, *, with_trace: bool = True) -> str:
     """The text report of a check: configuration, bounds, statistics, verdicts, counterexample."""
-    from viewer.text import render_trace
-
     s = result.stats
     lines = describe_config(result.config)
     if result.engine == "bmc":
