@@ -12,6 +12,7 @@ STAMP := $(VENV)/.kmc-installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m checker.compiled
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -1,11 +1,18 @@
-"""``make bench``: the local explicit engine on three sizes of the default configuration.
+"""``make bench``: the explorers' speed and memory, end to end, in one run.
 
-The default configuration is kip-320, acks=all, min.insync.replicas=2, unclean election off,
-process crashes, replication factor 3; the sizes grow the bounds. Each size runs in its own
-subprocess so that peak memory (max RSS) is that run's alone. Figures vary with the machine's
-load: compare ratios measured in one run.
+Each row runs ``kmc check --json`` in its own process (so its wall time includes start-up and
+loading the compiled kernel, and its peak memory is its own) on kip-320, acks=all,
+min.insync.replicas=2, unclean election off, process crashes, replication factor 3:
 
-    python bench/bench.py [--sizes small,medium,large,large-nosym] [--json]
+* ``reference``: the pure-Python explorer on the default bounds (1 record, epochs up to 2,
+  1 crash): the rate the compiled engine is compared with;
+* ``default``: the compiled engine on the same bounds;
+* ``rf3-r2``: the compiled engine with 2 records (4,103,477 distinct states);
+* ``rf3-r3e3c2``: 3 records, epochs up to 3, 2 crashes: out of reach of the reference engine.
+
+Figures vary with the machine's load; compare the ratios measured in one run.
+
+    python bench/bench.py [--rows reference,default,rf3-r2,rf3-r3e3c2] [--time-limit S] [--json]
 """
 
 from __future__ import annotations
@@ -15,63 +22,71 @@ import json
 import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
-SIZES = {
-    "small": dict(max_records=1, max_leader_epoch=1, max_crashes=0),
-    "medium": dict(max_records=1, max_leader_epoch=1, max_crashes=1),
-    "large": dict(max_records=1, max_leader_epoch=2, max_crashes=1),  # the RF=3 default bounds
-    # the "before" of symmetry reduction: the default bounds with every state kept
-    "large-nosym": dict(max_records=1, max_leader_epoch=2, max_crashes=1, symmetry=False),
+ROOT = Path(__file__).resolve().parent.parent
+KMC = Path(sys.executable).with_name("kmc")
+
+ROWS = {
+    "reference": (["--engine", "reference"], "1/2/1"),
+    "default": ([], "1/2/1"),
+    "rf3-r2": (["--max-records", "2"], "2/2/1"),
+    "rf3-r3e3c2": (["--max-records", "3", "--max-leader-epoch", "3", "--max-crashes", "2"], "3/3/2"),
 }
-
-CHILD = """
-import json, resource, sys
-from checker import check
-from model import Bounds, ModelConfig
-bounds = json.loads(sys.argv[1])
-symmetry = bounds.pop("symmetry", True)
-cfg = ModelConfig(protocol="kip-320", replication_factor=3, min_insync_replicas=2, acks="all",
-                  bounds=Bounds(max_unflushed_losses=0, **bounds), symmetry=symmetry)
-r = check(cfg, time_limit=float(sys.argv[2]))
-peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"stats": r.stats.to_json(), "limit": r.limit, "exit_code": r.exit_code,
-                  "verdicts": sorted({p.verdict for p in r.properties}), "peak_mib": peak_kib / 1024}))
-"""
+COMMON = ["check", "--json", "-q", "--protocol", "kip-320", "-r", "3", "--acks", "all",
+          "--min-insync-replicas", "2", "--no-unclean-leader-election", "--crash-model", "process"]
 
 
-def run_size(name: str, time_limit: float) -> dict:
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(SIZES[name]), str(time_limit)],
-        capture_output=True, text=True, cwd=root, env=dict(os.environ, PYTHONPATH=root),
-    )
-    if out.returncode != 0:
-        raise SystemExit(f"bench {name} failed: {out.stderr.strip().splitlines()[-1:]}")
-    data = json.loads(out.stdout)
-    data["size"] = name
-    data["bounds"] = SIZES[name]
-    return data
+def run_row(name: str, time_limit: float) -> dict:
+    """Run one row in a child process; its wall time, peak RSS and JSON result."""
+    flags, bounds = ROWS[name]
+    args = [str(KMC), *COMMON, *flags, "--time-limit", str(time_limit)]
+    started = time.monotonic()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - started
+    out, err = proc.stdout.read(), proc.stderr.read()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1, 3):
+        raise SystemExit(f"bench {name} failed: {err.strip().splitlines()[-1:]}")
+    result = json.loads(out)
+    stats = result["stats"]
+    return {
+        "row": name, "bounds": bounds, "engine": result["engine"], "wall_seconds": round(wall, 2),
+        "distinct": stats["distinct_states"], "generated": stats["states_generated"],
+        "depth": stats["depth"], "peak_mib": round(usage.ru_maxrss / 1024, 1),
+        "bytes_per_state": stats.get("bytes_per_state"),
+        "states_per_second": round(stats["distinct_states"] / wall),
+        "limit": result["limit"],
+        "verdicts": sorted({p["verdict"] for p in result["properties"]}),
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="small,medium,large,large-nosym")
+    ap.add_argument("--rows", default=",".join(ROWS))
     ap.add_argument("--time-limit", type=float, default=600.0)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    rows = [run_size(name, args.time_limit) for name in args.sizes.split(",")]
+    rows = [run_row(name, args.time_limit) for name in args.rows.split(",")]
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print("kmc bench: local BFS, kip-320 acks=all min.insync.replicas=2 RF=3, process crashes")
-    print(f"{'size':<13} {'bounds (records/epochs/crashes)':<32} {'distinct':>10} {'generated':>11} "
-          f"{'depth':>5} {'seconds':>8} {'states/s':>9} {'peak MiB':>9}  result")
+    print("kmc bench: kip-320 acks=all min.insync.replicas=2 RF=3, process crashes; "
+          "wall time end to end (start-up included)")
+    print(f"{'row':<11} {'engine':<9} {'bounds':<7} {'distinct':>11} {'generated':>12} {'depth':>5} "
+          f"{'seconds':>8} {'states/s':>9} {'peak MiB':>9} {'B/state':>8}  result")
     for r in rows:
-        s, b = r["stats"], r["bounds"]
-        result = "INCOMPLETE (time limit)" if r["limit"] else "/".join(r["verdicts"])
-        print(f"{r['size']:<13} {b['max_records']}/{b['max_leader_epoch']}/{b['max_crashes']:<28} "
-              f"{s['distinct_states']:>10,} {s['states_generated']:>11,} {s['depth']:>5} "
-              f"{s['seconds']:>8.1f} {s['states_per_second']:>9,.0f} {r['peak_mib']:>9.0f}  {result}")
+        result = f"INCOMPLETE ({r['limit']})" if r["limit"] else "/".join(r["verdicts"])
+        bps = f"{r['bytes_per_state']:.1f}" if r["bytes_per_state"] else "-"
+        print(f"{r['row']:<11} {r['engine']:<9} {r['bounds']:<7} {r['distinct']:>11,} "
+              f"{r['generated']:>12,} {r['depth']:>5} {r['wall_seconds']:>8.1f} "
+              f"{r['states_per_second']:>9,} {r['peak_mib']:>9.0f} {bps:>8}  {result}")
+    by = {r["row"]: r for r in rows}
+    if "reference" in by and "rf3-r2" in by:
+        ratio = by["rf3-r2"]["states_per_second"] / by["reference"]["states_per_second"]
+        print(f"rf3-r2 compiled rate / reference rate on the default bounds: {ratio:.0f}x")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@ from __future__ import annotations
 from checker.engines import get_engine
 from model.config import ModelConfig
 from model.errors import ConfigError
-from model.variants import make_model
 from properties import get_properties
 
 
@@ -13,23 +12,36 @@ def check(
     config: ModelConfig,
     properties=None,
     *,
-    engine: str = "bfs",
+    engine: str = "compiled",
     max_states: int | None = None,
     time_limit: float | None = None,
     max_depth: int | None = None,
+    memory_limit: int | None = None,
+    coverage: bool = False,
     progress=None,
+    notice=None,
     **engine_options,
 ):
     """Check ``properties`` (names; all registered ones if None) on ``config`` with the engine
-    registered as ``engine`` (``checker.engines``); a ``CheckResult``."""
+    registered as ``engine`` (``checker.engines``); a ``CheckResult``.
+
+    ``progress(stats)`` is called every few seconds; ``notice(line)`` gets one-off lines (the
+    kernel's first compilation)."""
     props = get_properties(properties)
-    model = make_model(config)
-    for name, value in (("max-states", max_states), ("time-limit", time_limit), ("depth", max_depth)):
+    for name, value in (("max-states", max_states), ("time-limit", time_limit), ("depth", max_depth),
+                        ("memory-limit", memory_limit)):
         if value is not None and value <= 0:
             raise ConfigError(f"--{name} must be positive, got {value}")
-    result = get_engine(engine).run(
-        model, props, config=config, max_states=max_states, time_limit=time_limit,
-        max_depth=max_depth, progress=progress, **engine_options,
+    chosen = get_engine(engine)
+    if coverage and "coverage" not in chosen.options:
+        raise ConfigError("--coverage needs the compiled engine (the default)")
+    if memory_limit is not None and "memory_limit" not in chosen.options:
+        raise ConfigError("--memory-limit applies to the compiled engine (the default)")
+    extras = {"memory_limit": memory_limit, "coverage": coverage, "notice": notice}
+    result = chosen.run(
+        config, props, max_states=max_states, time_limit=time_limit, max_depth=max_depth,
+        progress=progress, **{k: v for k, v in extras.items() if k in chosen.options},
+        **engine_options,
     )
     if config.acks == "0" and any(p.name == "no-acked-loss" for p in props):
         result.notes.append(

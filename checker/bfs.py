@@ -21,10 +21,10 @@ import time
 from collections import deque
 from typing import Callable
 
-from checker.engines import register_engine
 from checker.fingerprint import collision_probability, fingerprint
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
 from checker.trace import INDEX_BITS, ROOT, reconstruct_trace
+from model.variants import make_reference_model
 
 PROGRESS_EVERY_SECONDS = 5.0
 
@@ -142,13 +142,11 @@ def _fill(stats: CheckStats, parents: dict, queue: deque, started: float) -> Non
     stats.collision_probability = collision_probability(stats.distinct_states, stats.states_generated)
 
 
-def run_bfs(model, properties, *, config, max_states=None, time_limit=None, max_depth=None,
-            progress=None, **_options) -> CheckResult:
-    """``--engine bfs``: ``bfs`` with the configuration recorded in the result."""
+def run_reference(config, properties, *, max_states=None, time_limit=None, max_depth=None,
+                  progress=None) -> CheckResult:
+    """``--engine reference``: ``bfs`` over the pure-Python model of ``config``, with the
+    configuration recorded in the result."""
     return bfs(
-        model, properties, max_states=max_states, time_limit=time_limit, max_depth=max_depth,
-        progress=progress, engine="bfs", config=config.as_dict(),
+        make_reference_model(config), properties, max_states=max_states, time_limit=time_limit,
+        max_depth=max_depth, progress=progress, engine="reference", config=config.as_dict(),
     )
-
-
-register_engine("bfs", run_bfs, "local explicit search")

@@ -24,6 +24,8 @@ class CheckStats:
     queue: int = 0
     seconds: float = 0.0
     collision_probability: float = 0.0
+    memory_bytes: int = 0  # peak resident memory of the run (0 if not measured)
+    structure_bytes: int = 0  # fingerprint table + parent index (compiled engine)
 
     @property
     def states_per_second(self) -> float:
@@ -38,6 +40,10 @@ class CheckStats:
             "seconds": round(self.seconds, 3),
             "states_per_second": round(self.states_per_second, 1),
             "collision_probability": self.collision_probability,
+            **({"memory_bytes": self.memory_bytes} if self.memory_bytes else {}),
+            **({"structure_bytes": self.structure_bytes,
+                "bytes_per_state": round(self.structure_bytes / max(self.distinct_states, 1), 1)}
+               if self.structure_bytes else {}),
         }
 
 
@@ -71,6 +77,7 @@ class CheckResult:
     stats: CheckStats
     limit: str | None = None
     notes: list = field(default_factory=list)
+    coverage: object = None  # per-action coverage (``kmc check --coverage``), or None
 
     @property
     def exit_code(self) -> int:
@@ -100,4 +107,5 @@ class CheckResult:
             "properties": [p.to_json() for p in self.properties],
             "exit_code": self.exit_code,
             "notes": list(self.notes),
+            **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }

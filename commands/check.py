@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import click
 
 import spark_explore  # noqa: F401  (joins the engine registry, so --engine lists it)
 from checker import check
-from checker.engines import ENGINES
+from checker.engines import ENGINES, engine_choices
 from commands.options import config_options, pop_config_options
 from commands.usage import check_output_path, fail
 from model.options import config_from_options
@@ -28,9 +29,14 @@ from viewer.trace_file import write_trace
               help="Explore states that differ only by renaming brokers 1..N-1 once.")
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
               help="Property to check (repeatable); default: all of them.")
-@click.option("--engine", type=click.Choice(list(ENGINES)), default="bfs", show_default=True,
+@click.option("--engine", type=click.Choice(engine_choices()), default="compiled", show_default=True,
               help="; ".join(f"{e.name}: {e.description}" for e in ENGINES.values()) + ".")
 @click.option("--max-states", type=int, help="Stop (INCOMPLETE) after this many distinct states.")
+@click.option("--memory-limit", metavar="SIZE",
+              help="Stop (INCOMPLETE) before the explorer's memory would pass this (e.g. 2G, "
+                   "500M); default: half the machine's RAM.")
+@click.option("--coverage", is_flag=True,
+              help="Print, per action, how often it was enabled and the states it produced.")
 @click.option("--time-limit", type=float, help="Stop (INCOMPLETE) after this many seconds.")
 @click.option("--depth", "max_depth", type=int, help="Explore at most this many steps (bmc: the depth K).")
 @click.option("--spark-master", metavar="URL", help="Spark master URL (default local[*]).")
@@ -42,9 +48,9 @@ from viewer.trace_file import write_trace
               help="Write the (first) counterexample as a self-contained HTML page.")
 @click.option("--force", is_flag=True, help="Overwrite --trace-out/--html files that exist.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def check_command(kafka_version, config_files, symmetry, properties, engine, max_states, time_limit,
-                  max_depth, spark_master, partitions, as_json, trace_out, html_out, force, quiet,
-                  **options):
+def check_command(kafka_version, config_files, symmetry, properties, engine, max_states,
+                  memory_limit, coverage, time_limit, max_depth, spark_master, partitions, as_json,
+                  trace_out, html_out, force, quiet, **options):
     """Check properties of a Kafka replication configuration.
 
     Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
@@ -69,7 +75,8 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
             click.echo(line)
     result = check(
         config, list(properties) or None, engine=engine, max_states=max_states,
-        time_limit=time_limit, max_depth=max_depth, progress=progress, **engine_options,
+        time_limit=time_limit, max_depth=max_depth, memory_limit=parse_size(memory_limit),
+        coverage=coverage, progress=progress, notice=None if quiet else _notice, **engine_options,
     )
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
@@ -90,9 +97,27 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
 
 
 def _progress_line(stats) -> None:
+    memory = f", {stats.memory_bytes / 2**20:,.0f} MiB" if stats.memory_bytes else ""
     click.echo(
         f"progress: {stats.states_generated:,} states generated, {stats.distinct_states:,} "
         f"distinct states, depth {stats.depth}, queue {stats.queue:,}, "
-        f"{stats.states_per_second:,.0f} states/s, {stats.seconds:.1f} s",
+        f"{stats.states_per_second:,.0f} states/s, {stats.seconds:.1f} s{memory}",
         err=True,
     )
+
+
+def _notice(line: str) -> None:
+    click.echo(line, err=True)
+
+
+_SIZE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def parse_size(text):
+    """``--memory-limit``: a byte count with an optional K/M/G/T suffix (powers of 1024)."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
+    if not m or float(m.group(1)) <= 0:
+        fail(f"--memory-limit {text!r} is not a size; write e.g. 500M or 2G")
+    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])

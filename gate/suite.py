@@ -24,7 +24,8 @@ key such as ``min.insync.replicas = 2`` is read as the dotted name):
   (Kafka properties files, relative to the suite; the check's own keys override them).
 - bounds: ``max-records``, ``max-leader-epoch``, ``max-crashes``, ``max-unflushed-losses`` (or
   the same inside a ``bounds`` table).
-- limits: ``max-states``, ``max-depth``, ``time-limit`` (seconds); ``engine`` (bfs, spark, bmc).
+- limits: ``max-states``, ``max-depth``, ``time-limit`` (seconds); ``engine`` (compiled, the
+  default; reference; spark; bmc; ``bfs`` is another name for compiled).
 - ``properties``: the properties to check (a list, or "all"); default: ``violates`` if given,
   else all of them.
 - ``expect = "holds"``: every checked property must hold. ``expect = "violated"``: every property
@@ -99,7 +100,7 @@ class CheckSpec:
     max_states: int | None = None
     max_depth: int | None = None
     time_limit: float | None = None
-    engine: str = "bfs"
+    engine: str = "compiled"
     description: str = ""
     provenance: list = field(default_factory=list)
 
@@ -285,9 +286,8 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
         if not isinstance(t, (int, float)) or isinstance(t, bool) or t <= 0:
             raise where.error("time-limit", f"must be a positive number of seconds, got {t!r}")
         limits["time-limit"] = float(t)
-    engine = d.get("engine", "bfs")
     try:
-        get_engine(engine)
+        engine = get_engine(d.get("engine", "compiled")).name
     except ConfigError as e:
         raise where.error("engine", str(e)) from None
     description = d.get("description", "")

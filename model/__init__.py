@@ -11,10 +11,20 @@ from model.actions import ACTION_PARAMS, Action
 from model.config import Bounds, ModelConfig
 from model.errors import ConfigError, KmcError
 from model.state import ClusterState, PartitionState, ReplicaState, from_plain, to_plain
-from model.variants import VARIANTS, ReplicationModel, action, get_variant, make_model, register_variant
+from model.compiled_model import CompiledModel
+from model.variants import (
+    VARIANTS, ReplicationModel, action, get_variant, make_reference_model, register_variant,
+)
 
 __all__ = [
     "ACTION_PARAMS", "Action", "Bounds", "ClusterState", "ConfigError", "KmcError", "ModelConfig",
     "PartitionState", "ReplicaState", "ReplicationModel", "VARIANTS", "action", "from_plain",
-    "get_variant", "make_model", "register_variant", "to_plain",
+    "get_variant", "make_model", "make_reference_model", "register_variant", "to_plain",
+    "CompiledModel",
 ]
+
+
+def make_model(config) -> CompiledModel:
+    """The model of ``config``: the compiled kernel's rules, read and written as
+    ``ClusterState``s (what traces, replay and the viewer use)."""
+    return CompiledModel(config)

@@ -36,6 +36,11 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     "FlushLog": ("broker",),
 }
 
+ACTION_NAMES: tuple[str, ...] = tuple(ACTION_PARAMS)
+"""Action names in a fixed order: the compiled kernel identifies an action by its index here."""
+
+ACTION_IDS: dict[str, int] = {name: i for i, name in enumerate(ACTION_NAMES)}
+
 
 class Action(NamedTuple):
     """One step: an action name and its integer arguments (see ``ACTION_PARAMS``)."""

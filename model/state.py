@@ -290,3 +290,22 @@ def shape_error(state: ClusterState, replication_factor: int) -> str | None:
     if any(leader not in brokers for leader, _, _ in state.pending_acks):
         return "a pending acknowledgement names a broker that does not exist"
     return None
+
+
+def initial_state(replication_factor: int) -> ClusterState:
+    """Broker 0 leads in epoch 0 with every replica in the ISR and every log empty: the state right
+    after topic creation, once every broker has applied the first LeaderAndIsr. The leader knows
+    its followers' LEOs as 0 (the seed walkthrough starts them there)."""
+    everyone = tuple(range(replication_factor))
+    unknown = (-1,) * replication_factor
+    remote = tuple(-1 if b == 0 else 0 for b in everyone)
+    replicas = tuple(
+        ReplicaState(
+            alive=True, log=(), high_watermark=0, leader_epoch=0, leader=0,
+            isr=everyone if b == 0 else (), remote_log_end_offsets=remote if b == 0 else unknown,
+            truncating=False, fetch_response=(), flushed_offset=0,
+        )
+        for b in everyone
+    )
+    controller = PartitionState(leader=0, leader_epoch=0, isr=everyone, live_brokers=everyone)
+    return ClusterState(replicas, controller, (), (), (), (), 0, 0, 0)

@@ -3,4 +3,7 @@
 from properties.registry import PROPERTIES, Property, get_properties, invariant
 from properties import invariants as _builtin  # noqa: F401  (registers the built-ins)
 
-__all__ = ["PROPERTIES", "Property", "get_properties", "invariant"]
+BUILT_IN = tuple(PROPERTIES)
+"""The names of kmc's own properties (before any ``--load``ed module adds its own)."""
+
+__all__ = ["BUILT_IN", "PROPERTIES", "Property", "get_properties", "invariant"]

@@ -63,6 +63,7 @@ def _why_visibility(state) -> str:
     "no-acked-loss",
     "every acknowledged record is in the true leader's log, at the offset it was acknowledged at",
     explain=_why_acked_loss,
+    compiled=True,
 )
 def no_acked_loss(state) -> bool:
     leader = state.true_leader()
@@ -77,6 +78,7 @@ def no_acked_loss(state) -> bool:
     "every record below the true leader's HW is in the log of every ISR member at the same "
     "offset (StrongIsr in Gustafson's TLA+ spec)",
     explain=_why_committed,
+    compiled=True,
 )
 def committed_consistency(state) -> bool:
     leader = state.true_leader()
@@ -97,6 +99,7 @@ def committed_consistency(state) -> bool:
     "two logs that hold a record of the same leader epoch at the same offset agree on every "
     "record up to it",
     explain=_why_log_matching,
+    compiled=True,
 )
 def log_matching(state) -> bool:
     logs = [r.log for r in state.replicas]
@@ -117,6 +120,7 @@ def log_matching(state) -> bool:
     "a record once visible to consumers (below a true leader's HW) never disappears from, or "
     "changes in, any later true leader's log",
     explain=_why_visibility,
+    compiled=True,
 )
 def monotonic_visibility(state) -> bool:
     leader = state.true_leader()
@@ -131,6 +135,7 @@ def monotonic_visibility(state) -> bool:
     "leader-in-isr",
     "the controller's leader is in the controller's ISR, and a broker that believes it leads is "
     "in its own ISR",
+    compiled=True,
 )
 def leader_in_isr(state) -> bool:
     c = state.controller
@@ -141,6 +146,6 @@ def leader_in_isr(state) -> bool:
     )
 
 
-@invariant("hw-le-leo", "every replica's high watermark is at most its log end offset")
+@invariant("hw-le-leo", "every replica's high watermark is at most its log end offset", compiled=True)
 def hw_le_leo(state) -> bool:
     return all(r.high_watermark <= len(r.log) for r in state.replicas)

@@ -29,6 +29,7 @@ class Property:
     description: str
     check: Callable
     explain: Callable | None = None
+    compiled: bool = False  # a twin in properties/compiled.py judges it inside the kernel
 
     def __call__(self, state) -> bool:
         return bool(self.check(state))
@@ -46,16 +47,18 @@ class Property:
 PROPERTIES: dict[str, Property] = {}
 
 
-def invariant(name: str, description: str = "", explain: Callable | None = None) -> Callable:
+def invariant(name: str, description: str = "", explain: Callable | None = None,
+              compiled: bool = False) -> Callable:
     """Decorator: register ``fn(state) -> bool`` as the invariant ``name``; ``explain(state)``
-    may return a sentence saying how a state violates it (shown under counterexamples)."""
+    may return a sentence saying how a state violates it (shown under counterexamples).
+    ``compiled`` (built-in properties only) says ``properties/compiled.py`` has its twin."""
 
     def register(fn: Callable) -> Callable:
         old = PROPERTIES.get(name)
         if old is not None and _origin(old.check) != _origin(fn):
             raise ConfigError(f"property {name!r} is defined twice; pick another name")
         PROPERTIES[name] = Property(
-            name, description or (fn.__doc__ or "").strip().split("\n")[0], fn, explain
+            name, description or (fn.__doc__ or "").strip().split("\n")[0], fn, explain, compiled
         )
         return fn
 

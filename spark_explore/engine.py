@@ -47,6 +47,7 @@ from checker.fingerprint import collision_probability, fingerprint
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
 from checker.trace import ROOT, reconstruct_trace
 from model.state import to_plain
+from model.variants import make_reference_model
 from spark_explore import level as lv
 from spark_explore.session import SparkEngineError, first_line, get_context, ship_code, stop_context
 
@@ -230,9 +231,10 @@ class ClusterParents:
         raise KeyError(fp)
 
 
-def run_spark(model, properties, *, config, **options) -> CheckResult:
-    """``--engine spark``: ``spark_bfs`` with the configuration recorded in the result."""
-    return spark_bfs(model, properties, config=config.as_dict(), **options)
+def run_spark(config, properties, **options) -> CheckResult:
+    """``--engine spark``: ``spark_bfs`` over the pure-Python model of ``config`` (it moves to the
+    kernel next), with the configuration recorded in the result."""
+    return spark_bfs(make_reference_model(config), properties, config=config.as_dict(), **options)
 
 
-register_engine("spark", run_spark, "sharded on Spark")
+register_engine("spark", run_spark, "sharded on Spark", options=("master", "partitions"))

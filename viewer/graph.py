@@ -19,7 +19,7 @@ import networkx as nx
 
 from checker.fingerprint import fingerprint
 from model.errors import KmcError
-from model.variants import make_model
+from model import make_model
 
 
 class GraphTooLargeError(KmcError):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from model.variants import make_model
+from model import make_model
 from properties import PROPERTIES
 from viewer.itf import encode_state, first_difference
 from viewer.model_version import model_fingerprint

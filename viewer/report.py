@@ -9,6 +9,8 @@ LIMIT_WORDS = {
     "max-states": "the --max-states limit",
     "time-limit": "the --time-limit",
     "max-depth": "the --depth limit",
+    "memory-limit": "the --memory-limit (the fingerprint table would have outgrown it)",
+    "interrupted": "an interruption",
 }
 
 
@@ -43,7 +45,7 @@ def render_result(result, *, with_trace: bool = True) -> str:
             f"engine {result.engine}: {s.distinct_states:,} distinct states, {s.states_generated:,} "
             f"states generated, depth {s.depth}, {s.seconds:.1f} s ({s.states_per_second:,.0f} states/s)"
         )
-    if result.engine in ("bfs", "spark"):
+    if result.engine in ("compiled", "reference", "bfs", "spark"):
         lines.append(
             f"fingerprint collision probability: {s.collision_probability:.1e} (TLC's optimistic estimate)"
         )
@@ -61,6 +63,8 @@ def render_result(result, *, with_trace: bool = True) -> str:
         )
     for note in result.notes:
         lines.append(note)
+    if result.coverage is not None:
+        lines.extend(render_coverage(result.coverage))
     lines.append("")
     width = max(len(p.name) for p in result.properties)
     for p in result.properties:
@@ -86,3 +90,19 @@ def render_result(result, *, with_trace: bool = True) -> str:
                 "(or check one property at a time with --property)."
             )
     return "\n".join(lines)
+
+
+def render_coverage(coverage) -> list:
+    """TLC-style coverage: per action, the states it was enabled in, the successors it produced
+    and how many were new; an action never enabled is flagged (a vacuous model is a classic
+    model-checking mistake)."""
+    width = max(len(a) for a, *_ in coverage.rows)
+    lines = ["", "coverage (per action: states it was enabled in, successors, new states):"]
+    for action, enabled, found, new in coverage.rows:
+        flag = "  <- never enabled" if enabled == 0 else ""
+        lines.append(f"  {action:<{width}}  {enabled:>12,} {found:>13,} {new:>12,}{flag}")
+    never = coverage.never_enabled
+    if never:
+        lines.append(f"  {len(never)} action(s) never enabled: {', '.join(never)} (expected only "
+                     "where the configuration rules them out, e.g. FlushLog without power loss)")
+    return lines

@@ -28,7 +28,7 @@ from checker.symbolic.state import decode, fresh, well_formed
 from checker.symbolic.strengthen import all_names, check_of, formula_of
 from checker.symbolic.transitions import Encoder
 from model.errors import ConfigError
-from model.variants import make_model
+from model.variants import make_reference_model as make_model
 
 PROVED, FAILED, UNKNOWN = "PROVED", "FAILED", "UNKNOWN"
 

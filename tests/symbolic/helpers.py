@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from model import make_model
+from model import make_reference_model
 
 
 def reachable(model) -> list:
@@ -26,7 +26,7 @@ def reachable(model) -> list:
 
 
 def sample_states(config, k: int, seed: int = 7):
-    model = make_model(config)
+    model = make_reference_model(config)
     states = reachable(model)
     rnd = random.Random(seed)
     # always include the initial state, then a random sample of the rest

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from checker import INCOMPLETE, VIOLATED, check, replay_actions
 from cli import cli
-from model import Bounds, ModelConfig, make_model
+from model import Bounds, ModelConfig, make_reference_model
 from model.errors import ConfigError
 
 ROWS = [
@@ -38,7 +38,7 @@ def test_bmc_finds_a_shortest_violation_like_bfs(label, config, prop):
     assert result.verdict == VIOLATED
     assert len(result.trace) == length
     # the trace replays in the explicit model and ends in a violating state
-    model = make_model(config)
+    model = make_reference_model(config)
     replayed = replay_actions(model, result.trace.initial, result.trace.actions)
     assert replayed.states[-1] == result.trace.states[-1]
     assert symbolic.exit_code == 1

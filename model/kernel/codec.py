@@ -1,0 +1,222 @@
+"""Rows and readable states: ``encode`` a ``ClusterState`` into its row, ``decode`` a row back.
+
+The readable ``ClusterState`` (``model/state.py``) is the *view* of a row: traces, the viewer,
+ITF files, Python properties and the z3 cross-checks read it. ``decode(encode(s)) == s`` for
+every state that fits the layout (``tests/unit/test_codec.py``); a state that does not fit
+(a log longer than its record slots, say) is refused with a ``SlotOverflow``, never cut.
+
+Both directions work on Python lists with positions computed once per layout (``_positions``):
+decoding is on the path of every property written in Python, so it is kept cheap.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model.actions import ACTION_NAMES, ACTION_PARAMS, Action
+from model.kernel import layout as L
+from model.kernel.fields import ACK_DONE, ACK_NONE, ACK_PENDING, SlotOverflow
+from model.state import ClusterState, PartitionState, ReplicaState
+
+
+class _Positions:
+    """Row positions of every field of one layout: ``g[slot]`` for the partition's fields,
+    ``b[broker][slot]`` for a broker's."""
+
+    def __init__(self, lay: L.Layout) -> None:
+        self.g = {f_slot: lay.position(f_slot) for f_slot in _slots(lay.global_fields)}
+        self.b = [{f_slot: lay.position(f_slot, broker) for f_slot in _slots(lay.block_fields)}
+                  for broker in range(lay.n_brokers)]
+
+
+def _slots(fields) -> list[int]:
+    return [L.SLOT_NAMES.index(f.name) for f in fields]
+
+
+_POSITIONS: dict[tuple, _Positions] = {}
+
+
+def _positions(lay: L.Layout) -> _Positions:
+    """The positions of ``lay``'s fields (a layout is determined by its three sizes)."""
+    key = (lay.n_brokers, lay.n_records, lay.n_epochs)
+    found = _POSITIONS.get(key)
+    if found is None:
+        found = _POSITIONS[key] = _Positions(lay)
+    return found
+
+
+def _mask(brokers) -> int:
+    m = 0
+    for b in brokers:
+        m |= 1 << b
+    return m
+
+
+_MEMBERS = [tuple(b for b in range(8) if (mask >> b) & 1) for mask in range(256)]
+
+
+def _members(mask: int) -> tuple:
+    return _MEMBERS[mask & 0xFF]
+
+
+def encode(state: ClusterState, lay: L.Layout) -> np.ndarray:
+    """The row of ``state`` (raises ``SlotOverflow`` if it does not fit the layout)."""
+    n, slots, epochs = lay.n_brokers, lay.n_records, lay.n_epochs
+    if len(state.replicas) != n:
+        raise SlotOverflow(f"the state has {len(state.replicas)} replicas, the layout {n}")
+    pos = _positions(lay)
+    g = pos.g
+    v = [0] * lay.width
+    v[g[L.RECORDS_WRITTEN]] = state.records_written
+    v[g[L.CRASHES]] = state.crashes
+    v[g[L.UNFLUSHED_LOSSES]] = state.unflushed_losses
+    c = state.controller
+    v[g[L.CONTROLLER_LEADER]] = c.leader
+    v[g[L.CONTROLLER_LEADER_EPOCH]] = c.leader_epoch
+    v[g[L.CONTROLLER_ISR]] = _mask(c.isr)
+    v[g[L.CONTROLLER_LIVE]] = _mask(c.live_brokers)
+    for r in range(slots):
+        v[g[L.ACK_LEADER] + r] = -1
+        v[g[L.ACK_OFFSET] + r] = -1
+    for leader, rid, offset in state.pending_acks:
+        _check_record(rid, slots)
+        v[g[L.ACK_STATE] + rid - 1] = ACK_PENDING
+        v[g[L.ACK_LEADER] + rid - 1] = leader
+        v[g[L.ACK_OFFSET] + rid - 1] = offset
+    for rid, offset in state.acked:
+        _check_record(rid, slots)
+        v[g[L.ACK_STATE] + rid - 1] = ACK_DONE
+        v[g[L.ACK_OFFSET] + rid - 1] = offset
+    if len(state.consumer_visible) > slots:
+        raise SlotOverflow("the consumer-visible history is longer than the record slots")
+    v[g[L.VISIBLE_LEN]] = len(state.consumer_visible)
+    for i, rid in enumerate(state.consumer_visible):
+        v[g[L.VISIBLE] + i] = rid
+    for b, r in enumerate(state.replicas):
+        p = pos.b[b]
+        if len(r.log) > slots:
+            raise SlotOverflow(f"broker {b}'s log holds {len(r.log)} records, the layout {slots}")
+        if len(r.remote_log_end_offsets) != n:
+            raise SlotOverflow(f"broker {b} has {len(r.remote_log_end_offsets)} remote LEOs, not {n}")
+        v[p[L.ALIVE]] = 1 if r.alive else 0
+        v[p[L.LEADER_EPOCH]] = r.leader_epoch
+        v[p[L.LEADER]] = r.leader
+        v[p[L.HIGH_WATERMARK]] = r.high_watermark
+        v[p[L.LOG_END_OFFSET]] = len(r.log)
+        v[p[L.ISR]] = _mask(r.isr)
+        v[p[L.TRUNCATING]] = 1 if r.truncating else 0
+        v[p[L.FLUSHED_OFFSET]] = r.flushed_offset
+        for f, leo in enumerate(r.remote_log_end_offsets):
+            v[p[L.REMOTE_LEO] + f] = leo
+        for o, (rid, epoch) in enumerate(r.log):
+            v[p[L.LOG_RECORD] + o] = rid
+            v[p[L.LOG_EPOCH] + o] = epoch
+        if r.fetch_response:
+            leader, epoch, offset, records, hw, leo = r.fetch_response
+            if len(records) > slots:
+                raise SlotOverflow("a fetch response carries more records than the record slots")
+            v[p[L.RESPONSE]] = 1
+            v[p[L.RESPONSE_LEADER]] = leader
+            v[p[L.RESPONSE_EPOCH]] = epoch
+            v[p[L.RESPONSE_FETCH_OFFSET]] = offset
+            v[p[L.RESPONSE_HW]] = hw
+            v[p[L.RESPONSE_LEO]] = leo
+            v[p[L.RESPONSE_COUNT]] = len(records)
+            for i, (rid, ep) in enumerate(records):
+                v[p[L.RESPONSE_RECORD] + i] = rid
+                v[p[L.RESPONSE_EPOCHS] + i] = ep
+    for b, epoch, leader, isr in state.leader_and_isr:
+        if not 0 <= b < n:
+            raise SlotOverflow(f"a LeaderAndIsr request goes to broker {b}, which does not exist")
+        if not 0 <= epoch < epochs:
+            raise SlotOverflow(f"a LeaderAndIsr request carries epoch {epoch}, beyond the epoch slots")
+        p = pos.b[b]
+        if v[p[L.LAI] + epoch]:
+            raise SlotOverflow("two LeaderAndIsr requests for one broker and epoch")
+        v[p[L.LAI] + epoch] = 1
+        v[p[L.LAI_LEADER] + epoch] = leader
+        v[p[L.LAI_ISR] + epoch] = _mask(isr)
+    try:
+        return np.array(v, dtype=np.int8)
+    except OverflowError:
+        raise SlotOverflow("a value of the state does not fit a state slot (-128..127)") from None
+
+
+def _check_record(rid: int, slots: int) -> None:
+    if not 1 <= rid <= slots:
+        raise SlotOverflow(f"record r{rid} is beyond the record slots (max-records {slots})")
+
+
+def decode(row, lay: L.Layout) -> ClusterState:
+    """The readable state of a row."""
+    n, slots, epochs = lay.n_brokers, lay.n_records, lay.n_epochs
+    pos = _positions(lay)
+    g = pos.g
+    v = row.tolist()
+    replicas = []
+    requests = []
+    for b in range(n):
+        p = pos.b[b]
+        leo = v[p[L.LOG_END_OFFSET]]
+        rec, ep = p[L.LOG_RECORD], p[L.LOG_EPOCH]
+        log = tuple(zip(v[rec:rec + leo], v[ep:ep + leo]))
+        response = ()
+        if v[p[L.RESPONSE]]:
+            count = v[p[L.RESPONSE_COUNT]]
+            rr, re_ = p[L.RESPONSE_RECORD], p[L.RESPONSE_EPOCHS]
+            response = (
+                v[p[L.RESPONSE_LEADER]], v[p[L.RESPONSE_EPOCH]], v[p[L.RESPONSE_FETCH_OFFSET]],
+                tuple(zip(v[rr:rr + count], v[re_:re_ + count])),
+                v[p[L.RESPONSE_HW]], v[p[L.RESPONSE_LEO]],
+            )
+        remote = p[L.REMOTE_LEO]
+        replicas.append(ReplicaState(
+            alive=bool(v[p[L.ALIVE]]),
+            log=log,
+            high_watermark=v[p[L.HIGH_WATERMARK]],
+            leader_epoch=v[p[L.LEADER_EPOCH]],
+            leader=v[p[L.LEADER]],
+            isr=_members(v[p[L.ISR]]),
+            remote_log_end_offsets=tuple(v[remote:remote + n]),
+            truncating=bool(v[p[L.TRUNCATING]]),
+            fetch_response=response,
+            flushed_offset=v[p[L.FLUSHED_OFFSET]],
+        ))
+        lai = p[L.LAI]
+        for e in range(epochs):
+            if v[lai + e]:
+                requests.append((b, e, v[p[L.LAI_LEADER] + e], _members(v[p[L.LAI_ISR] + e])))
+    pending, acked = [], []
+    for r in range(1, slots + 1):
+        state = v[g[L.ACK_STATE] + r - 1]
+        if state == ACK_PENDING:
+            pending.append((v[g[L.ACK_LEADER] + r - 1], r, v[g[L.ACK_OFFSET] + r - 1]))
+        elif state == ACK_DONE:
+            acked.append((r, v[g[L.ACK_OFFSET] + r - 1]))
+        elif state != ACK_NONE:
+            raise SlotOverflow(f"record r{r} has an unknown acknowledgement state {state}")
+    visible = g[L.VISIBLE]
+    controller = PartitionState(
+        leader=v[g[L.CONTROLLER_LEADER]],
+        leader_epoch=v[g[L.CONTROLLER_LEADER_EPOCH]],
+        isr=_members(v[g[L.CONTROLLER_ISR]]),
+        live_brokers=_members(v[g[L.CONTROLLER_LIVE]]),
+    )
+    return ClusterState(
+        replicas=tuple(replicas),
+        controller=controller,
+        leader_and_isr=tuple(sorted(requests)),
+        pending_acks=tuple(sorted(pending)),
+        acked=tuple(sorted(acked)),
+        consumer_visible=tuple(v[visible:visible + v[g[L.VISIBLE_LEN]]]),
+        records_written=v[g[L.RECORDS_WRITTEN]],
+        crashes=v[g[L.CRASHES]],
+        unflushed_losses=v[g[L.UNFLUSHED_LOSSES]],
+    )
+
+
+def decode_action(acts_row) -> Action:
+    """The readable action of a kernel action record ``(action id, arg0, arg1)``."""
+    name = ACTION_NAMES[int(acts_row[0])]
+    arity = len(ACTION_PARAMS[name])
+    return Action(name, tuple(int(x) for x in acts_row[1:1 + arity]))

@@ -1,0 +1,42 @@
+"""What the configuration says, as the kernel reads it: the ``cfg`` array.
+
+Settings, bounds and protocol rules are run-time data, never compile-time constants: one
+compiled kernel serves every replication factor, bound and rule set (numba compiles it once per
+installation). ``cfg[ACKS]`` is the producer's acks, ``cfg[RULE_FENCED_FETCH]`` is 1 when the
+KIP-320 rule is on, and so on. ``model/kernel/spec.py`` fills the array from a ``ModelConfig``;
+``model/rules.py`` says which Kafka release has which rule.
+"""
+
+from __future__ import annotations
+
+_names: list[str] = []
+
+
+def _param(name: str) -> int:
+    _names.append(name)
+    return len(_names) - 1
+
+
+# -- settings
+ACKS = _param("acks")  # ACKS_0, ACKS_1 or ACKS_ALL
+MIN_INSYNC_REPLICAS = _param("min_insync_replicas")
+UNCLEAN_LEADER_ELECTION = _param("unclean_leader_election_enable")
+POWER_LOSS = _param("power_loss")  # crash model: 1 = unflushed records are lost
+# -- bounds
+MAX_RECORDS = _param("max_records")
+MAX_LEADER_EPOCH = _param("max_leader_epoch")
+MAX_CRASHES = _param("max_crashes")
+MAX_UNFLUSHED_LOSSES = _param("max_unflushed_losses")
+# -- protocol rules (model/rules.py names each, with its KIP or JIRA and releases)
+RULE_TRUNCATION = _param("truncation")  # TRUNCATE_TO_HW, TRUNCATE_BY_EPOCH_0_11 or TRUNCATE_BY_EPOCH_LOOP
+RULE_FENCED_FETCH = _param("fenced_fetch")  # KIP-320
+RULE_EPOCH_CACHE_ON_ELECTION = _param("epoch_cache_on_election")  # KAFKA-7415
+RULE_TRUNCATE_ON_EPOCH_CHANGE = _param("truncate_on_epoch_change")  # KIP-320
+RULE_RESET_FOLLOWERS_ON_EPOCH = _param("reset_followers_on_epoch")  # not Kafka: kmc 0.1's rule
+RULE_ISR_JOIN_NEEDS_EPOCH_START = _param("isr_join_needs_epoch_start")  # KAFKA-7128
+
+PARAM_COUNT = len(_names)
+PARAM_NAMES = tuple(_names)
+
+ACKS_0, ACKS_1, ACKS_ALL = 0, 1, 2
+TRUNCATE_TO_HW, TRUNCATE_BY_EPOCH_0_11, TRUNCATE_BY_EPOCH_LOOP = 0, 1, 2

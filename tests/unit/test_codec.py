@@ -1,0 +1,134 @@
+"""Rows and readable states: the layout, encode/decode round trips, and states that do not fit
+their slots refused, never cut."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model import Bounds, ModelConfig, make_model
+from model.kernel import layout as L
+from model.kernel.actions import begin
+from model.kernel.codec import decode, encode
+from model.kernel.fields import SlotOverflow, append_record, put_leader_and_isr, truncate_to
+from model.kernel.spec import kernel_spec
+from model.state import initial_state
+
+
+def reachable(config, limit=3000):
+    model = make_model(config)
+    seen, frontier = set(), list(model.init_states())
+    states = []
+    while frontier and len(states) < limit:
+        s = frontier.pop()
+        key = model.canonical(s)
+        if key in seen:
+            continue
+        seen.add(key)
+        states.append(s)
+        frontier.extend(t for _, t in model.successors(s))
+    return states
+
+
+def test_rows_are_whole_words_and_blocks_start_on_words():
+    for n, records, epochs in ((2, 2, 3), (3, 1, 3), (5, 3, 4)):
+        lay = L.build_layout(n, records, epochs)
+        assert lay.width % 8 == 0
+        assert lay.array[L.BROKER0] % 8 == 0 and lay.array[L.BROKER_STRIDE] % 8 == 0
+        assert lay.width == lay.array[L.BROKER0] + n * lay.array[L.BROKER_STRIDE]
+
+
+def test_fields_do_not_overlap():
+    lay = L.build_layout(4, 3, 4)
+    taken = np.zeros(lay.width, dtype=int)
+    for f in lay.global_fields:
+        taken[f.offset:f.offset + f.count] += 1
+    for b in range(4):
+        for f in lay.block_fields:
+            start = lay.block_start(b) + f.offset
+            taken[start:start + f.count] += 1
+    assert taken.max() == 1
+
+
+@pytest.mark.parametrize("protocol,rf,crash", [
+    ("kip-320", 2, "power-loss"), ("hw-truncation", 3, "process"), ("kip-101", 4, "process"),
+])
+def test_decode_encode_round_trip_on_reachable_states(protocol, rf, crash):
+    config = ModelConfig(protocol=protocol, replication_factor=rf, crash_model=crash,
+                         min_insync_replicas=1, acks="all",
+                         bounds=Bounds(max_records=2, max_leader_epoch=2, max_crashes=1))
+    layout = kernel_spec(config).layout
+    states = reachable(config)
+    assert len(states) >= 1000
+    for s in states:
+        row = encode(s, layout)
+        assert decode(row, layout) == s
+        assert encode(decode(row, layout), layout).tobytes() == row.tobytes()
+
+
+def test_the_initial_row_is_the_initial_state():
+    spec = kernel_spec(ModelConfig(replication_factor=3))
+    assert decode(spec.initial, spec.layout) == initial_state(3)
+
+
+def _spec():
+    return kernel_spec(ModelConfig(replication_factor=2, bounds=Bounds(max_records=1, max_leader_epoch=1)))
+
+
+def test_a_state_whose_log_does_not_fit_is_refused():
+    spec = _spec()
+    s = initial_state(2)
+    r0 = s.replicas[0]._replace(log=((1, 0), (2, 0)))
+    with pytest.raises(SlotOverflow, match="log holds 2 records"):
+        encode(s._replace(replicas=(r0, s.replicas[1])), spec.layout)
+
+
+def test_a_request_beyond_the_epoch_slots_is_refused():
+    spec = _spec()
+    s = initial_state(2)._replace(leader_and_isr=((1, 5, 0, (0, 1)),))
+    with pytest.raises(SlotOverflow, match="epoch 5"):
+        encode(s, spec.layout)
+
+
+def test_a_value_beyond_a_slot_is_refused():
+    spec = _spec()
+    s = initial_state(2)
+    r0 = s.replicas[0]._replace(high_watermark=300)
+    with pytest.raises(SlotOverflow):
+        encode(s._replace(replicas=(r0, s.replicas[1])), spec.layout)
+
+
+def test_the_kernel_refuses_to_append_past_the_record_slots():
+    spec = _spec()
+    row = spec.initial.copy()
+    append_record(row, spec.lay, 0, 1, 0)
+    with pytest.raises(SlotOverflow, match="record slots"):
+        append_record(row, spec.lay, 0, 2, 0)
+
+
+def test_the_kernel_refuses_two_different_requests_for_one_broker_and_epoch():
+    spec = _spec()
+    row = spec.initial.copy()
+    put_leader_and_isr(row, spec.lay, 1, 1, 1, 0b11)
+    put_leader_and_isr(row, spec.lay, 1, 1, 1, 0b11)  # the same request again: fine
+    with pytest.raises(SlotOverflow, match="two different LeaderAndIsr"):
+        put_leader_and_isr(row, spec.lay, 1, 1, 0, 0b11)
+
+
+def test_truncation_zeroes_the_freed_slots():
+    spec = kernel_spec(ModelConfig(replication_factor=2, bounds=Bounds(max_records=3)))
+    row = spec.initial.copy()
+    for rid in (1, 2, 3):
+        append_record(row, spec.lay, 1, rid, 0)
+    truncate_to(row, spec.lay, 1, 1)
+    fresh = spec.initial.copy()
+    append_record(fresh, spec.lay, 1, 1, 0)
+    assert row.tobytes() == fresh.tobytes()
+
+
+def test_a_state_with_more_successors_than_the_buffer_is_an_error():
+    spec = _spec()
+    out = np.zeros((1, spec.width), dtype=np.int8)
+    acts = np.zeros((1, 3), dtype=np.int16)
+    with pytest.raises(SlotOverflow, match="more successors"):
+        begin(spec.initial, out, acts, 1, 0, 0, 0)
