@@ -1,5 +1,8 @@
 """``kmc``: the command line. It parses, calls the library, and prints; nothing more.
 
+This file is the entry point (the ``kmc`` group, its error handling, ``main``); each command lives
+in the ``commands`` package and is added to the group below.
+
 Exit codes: 0 every property holds, 1 a property is violated, 2 usage or input error,
 3 incomplete (a limit was hit before the search finished).
 """
@@ -8,17 +11,21 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import os
-import re
 import sys
 from pathlib import Path
 
 import click
 
 from checker.result import EXIT_USAGE
+from commands.check import check_command
+from commands.gate import gate_command
+from commands.graph import graph_command
+from commands.listing import list_command
+from commands.prove import prove_command
+from commands.trace import trace_group
+from commands.usage import fail
 from model.errors import KmcError
-from viewer.config_options import config_options, pop_config_options
 
 __version__ = "0.1.0"
 
@@ -107,11 +114,6 @@ def _silence_stdout() -> None:
         pass
 
 
-def fail(message: str) -> None:
-    """Abort the command with one line and exit code 2."""
-    raise click.UsageError(message)
-
-
 def _load_plugins(specs) -> None:
     for spec in specs:
         try:
@@ -139,181 +141,13 @@ def cli(load):
     _load_plugins(load)
 
 
+for command in (check_command, list_command, prove_command, trace_group, graph_command, gate_command):
+    cli.add_command(command)
+
+
 def main() -> None:  # console script entry point
     cli.main()
 
 
-
-# ---------------------------------------------------------------------------- kmc check
-
-def _protocol_names():
-    from model.variants import VARIANTS
-    from model.variants.registry import load_entry_point_variants
-
-    load_entry_point_variants()
-    return sorted(VARIANTS)
-
-
-@cli.command("check")
-@config_options
-@click.option("--kafka-version", metavar="X.Y",
-              help="Pick the protocol the given Kafka version ran (instead of --protocol).")
-@click.option("--config", "config_files", multiple=True, type=click.Path(dir_okay=False),
-              metavar="FILE", help="Kafka properties file (server/topic/producer); repeatable.")
-@click.option("--symmetry/--no-symmetry", default=True, show_default=True,
-              help="Explore states that differ only by renaming brokers 1..N-1 once.")
-@click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
-              help="Property to check (repeatable); default: all of them.")
-@click.option("--engine", type=click.Choice(["compiled", "reference", "spark", "bmc", "bfs"]),
-              default="compiled", show_default=True,
-              help="compiled: local breadth-first search, compiled (bfs is another name for it); "
-                   "reference: the same search in pure Python, the cross-check; spark: sharded "
-                   "on Spark; bmc: z3 bounded model checking.")
-@click.option("--max-states", type=int, help="Stop (INCOMPLETE) after this many distinct states.")
-@click.option("--memory-limit", metavar="SIZE",
-              help="Stop (INCOMPLETE) before the explorer's memory would pass this (e.g. 2G, "
-                   "500M); default: half the machine's RAM.")
-@click.option("--coverage", is_flag=True,
-              help="Print, per action, how often it was enabled and the states it produced.")
-@click.option("--time-limit", type=float, help="Stop (INCOMPLETE) after this many seconds.")
-@click.option("--depth", "max_depth", type=int, help="Explore at most this many steps (bmc: the depth K).")
-@click.option("--spark-master", metavar="URL", help="Spark master URL (default local[*]).")
-@click.option("--partitions", type=int, help="Spark: number of partitions of the state space.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
-@click.option("--trace-out", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write the (first) counterexample as a trace file.")
-@click.option("--html", "html_out", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write the (first) counterexample as a self-contained HTML page.")
-@click.option("--force", is_flag=True, help="Overwrite --trace-out/--html files that exist.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def check_command(kafka_version, config_files, symmetry, properties, engine, max_states,
-                  memory_limit, coverage, time_limit, max_depth, spark_master, partitions, as_json,
-                  trace_out, html_out, force, quiet, **options):
-    """Check properties of a Kafka replication configuration.
-
-    Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
-    counterexample is printed); 2: bad input; 3: incomplete (a limit was hit).
-    """
-    from checker import check
-    from viewer.outputs import check_output_path
-    from viewer.report import config_from_options, render_result
-
-    check_output_path(trace_out, force, "--trace-out")
-    check_output_path(html_out, force, "--html")
-    if trace_out and html_out and os.path.abspath(trace_out) == os.path.abspath(html_out):
-        fail("--trace-out and --html name the same file")
-    config, provenance = config_from_options(
-        kafka_version=kafka_version, config_files=config_files, symmetry=symmetry,
-        **pop_config_options(options),
-    )
-    progress = None if quiet or as_json else _progress_line
-    engine_options = {}
-    if engine == "spark":
-        engine_options = {"master": spark_master, "partitions": partitions}
-    elif spark_master or partitions:
-        fail("--spark-master and --partitions need --engine spark")
-    if provenance and not as_json:
-        for line in provenance:
-            click.echo(line)
-    result = check(
-        config, list(properties) or None, engine=engine, max_states=max_states,
-        time_limit=time_limit, max_depth=max_depth, memory_limit=parse_size(memory_limit),
-        coverage=coverage, progress=progress, notice=None if quiet else _notice, **engine_options,
-    )
-    if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
-    else:
-        click.echo(render_result(result))
-    trace = next((p.trace for p in result.properties if p.trace is not None), None)
-    if trace is not None and trace_out:
-        from viewer.trace_file import write_trace
-
-        write_trace(trace_out, trace, result)
-        if not as_json:
-            click.echo(f"trace written to {trace_out}")
-    if trace is not None and html_out:
-        from viewer.html import write_html
-
-        write_html(html_out, trace, result)
-        if not as_json:
-            click.echo(f"HTML trace viewer written to {html_out}")
-    if (trace_out or html_out) and trace is None and not as_json:
-        click.echo("no counterexample, so no trace file was written")
-    return result.exit_code
-
-
-def _progress_line(stats) -> None:
-    memory = f", {stats.memory_bytes / 2**20:,.0f} MiB" if stats.memory_bytes else ""
-    click.echo(
-        f"progress: {stats.states_generated:,} states generated, {stats.distinct_states:,} "
-        f"distinct states, depth {stats.depth}, queue {stats.queue:,}, "
-        f"{stats.states_per_second:,.0f} states/s, {stats.seconds:.1f} s{memory}",
-        err=True,
-    )
-
-
-def _notice(line: str) -> None:
-    click.echo(line, err=True)
-
-
-_SIZE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-
-
-def parse_size(text):
-    """``--memory-limit``: a byte count with an optional K/M/G/T suffix (powers of 1024)."""
-    if text is None:
-        return None
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
-    if not m or float(m.group(1)) <= 0:
-        fail(f"--memory-limit {text!r} is not a size; write e.g. 500M or 2G")
-    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])
-
-
-# ---------------------------------------------------------------------------- kmc list
-
-@cli.command("list")
-def list_command():
-    """List the protocol variants, the properties and the strengthening invariants."""
-    from model.variants import VARIANTS
-    from properties import PROPERTIES
-
-    _protocol_names()
-    click.echo("Protocols (--protocol):")
-    for name in sorted(VARIANTS, key=lambda n: list(VARIANTS).index(n)):
-        cls = VARIANTS[name]
-        click.echo(f"  {name:<15} Kafka {cls.kafka_versions:<15} {cls.summary}")
-    click.echo("")
-    click.echo("Properties (--property):")
-    for name, prop in PROPERTIES.items():
-        click.echo(f"  {name:<23} {prop.description}")
-    from checker.symbolic.strengthen import STRENGTHENINGS
-
-    click.echo("")
-    click.echo("Strengthening invariants (kmc prove --strengthen NAME, or --strengthen all):")
-    width = max(len(n) for n in STRENGTHENINGS) + 2
-    for name, st in STRENGTHENINGS.items():
-        click.echo(f"  {name:<{width}}{st.description}")
-    return 0
-
-
-# ---------------------------------------------------------------------------- kmc trace, kmc graph
-
-from viewer.commands import graph_command, trace_group
-
-cli.add_command(trace_group)
-cli.add_command(graph_command)
-
-
-# ---------------------------------------------------------------------------- kmc gate
-
-from gate.commands import gate_command
-
-cli.add_command(gate_command)
-
-
 if __name__ == "__main__":
     main()
-
-from checker.symbolic.commands import prove_command
-
-cli.add_command(prove_command)

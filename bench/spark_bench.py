@@ -29,6 +29,7 @@ SIZES = {
 
 CHILD = """
 import json, sys
+import spark_explore  # joins the engine registry
 from checker import check
 from model import Bounds, ModelConfig
 size, engine, options = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])

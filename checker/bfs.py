@@ -24,6 +24,7 @@ from typing import Callable
 from checker.fingerprint import collision_probability, fingerprint
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
 from checker.trace import INDEX_BITS, ROOT, reconstruct_trace
+from model.variants import make_reference_model
 
 PROGRESS_EVERY_SECONDS = 5.0
 
@@ -139,3 +140,13 @@ def _fill(stats: CheckStats, parents: dict, queue: deque, started: float) -> Non
     stats.queue = len(queue)
     stats.seconds = time.monotonic() - started
     stats.collision_probability = collision_probability(stats.distinct_states, stats.states_generated)
+
+
+def run_reference(config, properties, *, max_states=None, time_limit=None, max_depth=None,
+                  progress=None) -> CheckResult:
+    """``--engine reference``: ``bfs`` over the pure-Python model of ``config``, with the
+    configuration recorded in the result."""
+    return bfs(
+        make_reference_model(config), properties, max_states=max_states, time_limit=time_limit,
+        max_depth=max_depth, progress=progress, engine="reference", config=config.as_dict(),
+    )

@@ -3,7 +3,7 @@ configuration, its properties and the expected outcome, and exits 0 only if ever
 
 Modules: ``suite`` (loading and validating the TOML suite), ``run`` (running the checks and
 judging each result), ``cache`` (skipping checks that passed on the same model source),
-``report`` (summary table, JUnit XML, JSON), ``commands`` (the click command).
+``report`` (summary table, JUnit XML, JSON). The ``kmc gate`` command is ``commands/gate.py``.
 """
 
 from gate.suite import CheckSpec, Suite, SuiteError, load_suite

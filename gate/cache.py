@@ -12,12 +12,14 @@ with ``--cache`` unless the loaded file is versioned with the suite.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
+from gate.run import CACHED, Outcome
 from model.errors import KmcError
 
 SOURCE_PACKAGES = ("model", "properties", "checker")
@@ -26,8 +28,6 @@ FORMAT = 1
 
 def source_digest() -> str:
     """SHA-256 over the source files that decide a check's outcome."""
-    import importlib
-
     h = hashlib.sha256()
     for package in SOURCE_PACKAGES:
         root = Path(importlib.import_module(package).__file__).parent
@@ -62,8 +62,6 @@ class GateCache:
 
     def lookup(self, spec):
         """The cached ``Outcome`` of ``spec``, or None if it has no green run on this source."""
-        from gate.run import CACHED, Outcome
-
         path = self.dir / f"{self.key(spec)}.json"
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))

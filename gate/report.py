@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
 from gate.run import ALLOWED, CACHED, ERROR, FAIL, INCOMPLETE_STATUS, PASS, exit_code
+from viewer.text import render_trace
 
 HEADERS = ("check", "expected", "got", "states", "seconds", "status")
 
@@ -37,8 +38,6 @@ def summary_table(outcomes) -> str:
 def details(outcomes, *, with_traces: bool = True) -> str:
     """The reasons of every check that is not plainly green, with the counterexamples that
     explain a mismatch."""
-    from viewer.text import render_trace
-
     out = []
     for o in outcomes:
         if o.status in (PASS, CACHED):
@@ -73,8 +72,6 @@ def verdict_line(outcomes) -> str:
 
 
 def junit_xml(suite, outcomes) -> bytes:
-    from viewer.text import render_trace
-
     failures = sum(o.status in (FAIL, INCOMPLETE_STATUS) for o in outcomes)
     errors = sum(o.status == ERROR for o in outcomes)
     skipped = sum(o.status == CACHED for o in outcomes)

@@ -20,8 +20,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+import checker  # checker.check is looked up at each run (tests replace it)
 from checker.result import HOLDS, INCOMPLETE, VIOLATED
 from gate.suite import CheckSpec
+from model.errors import KmcError
 
 PASS, FAIL, INCOMPLETE_STATUS, ALLOWED, CACHED, ERROR = (
     "pass", "FAIL", "INCOMPLETE", "pass (incomplete allowed)", "cached", "ERROR",
@@ -120,12 +122,9 @@ def got_text(result) -> str:
 
 def run_check(spec: CheckSpec) -> Outcome:
     """Run one check with the checker library and judge it."""
-    from checker import check
-    from model.errors import KmcError
-
     started = time.monotonic()
     try:
-        result = check(
+        result = checker.check(
             spec.config, spec.properties, engine=spec.engine, max_states=spec.max_states,
             time_limit=spec.time_limit, max_depth=spec.max_depth,
         )

@@ -48,8 +48,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import spark_explore  # noqa: F401  (joins the engine registry, so a suite can name it)
+from checker.engines import get_engine
 from model.config import ModelConfig
 from model.errors import ConfigError, KmcError
+from model.options import config_from_options
+from model.protocols import get_variant
+from properties import PROPERTIES
 
 HOLDS, VIOLATED = "holds", "violated"
 
@@ -233,10 +238,6 @@ def _names(where, key, value) -> list:
 
 
 def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
-    from checker.api import ENGINE_ALIASES, ENGINES
-    from properties import PROPERTIES
-    from viewer.report import config_from_options
-
     expect = d.get("expect")
     if expect not in (HOLDS, VIOLATED):
         raise where.error("expect", f'must be "holds" or "violated", got {expect!r}')
@@ -285,15 +286,15 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
         if not isinstance(t, (int, float)) or isinstance(t, bool) or t <= 0:
             raise where.error("time-limit", f"must be a positive number of seconds, got {t!r}")
         limits["time-limit"] = float(t)
-    engine = d.get("engine", "compiled")
-    engine = ENGINE_ALIASES.get(engine, engine) if isinstance(engine, str) else engine
-    if engine not in ENGINES:
-        raise where.error("engine", f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    try:
+        engine = get_engine(d.get("engine", "compiled")).name
+    except ConfigError as e:
+        raise where.error("engine", str(e)) from None
     description = d.get("description", "")
     if not isinstance(description, str):
         raise where.error("description", "must be a string")
 
-    config, provenance = _config(d, where, base, config_from_options)
+    config, provenance = _config(d, where, base)
     return CheckSpec(
         name=d["name"], config=config, properties=props, expect=expect, violates=violates,
         trace_length=d.get("trace-length"), min_trace_length=d.get("min-trace-length"),
@@ -303,10 +304,8 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     )
 
 
-def _config(d: dict, where: _Where, base: Path, config_from_options):
+def _config(d: dict, where: _Where, base: Path):
     """The ``ModelConfig`` of a check, built the way ``kmc check`` builds it from its flags."""
-    from model.variants import get_variant
-
     options: dict = {}
     for key, option in CONFIG_KEYS.items():
         if key not in d:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from model.errors import ConfigError
+
 ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     # The producer's PRODUCE request, handled by a broker that believes it leads.
     "ProduceRecord": ("leader",),
@@ -59,8 +61,6 @@ class Action(NamedTuple):
 
     @classmethod
     def from_json(cls, data: dict) -> "Action":
-        from model.errors import ConfigError
-
         name = data.get("name")
         if name not in ACTION_PARAMS:
             raise ConfigError(f"unknown action {name!r} in trace")

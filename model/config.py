@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from model.constants import ACKS_CHOICES, CRASH_MODELS
 from model.errors import ConfigError
+from model.protocols import get_variant
 
 MAX_REPLICATION_FACTOR = 5
 
@@ -101,8 +102,6 @@ class ModelConfig:
             raise ConfigError(
                 f"unknown crash model {self.crash_model!r}; choose one of {', '.join(CRASH_MODELS)}"
             )
-        from model.variants import get_variant  # late: the registry imports this module
-
         get_variant(self.protocol)  # raises ConfigError naming the known protocols
 
     @property

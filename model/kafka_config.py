@@ -41,6 +41,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from jproperties import Properties
+
 from model.errors import ConfigError
 
 BROKER, TOPIC, PRODUCER = "broker", "topic", "producer"
@@ -140,8 +142,6 @@ class PropertiesFile:
 
 def read_properties(path: str) -> dict:
     """The key/value pairs of a Java properties file (``jproperties`` parses Kafka's syntax)."""
-    from jproperties import Properties
-
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"--config {path}: no such file")

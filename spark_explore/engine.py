@@ -42,10 +42,12 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from checker.engines import register_engine
 from checker.fingerprint import collision_probability, fingerprint
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
 from checker.trace import ROOT, reconstruct_trace
 from model.state import to_plain
+from model.variants import make_reference_model
 from spark_explore import level as lv
 from spark_explore.session import SparkEngineError, first_line, get_context, ship_code, stop_context
 
@@ -87,7 +89,7 @@ def spark_bfs(
 
 
 def _explore(sc, model, properties, config, n, max_states, time_limit, max_depth, progress):
-    from pyspark import StorageLevel
+    from pyspark import StorageLevel  # lazy on purpose: pyspark loads only when a Spark run starts
 
     started = time.monotonic()
     local_master = sc.master.startswith("local")
@@ -227,3 +229,12 @@ class ClusterParents:
                 self.next_level = level - 1
                 return found[0]
         raise KeyError(fp)
+
+
+def run_spark(config, properties, **options) -> CheckResult:
+    """``--engine spark``: ``spark_bfs`` over the pure-Python model of ``config`` (it moves to the
+    kernel next), with the configuration recorded in the result."""
+    return spark_bfs(make_reference_model(config), properties, config=config.as_dict(), **options)
+
+
+register_engine("spark", run_spark, "sharded on Spark", options=("master", "partitions"))

@@ -21,6 +21,7 @@ from __future__ import annotations
 from checker.fingerprint import fingerprint
 from checker.trace import INDEX_BITS
 from model.state import from_plain, to_plain
+from model.variants import make_reference_model
 
 _INDEX_LIMIT = 1 << INDEX_BITS
 _models: dict = {}
@@ -36,9 +37,7 @@ def model_for(config):
     Python worker."""
     model = _models.get(config)
     if model is None:
-        from model.variants import make_reference_model as make_model
-
-        model = _models[config] = make_model(config)
+        model = _models[config] = make_reference_model(config)
     return model
 
 

@@ -92,7 +92,7 @@ def get_context(master: str | None, partitions: int | None):
     """``(SparkContext, created)``: the active context if there is one (a test's shared session,
     or the one ``spark-submit`` made), else a new one for ``master`` (default ``local[*]``)."""
     try:
-        from pyspark import SparkConf, SparkContext
+        from pyspark import SparkConf, SparkContext  # lazy on purpose: importing kmc must not load pyspark
     except ImportError:
         raise SparkEngineError("the Spark engine needs pyspark: pip install pyspark") from None
     active = SparkContext._active_spark_context

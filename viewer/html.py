@@ -19,9 +19,12 @@ import json
 from pathlib import Path
 
 from model.describe import describe
+from properties import PROPERTIES
 from viewer.changes import (
     acked_text, changes, fetch_in_flight, fmt_set, leader_and_isr_text, pending_text, replica_role,
 )
+from viewer.report import describe_config
+from viewer.trace_file import kmc_version, violation_step
 
 _TEMPLATE = Path(__file__).with_name("trace_viewer.html")
 _PAYLOAD_MARK = "/*KMC_TRACE_JSON*/"
@@ -64,8 +67,6 @@ def _state_view(state) -> dict:
 
 def trace_payload(trace, meta: dict) -> dict:
     """The data the page draws: every step's action, description, state and changes."""
-    from viewer.report import describe_config
-
     config = meta.get("config")
     try:
         config_lines = describe_config(config) if isinstance(config, dict) else []
@@ -110,9 +111,6 @@ def render_html(trace, meta: dict) -> str:
 
 
 def meta_from_result(trace, result) -> dict:
-    from properties import PROPERTIES
-    from viewer.trace_file import kmc_version, violation_step
-
     prop = PROPERTIES.get(trace.property_name or "")
     return {
         "property": trace.property_name,

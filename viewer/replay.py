@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 
 from model import make_model
+from properties import PROPERTIES
 from viewer.itf import encode_state, first_difference
 from viewer.model_version import model_fingerprint
 from viewer.trace_file import TraceFile
@@ -104,8 +105,6 @@ def replay(tf: TraceFile, *, allow_model_change: bool = False) -> ReplayReport:
 
 
 def _judge_property(tf: TraceFile) -> list:
-    from properties import PROPERTIES
-
     name = tf.property_name
     if not name:
         return []

@@ -1,10 +1,9 @@
-"""Turning CLI options into a ``ModelConfig``, and a ``CheckResult`` into text."""
+"""A ``CheckResult`` as text: the configuration, bounds, statistics, verdicts and counterexample."""
 
 from __future__ import annotations
 
-from model.config import Bounds, ModelConfig, default_bounds
-from model.errors import ConfigError
 from checker.result import INCOMPLETE, VIOLATED
+from viewer.text import render_trace
 
 LIMIT_WORDS = {
     "max-states": "the --max-states limit",
@@ -13,68 +12,6 @@ LIMIT_WORDS = {
     "memory-limit": "the --memory-limit (the fingerprint table would have outgrown it)",
     "interrupted": "an interruption",
 }
-
-
-def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
-                        replication_factor=None, min_insync_replicas=None, acks=None,
-                        unclean_leader_election=None, crash_model=None, max_records=None,
-                        max_leader_epoch=None, max_crashes=None, max_unflushed_losses=None,
-                        symmetry=True):
-    """Build the configuration from flags (which win), Kafka properties files and Kafka's
-    defaults. Returns ``(config, provenance_lines)``."""
-    if protocol is not None and kafka_version is not None:
-        raise ConfigError("give --protocol or --kafka-version, not both")
-    if max_unflushed_losses is not None and (crash_model or "process") != "power-loss" and not config_files:
-        raise ConfigError("--max-unflushed-losses needs --crash-model power-loss")
-    values = {
-        "protocol": protocol or "kip-320",
-        "replication_factor": 3,
-        "min_insync_replicas": 2,
-        "acks": "all",
-        "unclean_leader_election_enable": False,
-        "crash_model": "process",
-    }
-    provenance: list[str] = []
-    if config_files or kafka_version:
-        from model.kafka_config import resolve_kafka_config
-
-        from_files, provenance = resolve_kafka_config(config_files, kafka_version, overrides=dict(
-            replication_factor=replication_factor, min_insync_replicas=min_insync_replicas,
-            acks=acks, unclean_leader_election_enable=unclean_leader_election,
-            crash_model=crash_model,
-        ))  # so the provenance names the flags that win over the files
-        values.update(from_files)
-    flags = {
-        "replication_factor": replication_factor,
-        "min_insync_replicas": min_insync_replicas,
-        "acks": acks,
-        "unclean_leader_election_enable": unclean_leader_election,
-        "crash_model": crash_model,
-    }
-    for key, value in flags.items():
-        if value is not None:
-            values[key] = value
-    rf = values["replication_factor"]
-    if not isinstance(rf, int) or not 2 <= rf <= 5:
-        raise ConfigError(f"replication factor must be between 2 and 5, got {rf}")
-    base = default_bounds(rf)
-    bound_flags = {
-        "max_records": max_records,
-        "max_leader_epoch": max_leader_epoch,
-        "max_crashes": max_crashes,
-        "max_unflushed_losses": max_unflushed_losses,
-    }
-    bounds = Bounds(**{k: (v if v is not None else getattr(base, k)) for k, v in bound_flags.items()})
-    if max_unflushed_losses is not None and values["crash_model"] != "power-loss":
-        raise ConfigError("--max-unflushed-losses needs the power-loss crash model (--crash-model power-loss)")
-    try:
-        return ModelConfig(bounds=bounds, symmetry=symmetry, **values), provenance
-    except ConfigError as e:
-        sources = [" ".join(line.split()) for line in provenance if "<-" in line and any(
-            key in line.split("<-")[0] for key in ("replication.factor", "min.insync.replicas", "acks"))]
-        if sources:
-            raise ConfigError(f"{e} (where the values came from: {'; '.join(sources)})") from None
-        raise
 
 
 def describe_config(config: dict) -> list:
@@ -96,8 +33,6 @@ def describe_config(config: dict) -> list:
 
 def render_result(result, *, with_trace: bool = True) -> str:
     """The text report of a check: configuration, bounds, statistics, verdicts, counterexample."""
-    from viewer.text import render_trace
-
     s = result.stats
     lines = describe_config(result.config)
     if result.engine == "bmc":

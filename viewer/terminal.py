@@ -23,6 +23,7 @@ from model.describe import describe
 from viewer.changes import (
     acked_text, changes, fetch_in_flight, fmt_set, leader_and_isr_text, pending_text, replica_role,
 )
+from viewer.report import describe_config
 
 EPOCH_STYLES = (
     "black on green", "white on blue", "black on magenta", "black on yellow", "black on cyan",
@@ -109,8 +110,6 @@ def state_lines(state, changed: set) -> list:
 
 
 def header(meta: dict, steps: int) -> list:
-    from viewer.report import describe_config
-
     prop = meta.get("property")
     out = []
     title = Text("kmc trace: ", style="bold")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from model.constants import NO_LEADER
 from model.describe import describe
+from properties import PROPERTIES
 
 
 def render_replica(b: int, r, state) -> str:
@@ -67,8 +68,6 @@ def render_trace(trace) -> str:
         lines += render_state(step.state)
         before = step.state
     if trace.property_name:
-        from properties import PROPERTIES
-
         prop = PROPERTIES.get(trace.property_name)
         why = prop.why(trace.states[-1]) if prop is not None else ""
         lines.append(f"=> {trace.property_name} is violated" + (f": {why}" if why else ""))

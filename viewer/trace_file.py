@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from importlib.metadata import version
 
 from checker.trace import Step, Trace
 from model.state import shape_error
 from model.config import ModelConfig
 from model.describe import describe
 from model.errors import ConfigError
+from properties import PROPERTIES
 from viewer.itf import (
     ACTION_VAR, ITF_VARS, STATE_VARS, TraceFormatError, decode_action, decode_state,
     encode_action, encode_state,
@@ -37,8 +39,6 @@ ITF_SPEC = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
 def kmc_version() -> str:
     try:
-        from importlib.metadata import version
-
         return version("kmc")
     except Exception:  # not installed: running from a checkout
         return "unknown"
@@ -47,8 +47,6 @@ def kmc_version() -> str:
 def violation_step(trace: Trace) -> int | None:
     """The first step (0 = initial state) whose state violates the trace's property; None if the
     property is not registered or holds in every state of the trace."""
-    from properties import PROPERTIES
-
     prop = PROPERTIES.get(trace.property_name or "")
     if prop is None:
         return None
@@ -60,8 +58,6 @@ def violation_step(trace: Trace) -> int | None:
 
 def trace_to_itf(trace: Trace, config: dict, *, engine: str | None = None) -> dict:
     """The ITF document of ``trace`` recorded under ``config`` (``ModelConfig.as_dict()``)."""
-    from properties import PROPERTIES
-
     prop = PROPERTIES.get(trace.property_name or "")
     kmc_meta = {
         "trace_format": FORMAT_MARKER,

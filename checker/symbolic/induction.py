@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import z3
 
 from checker.symbolic import numbers as num
-from checker.symbolic.bmc import unroll_init
+from checker.symbolic.bmc import decode_trace, unroll_init
 from checker.symbolic.state import decode, fresh, well_formed
 from checker.symbolic.strengthen import all_names, check_of, formula_of
 from checker.symbolic.transitions import Encoder
@@ -87,8 +87,6 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
         if answer == z3.unknown:
             return ProofResult(prop_name, names[1:], k, UNKNOWN, time.monotonic() - started, "base")
         if answer == z3.sat:
-            from checker.symbolic.bmc import decode_trace
-
             trace = decode_trace(enc, sv.model(), states, acts, j, prop_name)
             last = trace.states[-1]
             failing = [n for n in names if not check_of(n, config)(last)]
@@ -122,45 +120,3 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
             failing.append(n)
     return ProofResult(prop_name, names[1:], k, FAILED, seconds, "step", pre=pre, action=act,
                        post=post, failing=failing)
-
-
-def render_proof(result: ProofResult, config) -> str:
-    """The proof outcome in the trace viewer's words."""
-    from model.describe import describe
-    from viewer.text import render_state
-
-    if len(result.strengthen) > 4:
-        with_ = f" with {len(result.strengthen)} strengthening invariants"
-    else:
-        with_ = f" with {', '.join(result.strengthen)}" if result.strengthen else ""
-    head = f"{result.property_name}{with_}, {result.k}-induction: {result.status}"
-    lines = [head, f"  ({result.seconds:.1f} s; within the bounds {config.bounds.as_dict()})"]
-    if result.status == PROVED:
-        lines.append("  every reachable state of these bounds satisfies it, however long the run")
-    elif result.status == UNKNOWN:
-        lines.append(f"  z3 gave up in the {result.phase} case (time limit?)")
-    elif result.phase == "base":
-        lines.append(f"  the base case fails: a real counterexample of {len(result.trace)} steps "
-                     f"violates {', '.join(result.failing)}")
-        from viewer.text import render_trace
-
-        lines.append(render_trace(result.trace))
-    else:
-        lines.append("  the inductive step fails; counterexample to induction:")
-        lines.append("  A state satisfying every conjunct:")
-        lines += ["  " + x for x in render_state(result.pre)]
-        try:
-            words = describe(result.action, result.pre, result.post)
-        except Exception:  # a CTI may be unreachable enough to confuse the describer
-            words = ""
-        lines.append(f"  Step: {result.action}" + (f"\n    -> {words}" if words else ""))
-        lines += ["  " + x for x in render_state(result.post)]
-        lines.append(f"  violates: {', '.join(result.failing)}")
-        unused = [n for n in all_names() if n not in result.strengthen and n != result.property_name]
-        if unused:
-            lines.append(f"  it may be unreachable: {len(unused)} library invariants are not in use "
-                         f"(`kmc list` shows them); try --strengthen all, or a larger --k")
-        else:
-            lines.append("  it may be unreachable: try a larger --k, or an invariant of your own "
-                         "that rules it out")
-    return "\n".join(lines)

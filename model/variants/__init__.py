@@ -1,6 +1,6 @@
 """Protocol variants, one module each, registered by name."""
 
-from model.variants.registry import VARIANTS, get_variant, register_variant
+from model.protocols import VARIANTS, get_variant, register_variant
 from model.variants.base import ReplicationModel, action
 from model.variants import hw_truncation, kip101, kip279, kip320  # noqa: F401  (registers them)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from model.log import truncate_to
 from model.state import ReplicaState
 from model.variants.base import ReplicationModel
-from model.variants.registry import register_variant
+from model.protocols import register_variant
 
 
 @register_variant

@@ -14,7 +14,7 @@ from model.constants import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
 from model.log import end_offset_for_epoch_v0_11, latest_epoch
 from model.state import ReplicaState
 from model.variants.base import ReplicationModel
-from model.variants.registry import register_variant
+from model.protocols import register_variant
 
 
 @register_variant

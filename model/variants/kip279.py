@@ -14,7 +14,7 @@ from model.constants import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
 from model.log import end_offset_for_epoch, latest_epoch, truncate_to
 from model.state import ReplicaState
 from model.variants.kip101 import Kip101Model
-from model.variants.registry import register_variant
+from model.protocols import register_variant
 
 
 @register_variant

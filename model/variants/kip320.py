@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from model.state import ReplicaState
 from model.variants.kip279 import Kip279Model
-from model.variants.registry import register_variant
+from model.protocols import register_variant
 
 
 def leader_epoch_start_offset(leader: ReplicaState) -> int:

@@ -79,6 +79,7 @@ def test_check_through_spark_master_equals_local(cluster):
 
 DRIVER = """
 import json, sys
+import spark_explore  # joins the engine registry
 from checker import check
 from model import Bounds, ModelConfig
 config = ModelConfig(protocol="hw-truncation", replication_factor=2,

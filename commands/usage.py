@@ -1,12 +1,19 @@
-"""Checks on files the user asks kmc to write, made before any work starts: nothing the user
-wrote is overwritten without ``--force``, and a path that cannot be written fails at once with
-one line instead of after a long search."""
+"""Usage errors: one line on stderr and exit code 2 (the ``kmc`` group prints them).
+
+``check_output_path`` checks a file the user asks kmc to write before any work starts: nothing the
+user wrote is overwritten without ``--force``, and a path that cannot be written fails at once
+with one line instead of after a long search."""
 
 from __future__ import annotations
 
 import os
 
 import click
+
+
+def fail(message: str) -> None:
+    """Abort the command with one line and exit code 2."""
+    raise click.UsageError(message)
 
 
 def check_output_path(path: str | None, force: bool, option: str = "") -> None:

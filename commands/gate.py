@@ -1,4 +1,4 @@
-"""``kmc gate SUITE.toml``: the click command. It parses, calls the gate library, and prints.
+"""``kmc gate SUITE.toml``: it parses, calls the gate library, and prints.
 
 Exit codes: 0 every check matched its expectation (cached and allowed-incomplete checks count as
 matched); 1 a check did not match; 2 a bad suite (nothing ran), a bad option, or a check that
@@ -12,6 +12,11 @@ import os
 import sys
 
 import click
+
+from gate.cache import GateCache
+from gate.report import details, json_report, junit_xml, summary_table, verdict_line
+from gate.run import exit_code, run_suite
+from gate.suite import load_suite
 
 
 @click.command("gate")
@@ -33,11 +38,6 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
     are printed); 2: bad suite or options (nothing ran); 3: a check was incomplete and the suite
     does not allow it.
     """
-    from gate.cache import GateCache
-    from gate.report import details, json_report, junit_xml, summary_table, verdict_line
-    from gate.run import run_suite
-    from gate.suite import load_suite
-
     if junit_out and json_out and os.path.abspath(junit_out) == os.path.abspath(json_out):
         raise click.UsageError("--junit and --json name the same file")
     for path in (junit_out, json_out):
@@ -77,8 +77,6 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
     if json_out:
         _write(json_out, (json.dumps(json_report(suite, outcomes), indent=2) + "\n").encode())
         click.echo(f"JSON results written to {json_out}")
-    from gate.run import exit_code
-
     return exit_code(outcomes)
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from viewer.config_options import config_options, pop_config_options
+from commands.options import config_options, pop_config_options
+from model.options import config_from_options
 
 
 @click.command("prove")
@@ -21,8 +22,9 @@ def prove_command(prop, strengthen, k, time_limit, **options):
     Exit code 0: PROVED (for every reachable state within the bounds); 1: FAILED (a counterexample,
     or a counterexample to induction, is printed); 2: bad input; 3: z3 gave up.
     """
-    from checker.symbolic.induction import FAILED, PROVED, prove, render_proof
-    from viewer.report import config_from_options
+    # lazy on purpose: z3, which only kmc prove and --engine bmc load
+    from checker.symbolic.induction import FAILED, PROVED, prove
+    from viewer.proof import render_proof
 
     config, _ = config_from_options(**pop_config_options(options))
     result = prove(config, prop, strengthen=list(strengthen), k=k, time_limit=time_limit)

@@ -1,6 +1,6 @@
 """The command-line options that describe a configuration, shared by ``kmc check``, ``kmc graph``
 and ``kmc prove``: one definition, so they spell and document them the same way. The decorated
-command receives them as keyword arguments named like ``viewer.report.config_from_options``'s."""
+command receives them as keyword arguments named like ``model.options.config_from_options``'s."""
 
 from __future__ import annotations
 

@@ -1,12 +1,19 @@
 """The protocol registry: ``--protocol`` names -> model classes.
 
-In-tree variants register with ``@register_variant``; third-party ones through the entry-point
-group ``kmc.protocols`` (disable with ``KMC_NO_PLUGINS=1``). Adding a variant touches no other.
+In-tree variants (``model/variants/``) register with ``@register_variant``; third-party ones
+through the entry-point group ``kmc.protocols`` (disable with ``KMC_NO_PLUGINS=1``). Adding a
+variant touches no other.
+
+This module imports no model code, so ``ModelConfig`` can check a protocol name here while the
+variants, which build on ``ModelConfig``, register into it. The in-tree variants are registered by
+the time any configuration is made: importing ``model.config`` runs ``model/__init__.py``, which
+imports ``model.variants``.
 """
 
 from __future__ import annotations
 
 import os
+from importlib.metadata import entry_points
 
 from model.errors import ConfigError
 
@@ -31,8 +38,6 @@ def load_entry_point_variants() -> None:
     if _plugins_loaded or os.environ.get("KMC_NO_PLUGINS"):
         return
     _plugins_loaded = True
-    from importlib.metadata import entry_points
-
     for ep in entry_points(group="kmc.protocols"):
         register_variant(ep.load())
 

@@ -1,0 +1,70 @@
+"""Strengthening invariants about crashes and restarts: what a crash erases, what a restarted
+broker holds until it applies a LeaderAndIsr, and what the controller's live set and the crash
+count say about them."""
+
+from __future__ import annotations
+
+import z3
+
+from checker.symbolic.state import count
+from checker.symbolic.strengthen.base import Strengthening
+from model.constants import NO_LEADER
+
+
+def _dead_replica_reset(s) -> bool:
+    return all(r.alive or (r.leader_epoch == -1 and r.leader == NO_LEADER and not r.isr
+                           and not r.truncating and not r.fetch_response)
+               for r in s.replicas)
+
+
+def _dead_replica_reset_z3(d, s):
+    return z3.And([z3.Implies(z3.Not(r.alive), z3.And([r.lep == -1, r.leader == -1, z3.Not(r.truncating),
+                                                         z3.Not(r.fr)] + [z3.Not(x) for x in r.isr]))
+                   for r in s.reps])
+
+
+def _restarted_replica_reset(s) -> bool:
+    return all(r.leader == NO_LEADER and not r.fetch_response and not r.truncating and not r.isr
+               and all(x == -1 for x in r.remote_log_end_offsets)
+               for r in s.replicas if r.leader_epoch == -1)
+
+
+def _restarted_replica_reset_z3(d, s):
+    return z3.And([z3.Implies(r.lep == -1, z3.And([r.leader == -1, z3.Not(r.fr), z3.Not(r.truncating)]
+                                                 + [z3.Not(x) for x in r.isr] + [x == -1 for x in r.remote]))
+                   for r in s.reps])
+
+
+def _live_brokers_registered(s) -> bool:
+    c = s.controller
+    return all(b in c.live_brokers for b, r in enumerate(s.replicas) if r.alive) and (
+        c.leader == NO_LEADER or c.leader in c.live_brokers)
+
+
+def _live_brokers_registered_z3(d, s):
+    out = [z3.Implies(r.alive, s.c_live[b]) for b, r in enumerate(s.reps)]
+    out += [z3.Implies(s.c_leader == b, s.c_live[b]) for b in range(d.n)]
+    return z3.And(out)
+
+
+def _crashes_counted(s) -> bool:
+    return sum(1 for r in s.replicas if not r.alive or r.leader_epoch == -1) <= s.crashes
+
+
+def _crashes_counted_z3(d, s):
+    return count([z3.Or(z3.Not(r.alive), r.lep == -1) for r in s.reps]) <= s.crashes
+
+
+# in the order `kmc list` shows them
+STRENGTHENINGS = (
+    Strengthening("dead-replica-reset", "a crashed broker has no role, epoch, ISR, truncation "
+                  "or fetch response", _dead_replica_reset, _dead_replica_reset_z3),
+    Strengthening("restarted-replica-reset", "a broker that has applied no LeaderAndIsr since "
+                  "it restarted follows nobody and holds no ISR, remote LEO, truncation or fetch",
+                  _restarted_replica_reset, _restarted_replica_reset_z3),
+    Strengthening("crashes-counted", "no more brokers are down or waiting after a restart "
+                  "than crashes have happened", _crashes_counted, _crashes_counted_z3),
+    Strengthening("live-brokers-registered", "every running broker, and the controller's "
+                  "leader, is in the controller's live set", _live_brokers_registered,
+                  _live_brokers_registered_z3),
+)

@@ -1,0 +1,68 @@
+"""The library of strengthening invariants for k-induction: facts every reachable state satisfies that the
+target property alone does not say, so that a state satisfying them all cannot step out of the
+property.
+
+Each has a Python predicate over a ``ClusterState`` and a z3 formula over an ``SState``. The tests
+check that every predicate holds on every state BFS reaches (kip-320, RF=2) and that each formula
+agrees with its predicate on reachable states and on mutated, unreachable ones; the RF=3 check
+(331,010 states) is ``bench/symbolic_bench.py --check-library``. A wrong strengthening cannot make a
+proof unsound (it is proved along with the property: the base case and the inductive step cover
+it), only make it fail.
+
+How the library was built: run ``kmc prove`` with what there is, read the counterexample to
+induction (an unreachable state that steps out), name the Kafka fact that rules it out, check the
+fact on every reachable state by BFS, state it as a formula, repeat. With the library, 1-induction
+proves ``no-acked-loss`` and ``committed-consistency`` for kip-320 (acks=all,
+min.insync.replicas=2, unclean election off, process crashes) at RF=2; docs/symbolic.md has the
+bounds and times.
+
+The recurring difficulty: a crash resets a broker's epoch to -1 (``ReplicaState.leader_epoch``),
+erasing which epochs it led or followed and so whether it can have truncated its log since. The
+library recovers that history from what the state still holds: the LeaderAndIsr requests on
+their way to it (a restarted broker has one for every epoch since the one it restarted in, see
+``current-epoch-on-its-way``), the epochs other brokers and the controller name leaders for, and
+whether those leaders can have taken their epochs (``never_took``, ``kept_log_since``).
+"""
+
+from __future__ import annotations
+
+from checker.symbolic.formulas import FORMULAS
+from checker.symbolic.strengthen import acks, crashes_restarts, epochs_requests, fetches, isr_hw, logs
+from properties import get_properties
+
+# The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
+# records in logs; fetches and remote LEOs; the ISR and the HW; acknowledgements.
+TOPICS = (crashes_restarts, epochs_requests, logs, fetches, isr_hw, acks)
+
+STRENGTHENINGS = {st.name: st for topic in TOPICS for st in topic.STRENGTHENINGS}
+
+
+def formula_of(name: str):
+    """The z3 formula of a strengthening invariant or a built-in property, or None."""
+    if name in STRENGTHENINGS:
+        return STRENGTHENINGS[name].formula
+    return FORMULAS.get(name)
+
+
+def check_of(name: str, config):
+    """The Python predicate (of a state) of a strengthening invariant or a built-in property."""
+    if name in STRENGTHENINGS:
+        st = STRENGTHENINGS[name]
+        return lambda state: st.holds(state, config)
+    return get_properties([name])[0].check
+
+
+def library_names() -> list:
+    return list(STRENGTHENINGS) + list(FORMULAS)
+
+
+# ``monotonic-visibility`` speaks of the consumer-visible history, which no library invariant ties to
+# the logs tightly enough for induction, so ``--strengthen all`` leaves it out. (A candidate, "every
+# member of the controller's ISR holds the visible records", holds on every reachable state but is
+# not inductive with the rest: a stale leader of an older epoch lacks records made visible later.)
+NOT_IN_ALL = ("monotonic-visibility",)
+
+
+def all_names() -> list:
+    """What ``--strengthen all`` means: the library and every built-in property but ``NOT_IN_ALL``."""
+    return [n for n in library_names() if n not in NOT_IN_ALL]

@@ -1,0 +1,123 @@
+"""``kmc check``: check properties of a configuration with one of the registered engines."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import click
+
+import spark_explore  # noqa: F401  (joins the engine registry, so --engine lists it)
+from checker import check
+from checker.engines import ENGINES, engine_choices
+from commands.options import config_options, pop_config_options
+from commands.usage import check_output_path, fail
+from model.options import config_from_options
+from viewer.html import write_html
+from viewer.report import render_result
+from viewer.trace_file import write_trace
+
+
+@click.command("check")
+@config_options
+@click.option("--kafka-version", metavar="X.Y",
+              help="Pick the protocol the given Kafka version ran (instead of --protocol).")
+@click.option("--config", "config_files", multiple=True, type=click.Path(dir_okay=False),
+              metavar="FILE", help="Kafka properties file (server/topic/producer); repeatable.")
+@click.option("--symmetry/--no-symmetry", default=True, show_default=True,
+              help="Explore states that differ only by renaming brokers 1..N-1 once.")
+@click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
+              help="Property to check (repeatable); default: all of them.")
+@click.option("--engine", type=click.Choice(engine_choices()), default="compiled", show_default=True,
+              help="; ".join(f"{e.name}: {e.description}" for e in ENGINES.values()) + ".")
+@click.option("--max-states", type=int, help="Stop (INCOMPLETE) after this many distinct states.")
+@click.option("--memory-limit", metavar="SIZE",
+              help="Stop (INCOMPLETE) before the explorer's memory would pass this (e.g. 2G, "
+                   "500M); default: half the machine's RAM.")
+@click.option("--coverage", is_flag=True,
+              help="Print, per action, how often it was enabled and the states it produced.")
+@click.option("--time-limit", type=float, help="Stop (INCOMPLETE) after this many seconds.")
+@click.option("--depth", "max_depth", type=int, help="Explore at most this many steps (bmc: the depth K).")
+@click.option("--spark-master", metavar="URL", help="Spark master URL (default local[*]).")
+@click.option("--partitions", type=int, help="Spark: number of partitions of the state space.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+@click.option("--trace-out", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the (first) counterexample as a trace file.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the (first) counterexample as a self-contained HTML page.")
+@click.option("--force", is_flag=True, help="Overwrite --trace-out/--html files that exist.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+def check_command(kafka_version, config_files, symmetry, properties, engine, max_states,
+                  memory_limit, coverage, time_limit, max_depth, spark_master, partitions, as_json,
+                  trace_out, html_out, force, quiet, **options):
+    """Check properties of a Kafka replication configuration.
+
+    Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
+    counterexample is printed); 2: bad input; 3: incomplete (a limit was hit).
+    """
+    check_output_path(trace_out, force, "--trace-out")
+    check_output_path(html_out, force, "--html")
+    if trace_out and html_out and os.path.abspath(trace_out) == os.path.abspath(html_out):
+        fail("--trace-out and --html name the same file")
+    config, provenance = config_from_options(
+        kafka_version=kafka_version, config_files=config_files, symmetry=symmetry,
+        **pop_config_options(options),
+    )
+    progress = None if quiet or as_json else _progress_line
+    engine_options = {}
+    if engine == "spark":
+        engine_options = {"master": spark_master, "partitions": partitions}
+    elif spark_master or partitions:
+        fail("--spark-master and --partitions need --engine spark")
+    if provenance and not as_json:
+        for line in provenance:
+            click.echo(line)
+    result = check(
+        config, list(properties) or None, engine=engine, max_states=max_states,
+        time_limit=time_limit, max_depth=max_depth, memory_limit=parse_size(memory_limit),
+        coverage=coverage, progress=progress, notice=None if quiet else _notice, **engine_options,
+    )
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        click.echo(render_result(result))
+    trace = next((p.trace for p in result.properties if p.trace is not None), None)
+    if trace is not None and trace_out:
+        write_trace(trace_out, trace, result)
+        if not as_json:
+            click.echo(f"trace written to {trace_out}")
+    if trace is not None and html_out:
+        write_html(html_out, trace, result)
+        if not as_json:
+            click.echo(f"HTML trace viewer written to {html_out}")
+    if (trace_out or html_out) and trace is None and not as_json:
+        click.echo("no counterexample, so no trace file was written")
+    return result.exit_code
+
+
+def _progress_line(stats) -> None:
+    memory = f", {stats.memory_bytes / 2**20:,.0f} MiB" if stats.memory_bytes else ""
+    click.echo(
+        f"progress: {stats.states_generated:,} states generated, {stats.distinct_states:,} "
+        f"distinct states, depth {stats.depth}, queue {stats.queue:,}, "
+        f"{stats.states_per_second:,.0f} states/s, {stats.seconds:.1f} s{memory}",
+        err=True,
+    )
+
+
+def _notice(line: str) -> None:
+    click.echo(line, err=True)
+
+
+_SIZE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def parse_size(text):
+    """``--memory-limit``: a byte count with an optional K/M/G/T suffix (powers of 1024)."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
+    if not m or float(m.group(1)) <= 0:
+        fail(f"--memory-limit {text!r} is not a size; write e.g. 500M or 2G")
+    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])

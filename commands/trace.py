@@ -1,0 +1,68 @@
+"""``kmc trace show|replay|html``: reading the trace files ``kmc check --trace-out`` writes.
+
+Commands return their exit code; bad input raises ``click.UsageError`` or a ``KmcError`` (a
+``TraceFormatError`` for a bad trace file), which the ``kmc`` group turns into one line on stderr
+and exit code 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from commands.usage import check_output_path
+from viewer.html import render_html
+from viewer.replay import replay
+from viewer.terminal import make_console, render_trace
+from viewer.trace_file import read_trace
+
+
+@click.group("trace")
+def trace_group():
+    """Show, replay or draw a trace file written by 'kmc check --trace-out'."""
+
+
+@trace_group.command("show")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--diff", "diff_only", is_flag=True, help="Show only what each step changed.")
+@click.option("--step", type=int, metavar="N", help="Show only step N (0 = the initial state).")
+def show_command(file, diff_only, step):
+    """Print a trace file step by step: logs with HW and LEO, controller, what changed."""
+    tf = read_trace(file)
+    n = len(tf.trace.steps)
+    if step is not None and not 0 <= step <= n:
+        raise click.UsageError(f"--step must be between 0 and {n} (the trace has {n} steps)")
+    render_trace(make_console(), tf.trace, tf.meta, diff_only=diff_only, step=step)
+    return 0
+
+
+@trace_group.command("replay")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--allow-model-change", is_flag=True,
+              help="Accept a trace recorded with another version of the model if its steps still replay identically.")
+def replay_command(file, allow_model_change):
+    """Re-run a trace's actions against the current model and compare every state.
+
+    Exit code 0: every step replays identically (and the property is still violated where the
+    file says); 1: the trace diverges, or was recorded with another model version; 2: the file is
+    not a kmc trace.
+    """
+    report = replay(read_trace(file), allow_model_change=allow_model_change)
+    for line in report.lines:
+        click.echo(line)
+    return report.exit_code
+
+
+@trace_group.command("html")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False), metavar="OUT.html",
+              help="Where to write the page.")
+@click.option("--force", is_flag=True, help="Overwrite OUT.html if it exists.")
+def html_command(file, output, force):
+    """Write a trace file as one self-contained HTML page (no network needed to view it)."""
+    tf = read_trace(file)
+    check_output_path(output, force)
+    Path(output).write_text(render_html(tf.trace, tf.meta), encoding="utf-8")
+    click.echo(f"HTML trace viewer written to {output} ({len(tf.trace.steps)} steps)")
+    return 0
