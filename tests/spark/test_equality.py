@@ -15,7 +15,7 @@ import pytest
 from checker.bfs import bfs
 from checker.result import HOLDS, INCOMPLETE, VIOLATED
 from checker.trace import replay_actions
-from model import Bounds, ModelConfig, make_model
+from model import Bounds, ModelConfig, make_reference_model as make_model
 from properties import get_properties
 from spark_explore import spark_bfs
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from checker.bfs import bfs
-from model import Bounds, ModelConfig, make_model
+from model import Bounds, ModelConfig, make_reference_model as make_model
 from properties import get_properties
 from spark_explore.session import java_available
 from tests.spark.cluster import StandaloneCluster
