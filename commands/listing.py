@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from model.protocols import VARIANTS, load_entry_point_variants
+from model.rules import RELEASES, RULES, release_rules
 from properties import PROPERTIES
 
 
@@ -19,6 +20,21 @@ def list_command():
     for name in sorted(VARIANTS, key=lambda n: list(VARIANTS).index(n)):
         cls = VARIANTS[name]
         click.echo(f"  {name:<15} Kafka {cls.kafka_versions:<15} {cls.summary}")
+    click.echo("")
+    click.echo("Rules (--rule +NAME / -NAME; --kafka-version X.Y selects the rules that release has):")
+    width = max(len(n) for n in RULES) + 2
+    for name, rule in RULES.items():
+        since = f"Kafka {rule.since}+" if rule.since else "no Kafka"
+        click.echo(f"  {name:<{width}}{since:<12}{rule.summary}")
+        click.echo(f"  {'':<{width}}{'':<12}source: {rule.source}")
+    click.echo("")
+    click.echo("Releases (--kafka-version X.Y has the rules of the latest line at or below it):")
+    previous: tuple = ()
+    for version in RELEASES:
+        rules = release_rules(version)
+        added = ", ".join(r for r in rules if r not in previous)
+        click.echo(f"  {version:<6} {'none' if not rules else ('+ ' + added) if previous else added}")
+        previous = rules
     click.echo("")
     click.echo("Properties (--property):")
     for name, prop in PROPERTIES.items():

@@ -17,6 +17,9 @@ _OPTIONS = (
     click.option("--crash-model", type=click.Choice(["process", "power-loss"]),
                  help="process: a crash keeps the log; power-loss: unflushed records are lost. "
                       "[default: process]"),
+    click.option("--rule", "rule_changes", multiple=True, metavar="+NAME|-NAME",
+                 help="Turn one protocol rule on (+NAME) or off (-NAME), on top of --protocol or "
+                      "--kafka-version; repeatable ('kmc list' shows the rules)."),
     click.option("--max-records", type=int, help="Bound: records the producer sends."),
     click.option("--max-leader-epoch", type=int,
                  help="Bound: highest leader epoch (elections + controller ISR changes)."),
@@ -27,7 +30,7 @@ _OPTIONS = (
 
 CONFIG_OPTION_NAMES = (
     "protocol", "replication_factor", "min_insync_replicas", "acks", "unclean_leader_election",
-    "crash_model", "max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses",
+    "crash_model", "rule_changes", "max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses",
 )
 
 

@@ -75,7 +75,7 @@ BOUND_KEYS = {
 GATE_KEYS = (
     "name", "description", "properties", "expect", "violates", "trace-length",
     "min-trace-length", "allow-incomplete", "max-states", "max-depth", "time-limit", "engine",
-    "kafka-version", "config-files",
+    "kafka-version", "config-files", "rules",
 )
 KNOWN_KEYS = (*GATE_KEYS, *CONFIG_KEYS, *BOUND_KEYS)
 TOP_LEVEL_KEYS = ("check", "defaults", "name", "description")
@@ -343,6 +343,12 @@ def _config(d: dict, where: _Where, base: Path):
     version = d.get("kafka-version")
     if version is not None and not isinstance(version, str):
         raise where.error("kafka-version", f'must be a string such as "2.0", got {version!r}')
+    rules = d.get("rules", [])
+    if isinstance(rules, str):
+        rules = [rules]
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise where.error("rules", f'must be a list such as ["+broker-epoch", "-fenced-fetch"], got {rules!r}')
+    options["rule_changes"] = tuple(rules)
     files = d.get("config-files", [])
     if isinstance(files, str):
         files = [files]
@@ -360,7 +366,7 @@ def _key_of(message: str) -> str | None:
     for words, key in (
         ("min.insync.replicas", "min.insync.replicas"), ("replication factor", "replication.factor"),
         ("--kafka-version", "kafka-version"), ("--config", "config-files"), ("acks", "acks"),
-        ("crash model", "crash.model"), ("protocol", "protocol"),
+        ("crash model", "crash.model"), ("rule", "rules"), ("protocol", "protocol"),
     ):
         if words in message:
             return key

@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from model.constants import ACKS_CHOICES, CRASH_MODELS
 from model.errors import ConfigError
+from model.kafka_config import parse_kafka_version
 from model.protocols import get_variant
+from model.rules import PRESETS, apply_rule_changes, parse_rule_change, release_rules
 
 MAX_REPLICATION_FACTOR = 5
 
@@ -67,6 +69,9 @@ class ModelConfig:
         bounds: the exploration bounds.
         symmetry: explore states that differ only by renaming brokers 1..N-1 once (see
             ``model.symmetry``); turn off for properties that single out a broker.
+        kafka_version: the Kafka release ("X.Y") whose rules apply, or "" for the rules of
+            ``protocol`` (a named preset).
+        rule_changes: ``+NAME`` / ``-NAME`` changes to those rules (``--rule``), in order.
     """
 
     protocol: str = "kip-320"
@@ -77,6 +82,8 @@ class ModelConfig:
     crash_model: str = "process"
     bounds: Bounds = Bounds()
     symmetry: bool = True
+    kafka_version: str = ""
+    rule_changes: tuple = ()
 
     def __post_init__(self) -> None:
         acks = str(self.acks).strip().lower()
@@ -103,6 +110,20 @@ class ModelConfig:
                 f"unknown crash model {self.crash_model!r}; choose one of {', '.join(CRASH_MODELS)}"
             )
         get_variant(self.protocol)  # raises ConfigError naming the known protocols
+        object.__setattr__(self, "rule_changes", tuple(
+            parse_rule_change(c) for c in self.rule_changes))
+        if self.kafka_version:
+            object.__setattr__(self, "kafka_version", str(parse_kafka_version(self.kafka_version)))
+
+    @property
+    def rules(self) -> tuple:
+        """The protocol rules in force (``model/rules.py``): those of ``kafka_version`` if given,
+        else of the ``protocol`` preset, with ``rule_changes`` applied."""
+        if self.kafka_version:
+            base = release_rules(self.kafka_version)
+        else:
+            base = PRESETS.get(self.protocol, ())
+        return apply_rule_changes(base, self.rule_changes)
 
     @property
     def broker_ids(self) -> tuple:
@@ -122,6 +143,9 @@ class ModelConfig:
             "crash.model": self.crash_model,
             "bounds": self.bounds.as_dict(),
             "symmetry": self.symmetry,
+            "kafka.version": self.kafka_version,
+            "rule.changes": list(self.rule_changes),
+            "rules": list(self.rules),
         }
 
     @classmethod
@@ -137,6 +161,8 @@ class ModelConfig:
                 crash_model=data["crash.model"],
                 bounds=Bounds(**data["bounds"]),
                 symmetry=bool(data.get("symmetry", True)),
+                kafka_version=str(data.get("kafka.version", "") or ""),
+                rule_changes=tuple(data.get("rule.changes", ()) or ()),
             )
         except (KeyError, TypeError) as e:
             raise ConfigError(f"configuration is missing or has a malformed field: {e}") from None

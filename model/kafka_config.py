@@ -227,10 +227,13 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
     lines: list[str] = []
     if version is not None:
         values["protocol"] = kafka_protocol(version)
+        values["kafka_version"] = str(version)
         note = ""
-        if version.major >= 4:
-            note = " (Kafka 4.0 adds KIP-966 eligible leader replicas, which kmc does not model yet)"
-        protocol_row = (f"protocol={values['protocol']}", f"--kafka-version {kafka_version}{note}")
+        if version.at_least(2, 8):
+            note = (" (ZooKeeper mode: KRaft's metadata log, AlterPartition and KIP-966 eligible "
+                    "leader replicas are not modelled yet)")
+        protocol_row = (f"protocol={values['protocol']}, rules of Kafka {version}",
+                        f"--kafka-version {kafka_version}{note}")
     if not config_files:
         if version is not None:
             lines.append(f"  {protocol_row[0]}  <- {protocol_row[1]}")

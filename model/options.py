@@ -18,7 +18,7 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
                         replication_factor=None, min_insync_replicas=None, acks=None,
                         unclean_leader_election=None, crash_model=None, max_records=None,
                         max_leader_epoch=None, max_crashes=None, max_unflushed_losses=None,
-                        symmetry=True):
+                        symmetry=True, rule_changes=()):
     """Build the configuration from flags (which win), Kafka properties files and Kafka's
     defaults. Returns ``(config, provenance_lines)``."""
     if protocol is not None and kafka_version is not None:
@@ -65,7 +65,8 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
     if max_unflushed_losses is not None and values["crash_model"] != "power-loss":
         raise ConfigError("--max-unflushed-losses needs the power-loss crash model (--crash-model power-loss)")
     try:
-        return ModelConfig(bounds=bounds, symmetry=symmetry, **values), provenance
+        return ModelConfig(bounds=bounds, symmetry=symmetry, rule_changes=tuple(rule_changes),
+                           **values), provenance
     except ConfigError as e:
         sources = [" ".join(line.split()) for line in provenance if "<-" in line and any(
             key in line.split("<-")[0] for key in ("replication.factor", "min.insync.replicas", "acks"))]

@@ -71,14 +71,38 @@ RESET_FOLLOWERS_ON_EPOCH = _rule(
     "reset-followers-on-epoch", "kmc 0.1 (stricter than Replica.resetReplicaState)", "",
     "a leader forgets its followers' LEOs on every new epoch, not only when it is newly leader",
     P.RULE_RESET_FOLLOWERS_ON_EPOCH)
+BROKER_EPOCH = _rule(
+    "broker-epoch", "KIP-380 (KafkaController.processBrokerChange: bounced brokers)", "2.2",
+    "a restarted broker is handled as failed, then started, even if its session never expired",
+    P.RULE_BROKER_EPOCH)
+HW_NEEDS_MIN_ISR = _rule(
+    "hw-needs-min-isr", "KAFKA-15583 (Partition.maybeIncrementLeaderHW: isUnderMinIsr)", "3.7",
+    "the high watermark does not advance while the ISR is smaller than min.insync.replicas",
+    P.RULE_HW_NEEDS_MIN_ISR)
 
+# Releases in which some rule first appeared, oldest first ("0.8" has none of them).
+RELEASES: tuple[str, ...] = ("0.8", "0.11", "2.0", "2.1", "2.2", "3.7")
+
+
+def _version_key(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")[:2]
+    return int(major), int(minor)
+
+
+def release_rules(version: str) -> tuple[str, ...]:
+    """The rules Kafka ``version`` ("X.Y") has: every rule whose ``since`` is not later, in
+    the table's order. Rules no release has (``since == ""``) are never included."""
+    key = _version_key(version)
+    return tuple(r.name for r in RULES.values() if r.since and _version_key(r.since) <= key)
+
+
+# The named protocols are the rule sets of the release that introduced each, so
+# ``--protocol kip-320`` is Kafka 2.1 exactly.
 PRESETS: dict[str, tuple[str, ...]] = {
-    "hw-truncation": (),
-    "kip-101": ("epoch-truncation",),
-    "kip-279": ("epoch-truncation", "epoch-truncation-loop"),
-    "kip-320": ("epoch-truncation", "epoch-truncation-loop", "fenced-fetch",
-                "epoch-cache-on-election", "truncate-on-epoch-change",
-                "isr-join-needs-epoch-start", "reset-followers-on-epoch"),
+    "hw-truncation": release_rules("0.10"),
+    "kip-101": release_rules("0.11"),
+    "kip-279": release_rules("2.0"),
+    "kip-320": release_rules("2.1"),
 }
 
 
@@ -91,9 +115,44 @@ def rules_of(protocol: str) -> tuple[str, ...]:
             f"unknown protocol {protocol!r}; choose one of: {', '.join(PRESETS)}") from None
 
 
+def check_rule_name(name: str) -> Rule:
+    try:
+        return RULES[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown rule {name!r}; the rules are: {', '.join(RULES)} (kmc list shows them)"
+        ) from None
+
+
+def parse_rule_change(text: str) -> str:
+    """``"+fenced-fetch"`` / ``"-fenced-fetch"`` checked and normalised; a ``ConfigError``
+    that says how to write it otherwise."""
+    text = str(text).strip()
+    if len(text) < 2 or text[0] not in "+-":
+        raise ConfigError(
+            f"--rule {text!r}: write +NAME to turn a rule on or -NAME to turn it off, "
+            "e.g. --rule -fenced-fetch")
+    check_rule_name(text[1:])
+    return text
+
+
+def apply_rule_changes(base: tuple[str, ...], changes: tuple[str, ...]) -> tuple[str, ...]:
+    """``base`` with each ``+NAME`` added and each ``-NAME`` removed (a later change wins),
+    in the rule table's order."""
+    chosen = set(base)
+    for change in changes:
+        name = parse_rule_change(change)[1:]
+        if change.startswith("+"):
+            chosen.add(name)
+        else:
+            chosen.discard(name)
+    return tuple(name for name in RULES if name in chosen)
+
+
 def fill_rule_params(cfg, rule_names) -> None:
-    """Set the kernel switches of ``rule_names`` in ``cfg`` (in order: a later rule that sets
-    the same switch wins, as epoch-truncation-loop does over epoch-truncation)."""
-    for name in rule_names:
-        rule = RULES[name]
-        cfg[rule.param] = rule.value
+    """Set the kernel switches of ``rule_names`` in ``cfg`` (in the table's order: a later rule
+    that sets the same switch wins, as epoch-truncation-loop does over epoch-truncation)."""
+    for name in RULES:
+        if name in rule_names:
+            rule = RULES[name]
+            cfg[rule.param] = rule.value

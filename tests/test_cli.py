@@ -75,7 +75,7 @@ def test_trace_out_refuses_to_overwrite_without_force(tmp_path):
 def test_list_shows_protocols_with_kafka_versions_and_properties():
     r = kmc("list")
     assert r.exit_code == 0
-    for word in ("hw-truncation", "kip-101", "kip-279", "kip-320", "2.1 and later", "no-acked-loss", "hw-le-leo"):
+    for word in ("hw-truncation", "kip-101", "kip-279", "kip-320", "Kafka 2.1", "no-acked-loss", "hw-le-leo"):
         assert word in r.output
 
 

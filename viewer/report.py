@@ -16,8 +16,14 @@ LIMIT_WORDS = {
 
 def describe_config(config: dict) -> list:
     b = config.get("bounds", {})
+    version, changes = config.get("kafka.version", ""), config.get("rule.changes", [])
+    protocol = config["protocol"] + (f" as in Kafka {version}" if version else "")
+    protocol += "".join(f" {c}" for c in changes)
+    rules = []
+    if version or changes:
+        rules = ["rules: " + (", ".join(config.get("rules", [])) or "none (Kafka before 0.11)")]
     return [
-        f"protocol {config['protocol']}, replication.factor={config['replication.factor']}, "
+        f"protocol {protocol}, replication.factor={config['replication.factor']}, "
         f"acks={config['acks']}, min.insync.replicas={config['min.insync.replicas']}, "
         f"unclean.leader.election.enable={str(config['unclean.leader.election.enable']).lower()}, "
         f"crash model {config['crash.model']}"
@@ -28,7 +34,7 @@ def describe_config(config: dict) -> list:
             for k, v in b.items()
             if k != "max_unflushed_losses" or config["crash.model"] == "power-loss"
         ),
-    ]
+    ] + rules
 
 
 def render_result(result, *, with_trace: bool = True) -> str:

@@ -421,7 +421,8 @@ class Encoder:
         # Partition.makeLeader
         was_leader = r.leader == b
         reset = z3.BoolVal(True) if self.reset_remote_every_epoch else z3.Not(was_leader)
-        remote = [ite(reset, num.val(-1), r.remote[j]) for j in range(self.n)]
+        # a re-elected leader keeps its ISR members' LEOs only (the kernel's make_leader says why)
+        remote = [ite(z3.Or(reset, z3.Not(isr[j])), num.val(-1), r.remote[j]) for j in range(self.n)]
         rl = r.but(lep=num.val(e), leader=num.val(b), isr=list(isr), remote=remote,
                    truncating=z3.BoolVal(False), fr=z3.BoolVal(False))
         as_leader = self.maybe_increment_leader_hw(base.put(b, rl), b)

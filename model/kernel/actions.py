@@ -35,7 +35,7 @@ from model.kernel.fields import (
 )
 from model.kernel.params import (
     ACKS, ACKS_1, ACKS_ALL, MAX_CRASHES, MAX_LEADER_EPOCH, MAX_RECORDS, MAX_UNFLUSHED_LOSSES,
-    MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_FENCED_FETCH, RULE_ISR_JOIN_NEEDS_EPOCH_START,
+    MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_BROKER_EPOCH, RULE_FENCED_FETCH, RULE_ISR_JOIN_NEEDS_EPOCH_START,
     RULE_TRUNCATION, TRUNCATE_TO_HW, UNCLEAN_LEADER_ELECTION,
 )
 from model.kernel.transitions import (
@@ -441,13 +441,20 @@ def broker_restart(s, lay, cfg, out, acts, k):
     """BrokerRestart(broker): the broker recovers its log, keeps its checkpointed HW and
     registers; the controller sends it the partition's state (``onBrokerStartup``), electing it
     first if the partition is offline and it may lead (an ISR member, or any broker with
-    unclean.leader.election.enable)."""
+    unclean.leader.election.enable). Before KIP-380 (2.2) a broker that restarts before the
+    controller noticed its failure comes back as if nothing happened, in the same leader epoch;
+    since, its new broker epoch tells the controller it bounced, and the controller handles the
+    failure first (``processBrokerChange``: ``onBrokerFailure`` then ``onBrokerStartup``), so
+    the restart follows ControllerHandleBrokerFailure."""
     leader = controller_leader(s, lay)
     isr, live = controller_isr(s, lay), controller_live(s, lay)
     epoch = controller_leader_epoch(s, lay)
+    bounce_noticed = cfg[RULE_BROKER_EPOCH] != 0
     for b in range(broker_count(lay)):
         if is_alive(s, lay, b):
             continue
+        if bounce_noticed and has(live, b):
+            continue  # KIP-380: the controller handles the failure first
         begin(s, out, acts, k, BROKER_RESTART, b, NO_ARG)
         t = out[k]
         set_alive(t, lay, b, True)

@@ -34,6 +34,8 @@ RULE_EPOCH_CACHE_ON_ELECTION = _param("epoch_cache_on_election")  # KAFKA-7415
 RULE_TRUNCATE_ON_EPOCH_CHANGE = _param("truncate_on_epoch_change")  # KIP-320
 RULE_RESET_FOLLOWERS_ON_EPOCH = _param("reset_followers_on_epoch")  # not Kafka: kmc 0.1's rule
 RULE_ISR_JOIN_NEEDS_EPOCH_START = _param("isr_join_needs_epoch_start")  # KAFKA-7128
+RULE_BROKER_EPOCH = _param("broker_epoch")  # KIP-380
+RULE_HW_NEEDS_MIN_ISR = _param("hw_needs_min_isr")  # KAFKA-15583
 
 PARAM_COUNT = len(_names)
 PARAM_NAMES = tuple(_names)

@@ -13,7 +13,7 @@ from model.kernel import params as P
 from model.kernel.codec import encode
 from model.kernel.layout import Layout, broker_orders, build_layout
 from model.kernel.symmetry import SymmetryTables, symmetry_tables
-from model.rules import fill_rule_params, rules_of
+from model.rules import fill_rule_params
 from model.state import initial_state
 
 MAX_KERNEL_BOUND = 60
@@ -75,7 +75,7 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.MAX_LEADER_EPOCH] = b.max_leader_epoch
     cfg[P.MAX_CRASHES] = b.max_crashes
     cfg[P.MAX_UNFLUSHED_LOSSES] = b.max_unflushed_losses
-    fill_rule_params(cfg, rules_of(config.protocol))
+    fill_rule_params(cfg, config.rules)
     orders = broker_orders(n) if config.symmetry else broker_orders(n)[:1]
     initial = encode(initial_state(n), layout)
     symmetry = symmetry_tables(layout, orders)

@@ -12,13 +12,13 @@ from model.kernel.fields import (
     ACK_DONE, ACK_NONE, ACK_PENDING, NO_LEADER, ack_leader, ack_offset, ack_state, broker_count,
     clear_fetch_response, drop_leader_and_isr, flushed_offset, forget_remote_leos, has,
     high_watermark, is_alive, isr_of, leader_and_isr_pending, leader_epoch, leader_of,
-    log_end_offset, put_leader_and_isr, record_id_at, record_slots, remote_leo, set_ack,
+    log_end_offset, put_leader_and_isr, record_id_at, record_slots, remote_leo, set_ack, set_remote_leo,
     set_flushed_offset, set_high_watermark, set_isr_of, set_leader_epoch, set_leader_of,
     set_truncating, set_visible, set_visible_count, size_of, true_leader, truncate_to,
     visible_count, visible_record, epoch_slots,
 )
 from model.kernel.params import (
-    MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_EPOCH_CACHE_ON_ELECTION, RULE_RESET_FOLLOWERS_ON_EPOCH,
+    MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_EPOCH_CACHE_ON_ELECTION, RULE_HW_NEEDS_MIN_ISR, RULE_RESET_FOLLOWERS_ON_EPOCH,
     RULE_TRUNCATE_ON_EPOCH_CHANGE, RULE_TRUNCATION, TRUNCATE_BY_EPOCH_0_11, TRUNCATE_TO_HW,
 )
 from model.kernel.fields import UNDEFINED_EPOCH
@@ -27,9 +27,12 @@ from model.kernel.fields import UNDEFINED_EPOCH
 @kernel
 def maybe_increment_leader_hw(t, lay, cfg, leader):
     """``Partition.maybeIncrementLeaderHW``: HW = max(HW, min LEO over the ISR), then complete
-    the parked acks=all requests the new HW satisfies."""
-    new_hw = log_end_offset(t, lay, leader)
+    the parked acks=all requests the new HW satisfies. Since KAFKA-15583 (3.7) not while the ISR
+    is smaller than min.insync.replicas (``isUnderMinIsr``), whatever acks the producer uses."""
     isr = isr_of(t, lay, leader)
+    if cfg[RULE_HW_NEEDS_MIN_ISR] != 0 and size_of(isr) < cfg[MIN_INSYNC_REPLICAS]:
+        return
+    new_hw = log_end_offset(t, lay, leader)
     for f in range(broker_count(lay)):
         if f != leader and has(isr, f):
             leo = remote_leo(t, lay, leader, f)
@@ -132,11 +135,21 @@ def offset_for_truncation(t, lay, cfg, follower, leader):
 @kernel
 def make_leader(t, lay, cfg, b, epoch, isr):
     """``Partition.makeLeader``: take the epoch and the ISR; forget the followers' LEOs when a
-    different broker led before (``Replica.resetReplicaState``), or on every new epoch under
-    kmc 0.1's stricter rule; then advance the HW if the ISR allows it."""
+    different broker led before (``Replica.resetReplicaState`` with ``isNewLeader``), or on
+    every new epoch under kmc 0.1's stricter rule; then advance the HW if the ISR allows it.
+
+    A broker that led before keeps what it knew of its followers (every Kafka since 1.0). Kept
+    LEOs of followers outside the new ISR are forgotten all the same: Kafka uses them for
+    nothing until that follower's next fetch overwrites them (the HW reads ISR members only,
+    and ``maybeExpandIsr`` runs inside the fetch), while kmc's LeaderExpandIsr is a step of its
+    own that must not readmit a follower on a LEO from before its truncation."""
     was_leader = leader_of(t, lay, b) == b
     if not was_leader or cfg[RULE_RESET_FOLLOWERS_ON_EPOCH] != 0:
         forget_remote_leos(t, lay, b)
+    else:
+        for f in range(broker_count(lay)):
+            if not has(isr, f):
+                set_remote_leo(t, lay, b, f, -1)
     set_leader_epoch(t, lay, b, epoch)
     set_leader_of(t, lay, b, b)
     set_isr_of(t, lay, b, isr)

@@ -1,14 +1,37 @@
 """Protocol variants, one module each, registered by name."""
 
+from model.errors import ConfigError
 from model.protocols import VARIANTS, get_variant, register_variant
+from model.rules import PRESETS, RESET_FOLLOWERS_ON_EPOCH
 from model.variants.base import ReplicationModel, action
 from model.variants import hw_truncation, kip101, kip279, kip320  # noqa: F401  (registers them)
 
 __all__ = ["VARIANTS", "ReplicationModel", "action", "get_variant", "register_variant",
-           "make_reference_model"]
+           "make_reference_model", "reference_supports"]
+
+
+def reference_supports(config) -> bool:
+    """Whether the reference model has ``config``'s rules: a named protocol's preset, with or
+    without ``reset-followers-on-epoch`` (or a plugin protocol, which brings its own model)."""
+    preset = PRESETS.get(config.protocol)
+    return preset is None or set(config.rules) - {RESET_FOLLOWERS_ON_EPOCH.name} == set(preset)
 
 
 def make_reference_model(config):
     """The reference engine's model of ``config``: the pure-Python definition of the 2018-era
-    protocols, kept as the cross-check of the compiled kernel."""
-    return get_variant(config.protocol)(config)
+    protocols, kept as the cross-check of the compiled kernel.
+
+    It has the four protocols' rule sets as kmc 0.1 wrote them, and one switch: whether a leader
+    forgets its followers' LEOs on every new epoch (``reset-followers-on-epoch``, kmc 0.1's rule)
+    or only when newly leader (Kafka's). Any other rule set exists only in the kernel: the
+    engines built on this model (reference, bmc, k-induction, and Spark until it moves onto the
+    kernel) refuse it with a ``ConfigError`` rather than check a different model."""
+    cls = get_variant(config.protocol)
+    if not reference_supports(config):
+        preset, switch = PRESETS[config.protocol], RESET_FOLLOWERS_ON_EPOCH.name
+        wanted = ", ".join(config.rules) or "none"
+        raise ConfigError(
+            f"this engine models only the named protocols' rule sets (protocol "
+            f"{config.protocol}: {', '.join(preset) or 'no rules'}, with or without {switch}); "
+            f"the rules asked for ({wanted}) need the compiled engine (--engine compiled)")
+    return cls(config)

@@ -97,6 +97,7 @@ class ReplicationModel:
         self.min_isr = config.min_insync_replicas
         self.unclean = config.unclean_leader_election_enable
         self.power_loss = config.crash_model == "power-loss"
+        self.reset_remote_on_every_epoch = "reset-followers-on-epoch" in config.rules
         self._unknown = (-1,) * self.n
         self._generators = tuple(getattr(self, n) for n in self._action_methods)
         perms = broker_permutations(self.n) if config.symmetry else ()
@@ -158,9 +159,11 @@ class ReplicationModel:
     """Restart truncation on every new epoch, not only on a new leader (``Partition.makeFollower``
     since 2.1: "we must restart the fetchers when the leader epoch changed")."""
 
-    reset_remote_on_every_epoch: ClassVar[bool] = False
+    reset_remote_on_every_epoch: bool = False
     """Forget followers' remote LEOs on every new epoch, so the HW only advances on fetches made in
-    the leader's current epoch."""
+    the leader's current epoch: kmc 0.1's rule, stricter than Kafka's (which forgets them only
+    when a broker is newly leader, ``Replica.resetReplicaState``). Set from the configuration's
+    ``reset-followers-on-epoch`` rule."""
 
     def truncate_on_become_follower(self, replica: ReplicaState) -> ReplicaState:
         """What a broker does to its log when it becomes follower of a new leader."""
@@ -429,6 +432,8 @@ class ReplicationModel:
         remote = r.remote_log_end_offsets
         if not was_leader or self.reset_remote_on_every_epoch:
             remote = self._unknown
+        else:  # a re-elected leader keeps its ISR members' LEOs only (see the kernel's make_leader)
+            remote = tuple(leo if f in isr else -1 for f, leo in enumerate(remote))
         r2 = r._replace(
             leader_epoch=epoch, leader=b, isr=isr, remote_log_end_offsets=remote,
             truncating=False, fetch_response=(),

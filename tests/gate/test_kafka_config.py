@@ -117,7 +117,7 @@ def test_flags_override_files_in_provenance(write):
 def test_kafka_version_picks_protocol(version, protocol):
     assert kafka_protocol(parse_kafka_version(version)) == protocol
     values, lines = resolve_kafka_config([], version)
-    assert values == {"protocol": protocol}
+    assert values == {"protocol": protocol, "kafka_version": str(parse_kafka_version(version))}
     assert any(f"--kafka-version {version}" in l for l in lines)
 
 

@@ -121,7 +121,7 @@ def test_kip101_closes_scenario_1():
 def test_kip101_holds_no_acked_loss_at_the_default_bounds():
     result = run(kip101_config("kip-101"), "no-acked-loss")
     assert result.verdict("no-acked-loss") == HOLDS
-    assert result.stats.distinct_states == 22823
+    assert result.stats.distinct_states == 22192
 
 
 def test_kip101_violation_left_is_a_different_longer_trace():
@@ -158,7 +158,7 @@ def test_kip279_scenario_fast_leader_changes_diverge_kip101_logs():
 def test_kip279_fixes_that_scenario():
     result = run(kip101_config("kip-279", max_records=3), "log-matching")
     assert result.verdict("log-matching") == HOLDS
-    assert result.stats.distinct_states == 104320
+    assert result.stats.distinct_states == 101798
 
 
 def test_kip279_fetches_are_not_fenced_so_committed_data_is_inconsistent():
@@ -203,7 +203,7 @@ def test_unclean_election_still_loses_data_with_kip320():
 def test_the_modern_protocol_holds_every_property_rf2():
     result = run(config("kip-320", acks="all", min_isr=2, unclean=False))
     assert {p.verdict for p in result.properties} == {HOLDS}
-    assert result.stats.distinct_states == 18352
+    assert result.stats.distinct_states == 18874
 
 
 def test_kip320_closes_the_kip279_traces():

@@ -13,15 +13,17 @@ The configurations run in two processes (the machine has two cores); about a min
 
 from __future__ import annotations
 
-import tomllib
 from collections import deque
+from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from gate.suite import load_suite
 from model import Bounds, ModelConfig, make_reference_model
+from model.variants import reference_supports
 from model.actions import ACTION_IDS
 from model.kernel.actions import successors
 from model.kernel.codec import encode
@@ -34,25 +36,18 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def known_results_configs(replication_factor: int = 2) -> list[ModelConfig]:
-    """The distinct configurations of the known-results suite with this replication factor."""
-    suite = tomllib.loads((ROOT / "scenarios" / "known-results.toml").read_text())
-    defaults = suite["defaults"]
+    """The distinct configurations of the known-results suite with this replication factor that
+    the reference model has, without symmetry, and kip-320 with kmc 0.1's
+    ``reset-followers-on-epoch`` as well (the reference model's one rule switch)."""
     configs = []
-    for check in suite["check"]:
-        row = {**defaults, **check}
-        if row["replication.factor"] != replication_factor:
+    for spec in load_suite(str(ROOT / "scenarios" / "known-results.toml")).checks:
+        config = replace(spec.config, symmetry=False)
+        if config.replication_factor != replication_factor or not reference_supports(config):
             continue
-        config = ModelConfig(
-            protocol=row["protocol"], replication_factor=row["replication.factor"],
-            min_insync_replicas=row["min.insync.replicas"], acks=str(row["acks"]),
-            unclean_leader_election_enable=row["unclean.leader.election.enable"],
-            crash_model=row["crash.model"], symmetry=False,
-            bounds=Bounds(max_records=row["max-records"], max_leader_epoch=row["max-leader-epoch"],
-                          max_crashes=row["max-crashes"],
-                          max_unflushed_losses=row.get("max-unflushed-losses", 1)),
-        )
         if config not in configs:
             configs.append(config)
+    configs.append(ModelConfig(protocol="kip-320", replication_factor=replication_factor,
+                               symmetry=False, rule_changes=("+reset-followers-on-epoch",)))
     return configs
 
 
