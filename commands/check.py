@@ -41,6 +41,12 @@ from viewer.trace_file import write_trace
 @click.option("--depth", "max_depth", type=int, help="Explore at most this many steps (bmc: the depth K).")
 @click.option("--spark-master", metavar="URL", help="Spark master URL (default local[*]).")
 @click.option("--partitions", type=int, help="Spark: number of partitions of the state space.")
+@click.option("--checkpoint-dir", metavar="DIR",
+              help="Spark: checkpoint every few levels into DIR (a path or a Hadoop URI).")
+@click.option("--checkpoint-every", type=int, metavar="N",
+              help="Spark: levels between checkpoints (default 5).")
+@click.option("--resume", is_flag=True,
+              help="Spark: continue the run checkpointed in --checkpoint-dir.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 @click.option("--trace-out", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write the (first) counterexample as a trace file.")
@@ -49,8 +55,9 @@ from viewer.trace_file import write_trace
 @click.option("--force", is_flag=True, help="Overwrite --trace-out/--html files that exist.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def check_command(kafka_version, config_files, symmetry, properties, engine, max_states,
-                  memory_limit, coverage, time_limit, max_depth, spark_master, partitions, as_json,
-                  trace_out, html_out, force, quiet, **options):
+                  memory_limit, coverage, time_limit, max_depth, spark_master, partitions,
+                  checkpoint_dir, checkpoint_every, resume, as_json, trace_out, html_out, force, quiet,
+                  **options):
     """Check properties of a Kafka replication configuration.
 
     Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
@@ -66,10 +73,13 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     )
     progress = None if quiet or as_json else _progress_line
     engine_options = {}
+    spark_options = {"master": spark_master, "partitions": partitions, "checkpoint_dir": checkpoint_dir,
+                     "checkpoint_every": checkpoint_every, "resume": resume}
     if engine == "spark":
-        engine_options = {"master": spark_master, "partitions": partitions}
-    elif spark_master or partitions:
-        fail("--spark-master and --partitions need --engine spark")
+        engine_options = spark_options
+    elif any(v for v in spark_options.values()):
+        fail("--spark-master, --partitions, --checkpoint-dir, --checkpoint-every and --resume need "
+             "--engine spark")
     if provenance and not as_json:
         for line in provenance:
             click.echo(line)

@@ -1,7 +1,7 @@
-"""The Spark engine: the local engine's breadth-first search, sharded across a Spark cluster.
+"""The Spark engine: the compiled engine's breadth-first search, sharded across a Spark cluster.
 
-``spark_bfs(model, properties, master=..., partitions=...)`` returns the same ``CheckResult`` as
-``checker.bfs.bfs`` (engine ``"spark"``). Importing this package registers it as
+``spark_bfs(config, properties, master=..., partitions=...)`` returns the same ``CheckResult`` as
+``checker.compiled.compiled_bfs`` (engine ``"spark"``). Importing this package registers it as
 ``--engine spark`` (``checker.engines``). pyspark is imported only when the engine runs.
 """
 

@@ -10,9 +10,10 @@ descriptor 2 points at a log file, so the JVM (and the Python workers it forks) 
 their whole life; the log level is ERROR and the console progress bar is off. The log file's path
 is named in error messages.
 
-Code shipping: the project's pure-Python packages (``model``, ``checker``, ``properties``,
-``spark_explore``) are zipped at run time and added with ``addPyFile``, so workers need only
-Python (the same minor version as the driver) and pyspark, nothing of kmc installed.
+Code shipping: the project's packages (``model``, ``checker``, ``properties``, ``spark_explore``)
+are zipped at run time and shipped with ``addFile``; ``boot.py`` puts them on each executor's path
+(from a directory that does not change, so numba's compiled kernel is reused), so workers need
+Python (the same minor version as the driver), pyspark, numpy and numba, nothing of kmc installed.
 """
 
 from __future__ import annotations
@@ -24,17 +25,16 @@ import socket
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 from model.errors import ConfigError
+from spark_explore import boot
 
-SHIPPED_PACKAGES = ("model", "checker", "properties", "spark_explore")
 DEFAULT_MASTER = "local[*]"
 EXECUTOR_WAIT_SECONDS = float(os.environ.get("KMC_SPARK_EXECUTOR_WAIT", "60"))
 MASTER_CONNECT_TIMEOUT = 5.0
 
-_shipped: set = set()  # application ids that already have the code zip
+_shipped: dict = {}  # application id -> the code reference its executors install
 
 
 class SparkEngineError(ConfigError):
@@ -160,20 +160,35 @@ def stop_context(sc) -> None:
         sc.stop()
 
 
-def ship_code(sc) -> None:
-    """Zip the project's packages and add them to the executors' Python path (once per app)."""
+def ship_code(sc) -> tuple:
+    """Zip the project's packages and ship them to the executors (once per application);
+    returns the code reference ``boot.install`` takes: (the driver's source root, the code's
+    hash, the zip's name)."""
+    from pyspark import cloudpickle  # lazy on purpose: pyspark loads only when a Spark run starts
+
     app = sc.applicationId
     if app in _shipped:
-        return
-    root = Path(__file__).resolve().parent.parent
+        return _shipped[app]
+    cloudpickle.register_pickle_by_value(boot)  # runs before kmc is importable on an executor
+    root = str(Path(__file__).resolve().parent.parent)
     out_dir = Path(tempfile.mkdtemp(prefix="kmc-spark-code-"))
-    zip_path = out_dir / "kmc_code.zip"
-    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
-        for package in SHIPPED_PACKAGES:
-            for path in sorted((root / package).rglob("*.py")):
-                zf.write(path, path.relative_to(root).as_posix())
-    sc.addPyFile(str(zip_path))
-    _shipped.add(app)
+    digest = boot.code_hash(root)
+    zip_path = out_dir / f"kmc-code-{digest}.zip"
+    boot.write_zip(root, str(zip_path))
+    sc.addFile(str(zip_path))
+    _shipped[app] = (root, digest, zip_path.name)
+    return _shipped[app]
+
+
+def prepare_checkpoints(sc, uri: str | None) -> None:
+    """Reliable checkpoints go to ``uri`` (if given); every RDD marked for a checkpoint (reliable
+    or local) is written after the job that computes it, not only the job's last RDD."""
+    if uri is not None:
+        try:
+            sc.setCheckpointDir(uri)
+        except Exception as e:  # py4j errors of every kind: one line
+            raise SparkEngineError(f"cannot use --checkpoint-dir {uri}: {first_line(e)}") from None
+    sc.setLocalProperty("spark.checkpoint.checkpointAllMarkedAncestors", "true")
 
 
 def first_line(error: BaseException) -> str:
@@ -183,7 +198,8 @@ def first_line(error: BaseException) -> str:
     for ln in reversed(lines):  # a Python exception raised on an executor: its last line
         if ln.startswith(("Exception:", "RuntimeError:", "ValueError:", "KeyError:", "TypeError:",
                           "OverflowError:", "AttributeError:", "ImportError:", "ModuleNotFoundError:",
-                          "NondeterministicModelError:", "MemoryError:")):
+                          "NondeterministicModelError:", "MemoryError:", "ExecutorError:",
+                          "spark_explore.tasks.ExecutorError:")):
             return ln
     for ln in lines:
         if ln.startswith("py4j.protocol.Py4JJavaError") or ln.startswith(": "):

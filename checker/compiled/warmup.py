@@ -11,17 +11,30 @@ runs only load the cache (a fraction of a second).
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import time
+from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
+from checker.compiled import batch as B
 from checker.compiled.driver import compiled_bfs
+from checker.compiled.expand import work_buffers
 from checker.compiled.fpset import grown, new_table
+from model.actions import ACTION_NAMES
 from model.compiled_model import CompiledModel
 from model.config import Bounds, ModelConfig
 from model.kernel import CACHE_DIR
+from model.kernel.spec import kernel_spec
 from properties import get_properties
 
-MARKER = CACHE_DIR / "compiled.ok"
+# numba keeps compiled code per source directory, so two checkouts of the same sources (or
+# Spark executors running kmc from another directory) each compile once: the marker says which.
+_SOURCES = str(Path(__file__).resolve().parent.parent.parent)
+MARKER = CACHE_DIR / f"compiled-{hashlib.blake2b(_SOURCES.encode(), digest_size=6).hexdigest()}.ok"
+LOCK = CACHE_DIR / "compile.lock"
 
 
 def is_compiled() -> bool:
@@ -30,18 +43,31 @@ def is_compiled() -> bool:
 
 def ensure_compiled(notice: Callable[[str], None] | None = None) -> float:
     """Compile every kernel entry point if this installation has not yet; returns the seconds it
-    took (0.0 when the cache was already there)."""
+    took (0.0 when the cache was already there). Processes that start together (Spark's Python
+    workers on one machine) compile once: the others wait for it and then load the cache."""
     if is_compiled():
         return 0.0
-    if notice:
-        notice("kmc: compiling the exploration kernel (once per installation; about a minute)...")
-    started = time.monotonic()
-    _exercise()
-    seconds = time.monotonic() - started
     try:
-        MARKER.write_text(f"{seconds:.1f}\n")
+        lock = open(LOCK, "a")
     except OSError:
-        pass  # an unwritable cache: numba then compiles each run, and so will this
+        lock = None  # an unwritable cache: compile without waiting for anyone
+    try:
+        if lock is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        if is_compiled():  # another process compiled it while this one waited
+            return 0.0
+        if notice:
+            notice("kmc: compiling the exploration kernel (once per installation; about a minute)...")
+        started = time.monotonic()
+        _exercise()
+        seconds = time.monotonic() - started
+        try:
+            MARKER.write_text(f"{seconds:.1f}\n")
+        except OSError:
+            pass  # an unwritable cache: numba then compiles each run, and so will this
+    finally:
+        if lock is not None:
+            lock.close()  # releases the lock
     if notice:
         notice(f"kmc: kernel compiled in {seconds:.0f} s; later runs load it from {CACHE_DIR}")
     return seconds
@@ -58,4 +84,21 @@ def _exercise() -> None:
     state = model.init_states()[0]
     model.canonical(model.successors(state)[0][1])
     grown(new_table(16))  # rehash
+    _exercise_batches(config)
+
+
+def _exercise_batches(config) -> None:
+    """The entry points of a sharded search (``batch.py``, the Spark engine's executors)."""
+    spec = kernel_spec(config)
+    buf = work_buffers(spec.width, spec.layout.n_brokers, spec.max_successors, len(ACTION_NAMES))
+    rows = spec.initial.reshape(1, spec.width)
+    fps = np.zeros(4 * spec.max_successors, dtype=np.uint64)
+    keys = np.zeros_like(fps)
+    _, n = B.expand_block(rows, 0, 1, 0, spec.lay, spec.cfg, spec.sym, fps, keys, buf["out"],
+                          buf["acts"], buf["scratch"], buf["best"], buf["order_cmp"])
+    new_rows = np.zeros((n, spec.width), dtype=np.int8)
+    B.regenerate(rows, 0, keys[:n], spec.lay, spec.cfg, buf["out"], buf["acts"], new_rows,
+                 np.zeros(1, dtype=np.int32), np.full(1, -1, dtype=np.int64))
+    B.successor_total(rows, 1, spec.lay, spec.cfg, buf["out"], buf["acts"])
+    B.insert_new(new_table(1024), fps[:n], np.zeros(n, dtype=np.int8))
 
