@@ -1,15 +1,22 @@
-"""``make bench-spark``: the local engine against the Spark engine (``local[2]`` by default).
+"""``make bench-spark``: the Spark engine against the local compiled engine.
 
-For each size it runs, each in its own subprocess, the local BFS engine and the Spark engine on
-the same configuration (kip-320, acks=all, min.insync.replicas=2, unclean election off, process
-crashes, as ``bench/bench.py``), checks that both found the same distinct states, depth and
-verdicts, and prints seconds and states/s. For Spark it prints the exploration time (the JVM's
-start-up excluded), the whole wall time, the number of BFS levels, and the time per level.
-The ``levels`` size is nearly empty (a few hundred states over a dozen levels): its time per
-level (``median``: the median level, so the first level's Python-worker start-up is left out) is
-the engine's fixed cost per level.
+Three benchmarks:
 
-    python bench/spark_bench.py [--sizes levels,small,medium] [--master local[2]] [--partitions N] [--json]
+* ``rf3-r2`` (default): ``kmc check -r 3 --max-records 2 --protocol kip-320 --rule
+  +reset-followers-on-epoch`` (4,103,477 distinct states) with ``--engine spark`` on
+  ``local[2]``, end to end in its own process (Spark's start included), and with the local
+  compiled engine; checks both give the same counts and verdicts, and prints the per-level
+  table (level, its states, seconds) and the shuffle bytes per state (from Spark's event log).
+  ``--visited driver`` measures the alternative with the visited set on the driver.
+* ``known-results``: every row of scenarios/known-results.toml on both engines, in one process
+  (one Spark context): distinct and generated counts, depth, queue, verdicts and trace lengths
+  must be equal; exit code 1 if any row differs.
+* ``cluster``: a standalone cluster on 127.0.0.1 with 1 worker, then 2 workers (one core each),
+  on a configuration of about 26 million states (``--bounds`` changes it): seconds, states/s
+  per executor core, shuffle bytes per state, and the speed-up with two workers.
+
+    python bench/spark_bench.py [rf3-r2|known-results|cluster] [--master local[2]]
+                                [--partitions N] [--visited executors|driver|both] [--json]
 """
 
 from __future__ import annotations
@@ -19,85 +26,227 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
-SIZES = {
-    "levels": dict(replication_factor=2, max_records=1, max_leader_epoch=0, max_crashes=1),
-    "small": dict(replication_factor=3, max_records=1, max_leader_epoch=1, max_crashes=1),
-    "medium": dict(replication_factor=3, max_records=1, max_leader_epoch=2, max_crashes=1),
-}
-
-CHILD = """
-import json, sys
+ROOT = Path(__file__).resolve().parent.parent
+KMC = Path(sys.executable).parent / "kmc"
+RF3_R2 = ["-r", "3", "--max-records", "2", "--protocol", "kip-320", "--rule", "+reset-followers-on-epoch"]
+RF3_R2_OPTIONS = dict(replication_factor=3, max_records=2, protocol="kip-320",
+                      rule_changes=["+reset-followers-on-epoch"])  # the same, for config_from_options
+DRIVER_VISITED = """
+import json, sys, time
+started = time.monotonic()
 import spark_explore  # joins the engine registry
 from checker import check
-from model import Bounds, ModelConfig
-size, engine, options = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
-rf = size.pop("replication_factor")
-cfg = ModelConfig(protocol="kip-320", replication_factor=rf, min_insync_replicas=2, acks="all",
-                  bounds=Bounds(max_unflushed_losses=0, **size))
-r = check(cfg, engine=engine, **options)
-print(json.dumps({"stats": r.stats.to_json(), "limit": r.limit, "notes": r.notes,
-                  "verdicts": [[p.name, p.verdict] for p in r.properties]}))
+from model.options import config_from_options
+options, master, partitions = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+config, _ = config_from_options(**options)
+result = check(config, engine="spark", master=master, partitions=partitions, visited="driver")
+print(json.dumps(result.to_json()))
 """
+CLUSTER_DEFAULT = ["-r", "3", "--protocol", "kip-320", "--rule", "+reset-followers-on-epoch",
+                   "--max-records", "2", "--max-leader-epoch", "3", "--max-crashes", "1"]
 
 
-def run(size: str, engine: str, options: dict) -> dict:
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def spark_conf_dir(extra: dict) -> tuple[str, str]:
+    """A SPARK_CONF_DIR whose spark-defaults.conf turns the event log on (for shuffle bytes)."""
+    conf = tempfile.mkdtemp(prefix="kmc-bench-conf-")
+    events = tempfile.mkdtemp(prefix="kmc-bench-events-")
+    settings = {"spark.eventLog.enabled": "true", "spark.eventLog.dir": f"file://{events}",
+                "spark.eventLog.compress": "false", **extra}
+    Path(conf, "spark-defaults.conf").write_text("".join(f"{k} {v}\n" for k, v in settings.items()))
+    return conf, events
+
+
+def shuffle_bytes(events: str) -> dict:
+    """Shuffle bytes written and read, summed over every task of the application's event log."""
+    written = read = 0
+    for path in Path(events).rglob("*"):
+        if not path.is_file() or path.stat().st_size == 0:
+            continue
+        for line in path.open():
+            if '"SparkListenerTaskEnd"' not in line:
+                continue
+            event = json.loads(line)
+            metrics = event.get("Task Metrics") or {}
+            written += metrics.get("Shuffle Write Metrics", {}).get("Shuffle Bytes Written", 0)
+            r = metrics.get("Shuffle Read Metrics", {})
+            read += r.get("Remote Bytes Read", 0) + r.get("Local Bytes Read", 0)
+    return {"written": written, "read": read}
+
+
+def kmc_check(args: list, env: dict | None = None, command: list | None = None) -> dict:
+    """``kmc check ARGS --json`` (or ``command``) in its own process; the result with its wall time."""
     started = time.monotonic()
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(SIZES[size]), engine, json.dumps(options)],
-        capture_output=True, text=True, cwd=root, env=dict(os.environ, PYTHONPATH=root),
-    )
-    if out.returncode != 0:
-        raise SystemExit(f"spark bench {size}/{engine} failed: {out.stderr.strip().splitlines()[-1:]}")
-    data = json.loads(out.stdout)
-    data["wall"] = time.monotonic() - started
-    return data
+    command = command or [str(KMC), "check", "-q", "--json", *args]
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
+    wall = time.monotonic() - started
+    if proc.returncode not in (0, 1, 3):
+        raise SystemExit(f"{' '.join(command)} failed: {proc.stderr.strip()[-500:]}")
+    result = json.loads(proc.stdout)
+    result["wall"] = wall
+    return result
 
 
-def levels_of(result: dict) -> int:
-    note = next(n for n in result["notes"] if "after each level" in n)
-    return len(note.split(":")[-1].split(",")) - 1
+def note(result: dict, prefix: str) -> list:
+    text = next(n for n in result["notes"] if n.startswith(prefix))
+    return [float(x) for x in text.split(":")[-1].split(",")]
 
 
-def median_level_seconds(result: dict) -> float:
-    note = next(n for n in result["notes"] if "seconds per level" in n)
-    times = sorted(float(x) for x in note.split(":")[-1].split(","))
-    return times[len(times) // 2] if times else 0.0
+def same(a: dict, b: dict) -> bool:
+    keys = ("distinct_states", "states_generated", "depth", "queue")
+    verdicts = lambda r: [(p["property"], p["verdict"], p.get("trace_length")) for p in r["properties"]]
+    return all(a["stats"][k] == b["stats"][k] for k in keys) and verdicts(a) == verdicts(b)
+
+
+def level_table(result: dict) -> None:
+    states, seconds = note(result, "spark: states per level"), note(result, "spark: seconds per level")
+    print(f"{'level':>5} {'states':>10} {'seconds':>8}")
+    for level, (count, s) in enumerate(zip(states, seconds)):
+        print(f"{level:>5} {int(count):>10,} {s:>8.2f}")
+
+
+def bench_rf3_r2(args) -> dict:
+    print(f"kmc spark bench rf3-r2: kmc check {' '.join(RF3_R2)}; load average {load()}")
+    local = kmc_check(RF3_R2)
+    print(f"local compiled engine: {local['stats']['distinct_states']:,} distinct, "
+          f"{local['stats']['states_generated']:,} generated, depth {local['stats']['depth']}, "
+          f"{local['wall']:.1f} s end to end")
+    out = {"local": local, "spark": {}}
+    places = ["executors", "driver"] if args.visited == "both" else [args.visited]
+    for place in places:
+        conf, events = spark_conf_dir({})
+        env = dict(os.environ, SPARK_CONF_DIR=conf)
+        spark_args = ["--engine", "spark", "--spark-master", args.master, *RF3_R2]
+        if args.partitions:
+            spark_args += ["--partitions", str(args.partitions)]
+        child = None
+        if place == "driver":  # a library option, not a kmc flag: run it through check()
+            child = [sys.executable, "-c", DRIVER_VISITED, json.dumps(RF3_R2_OPTIONS), args.master,
+                     json.dumps(args.partitions)]
+        result = kmc_check(spark_args, env, child)
+        shuffle = shuffle_bytes(events)
+        result["shuffle"] = shuffle
+        out["spark"][place] = result
+        s = result["stats"]
+        print(f"\nspark {args.master}, visited set on the {place}: {s['distinct_states']:,} distinct, "
+              f"{s['states_generated']:,} generated, depth {s['depth']}; {result['wall']:.1f} s end to end "
+              f"(session start included), {s['seconds']:.1f} s exploring; same answer as local: "
+              f"{'yes' if same(result, local) else 'NO'}; load average after {load()}")
+        print(f"shuffle: {shuffle['written'] / 2**20:,.0f} MiB written, "
+              f"{shuffle['written'] / s['distinct_states']:.1f} B per distinct state, "
+              f"{shuffle['written'] / s['states_generated']:.1f} B per generated state")
+        print(result["notes"][0])
+        level_table(result)
+        if not same(result, local):
+            raise SystemExit("the engines disagree")
+    return out
+
+
+def bench_known_results(args) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from checker.compiled import compiled_bfs
+    from gate.suite import load_suite
+    from properties import get_properties
+    from spark_explore import spark_bfs
+    from spark_explore.session import get_context, stop_context
+
+    sc, created = get_context(args.master, args.partitions)
+    rows, disagree = [], 0
+    print(f"kmc spark bench known-results: {args.master}; load average {load()}")
+    print(f"{'distinct':>9} {'generated':>10} {'depth':>5} {'local s':>8} {'spark s':>8}  same  row")
+    try:
+        for spec in load_suite(str(ROOT / "scenarios" / "known-results.toml")).checks:
+            props = get_properties(spec.properties or None)
+            started = time.monotonic()
+            local = compiled_bfs(spec.config, props)
+            local_s = time.monotonic() - started
+            started = time.monotonic()
+            spark = spark_bfs(spec.config, props, partitions=args.partitions)
+            spark_s = time.monotonic() - started
+            a, b = summary(local), summary(spark)
+            ok = a == b
+            disagree += not ok
+            rows.append({"row": spec.name, "local": a, "spark": b, "same": ok})
+            s = spark.stats
+            print(f"{s.distinct_states:>9,} {s.states_generated:>10,} {s.depth:>5} {local_s:>8.2f} {spark_s:>8.2f}  "
+                  f"{'yes' if ok else 'NO':>4}  {spec.name[:70]}")
+    finally:
+        if created:
+            stop_context(sc)
+    print(f"{len(rows) - disagree} of {len(rows)} rows agree")
+    if disagree:
+        raise SystemExit(1)
+    return {"rows": rows}
+
+
+def summary(result) -> dict:
+    s = result.stats
+    return {"distinct": s.distinct_states, "generated": s.states_generated, "depth": s.depth,
+            "queue": s.queue, "limit": result.limit,
+            "verdicts": [(p.name, p.verdict, len(p.trace) if p.trace else None) for p in result.properties],
+            "traces": [[str(a) for a in p.trace.actions] for p in result.properties if p.trace]}
+
+
+def bench_cluster(args) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from tests.spark.cluster import StandaloneCluster
+
+    config = args.bounds.split() if args.bounds else CLUSTER_DEFAULT
+    print(f"kmc spark bench cluster: kmc check {' '.join(config)}; load average {load()}")
+    local = kmc_check(config)
+    print(f"local compiled engine: {local['stats']['distinct_states']:,} distinct, {local['wall']:.1f} s")
+    out = {"local": local, "runs": {}}
+    for workers in (int(w) for w in args.workers.split(",")):
+        work = Path(tempfile.mkdtemp(prefix=f"kmc-bench-cluster{workers}-"))
+        cluster = StandaloneCluster(work, workers=workers, cores=1, memory=args.worker_memory).start()
+        try:
+            conf, events = spark_conf_dir({"spark.executor.memory": args.executor_memory})
+            env = dict(os.environ, SPARK_CONF_DIR=conf)
+            partitions = args.partitions or 4
+            result = kmc_check(["--engine", "spark", "--spark-master", cluster.url, "--partitions",
+                                str(partitions), *config], env)
+        finally:
+            cluster.stop()
+        result["shuffle"] = shuffle_bytes(events)
+        out["runs"][workers] = result
+        s = result["stats"]
+        print(f"\n{workers} worker(s), 1 core each, {partitions} partitions: {result['wall']:.1f} s end to end, "
+              f"{s['seconds']:.1f} s exploring, {s['distinct_states'] / s['seconds'] / workers:,.0f} distinct states/s "
+              f"per executor core, shuffle {result['shuffle']['written'] / s['distinct_states']:.1f} B per distinct "
+              f"state; same answer as local: {'yes' if same(result, local) else 'NO'}; load average {load()}")
+        print(result["notes"][0])
+        level_table(result)
+    runs = out["runs"]
+    if 1 in runs and 2 in runs:
+        one, two = runs[1]["stats"]["seconds"], runs[2]["stats"]["seconds"]
+        print(f"\ntwo workers against one: {one / two:.2f}x faster exploring "
+              f"({runs[1]['wall'] / runs[2]['wall']:.2f}x end to end)")
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="levels,small,medium")
+    ap.add_argument("bench", nargs="?", default="rf3-r2", choices=("rf3-r2", "known-results", "cluster"))
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--partitions", type=int, default=None)
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--partitions", type=int)
+    ap.add_argument("--visited", default="executors", choices=("executors", "driver", "both"))
+    ap.add_argument("--workers", default="1,2", help="cluster: worker counts to run, one core each")
+    ap.add_argument("--bounds", help="cluster: the configuration's kmc check options")
+    ap.add_argument("--worker-memory", default="6g")
+    ap.add_argument("--executor-memory", default="5g")
+    ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
     args = ap.parse_args()
-    rows = []
-    for size in args.sizes.split(","):
-        local = run(size, "bfs", {})
-        spark = run(size, "spark", {"master": args.master, "partitions": args.partitions})
-        same = all(local["stats"][k] == spark["stats"][k] for k in ("distinct_states", "depth")) \
-            and local["verdicts"] == spark["verdicts"]
-        rows.append({"size": size, "config": SIZES[size], "local": local, "spark": spark, "same": same})
+    run = {"rf3-r2": bench_rf3_r2, "known-results": bench_known_results, "cluster": bench_cluster}
+    out = run[args.bench](args)
     if args.json:
-        print(json.dumps(rows, indent=2))
-        return
-    print(f"kmc spark bench: kip-320 acks=all min.insync.replicas=2, process crashes; Spark master {args.master}")
-    print(f"{'size':<7} {'RF/rec/ep/cr':<13} {'distinct':>9} {'depth':>5} {'local s':>8} {'local st/s':>10} "
-          f"{'spark s':>8} {'spark st/s':>10} {'spark wall':>10} {'levels':>6} {'s/level':>7} {'median':>6}  same answer")
-    for r in rows:
-        c, ls, ss = r["config"], r["local"]["stats"], r["spark"]["stats"]
-        levels = levels_of(r["spark"])
-        shape = f"{c['replication_factor']}/{c['max_records']}/{c['max_leader_epoch']}/{c['max_crashes']}"
-        print(f"{r['size']:<7} {shape:<13} {ls['distinct_states']:>9,} {ls['depth']:>5} {ls['seconds']:>8.1f} "
-              f"{ls['states_per_second']:>10,.0f} {ss['seconds']:>8.1f} {ss['states_per_second']:>10,.0f} "
-              f"{r['spark']['wall']:>10.1f} {levels:>6} {ss['seconds'] / max(levels, 1):>7.2f} "
-              f"{median_level_seconds(r['spark']):>6.2f}  "
-              f"{'yes' if r['same'] else 'NO'}")
-    if not all(r["same"] for r in rows):
-        raise SystemExit("the engines disagree")
+        Path(args.json).write_text(json.dumps(out, indent=1, default=str))
 
 
 if __name__ == "__main__":

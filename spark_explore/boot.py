@@ -73,7 +73,7 @@ def install(code: tuple) -> str:
     if os.path.isdir(root) and code_hash(root) == digest:
         path = root
     else:
-        path = _unpack(zip_name, digest)
+        path = unpack(_shipped(zip_name), digest)
     if path in sys.path:
         sys.path.remove(path)
     sys.path.insert(0, path)  # ahead of anything else that might provide a package called model
@@ -81,14 +81,19 @@ def install(code: tuple) -> str:
     return path
 
 
-def _unpack(zip_name: str, digest: str) -> str:
+def _shipped(zip_name: str) -> str:
     from pyspark import SparkFiles  # lazy on purpose: this module is imported by kmc's driver too
 
+    return SparkFiles.get(zip_name)
+
+
+def unpack(zip_path: str, digest: str) -> str:
+    """The zip's code, unpacked once per machine into ``$TMPDIR/kmc-code-<digest>``."""
     target = os.path.join(tempfile.gettempdir(), f"kmc-code-{digest}")
     if os.path.isdir(target):
         return target
     staging = tempfile.mkdtemp(prefix=f"kmc-code-{digest}-", dir=tempfile.gettempdir())
-    with zipfile.ZipFile(SparkFiles.get(zip_name)) as zf:
+    with zipfile.ZipFile(zip_path) as zf:
         zf.extractall(staging)
     try:
         os.rename(staging, target)  # atomic: concurrent workers agree on one copy

@@ -168,7 +168,6 @@ def spark_bfs(
     try:
         code = ship_code(sc)
         store = CheckpointDir(sc, checkpoint_dir) if checkpoint_dir else None
-        prepare_checkpoints(sc, store.rdd_dir if store else None)
         explorer = _Explorer(sc, code, spec, list(properties), partitions or max(1, sc.defaultParallelism),
                              store, checkpoint_every or CHECKPOINT_EVERY, visited == "driver",
                              max_states, time_limit, max_depth, progress)
@@ -228,6 +227,7 @@ class _Explorer:
                 raise SparkEngineError(
                     f"{self.store.uri} holds a checkpoint of a run (level {manifest['level']}); add --resume "
                     "to continue it, or give an empty --checkpoint-dir")
+        prepare_checkpoints(self.sc, self.store.rdd_dir if self.store else None)
         if self.state is None:
             end = self._start()
             if end is not None:
@@ -241,9 +241,10 @@ class _Explorer:
             self._absorb(level, figures)
             self.state.levels[level].seconds = time.monotonic() - job_started
             end = self._decide(level)
+            if end is None or end.limit == "time-limit":  # a checkpoint of this level can go on
+                self._after(level)
             if end is not None:
                 return self._finish(end)
-            self._after(level)
             level += 1
 
     def _start(self) -> End | None:
@@ -306,7 +307,11 @@ class _Explorer:
         deduplicated = deduplicated.mapPartitionsWithIndex(
             self._task(T.deduplicate, level, this.frontier, figures))
         self.keys = self._keep(self._keyed(deduplicated), checkpoint=cut)
-        self.keys._jrdd.count()  # runs the job; counting in the JVM reads nothing into Python
+        if cut:  # checkpoints are written by jobs that compute their RDDs
+            self.keys._jrdd.count()  # counting in the JVM reads nothing into Python
+            archive._jrdd.count()  # nothing else reads it before a counterexample does
+        else:  # run the job's shuffles only: the next job reads (and caches) the keys
+            _run_map_stage(self.sc, self.keys)
         self.runs.append(self.keys)
         self.homes[level + 1] = self.keys
         return figures.value
@@ -605,6 +610,13 @@ class _Explorer:
             elif self.local:
                 rdd.localCheckpoint()
         return rdd
+
+
+def _run_map_stage(sc, keyed) -> None:
+    """Run the stages that write ``keyed``'s shuffle (``partitionBy``'s output), without a job
+    reading it back (Spark's ``submitMapStage``)."""
+    shuffled = keyed._jrdd.rdd().dependencies().head().rdd()
+    sc._jsc.sc().submitMapStage(shuffled.dependencies().head()).get()
 
 
 def _difference(old: dict, new: dict) -> str:

@@ -1,5 +1,5 @@
-"""A throw-away standalone Spark cluster (one master, one worker) on 127.0.0.1, started from the
-pip-installed pyspark's ``bin/spark-class``; it stops exactly the processes it started."""
+"""A throw-away standalone Spark cluster (one master, one or more workers) on 127.0.0.1, started
+from the pip-installed pyspark's ``bin/spark-class``; it stops exactly the processes it started."""
 
 from __future__ import annotations
 
@@ -56,14 +56,19 @@ def executors_of(worker_pid: int) -> list[int]:
 
 
 class StandaloneCluster:
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, workers: int = 1, cores: int = 2, memory: str = "2g") -> None:
         self.workdir = workdir
         self.procs: list[subprocess.Popen] = []
         self.port = free_port(7077)
         self.ui_port = free_port()
         self.url = f"spark://127.0.0.1:{self.port}"
-        self.worker: subprocess.Popen | None = None
+        self.n_workers, self.cores, self.memory = workers, cores, memory
+        self.workers: list[subprocess.Popen] = []
         self.seen_executors: set[int] = set()
+
+    @property
+    def worker(self) -> subprocess.Popen | None:
+        return self.workers[0] if self.workers else None
 
     def _env(self) -> dict:
         import pyspark
@@ -85,16 +90,18 @@ class StandaloneCluster:
     def start(self) -> "StandaloneCluster":
         self._start("master", ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                                "--port", str(self.port), "--webui-port", str(self.ui_port)])
-        self.worker = self._start("worker", [
-            "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-            "--webui-port", str(free_port()), "--cores", "2", "--memory", "2g", self.url,
-        ])
+        for w in range(self.n_workers):
+            self.workers.append(self._start(f"worker{w}", [
+                "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
+                "--webui-port", str(free_port()), "--cores", str(self.cores), "--memory", self.memory,
+                self.url,
+            ]))
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             for proc in self.procs:
                 if proc.poll() is not None:
                     raise RuntimeError(f"a Spark daemon exited early; see {self.workdir}")
-            if self.alive_workers() >= 1:
+            if self.alive_workers() >= self.n_workers:
                 return self
             time.sleep(0.5)
         raise RuntimeError(f"the standalone cluster did not come up within {START_TIMEOUT:.0f} s")
@@ -107,7 +114,7 @@ class StandaloneCluster:
             return 0
 
     def executors(self) -> list[int]:
-        pids = executors_of(self.worker.pid) if self.worker else []
+        pids = [pid for worker in self.workers for pid in executors_of(worker.pid)]
         self.seen_executors.update(pids)
         return pids
 

@@ -1,12 +1,15 @@
 """Shared fixtures for the Spark engine's tests: one local[2] SparkContext per test module
-(starting the JVM costs ~10 s here), and the local engine's answer to compare with."""
+(starting the JVM costs ~10 s here)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from spark_explore.session import java_available
 
+ROOT = Path(__file__).resolve().parents[2]
 needs_java = pytest.mark.skipif(not java_available(), reason="no Java runtime: the Spark engine needs one")
 
 

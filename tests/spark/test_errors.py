@@ -52,9 +52,14 @@ def test_master_url_errors_are_config_errors():
     check_master_answers("local[2]")  # not a standalone master: nothing to probe
 
 
-def test_partitions_must_be_positive():
-    proc, _ = _kmc("--partitions", "0")
-    assert proc.returncode == 2 and "--partitions must be at least 1" in proc.stderr
+@pytest.mark.parametrize("args, message", [
+    (["--partitions", "0"], "--partitions must be between 1 and 32768"),
+    (["--checkpoint-every", "0"], "--checkpoint-every must be at least 1"),
+    (["--resume"], "--resume needs --checkpoint-dir"),
+])
+def test_bad_spark_options_are_one_line_and_exit_2(args, message):
+    proc, _ = _kmc(*args)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
 
 
 def test_first_line_picks_the_python_error_out_of_a_java_trace():
