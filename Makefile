@@ -41,16 +41,20 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
-# the local engine on three sizes, BMC vs BFS in 60 s, then the Spark rows (about 10 minutes)
+# the local engine on three sizes, BMC vs BFS in 60 s, then Spark on rf3-r2 (about 10 minutes)
 bench: install
 	$(BIN)/python bench/bench.py
 	$(BIN)/python bench/symbolic_bench.py --rf 2 --seconds 60
 	$(BIN)/python bench/symbolic_bench.py --check-library --rf 3
-	$(BIN)/python bench/spark_bench.py
+	$(BIN)/python bench/spark_bench.py rf3-r2
 
-# the local engine against the Spark engine on local[2] (needs Java; several minutes)
+# Spark against the compiled engine (needs Java): rf3-r2 on local[2] with the visited set on the
+# executors and on the driver, every known-results row, then a 127.0.0.1 standalone cluster with
+# one and two workers on about 26 million states (about 30 minutes)
 bench-spark: install
-	$(BIN)/python bench/spark_bench.py
+	$(BIN)/python bench/spark_bench.py rf3-r2 --visited both
+	$(BIN)/python bench/spark_bench.py known-results
+	$(BIN)/python bench/spark_bench.py cluster
 
 gate: install
 	mkdir -p out

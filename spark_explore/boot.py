@@ -70,8 +70,8 @@ def install(code: tuple) -> str:
     root, digest, zip_name = code
     if os.environ.get(_INSTALLED, "").startswith(digest + ":"):
         return os.environ[_INSTALLED].split(":", 1)[1]
-    if os.path.isdir(root) and code_hash(root) == digest:
-        path = root
+    if os.environ.get("KMC_SPARK_UNPACK") != "1" and os.path.isdir(root) and code_hash(root) == digest:
+        path = root  # (KMC_SPARK_UNPACK=1 in an executor's environment: do as a remote machine does)
     else:
         path = unpack(_shipped(zip_name), digest)
     if path in sys.path:
