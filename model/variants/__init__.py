@@ -28,8 +28,7 @@ def make_reference_model(config):
     It has the four protocols' rule sets as kmc 0.1 wrote them, and one switch: whether a leader
     forgets its followers' LEOs on every new epoch (``reset-followers-on-epoch``, kmc 0.1's rule)
     or only when newly leader (Kafka's). Any other rule set exists only in the kernel: the
-    engines built on this model (reference, bmc, k-induction, and Spark until it moves onto the
-    kernel) refuse it with a ``ConfigError`` rather than check a different model."""
+    engines built on this model (reference, bmc, k-induction) refuse it with a ``ConfigError`` rather than check a different model."""
     cls = get_variant(config.protocol)
     if config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers:
         raise ConfigError(

@@ -87,13 +87,16 @@ def python_property():
     PROPERTIES.pop("test-nothing-committed", None)
 
 
-def test_the_modern_protocol_and_a_property_written_in_python(spark_context, python_property):
+def test_newer_environment_and_a_property_written_in_python(spark_context, python_property):
+    # Kafka's periodic HW checkpoint and session expiries: state fields and actions the Spark
+    # engine knows nothing of, only the kernel
     names = [p.name for p in get_properties(None) if p.name != python_property] + [python_property]
-    config = ModelConfig(protocol="kip-320", replication_factor=2,
-                         bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1))
+    config = ModelConfig(protocol="kip-320", replication_factor=2, hw_checkpoint="interval",
+                         bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1)
+                         ).with_bounds(max_session_expiries=1)
     local, spark = both(config, names)
     assert summary(spark) == summary(local)  # the built-in properties hold: both explore everything
-    assert spark.stats.distinct_states == 908 and spark.properties[-1].verdict == VIOLATED
+    assert spark.stats.distinct_states == 8816 and spark.properties[-1].verdict == VIOLATED
     assert {p.verdict for p in spark.properties[:-1]} == {HOLDS}
     assert any("judged on the driver" in n for n in spark.notes)
     per_level = [int(x) for x in spark.notes[1].split(":")[-1].split(",")]
