@@ -131,22 +131,26 @@ def bench_rf3_r2(args) -> dict:
             child = [sys.executable, "-c", DRIVER_VISITED, json.dumps(RF3_R2_OPTIONS), args.master,
                      json.dumps(args.partitions)]
         result = kmc_check(spark_args, env, child)
-        shuffle = shuffle_bytes(events)
-        result["shuffle"] = shuffle
-        out["spark"][place] = result
-        s = result["stats"]
-        print(f"\nspark {args.master}, visited set on the {place}: {s['distinct_states']:,} distinct, "
-              f"{s['states_generated']:,} generated, depth {s['depth']}; {result['wall']:.1f} s end to end "
-              f"(session start included), {s['seconds']:.1f} s exploring; same answer as local: "
-              f"{'yes' if same(result, local) else 'NO'}; load average after {load()}")
-        print(f"shuffle: {shuffle['written'] / 2**20:,.0f} MiB written, "
-              f"{shuffle['written'] / s['distinct_states']:.1f} B per distinct state, "
-              f"{shuffle['written'] / s['states_generated']:.1f} B per generated state")
-        print(result["notes"][0])
-        level_table(result)
-        if not same(result, local):
-            raise SystemExit("the engines disagree")
+        out["spark"][place] = report(f"spark {args.master}, visited set on the {place}", result, events, local, 2)
     return out
+
+
+def report(title: str, result: dict, events: str, local: dict, cores: int) -> dict:
+    """Print one Spark run: its figures against the local engine's, then its per-level table."""
+    result["shuffle"] = shuffle = shuffle_bytes(events)
+    s = result["stats"]
+    print(f"\n{title}: {s['distinct_states']:,} distinct, {s['states_generated']:,} generated, depth "
+          f"{s['depth']}; {result['wall']:.1f} s end to end (session start included), {s['seconds']:.1f} s "
+          f"exploring, {s['distinct_states'] / s['seconds'] / cores:,.0f} distinct states/s per executor core; "
+          f"same answer as local: {'yes' if same(result, local) else 'NO'}; load average after {load()}")
+    print(f"shuffle: {shuffle['written'] / 2**20:,.0f} MiB written, "
+          f"{shuffle['written'] / s['distinct_states']:.1f} B per distinct state, "
+          f"{shuffle['written'] / s['states_generated']:.1f} B per generated state")
+    print(result["notes"][0])
+    level_table(result)
+    if not same(result, local):
+        raise SystemExit("the engines disagree")
+    return result
 
 
 def bench_known_results(args) -> dict:
@@ -214,15 +218,8 @@ def bench_cluster(args) -> dict:
                                 str(partitions), *config], env)
         finally:
             cluster.stop()
-        result["shuffle"] = shuffle_bytes(events)
-        out["runs"][workers] = result
-        s = result["stats"]
-        print(f"\n{workers} worker(s), 1 core each, {partitions} partitions: {result['wall']:.1f} s end to end, "
-              f"{s['seconds']:.1f} s exploring, {s['distinct_states'] / s['seconds'] / workers:,.0f} distinct states/s "
-              f"per executor core, shuffle {result['shuffle']['written'] / s['distinct_states']:.1f} B per distinct "
-              f"state; same answer as local: {'yes' if same(result, local) else 'NO'}; load average {load()}")
-        print(result["notes"][0])
-        level_table(result)
+        out["runs"][workers] = report(f"{workers} worker(s), 1 core each, {partitions} partitions",
+                                      result, events, local, workers)
     runs = out["runs"]
     if 1 in runs and 2 in runs:
         one, two = runs[1]["stats"]["seconds"], runs[2]["stats"]["seconds"]
