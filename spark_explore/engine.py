@@ -80,10 +80,8 @@ from spark_explore.session import (
 
 CHECKPOINT_EVERY = 5
 """Levels between two cuts of the lineage (and merges of the visited runs)."""
-REBALANCE_MIN_STATES = 4096
-REBALANCE_SKEW = 1.25
-"""A level of at least this many states is spread evenly again when a partition holds more than
-this times its share."""
+MAX_RUNS = 8
+"""Visited runs kept apart at most (between merges)."""
 VISITED_PLACES = ("executors", "driver")
 
 
@@ -209,6 +207,7 @@ class _Explorer:
         self.homes: dict = {}  # level -> the RDD holding its parent index (``win`` records)
         self.archives: list = []  # (RDD, levels): parent indexes kept when runs are merged
         self.merged_away: list = []  # runs merged into one at this level, freed after its job
+        self.merged_at = 0  # the last level whose states are in the first run
         self.table = None  # driver-held visited: the fingerprint table
         self.table_fill = 0
         self.resumed_from = None
@@ -278,6 +277,7 @@ class _Explorer:
         sc, P = self.sc, self.P
         this = self.state.levels[level]
         cut = self._cuts_at(level)
+        merge = cut and (self.store is not None or self._worth_merging(level))
         figures = sc.accumulator({}, boot.Figures())
         source = self.rows
         if level > 0:
@@ -292,7 +292,7 @@ class _Explorer:
             found = self.rows.filter(boot.is_candidate).collect()
             self._deduplicate_on_driver(level, found, figures)
             return figures.value
-        if cut:  # merge the visited runs into one, keep their parent indexes, and cut the lineage
+        if merge:  # merge the visited runs into one, keep their parent indexes, and cut the lineage
             merged = sc.union(self.runs).mapPartitionsWithIndex(self._task(T.merge_runs), True)
             kept = sc.union(self.runs[1:]).mapPartitionsWithIndex(self._task(T.keep_parents), True)
             self.merged_away = self.runs
@@ -301,6 +301,7 @@ class _Explorer:
             levels = sorted(lv for lv, home in self.homes.items() if any(home is r for r in self.merged_away))
             self.archives.append((archive, levels))
             self.homes.update({lv: archive for lv in levels})
+            self.merged_at = level
         deduplicated = sc.union(self.runs + [self.rows])
         if deduplicated.getNumPartitions() != P:
             raise SparkEngineError("internal: the visited runs and the candidates are not co-partitioned")
@@ -309,7 +310,8 @@ class _Explorer:
         self.keys = self._keep(self._keyed(deduplicated), checkpoint=cut)
         if cut:  # checkpoints are written by jobs that compute their RDDs
             self.keys._jrdd.count()  # counting in the JVM reads nothing into Python
-            archive._jrdd.count()  # nothing else reads it before a counterexample does
+            if merge:
+                archive._jrdd.count()  # nothing else reads it before a counterexample does
         else:  # run the job's shuffles only: the next job reads (and caches) the keys
             _run_map_stage(self.sc, self.keys)
         self.runs.append(self.keys)
@@ -318,6 +320,14 @@ class _Explorer:
 
     def _cuts_at(self, level: int) -> bool:
         return level > 0 and level % self.every == 0 and not self.driver_visited
+
+    def _worth_merging(self, level: int) -> bool:
+        """Without a checkpoint directory, merge the runs only once they are many or hold a
+        good share of the states (a merge reads and writes the whole visited set)."""
+        levels = self.state.levels
+        merged = sum(lv.count for lv in levels[:self.merged_at + 1])
+        unmerged = sum(lv.count for lv in levels[self.merged_at + 1:level + 1])
+        return len(self.runs) > MAX_RUNS or unmerged * 4 >= merged
 
     def _deduplicate_on_driver(self, level: int, found: list, figures) -> None:
         """``visited="driver"``: the candidates into the driver's table; the new states' keys
@@ -473,6 +483,12 @@ class _Explorer:
         self.P = manifest["partitions"]
         self.state = RunState.from_json(manifest["state"])
         level = manifest["level"]
+        found = self.state.levels[-1]
+        if self.max_depth is not None and self.max_depth <= level:
+            raise SparkEngineError(f"--depth {self.max_depth} is not beyond the checkpoint's level {level}")
+        if self.max_states is not None and self.max_states <= found.first:
+            raise SparkEngineError(f"--max-states {self.max_states} is not beyond the {found.first:,} states the "
+                                   "checkpoint has explored")
         files = manifest["files"]
         self.keys = self._keep(self._keyed(self._load(files["keys"])))
         self.runs = [self._keep(self._keyed(self._load(files["base"]))), self.keys]
@@ -482,6 +498,7 @@ class _Explorer:
             self.archives.append((archive, levels))
             self.homes.update({lv: archive for lv in levels})
         self.homes[level + 1] = self.keys
+        self.merged_at = level  # a checkpoint's first run holds every level up to its own
         self.last_manifest = (level, files)
         self.resumed_from = level  # the manifest was written once the run went on past ``level``
 
