@@ -34,7 +34,7 @@ demo: install
 	@echo
 	@echo "== 4. kmc 0.1's stricter kip-320 (leaders forget follower LEOs on every epoch), 2 replicas:"
 	@echo "   prove no acked record is lost, however long the run (z3, about 30 s)"
-	@$(BIN)/kmc prove --protocol kip-320 --rule +reset-followers-on-epoch -r 2 --acks all \
+	@$(BIN)/kmc prove --protocol kip-320 --rule +kmc-0.1 -r 2 --acks all \
 	    --min-insync-replicas 2 -p no-acked-loss --strengthen all; code=$$?; \
 	    echo "(exit code $$code: 0 = proved within the bounds)"; test $$code -eq 0
 

@@ -2,7 +2,7 @@
 
 Each row runs ``kmc check --json`` in its own process (so its wall time includes start-up and
 loading the compiled kernel, and its peak memory is its own) on kmc 0.1's kip-320 (``--rule
-+reset-followers-on-epoch``, so the figures stay comparable across releases of kmc; the state
++kmc-0.1``, so the figures stay comparable across releases of kmc; the state
 space where every property holds), acks=all, min.insync.replicas=2, unclean election off,
 process crashes, replication factor 3:
 
@@ -36,7 +36,7 @@ ROWS = {
     "rf3-r2": (["--max-records", "2"], "2/2/1"),
     "rf3-r3e3c2": (["--max-records", "3", "--max-leader-epoch", "3", "--max-crashes", "2"], "3/3/2"),
 }
-COMMON = ["check", "--json", "-q", "--protocol", "kip-320", "--rule", "+reset-followers-on-epoch",
+COMMON = ["check", "--json", "-q", "--protocol", "kip-320", "--rule", "+kmc-0.1",
           "-r", "3", "--acks", "all",
           "--min-insync-replicas", "2", "--no-unclean-leader-election", "--crash-model", "process"]
 
@@ -76,7 +76,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print("kmc bench: kip-320 +reset-followers-on-epoch acks=all min.insync.replicas=2 RF=3, process crashes; "
+    print("kmc bench: kip-320 +kmc-0.1 acks=all min.insync.replicas=2 RF=3, process crashes; "
           "wall time end to end (start-up included)")
     print(f"{'row':<11} {'engine':<9} {'bounds':<7} {'distinct':>11} {'generated':>12} {'depth':>5} "
           f"{'seconds':>8} {'states/s':>9} {'peak MiB':>9} {'B/state':>8}  result")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from model.config import BOUND_HELP, BOUND_NAMES, Bounds
-from model.constants import HW_CHECKPOINT_MODES
+from model.constants import CRASH_MODELS, HW_CHECKPOINT_MODES
 
 FAULT_BOUNDS = tuple(name for name in BOUND_NAMES if Bounds.__dataclass_fields__[name].metadata["fault"])
 
@@ -19,9 +19,9 @@ _OPTIONS = (
     click.option("--acks", type=click.Choice(["0", "1", "all", "-1"]), help="Producer acks. [default: all]"),
     click.option("--unclean-leader-election/--no-unclean-leader-election", default=None,
                  help="unclean.leader.election.enable. [default: off]"),
-    click.option("--crash-model", type=click.Choice(["process", "power-loss"]),
-                 help="process: a crash keeps the log; power-loss: unflushed records are lost. "
-                      "[default: process]"),
+    click.option("--crash-model", type=click.Choice(CRASH_MODELS),
+                 help="process: a crash keeps the log; power-loss: unflushed records are lost; "
+                      "disk-loss: the disk is replaced (the log is gone). [default: process]"),
     click.option("--rule", "rule_changes", multiple=True, metavar="+NAME|-NAME",
                  help="Turn one protocol rule on (+NAME) or off (-NAME), on top of --protocol or "
                       "--kafka-version; repeatable ('kmc list' shows the rules)."),

@@ -12,7 +12,9 @@ from model.constants import ACKS_CHOICES, CRASH_MODELS, HW_CHECKPOINT_MODES
 from model.errors import ConfigError
 from model.kafka_config import parse_kafka_version
 from model.protocols import get_variant
-from model.rules import PRESETS, apply_rule_changes, parse_rule_change, release_rules
+from model.rules import (
+    PRESETS, apply_rule_changes, check_mandatory, parse_rule_change, release_rules, without_unmet,
+)
 
 MAX_REPLICATION_FACTOR = 5
 
@@ -50,7 +52,8 @@ class Bounds:
     max_leader_epoch: int = _bound(
         2, "highest leader epoch (elections and controller-side ISR changes)")
     max_crashes: int = _bound(1, "broker crashes")
-    max_unflushed_losses: int = _bound(1, "crashes that lose unflushed records (power-loss)")
+    max_unflushed_losses: int = _bound(
+        1, "crashes that lose data (power-loss: unflushed records; disk-loss: the whole disk)")
     max_controlled_shutdowns: int = _bound(
         0, "brokers stopped cleanly through the controller (controlled shutdown)", fault=True)
     max_session_expiries: int = _bound(
@@ -103,7 +106,8 @@ class ModelConfig:
         min_insync_replicas: ``min.insync.replicas``.
         acks: the producer's ``acks``: "0", "1" or "all" ("-1" is accepted as "all").
         unclean_leader_election_enable: ``unclean.leader.election.enable``.
-        crash_model: "process" (a crash keeps the log) or "power-loss" (unflushed records are lost).
+        crash_model: "process" (a crash keeps the log), "power-loss" (unflushed records are
+            lost) or "disk-loss" (the disk is replaced: the whole log is lost).
         bounds: the exploration bounds.
         symmetry: explore states that differ only by renaming brokers 1..N-1 once (see
             ``model.symmetry``); turn off for properties that single out a broker.
@@ -163,6 +167,12 @@ class ModelConfig:
             parse_rule_change(c) for c in self.rule_changes))
         if self.kafka_version:
             object.__setattr__(self, "kafka_version", str(parse_kafka_version(self.kafka_version)))
+            check_mandatory(self.kafka_version, self.rules)
+        if self.bounds.max_controller_failovers and "kraft" in self.rules:
+            raise ConfigError(
+                "--max-controller-failovers models ZooKeeper-mode controllers; a KRaft "
+                "controller is a Raft quorum whose deposed leader cannot commit (use --rule "
+                "-kraft for a 3.x cluster in ZooKeeper mode)")
 
     @property
     def rules(self) -> tuple:
@@ -172,7 +182,7 @@ class ModelConfig:
             base = release_rules(self.kafka_version)
         else:
             base = PRESETS.get(self.protocol, ())
-        return apply_rule_changes(base, self.rule_changes)
+        return without_unmet(apply_rule_changes(base, self.rule_changes))
 
     @property
     def broker_ids(self) -> tuple:

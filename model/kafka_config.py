@@ -229,9 +229,15 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
         values["protocol"] = kafka_protocol(version)
         values["kafka_version"] = str(version)
         note = ""
-        if version.at_least(2, 8):
-            note = (" (ZooKeeper mode: KRaft's metadata log, AlterPartition and KIP-966 eligible "
-                    "leader replicas are not modelled yet)")
+        if version.at_least(4, 1):
+            note = " (KRaft, with KIP-966 eligible leader replicas)"
+        elif version.at_least(4, 0):
+            note = (" (KRaft; eligible leader replicas are opt-in on 4.0: "
+                    "--rule +eligible-leader-replicas)")
+        elif version.at_least(3, 3):
+            note = " (KRaft; --rule -kraft checks ZooKeeper mode)"
+        elif version.at_least(2, 8):
+            note = " (ZooKeeper mode; KRaft was early access before 3.3)"
         protocol_row = (f"protocol={values['protocol']}, rules of Kafka {version}",
                         f"--kafka-version {kafka_version}{note}")
     if not config_files:

@@ -28,8 +28,8 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
     max_unflushed_losses = bounds.get("max_unflushed_losses")
     if protocol is not None and kafka_version is not None:
         raise ConfigError("give --protocol or --kafka-version, not both")
-    if max_unflushed_losses is not None and (crash_model or "process") != "power-loss" and not config_files:
-        raise ConfigError("--max-unflushed-losses needs --crash-model power-loss")
+    if max_unflushed_losses is not None and (crash_model or "process") == "process" and not config_files:
+        raise ConfigError("--max-unflushed-losses needs --crash-model power-loss or disk-loss")
     values = {
         "protocol": protocol or "kip-320",
         "replication_factor": 3,
@@ -64,8 +64,9 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
     base = default_bounds(rf)
     chosen = Bounds(**{k: (bounds[k] if bounds.get(k) is not None else getattr(base, k))
                        for k in BOUND_NAMES})
-    if max_unflushed_losses is not None and values["crash_model"] != "power-loss":
-        raise ConfigError("--max-unflushed-losses needs the power-loss crash model (--crash-model power-loss)")
+    if max_unflushed_losses is not None and values["crash_model"] == "process":
+        raise ConfigError("--max-unflushed-losses needs a crash model that loses data "
+                          "(--crash-model power-loss or disk-loss)")
     try:
         return ModelConfig(bounds=chosen, symmetry=symmetry, rule_changes=tuple(rule_changes),
                            **values), provenance

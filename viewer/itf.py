@@ -72,12 +72,19 @@ def _record_log(log) -> list:
 def _extension(kind, value):
     """An extension field (``model.state.REPLICA_EXTENSIONS``) as ITF: ints, booleans, sets of
     brokers, and a message in flight as a sequence of at most one record."""
-    if kind == "int":
+    if kind in ("int", "broker"):
         return _int(value)
     if kind == "bool":
         return bool(value)
     if kind == "brokers":
         return _set(value)
+    if kind == "per-broker":
+        return [_int(x) for x in value]
+    if kind == "requests":
+        return {"#set": [{"broker": _int(b), "leader_epoch": _int(e)} for b, e in sorted(value)]}
+    if kind == "request-values":
+        return {"#set": [{"broker": _int(b), "leader_epoch": _int(e), "value": _int(x)}
+                         for b, e, x in sorted(value)]}
     if not value:
         return []
     return [{name: _extension(k, v) for (name, k), v in zip(kind, value)}]
@@ -191,12 +198,25 @@ class _Decoder:
 
     def extension(self, kind, v, path: str):
         """Inverse of ``_extension``."""
-        if kind == "int":
+        if kind in ("int", "broker"):
             return self.int(v, path)
         if kind == "bool":
             return self.bool(v, path)
         if kind == "brokers":
             return self.int_set(v, path)
+        if kind == "per-broker":
+            return tuple(self.int(x, f"{path}[{i}]") for i, x in enumerate(self.seq(v, path)))
+        if kind == "requests":
+            return tuple(sorted(
+                (self.int(self.field(q, "broker", path), path + ".broker"),
+                 self.int(self.field(q, "leader_epoch", path), path + ".leader_epoch"))
+                for q in self.set(v, path)))
+        if kind == "request-values":
+            return tuple(sorted(
+                (self.int(self.field(q, "broker", path), path + ".broker"),
+                 self.int(self.field(q, "leader_epoch", path), path + ".leader_epoch"),
+                 self.int(self.field(q, "value", path), path + ".value"))
+                for q in self.set(v, path)))
         items = self.seq(v, path)
         if len(items) > 1:
             self.fail(path, "at most one message in flight", items)

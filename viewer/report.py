@@ -38,7 +38,7 @@ def describe_config(config: dict) -> list:
         + ", ".join(
             f"{k.replace('_', '-')}={v}"
             for k, v in b.items()
-            if (k != "max_unflushed_losses" or config["crash.model"] == "power-loss")
+            if (k != "max_unflushed_losses" or config["crash.model"] != "process")
             and (k in CLASSIC_BOUNDS or v)  # fault bounds only when on
         ),
     ] + rules

@@ -13,11 +13,12 @@ from cli import cli
 from model import Bounds, ModelConfig, make_model
 from tests.symbolic.helpers import formula_evaluator, reachable
 
-# The library was built for kmc 0.1's kip-320, where a leader forgets its followers' LEOs on
-# every new epoch (``reset-followers-on-epoch``); with Kafka's own rule one of its invariants
-# (remote-leo-is-follower-prefix) is false, so proofs of Kafka 2.1 end on a CTI (docs/symbolic.md).
+# The library was built for kmc 0.1's kip-320 (``--rule +kmc-0.1``): a leader forgets its
+# followers' LEOs on every new epoch and adds a follower to the ISR in a step of its own; with
+# Kafka's own rules one of its invariants (remote-leo-is-follower-prefix) is false, so proofs of
+# Kafka 2.1 end on a CTI (docs/symbolic.md).
 KIP320 = ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=2,
-                     bounds=Bounds(2, 2, 1, 1), rule_changes=("+reset-followers-on-epoch",))
+                     bounds=Bounds(2, 2, 1, 1), rule_changes=("+kmc-0.1",))
 
 
 def test_strengthening_invariants_hold_on_every_reachable_state_and_match_their_formulas():
@@ -172,7 +173,7 @@ def test_a_non_inductive_property_gives_a_cti_in_the_viewers_words():
 
 def test_the_cli_proves_with_the_library():
     out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "committed-consistency", "-s", "all",
-                                 "--rule", "+reset-followers-on-epoch"])
+                                 "--rule", "+kmc-0.1"])
     assert out.exit_code == 0, out.output
     assert "1-induction: PROVED" in out.output and "strengthening invariants" in out.output
 

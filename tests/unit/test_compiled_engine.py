@@ -37,9 +37,10 @@ def rows():
     """(name, config, properties) of every known-results row the reference engine can run."""
     out = []
     for spec in load_suite(str(ROWS_TOML)).checks:
-        if reference_supports(spec.config):
+        config = spec.config
+        if reference_supports(config):
             props = spec.properties or list(BUILT_IN)  # not those other tests register
-            out.append((spec.name, spec.config, props))
+            out.append((spec.name, config, props))
     return out
 
 
