@@ -26,7 +26,7 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
     if max_unflushed_losses is not None and (crash_model or "process") != "power-loss" and not config_files:
         raise ConfigError("--max-unflushed-losses needs --crash-model power-loss")
     values = {
-        "protocol": protocol or "kip-320",
+        "protocol": protocol if protocol is not None else "kip-320",
         "replication_factor": 3,
         "min_insync_replicas": 2,
         "acks": "all",
@@ -34,12 +34,12 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         "crash_model": "process",
     }
     provenance: list[str] = []
-    if config_files or kafka_version:
+    if config_files or kafka_version is not None:  # an empty --kafka-version is an error, not "none"
         from_files, provenance = resolve_kafka_config(config_files, kafka_version, overrides=dict(
             replication_factor=replication_factor, min_insync_replicas=min_insync_replicas,
             acks=acks, unclean_leader_election_enable=unclean_leader_election,
             crash_model=crash_model,
-        ))  # so the provenance names the flags that win over the files
+        ), protocol=protocol)  # so the provenance names the flags that win over the files
         values.update(from_files)
     flags = {
         "replication_factor": replication_factor,
