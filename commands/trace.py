@@ -14,6 +14,7 @@ import click
 from commands.usage import check_output_path, fail, same_file, write_output
 from viewer.html import render_html
 from viewer.replay import replay
+from viewer.safe_text import terminal_safe
 from viewer.terminal import make_console, render_trace
 from viewer.trace_file import read_trace
 
@@ -49,8 +50,8 @@ def replay_command(file, allow_model_change):
     not a kmc trace.
     """
     report = replay(read_trace(file), allow_model_change=allow_model_change)
-    for line in report.lines:
-        click.echo(line)
+    for line in report.lines:  # they quote the file's values
+        click.echo(terminal_safe(line))
     return report.exit_code
 
 

@@ -168,7 +168,10 @@ def parse_protocol_version(text: str) -> tuple[KafkaVersion, str]:
         raise ConfigError(
             f"{IBP_KEY}={raw!r} is not a protocol version; Kafka writes it as X.Y or X.Y-IVn "
             "(0.X.Y before 1.0), e.g. 2.1 or 0.11.0-IV2")
-    version = parse_kafka_version(m.group(1))
+    try:
+        version = parse_kafka_version(m.group(1))
+    except ConfigError as e:
+        raise ConfigError(f"{IBP_KEY}={raw!r}: {str(e).split(': ', 1)[-1]}") from None
     sub = m.group(2)
     change = _IBP_CHANGE.get((version.major, version.minor))
     if sub is not None and change is not None and int(sub) < change[0]:
@@ -306,7 +309,10 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
         flag = f"--kafka-version {kafka_version}" if version is not None else (
             f"--protocol {protocol}" if protocol is not None else None)
         if flag is None:
-            rules_version, note = parse_protocol_version(raw)
+            try:
+                rules_version, note = parse_protocol_version(raw)
+            except ConfigError as e:
+                raise ConfigError(f"--config {path}: {e}") from None
             values["protocol"] = kafka_protocol(rules_version)
             values["kafka_version"] = str(rules_version)
             why = f"; {note}" if note else ""
@@ -340,7 +346,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             continue
         if value is None:  # replication factor: Kafka's default of 1 cannot be checked
             raise ConfigError(
-                "no replication factor in the --config files, and Kafka's default "
+                f"no replication factor in --config {', '.join(f.path for f in files)}, and Kafka's default "
                 "(default.replication.factor=1) leaves nothing to replicate; set "
                 "default.replication.factor (broker) or replication.factor (topic), or pass -r"
             )

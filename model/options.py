@@ -51,20 +51,20 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
     for key, value in flags.items():
         if value is not None:
             values[key] = value
-    rf = values["replication_factor"]
-    if not isinstance(rf, int) or not 2 <= rf <= 5:
-        raise ConfigError(f"replication factor must be between 2 and 5, got {rf}")
-    base = default_bounds(rf)
-    bound_flags = {
-        "max_records": max_records,
-        "max_leader_epoch": max_leader_epoch,
-        "max_crashes": max_crashes,
-        "max_unflushed_losses": max_unflushed_losses,
-    }
-    bounds = Bounds(**{k: (v if v is not None else getattr(base, k)) for k, v in bound_flags.items()})
-    if max_unflushed_losses is not None and values["crash_model"] != "power-loss":
-        raise ConfigError("--max-unflushed-losses needs the power-loss crash model (--crash-model power-loss)")
     try:
+        rf = values["replication_factor"]
+        if not isinstance(rf, int) or not 2 <= rf <= 5:
+            raise ConfigError(f"replication factor must be between 2 and 5, got {rf}")
+        base = default_bounds(rf)
+        bound_flags = {
+            "max_records": max_records,
+            "max_leader_epoch": max_leader_epoch,
+            "max_crashes": max_crashes,
+            "max_unflushed_losses": max_unflushed_losses,
+        }
+        bounds = Bounds(**{k: (v if v is not None else getattr(base, k)) for k, v in bound_flags.items()})
+        if max_unflushed_losses is not None and values["crash_model"] != "power-loss":
+            raise ConfigError("--max-unflushed-losses needs the power-loss crash model (--crash-model power-loss)")
         return ModelConfig(bounds=bounds, symmetry=symmetry, rule_changes=tuple(rule_changes),
                            **values), provenance
     except ConfigError as e:

@@ -8,7 +8,7 @@ from checker.symbolic.induction import (
     FAILED, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, ProofResult,
 )
 from checker.symbolic.strengthen import all_names
-from model.describe import describe
+from viewer.changes import describe_step
 from viewer.report import describe_config
 from viewer.text import render_state, render_trace
 
@@ -40,11 +40,8 @@ def render_proof(result: ProofResult, config) -> str:
                      "counterexample to induction:")
         lines.append("  A state satisfying every conjunct:")
         lines += ["  " + x for x in render_state(result.pre)]
-        try:
-            words = describe(result.action, result.pre, result.post)
-        except Exception:  # a CTI may be unreachable enough to confuse the describer
-            words = ""
-        lines.append(f"  Step: {result.action}" + (f"\n    -> {words}" if words else ""))
+        words = describe_step(result.action, result.pre, result.post)  # a CTI may be unreachable
+        lines.append(f"  Step: {result.action}\n    -> {words}")
         lines += ["  " + x for x in render_state(result.post)]
         lines.append(f"  violates: {', '.join(result.failing)}")
         unused = [n for n in all_names() if n not in result.strengthen and n != result.property_name]

@@ -163,12 +163,12 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
     version = kmc.get("trace_format_version")
     if version != FORMAT_VERSION:
         raise TraceFormatError(
-            f"{source} uses kmc trace format version {version!r}; this kmc reads version "
+            f"{source} uses kmc trace format version {str(version)[:20]!r}; this kmc reads version "
             f"{FORMAT_VERSION} (write the trace again with this kmc)"
         )
-    if not isinstance(doc["vars"], list) or not set(ITF_VARS) <= set(doc["vars"]):
-        missing = sorted(set(ITF_VARS) - set(doc["vars"] if isinstance(doc["vars"], list) else []))
-        raise TraceFormatError(f"{source}: 'vars' lacks {', '.join(missing)}")
+    names = {v for v in doc["vars"] if isinstance(v, str)} if isinstance(doc["vars"], list) else set()
+    if not set(ITF_VARS) <= names:
+        raise TraceFormatError(f"{source}: 'vars' lacks {', '.join(sorted(set(ITF_VARS) - names))}")
     try:
         config = ModelConfig.from_dict(kmc["config"])
     except ConfigError as e:
