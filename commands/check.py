@@ -76,7 +76,9 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     result = check(
         config, list(properties) or None, engine=engine, max_states=max_states,
         time_limit=time_limit, max_depth=max_depth, memory_limit=parse_size(memory_limit),
-        coverage=coverage, progress=progress, notice=None if quiet else _notice, **engine_options,
+        coverage=coverage, progress=progress, notice=None if quiet else _notice,
+        warn=_notice,  # even with --quiet: a run that cannot finish must not be silent
+        **engine_options,
     )
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))

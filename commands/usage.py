@@ -82,5 +82,5 @@ def write_output(path: str, option: str, write) -> None:
     except OSError as e:
         label = f"{option} {path}" if option else path
         raise click.UsageError(
-            f"cannot write {label}: {e.strerror or e} (the result above is complete; only this "
-            "file is missing)") from None
+            f"cannot write {label}: {e.strerror or e}; the result above is complete, but without "
+            "this file the exit code is 2") from None

@@ -124,13 +124,15 @@ def got_text(result) -> str:
     return "; ".join(parts) or "holds"
 
 
-def run_check(spec: CheckSpec) -> Outcome:
-    """Run one check with the checker library and judge it."""
+def run_check(spec: CheckSpec, warn: Callable[[str], None] | None = None) -> Outcome:
+    """Run one check with the checker library and judge it (``warn`` hears about bounds too
+    large to finish, before the check starts)."""
     started = time.monotonic()
     try:
         result = checker.check(
             spec.config, spec.properties, engine=spec.engine, max_states=spec.max_states,
             time_limit=spec.time_limit, max_depth=spec.max_depth,
+            warn=None if warn is None else (lambda line: warn(f"{spec.name}: {line}")),
         )
     except KmcError as e:
         return Outcome(spec=spec, status=ERROR, got="error", reasons=[str(e)],
@@ -169,7 +171,7 @@ def run_suite(suite, *, cache=None, progress: Callable[[int, int, Outcome], None
         try:
             outcome = cache.lookup(spec, warn=warn) if cache is not None else None
             if outcome is None:
-                outcome = run_check(spec)
+                outcome = run_check(spec, warn=warn)
                 if cache is not None and outcome.green and not interrupted():
                     cache.store(spec, outcome, warn=warn)
         except KeyboardInterrupt:
