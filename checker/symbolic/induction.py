@@ -81,6 +81,8 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
 
 def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
     tell = progress or (lambda line: None)
+    beat = None if progress is None else (
+        lambda seconds: progress(f"  z3 still working on it ({seconds:.0f} s so far)"))
     model = make_model(config)
     enc = Encoder(model)
     d = enc.d
@@ -108,7 +110,7 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
         question = (f"can {j} step(s) from an initial state violate a conjunct?" if j
                     else "does every initial state satisfy every conjunct?")
         tell(f"base case: {question} ({time.monotonic() - started:.1f} s)")
-        answer = solve(sv)
+        answer = solve(sv, beat)
         if answer == z3.unknown:
             return ProofResult(prop_name, names[1:], k, UNKNOWN, time.monotonic() - started, "base")
         if answer == z3.sat:
@@ -133,7 +135,7 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
     sv.add(z3.Not(conj(path[k])))
     tell(f"inductive step: can {k} step(s) from states satisfying every conjunct leave them? "
          f"({time.monotonic() - started:.1f} s; the long part)")
-    answer = solve(sv)
+    answer = solve(sv, beat)
     seconds = time.monotonic() - started
     if answer == z3.unsat:
         return ProofResult(prop_name, names[1:], k, PROVED, seconds)

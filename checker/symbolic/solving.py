@@ -11,17 +11,30 @@ stopped by its own timeout (``solver.set("timeout", ms)``) still returns ``unkno
 from __future__ import annotations
 
 import signal
+import threading
+import time
 
 import z3
 
 from checker.interrupt import cancel_on_interrupt, check_interrupted, note_signal
 
 
-def solve(solver: z3.Solver):
-    """``solver.check()``, raising ``KeyboardInterrupt`` if SIGINT or SIGTERM stopped it."""
+HEARTBEAT_SECONDS = 10.0
+
+
+def solve(solver: z3.Solver, heartbeat=None):
+    """``solver.check()``, raising ``KeyboardInterrupt`` if SIGINT or SIGTERM stopped it.
+    ``heartbeat(seconds)`` is called every ``HEARTBEAT_SECONDS`` while z3 works (from another
+    thread: the query holds the main one), so a long query is never silent."""
     check_interrupted()  # a signal that came while the query was being built
-    with cancel_on_interrupt(solver.ctx.interrupt):
-        answer = solver.check()
+    done = threading.Event()
+    if heartbeat is not None:
+        threading.Thread(target=_beat, args=(done, heartbeat), daemon=True).start()
+    try:
+        with cancel_on_interrupt(solver.ctx.interrupt):
+            answer = solver.check()
+    finally:
+        done.set()
     if answer == z3.unknown:
         reason = solver.reason_unknown()
         if "keyboard" in reason:
@@ -30,3 +43,9 @@ def solve(solver: z3.Solver):
             raise KeyboardInterrupt
     check_interrupted()
     return answer
+
+
+def _beat(done: threading.Event, heartbeat) -> None:
+    started = time.monotonic()
+    while not done.wait(HEARTBEAT_SECONDS):
+        heartbeat(time.monotonic() - started)
