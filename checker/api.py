@@ -113,13 +113,13 @@ def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: 
     limit = memory_limit or default_memory_limit()
     if seconds < IMPRACTICAL_SECONDS and needed < limit:
         return None
-    bounds = ", ".join(f"{k.replace('_', '-')}={v}" for k, v in b.as_dict().items()
-                       if k != "max_unflushed_losses")
+    bounds = (f"max-records={b.max_records}, max-leader-epoch={b.max_leader_epoch}, "
+              f"max-crashes={b.max_crashes}")
     over = (f"more than the memory limit of {_bytes(limit)}, so expect INCOMPLETE (memory-limit)"
             if needed >= limit else "so give it a --time-limit")
     return (f"warning: {bounds} at replication.factor={config.replication_factor} means at least "
             f"about {states:.1e} distinct states (a lower estimate from measured smaller bounds, "
-            f"model/estimate.py); at the {engine} engine's ~{rate:,} states/s and ~{per_state} "
+            f"model/estimate.py{'; the fault bounds add more' if b.faults() else ''}); at the {engine} engine's ~{rate:,} states/s and ~{per_state} "
             f"bytes a state that is at least {_duration(seconds)} and {_bytes(needed)}, {over}; smaller "
             "bounds answer far sooner")
 

@@ -28,7 +28,7 @@ from model.files import parse_json, read_text
 from model.state import shape_error
 from properties import PROPERTIES
 from viewer.itf import (
-    ACTION_VAR, ITF_VARS, STATE_VARS, TraceFormatError, decode_action, decode_state,
+    ACTION_VAR, ITF_VARS, REQUIRED_VARS, STATE_VARS, TraceFormatError, decode_action, decode_state,
     encode_action, encode_state,
 )
 from viewer.model_version import model_fingerprint
@@ -167,8 +167,8 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
             f"{FORMAT_VERSION} (write the trace again with this kmc)"
         )
     names = {v for v in doc["vars"] if isinstance(v, str)} if isinstance(doc["vars"], list) else set()
-    if not set(ITF_VARS) <= names:
-        raise TraceFormatError(f"{source}: 'vars' lacks {', '.join(sorted(set(ITF_VARS) - names))}")
+    if not set(REQUIRED_VARS) <= names:
+        raise TraceFormatError(f"{source}: 'vars' lacks {', '.join(sorted(set(REQUIRED_VARS) - names))}")
     try:
         config = ModelConfig.from_dict(kmc["config"])
     except ConfigError as e:
@@ -225,7 +225,7 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
     prop = kmc.get("property")
     trace = Trace(decoded[0], [Step(a, s) for a, s in zip(actions[1:], decoded[1:])],
                   prop if isinstance(prop, str) else None)
-    raw_states = [{k: raw[k] for k in STATE_VARS} for raw in states]
+    raw_states = [{k: raw[k] for k in STATE_VARS if k in raw} for raw in states]
     return TraceFile(source, trace, config, kmc, raw_states)
 
 
