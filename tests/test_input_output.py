@@ -61,7 +61,7 @@ def test_prove_refuses_the_same_way(args, words):
 
 def test_bounds_too_large_to_finish_are_warned_about_even_when_quiet():
     # defect 6: a run that could never finish started silently under -q
-    r = kmc("check", "-r", "2", "--max-records", "30", "-q", "--max-states", "1000")
+    r = kmc("check", "-r", "2", "--max-records", "30", "-q", "--max-states", "1000", "-p", "no-acked-loss")
     assert r.exit_code == 3, r.output
     warning = [line for line in r.stderr.splitlines() if line.startswith("warning:")]
     assert len(warning) == 1, r.stderr
@@ -71,8 +71,8 @@ def test_bounds_too_large_to_finish_are_warned_about_even_when_quiet():
 
 
 def test_default_bounds_get_no_warning():
-    r = kmc("check", "-r", "3", "-q", "--max-states", "1000")
-    assert "warning" not in r.output
+    r = kmc("check", "-r", "3", "-q", "--max-states", "1000", "-p", "no-acked-loss")
+    assert r.exit_code == 3 and "warning" not in r.output
 
 
 def test_graph_refuses_one_file_for_both_formats(tmp_path):

@@ -163,7 +163,7 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
     version = kmc.get("trace_format_version")
     if version != FORMAT_VERSION:
         raise TraceFormatError(
-            f"{source} uses kmc trace format version {str(version)[:20]!r}; this kmc reads version "
+            f"{source} uses kmc trace format version {_short(version)}; this kmc reads version "
             f"{FORMAT_VERSION} (write the trace again with this kmc)"
         )
     names = {v for v in doc["vars"] if isinstance(v, str)} if isinstance(doc["vars"], list) else set()
@@ -227,6 +227,12 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
                   prop if isinstance(prop, str) else None)
     raw_states = [{k: raw[k] for k in STATE_VARS if k in raw} for raw in states]
     return TraceFile(source, trace, config, kmc, raw_states)
+
+
+def _short(value) -> str:
+    """``repr(value)``, cut to 40 characters (a file's value quoted in a message)."""
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
 def read_trace(path: str) -> TraceFile:
