@@ -17,6 +17,7 @@ from gate.run import run_check
 from gate.suite import load_suite
 
 from tests.readers.conftest import FUZZ, JSON_VALUES, NASTY_TEXT, deep
+from tests.viewer.conftest import kmc
 
 SUITE = """\
 [[check]]
@@ -88,8 +89,6 @@ def test_a_genuine_entry_is_a_hit(setting):
 
 
 def test_a_damaged_entry_makes_the_gate_run_the_check_again(setting, tmp_path):
-    from tests.viewer.conftest import kmc
-
     suite, spec, cache, path, entry = setting
     path.write_text('{"got": 1')
     r = kmc("gate", suite.path, "--cache", cache.dir)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from gate.suite import KNOWN_KEYS, SuiteError, load_suite
 
 from tests.readers.conftest import FUZZ, FUZZ_CLI, NASTY_TEXT, assert_one_line_naming, deep
+from tests.viewer.conftest import kmc
 
 
 def toml_value(value) -> str:
@@ -137,8 +138,6 @@ def _gate(kmc_runner, suite, junit):
 
 def test_a_check_named_with_control_characters_gives_valid_junit_and_a_clean_terminal(tmp_path):
     # defect 4 of issue 15: raw ESC on the terminal, JUnit not well-formed
-    from tests.viewer.conftest import kmc
-
     suite = tmp_path / "ctrl.toml"
     suite.write_text('name = "ctrl \\u0007 suite"\n[[check]]\nname = "ctrl \\u0001 \\u001b[31m red"\n'
                      + TINY_CHECK)
@@ -154,8 +153,6 @@ def test_a_check_named_with_control_characters_gives_valid_junit_and_a_clean_ter
 @FUZZ_CLI
 @given(name=NASTY_TEXT.filter(lambda n: n.strip() and len(n) <= 200))
 def test_junit_is_well_formed_and_the_terminal_clean_for_any_check_name(tmp_path_factory, name):
-    from tests.viewer.conftest import kmc
-
     where = tmp_path_factory.mktemp("names")
     suite = where / "names.toml"
     suite.write_text(f"[[check]]\nname = {json.dumps(name)}\n{TINY_CHECK}", encoding="utf-8")
