@@ -77,7 +77,7 @@ def verdict_line(outcomes) -> str:
     code = exit_code(outcomes)
     word = "green" if code == 0 else "RED"
     if counts.get(INTERRUPTED_STATUS):
-        word = "INTERRUPTED, nothing verified"
+        word = "INTERRUPTED before it finished"
     noun = "check" if len(outcomes) == 1 else "checks"
     return f"gate {word}: {len(outcomes)} {noun}, {', '.join(parts)} (exit code {code})"
 
