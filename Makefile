@@ -40,7 +40,7 @@ demo: install
 	    echo "(exit code $$code: 0 = proved within the bounds)"; test $$code -eq 0
 
 test: install
-	@echo "Running the test suite: 10-15 minutes on 2 cores, a dot per test. Tests that need chromium"
+	@echo "Running the test suite: 10-17 minutes on 2 cores, a dot per test. Tests that need chromium"
 	@echo "(the HTML viewer in a browser) or Java (Spark) are skipped without them, and listed with the"
 	@echo "reason at the end; .ci/run installs both (apt-get install chromium openjdk-17-jre-headless)."
 	$(BIN)/python -m pytest -q
