@@ -17,6 +17,10 @@ from model.rules import (
 )
 
 MAX_REPLICATION_FACTOR = 5
+MAX_BOUND = 60
+"""The largest bound any engine takes: the compiled kernel holds every value in an int8 and the
+symbolic engine in 8-bit arithmetic, with room for the ``+ 1``s; a bound near it could never be
+explored anyway (``model.estimate`` says how large a space is)."""
 
 
 def _bound(default: int, help: str, *, fault: bool = False):
@@ -67,9 +71,10 @@ class Bounds:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_BOUND:
                 raise ConfigError(
-                    f"bound {f.name.replace('_', '-')} must be a whole number >= 0, got {value!r}"
+                    f"bound {f.name.replace('_', '-')} must be a whole number from 0 to {MAX_BOUND}, "
+                    f"got {value!r}"
                 )
 
     def as_dict(self) -> dict:

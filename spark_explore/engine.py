@@ -49,6 +49,7 @@ from checker.trace import ROOT, reconstruct_trace
 from model.state import to_plain
 from model.variants import make_reference_model
 from spark_explore import level as lv
+from spark_explore.interrupt import quiet_py4j
 from spark_explore.session import SparkEngineError, first_line, get_context, ship_code, stop_context
 
 
@@ -233,8 +234,10 @@ class ClusterParents:
 
 def run_spark(config, properties, **options) -> CheckResult:
     """``--engine spark``: ``spark_bfs`` over the pure-Python model of ``config`` (it moves to the
-    kernel next), with the configuration recorded in the result."""
-    return spark_bfs(make_reference_model(config), properties, config=config.as_dict(), **options)
+    kernel next), with the configuration recorded in the result. An interruption leaves it as a
+    ``KeyboardInterrupt``, without py4j's tracebacks (``spark_explore.interrupt``)."""
+    with quiet_py4j():
+        return spark_bfs(make_reference_model(config), properties, config=config.as_dict(), **options)
 
 
 register_engine("spark", run_spark, "sharded on Spark", options=("master", "partitions"))

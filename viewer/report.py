@@ -10,7 +10,7 @@ LIMIT_WORDS = {
     "time-limit": "the --time-limit",
     "max-depth": "the --depth limit",
     "memory-limit": "the --memory-limit (the fingerprint table would have outgrown it)",
-    "interrupted": "an interruption",
+    "interrupted": "an interruption (SIGINT or SIGTERM)",
 }
 
 
