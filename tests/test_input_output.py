@@ -121,7 +121,7 @@ def test_the_protocol_version_in_server_properties_picks_the_rules(tmp_path, ibp
 def test_the_command_line_wins_over_the_protocol_version(tmp_path, flag):
     r = kmc("check", "--config", _server(tmp_path, "0.10.2"), *flag, *TINY[2:], "-p", "hw-le-leo")
     assert r.exit_code == 0, r.output
-    assert f"inter.broker.protocol.version=0.10.2" in r.stdout and f"not used, {' '.join(flag)} wins" in r.stdout
+    assert "inter.broker.protocol.version=0.10.2" in r.stdout and f"not used, {' '.join(flag)} wins" in r.stdout
     assert "hw-truncation" not in r.stdout
 
 

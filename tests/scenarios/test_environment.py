@@ -8,7 +8,7 @@ pin what a small exploration finds.
 
 from dataclasses import replace
 
-from checker import HOLDS, VIOLATED
+from checker import HOLDS
 from checker.trace import replay_actions
 from model import Action, make_model
 from model.config import ModelConfig

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-import tomllib
 
 from checker import HOLDS, INCOMPLETE, VIOLATED, check
 from checker.compiled import compiled_bfs
