@@ -23,6 +23,7 @@ from commands.gate import gate_command
 from commands.graph import graph_command
 from commands.listing import list_command
 from commands.prove import prove_command
+from commands.simulate import simulate_command
 from commands.trace import trace_group
 from commands.usage import fail
 from model.errors import KmcError
@@ -141,7 +142,8 @@ def cli(load):
     _load_plugins(load)
 
 
-for command in (check_command, list_command, prove_command, trace_group, graph_command, gate_command):
+for command in (check_command, simulate_command, list_command, prove_command, trace_group, graph_command,
+                gate_command):
     cli.add_command(command)
 
 
