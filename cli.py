@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from checker.result import EXIT_USAGE
+from commands.advise import advise_command
 from commands.check import check_command
 from commands.gate import gate_command
 from commands.graph import graph_command
@@ -142,7 +143,7 @@ def cli(load):
     _load_plugins(load)
 
 
-for command in (check_command, simulate_command, list_command, prove_command, trace_group, graph_command,
+for command in (check_command, simulate_command, advise_command, list_command, prove_command, trace_group, graph_command,
                 gate_command):
     cli.add_command(command)
 

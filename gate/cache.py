@@ -1,4 +1,5 @@
-"""``kmc gate --cache DIR``: skip a check that passed before on the same model.
+"""``kmc gate --cache DIR``: skip a check that passed before on the same model (``kmc advise``
+keeps its cells' results in the same kind of cache, through ``get`` and ``put``).
 
 A check's cache key is a SHA-256 over the source of the model, the properties and the checker
 (every ``.py`` file under ``model/``, ``properties/`` and ``checker/``), and the check's
@@ -24,6 +25,16 @@ from model.errors import KmcError
 
 SOURCE_PACKAGES = ("model", "properties", "checker")
 FORMAT = 1
+
+
+def default_cache_dir() -> Path:
+    """Where results are cached when no ``--cache`` is given (``kmc advise``): ``results`` in
+    kmc's cache directory, ``$KMC_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/kmc`` or
+    ``~/.cache/kmc`` (where the compiled kernel lives too)."""
+    if os.environ.get("KMC_CACHE_DIR"):
+        return Path(os.environ["KMC_CACHE_DIR"]) / "results"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "kmc" / "results"
 
 
 def source_digest() -> str:
@@ -54,18 +65,39 @@ class GateCache:
         self.source = source_digest()
 
     def key(self, spec) -> str:
+        return self.key_of(spec.identity())
+
+    def key_of(self, identity: dict) -> str:
+        """The cache key of a check described by ``identity`` (plain data) on this source."""
         blob = json.dumps(
-            {"format": FORMAT, "source": self.source, "check": spec.identity()},
+            {"format": FORMAT, "source": self.source, "check": identity},
             sort_keys=True, default=str,
         )
         return hashlib.sha256(blob.encode()).hexdigest()
 
+    def get(self, identity: dict) -> dict | None:
+        """The entry stored for ``identity`` on this source, or None (absent or damaged)."""
+        try:
+            return json.loads((self.dir / f"{self.key_of(identity)}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def put(self, identity: dict, entry: dict) -> None:
+        """Store ``entry`` (plain data) for ``identity``, atomically."""
+        path = self.dir / f"{self.key_of(identity)}.json"
+        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(entry, f, indent=1)
+            os.replace(tmp, path)
+        except OSError as e:
+            Path(tmp).unlink(missing_ok=True)
+            raise KmcError(f"--cache {self.dir}: cannot write to it: {e.strerror or e}") from None
+
     def lookup(self, spec):
         """The cached ``Outcome`` of ``spec``, or None if it has no green run on this source."""
-        path = self.dir / f"{self.key(spec)}.json"
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        entry = self.get(spec.identity())
+        if entry is None:
             return None  # absent or damaged: run the check again
         return Outcome(
             spec=spec, status=CACHED, got=entry.get("got", "?"),
@@ -84,12 +116,4 @@ class GateCache:
             "seconds": round(outcome.seconds, 3),
             "result": outcome.result_json,
         }
-        path = self.dir / f"{self.key(spec)}.json"
-        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(entry, f, indent=1)
-            os.replace(tmp, path)
-        except OSError as e:
-            Path(tmp).unlink(missing_ok=True)
-            raise KmcError(f"--cache {self.dir}: cannot write to it: {e.strerror or e}") from None
+        self.put(spec.identity(), entry)

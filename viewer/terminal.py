@@ -23,7 +23,7 @@ from model.describe import describe
 from viewer.changes import (
     acked_text, changes, fetch_in_flight, fmt_set, leader_and_isr_text, pending_text, replica_role,
 )
-from viewer.report import describe_config
+from viewer.report import is_reachability, describe_config
 
 EPOCH_STYLES = (
     "black on green", "white on blue", "black on magenta", "black on yellow", "black on cyan",
@@ -114,9 +114,11 @@ def header(meta: dict, steps: int) -> list:
     out = []
     title = Text("kmc trace: ", style="bold")
     if prop:
-        title.append(f"counterexample for {prop}", style="bold")
+        reach = is_reachability(prop)
+        title.append(f"{'witness' if reach else 'counterexample'} for {prop}", style="bold")
         where = meta.get("violation_step")
-        title.append(f", {steps} steps" + (f", violated at step {where}" if where is not None else ""))
+        verb = "reached" if reach else "violated"
+        title.append(f", {steps} steps" + (f", {verb} at step {where}" if where is not None else ""))
     else:
         title.append(f"{steps} steps")
     out.append(title)
@@ -146,7 +148,8 @@ def step_renderables(trace, i: int, meta: dict, *, diff_only: bool) -> list:
     if act is not None:
         out.append(Text(describe(act, before, state)))
     if violated:
-        out.append(Text(f"!! {meta['property']} is violated in this state", style="bold red"))
+        verb = "reached" if is_reachability(meta["property"]) else "violated"
+        out.append(Text(f"!! {meta['property']} is {verb} in this state", style="bold red"))
     if not diff_only:
         out.append(state_table(state, changed))
         out += state_lines(state, changed)

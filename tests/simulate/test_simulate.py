@@ -16,7 +16,7 @@ from cli import cli
 from model import Bounds, ModelConfig
 from model.actions import ACTION_NAMES
 from model.kernel.spec import kernel_spec
-from properties import get_properties
+from properties import PROPERTIES, get_properties
 from properties.compiled import COMPILED_IDS
 
 KIP279_RF3 = ModelConfig(protocol="kip-279", replication_factor=3)  # RF=3's default bounds
@@ -117,7 +117,16 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     assert message in r.output and "Traceback" not in r.output
 
 
-def test_a_property_written_in_python_is_refused_with_one_line(tmp_path):
+@pytest.fixture
+def registry_restored():
+    """Properties a test loads are gone after it (later tests check every property)."""
+    saved = dict(PROPERTIES)
+    yield
+    PROPERTIES.clear()
+    PROPERTIES.update(saved)
+
+
+def test_a_property_written_in_python_is_refused_with_one_line(tmp_path, registry_restored):
     plugin = tmp_path / "props.py"
     plugin.write_text("from properties import invariant\n\n"
                       "@invariant('sim-python-prop', 'always true')\ndef p(state):\n    return True\n")
