@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import click
 
+from model.config import BOUND_HELP, BOUND_NAMES, Bounds
+from model.constants import HW_CHECKPOINT_MODES
+
+FAULT_BOUNDS = tuple(name for name in BOUND_NAMES if Bounds.__dataclass_fields__[name].metadata["fault"])
+
 _OPTIONS = (
     click.option("--protocol", metavar="NAME",
                  help="Replication protocol variant (see 'kmc list'). [default: kip-320]"),
@@ -20,12 +25,17 @@ _OPTIONS = (
     click.option("--rule", "rule_changes", multiple=True, metavar="+NAME|-NAME",
                  help="Turn one protocol rule on (+NAME) or off (-NAME), on top of --protocol or "
                       "--kafka-version; repeatable ('kmc list' shows the rules)."),
-    click.option("--max-records", type=int, help="Bound: records the producer sends."),
-    click.option("--max-leader-epoch", type=int,
-                 help="Bound: highest leader epoch (elections + controller ISR changes)."),
-    click.option("--max-crashes", type=int, help="Bound: broker crashes."),
-    click.option("--max-unflushed-losses", type=int,
-                 help="Bound: crashes that lose unflushed records (power-loss)."),
+    click.option("--hw-checkpoint", type=click.Choice(HW_CHECKPOINT_MODES),
+                 help="immediate: a restart finds the HW it crashed with; interval: Kafka's "
+                      "periodic checkpoint (replica.high.watermark.checkpoint.interval.ms), so a "
+                      "restart can bring back an older HW. [default: immediate]"),
+    click.option("--fetch-from-followers/--no-fetch-from-followers", default=None,
+                 help="Consumers may read from followers (KIP-392, replica.selector.class); "
+                      "judged by the no-read-loss property. [default: off]"),
+) + tuple(
+    click.option(f"--{name.replace('_', '-')}", name, type=int,
+                 help=f"Bound: {BOUND_HELP[name]}." + (" [default: 0]" if name in FAULT_BOUNDS else ""))
+    for name in BOUND_NAMES
 )
 
 _SOURCE_OPTIONS = (
@@ -37,7 +47,7 @@ _SOURCE_OPTIONS = (
 
 CONFIG_OPTION_NAMES = (
     "protocol", "replication_factor", "min_insync_replicas", "acks", "unclean_leader_election",
-    "crash_model", "rule_changes", "max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses",
+    "crash_model", "rule_changes", "hw_checkpoint", "fetch_from_followers", *BOUND_NAMES,
 )
 
 

@@ -50,7 +50,7 @@ from pathlib import Path
 
 import spark_explore  # noqa: F401  (joins the engine registry, so a suite can name it)
 from checker.engines import get_engine
-from model.config import ModelConfig
+from model.config import BOUND_NAMES, ModelConfig
 from model.errors import ConfigError, KmcError
 from model.options import config_from_options
 from model.protocols import get_variant
@@ -65,13 +65,10 @@ CONFIG_KEYS = {
     "acks": "acks",
     "unclean.leader.election.enable": "unclean_leader_election",
     "crash.model": "crash_model",
+    "hw.checkpoint": "hw_checkpoint",
+    "fetch.from.followers": "fetch_from_followers",
 }
-BOUND_KEYS = {
-    "max-records": "max_records",
-    "max-leader-epoch": "max_leader_epoch",
-    "max-crashes": "max_crashes",
-    "max-unflushed-losses": "max_unflushed_losses",
-}
+BOUND_KEYS = {name.replace("_", "-"): name for name in BOUND_NAMES}
 GATE_KEYS = (
     "name", "description", "properties", "expect", "violates", "trace-length",
     "min-trace-length", "allow-incomplete", "max-states", "max-depth", "time-limit", "engine",
@@ -316,7 +313,7 @@ def _config(d: dict, where: _Where, base: Path):
         if key not in d:
             continue
         value = d[key]
-        if key in ("protocol", "crash.model"):
+        if key in ("protocol", "crash.model", "hw.checkpoint"):
             if not isinstance(value, str):
                 raise where.error(key, f"must be a string, got {value!r}")
             if key == "protocol":
@@ -331,7 +328,7 @@ def _config(d: dict, where: _Where, base: Path):
                 value = str(value)
             if not isinstance(value, str) or value.lower() not in ("0", "1", "all", "-1"):
                 raise where.error(key, f'must be "0", "1", "all" or "-1", got {d[key]!r}')
-        elif key == "unclean.leader.election.enable" and not isinstance(value, bool):
+        elif key in ("unclean.leader.election.enable", "fetch.from.followers") and not isinstance(value, bool):
             raise where.error(key, f"must be true or false, got {value!r}")
         options[option] = value
     for key, option in BOUND_KEYS.items():

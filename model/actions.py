@@ -34,6 +34,18 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     "BrokerRestart": ("broker",),
     # The OS writes the page cache to disk (power-loss crash model).
     "FlushLog": ("broker",),
+    # ReplicaManager.checkpointHighWatermarks, every replica.high.watermark.checkpoint.interval.ms
+    # (--hw-checkpoint interval).
+    "CheckpointHighWatermark": ("broker",),
+    # KafkaController.doControlledShutdown: leadership moves away, the broker leaves the ISR.
+    "ControllerHandleControlledShutdown": ("broker", "new_leader"),
+    # The broker that completed its controlled shutdown stops, its log and HW written to disk.
+    "BrokerShutdown": ("broker",),
+    # The controller loses a running broker (ZooKeeper session expiry, KRaft missed heartbeats)
+    # and handles it as failed; the broker keeps running.
+    "ControllerFenceBroker": ("broker", "new_leader"),
+    # That broker registers again (a new ZooKeeper session) or heartbeats again (KRaft).
+    "ControllerUnfenceBroker": ("broker",),
 }
 
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_PARAMS)

@@ -6,9 +6,9 @@ Field names are Kafka's configuration keys in snake_case (``min.insync.replicas`
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 
-from model.constants import ACKS_CHOICES, CRASH_MODELS
+from model.constants import ACKS_CHOICES, CRASH_MODELS, HW_CHECKPOINT_MODES
 from model.errors import ConfigError
 from model.kafka_config import parse_kafka_version
 from model.protocols import get_variant
@@ -17,9 +17,19 @@ from model.rules import PRESETS, apply_rule_changes, parse_rule_change, release_
 MAX_REPLICATION_FACTOR = 5
 
 
+def _bound(default: int, help: str, *, fault: bool = False):
+    """A bound's field: its default and its one-line help (the CLI option, the gate key and
+    the docs are all generated from these). A *fault* bound counts an environment event that
+    kmc leaves out unless asked (0 by default: such events cost nothing when off)."""
+    return field(default=default, metadata={"help": help, "fault": fault})
+
+
 @dataclass(frozen=True)
 class Bounds:
     """Explicit limits of the explored behaviours; every result prints them.
+
+    Each field is a CLI option (``--max-records``), a gate key (``max-records``) and a key of
+    the result's ``bounds``; adding a field here adds all three.
 
     Attributes:
         max_records: records the producer sends in total.
@@ -27,12 +37,29 @@ class Bounds:
             in epoch 0, so this is the number of elections and controller ISR changes).
         max_crashes: broker crashes in total.
         max_unflushed_losses: crashes that lose unflushed records (power-loss crash model only).
+        max_controlled_shutdowns: brokers stopped cleanly through the controller (fault bound).
+        max_session_expiries: times the controller declares a running broker dead (ZooKeeper
+            session expiry, KRaft missed heartbeats) (fault bound).
+        max_controller_failovers: ZooKeeper-mode controller failovers, each leaving a zombie
+            controller behind (fault bound).
+        max_delayed_fetches: fetch requests that stay in flight while their sender moves on
+            (crashes, truncates, restarts) and reach the leader later (fault bound).
     """
 
-    max_records: int = 2
-    max_leader_epoch: int = 2
-    max_crashes: int = 1
-    max_unflushed_losses: int = 1
+    max_records: int = _bound(2, "records the producer sends")
+    max_leader_epoch: int = _bound(
+        2, "highest leader epoch (elections and controller-side ISR changes)")
+    max_crashes: int = _bound(1, "broker crashes")
+    max_unflushed_losses: int = _bound(1, "crashes that lose unflushed records (power-loss)")
+    max_controlled_shutdowns: int = _bound(
+        0, "brokers stopped cleanly through the controller (controlled shutdown)", fault=True)
+    max_session_expiries: int = _bound(
+        0, "times the controller declares a running broker dead (ZooKeeper session expiry / "
+           "KRaft missed heartbeats)", fault=True)
+    max_controller_failovers: int = _bound(
+        0, "ZooKeeper controller failovers, each leaving a zombie controller", fault=True)
+    max_delayed_fetches: int = _bound(
+        0, "fetch requests delayed in flight while their sender moves on", fault=True)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -44,6 +71,17 @@ class Bounds:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def faults(self) -> dict:
+        """The fault bounds that are on (non-zero), by name."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.metadata.get("fault") and getattr(self, f.name)}
+
+
+BOUND_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Bounds))
+"""Every bound, in order: ``max_records`` ... (the option is ``--max-records``)."""
+
+BOUND_HELP: dict[str, str] = {f.name: f.metadata["help"] for f in fields(Bounds)}
 
 
 def default_bounds(replication_factor: int) -> Bounds:
@@ -72,6 +110,12 @@ class ModelConfig:
         kafka_version: the Kafka release ("X.Y") whose rules apply, or "" for the rules of
             ``protocol`` (a named preset).
         rule_changes: ``+NAME`` / ``-NAME`` changes to those rules (``--rule``), in order.
+        hw_checkpoint: "immediate" (kmc's default abstraction: the HW checkpoint file always
+            holds the current HW) or "interval" (Kafka's behaviour: it is written every
+            ``replica.high.watermark.checkpoint.interval.ms``, so a restart can bring back an
+            older HW).
+        fetch_from_followers: consumers may read from followers (KIP-392, Kafka 2.4+, with
+            ``replica.selector.class`` set); judged by the ``no-read-loss`` property.
     """
 
     protocol: str = "kip-320"
@@ -84,6 +128,8 @@ class ModelConfig:
     symmetry: bool = True
     kafka_version: str = ""
     rule_changes: tuple = ()
+    hw_checkpoint: str = "immediate"
+    fetch_from_followers: bool = False
 
     def __post_init__(self) -> None:
         acks = str(self.acks).strip().lower()
@@ -109,6 +155,9 @@ class ModelConfig:
             raise ConfigError(
                 f"unknown crash model {self.crash_model!r}; choose one of {', '.join(CRASH_MODELS)}"
             )
+        if self.hw_checkpoint not in HW_CHECKPOINT_MODES:
+            raise ConfigError(f"unknown HW checkpoint mode {self.hw_checkpoint!r}; choose one of "
+                              f"{', '.join(HW_CHECKPOINT_MODES)}")
         get_variant(self.protocol)  # raises ConfigError naming the known protocols
         object.__setattr__(self, "rule_changes", tuple(
             parse_rule_change(c) for c in self.rule_changes))
@@ -146,6 +195,8 @@ class ModelConfig:
             "kafka.version": self.kafka_version,
             "rule.changes": list(self.rule_changes),
             "rules": list(self.rules),
+            "hw.checkpoint": self.hw_checkpoint,
+            "fetch.from.followers": self.fetch_from_followers,
         }
 
     @classmethod
@@ -163,6 +214,8 @@ class ModelConfig:
                 symmetry=bool(data.get("symmetry", True)),
                 kafka_version=str(data.get("kafka.version", "") or ""),
                 rule_changes=tuple(data.get("rule.changes", ()) or ()),
+                hw_checkpoint=str(data.get("hw.checkpoint", "immediate")),
+                fetch_from_followers=bool(data.get("fetch.from.followers", False)),
             )
         except (KeyError, TypeError) as e:
             raise ConfigError(f"configuration is missing or has a malformed field: {e}") from None

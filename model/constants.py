@@ -16,3 +16,4 @@ UNKNOWN_OFFSET = -1
 
 ACKS_CHOICES = ("0", "1", "all")
 CRASH_MODELS = ("process", "power-loss")
+HW_CHECKPOINT_MODES = ("immediate", "interval")

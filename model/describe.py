@@ -129,6 +129,40 @@ def describe(act: Action, before, after) -> str:
     if name == "FlushLog":
         b = p["broker"]
         return f"broker {b} flushes its log to disk up to offset {after.replicas[b].flushed_offset}"
+    if name == "CheckpointHighWatermark":
+        b = p["broker"]
+        return (f"broker {b} writes its HW {after.replicas[b].checkpointed_hw} to its checkpoint "
+                f"file (was {before.replicas[b].checkpointed_hw})")
+    if name == "ControllerHandleControlledShutdown":
+        b = p["broker"]
+        c0, c = before.controller, after.controller
+        text = f"broker {b} asks for a controlled shutdown; the controller marks it shutting down"
+        if c.leader != c0.leader:
+            text += f" and moves leadership to broker {c.leader}"
+        if c.leader_epoch != c0.leader_epoch:
+            text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+        return text
+    if name == "BrokerShutdown":
+        b = p["broker"]
+        return f"broker {b} completes its controlled shutdown and stops (log flushed, HW checkpointed)"
+    if name == "ControllerFenceBroker":
+        b = p["broker"]
+        c0, c = before.controller, after.controller
+        text = (f"the controller loses broker {b}, which is still running (its ZooKeeper session "
+                f"expires / its heartbeats stop arriving), and handles it as failed")
+        if c.leader_epoch != c0.leader_epoch:
+            if c.leader != c0.leader:
+                who = "no leader (offline)" if c.leader == NO_LEADER else f"leader {c.leader}"
+                text += f"; it elects {who}"
+            text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+        return text
+    if name == "ControllerUnfenceBroker":
+        b = p["broker"]
+        c0, c = before.controller, after.controller
+        text = f"broker {b} registers (heartbeats) again; the controller sends it LeaderAndIsr"
+        if c.leader_epoch != c0.leader_epoch:
+            text += f" after electing it leader: epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+        return text
     return str(act)
 
 

@@ -9,18 +9,23 @@ arguments are named like the command-line options (``--unclean-leader-election``
 
 from __future__ import annotations
 
-from model.config import Bounds, ModelConfig, default_bounds
+from model.config import BOUND_NAMES, Bounds, ModelConfig, default_bounds
 from model.errors import ConfigError
 from model.kafka_config import resolve_kafka_config
 
 
 def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
                         replication_factor=None, min_insync_replicas=None, acks=None,
-                        unclean_leader_election=None, crash_model=None, max_records=None,
-                        max_leader_epoch=None, max_crashes=None, max_unflushed_losses=None,
-                        symmetry=True, rule_changes=()):
+                        unclean_leader_election=None, crash_model=None, symmetry=True,
+                        rule_changes=(), hw_checkpoint=None, fetch_from_followers=None,
+                        **bounds):
     """Build the configuration from flags (which win), Kafka properties files and Kafka's
-    defaults. Returns ``(config, provenance_lines)``."""
+    defaults. ``bounds`` are the ``Bounds`` fields by name (``max_records=...``; None = the
+    default for the replication factor). Returns ``(config, provenance_lines)``."""
+    unknown = sorted(set(bounds) - set(BOUND_NAMES))
+    if unknown:
+        raise TypeError(f"config_from_options: unknown options {unknown}")
+    max_unflushed_losses = bounds.get("max_unflushed_losses")
     if protocol is not None and kafka_version is not None:
         raise ConfigError("give --protocol or --kafka-version, not both")
     if max_unflushed_losses is not None and (crash_model or "process") != "power-loss" and not config_files:
@@ -47,6 +52,8 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         "acks": acks,
         "unclean_leader_election_enable": unclean_leader_election,
         "crash_model": crash_model,
+        "hw_checkpoint": hw_checkpoint,
+        "fetch_from_followers": fetch_from_followers,
     }
     for key, value in flags.items():
         if value is not None:
@@ -55,17 +62,12 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
     if not isinstance(rf, int) or not 2 <= rf <= 5:
         raise ConfigError(f"replication factor must be between 2 and 5, got {rf}")
     base = default_bounds(rf)
-    bound_flags = {
-        "max_records": max_records,
-        "max_leader_epoch": max_leader_epoch,
-        "max_crashes": max_crashes,
-        "max_unflushed_losses": max_unflushed_losses,
-    }
-    bounds = Bounds(**{k: (v if v is not None else getattr(base, k)) for k, v in bound_flags.items()})
+    chosen = Bounds(**{k: (bounds[k] if bounds.get(k) is not None else getattr(base, k))
+                       for k in BOUND_NAMES})
     if max_unflushed_losses is not None and values["crash_model"] != "power-loss":
         raise ConfigError("--max-unflushed-losses needs the power-loss crash model (--crash-model power-loss)")
     try:
-        return ModelConfig(bounds=bounds, symmetry=symmetry, rule_changes=tuple(rule_changes),
+        return ModelConfig(bounds=chosen, symmetry=symmetry, rule_changes=tuple(rule_changes),
                            **values), provenance
     except ConfigError as e:
         sources = [" ".join(line.split()) for line in provenance if "<-" in line and any(

@@ -33,6 +33,10 @@ class ReplicaState(NamedTuple):
         fetch_response: a fetch response on its way to this follower, ``()`` if none, else
             ``(leader, leader_epoch_when_sent, fetch_offset, records, leader_hw, leader_leo)``.
         flushed_offset: records below it are on disk (only tracked with power-loss crashes).
+        checkpointed_hw: the HW in the broker's checkpoint file, what a restart reads back
+            (tracked with --hw-checkpoint interval; -1 otherwise: the file follows the HW).
+        shutting_down: the controller has handled this broker's controlled shutdown and keeps
+            it out of elections; the broker stops next (with --max-controlled-shutdowns).
     """
 
     alive: bool
@@ -45,6 +49,8 @@ class ReplicaState(NamedTuple):
     truncating: bool
     fetch_response: tuple
     flushed_offset: int
+    checkpointed_hw: int = -1
+    shutting_down: bool = False
 
     @property
     def log_end_offset(self) -> int:
@@ -87,6 +93,8 @@ class ClusterState(NamedTuple):
         records_written: how many records the producer has sent (the next record id is this + 1).
         crashes: how many broker crashes have happened (a bound).
         unflushed_losses: crashes that lost unflushed records (a bound, power-loss only).
+        controlled_shutdowns: controlled shutdowns the controller has handled (a bound).
+        session_expiries: times the controller lost a running broker (a bound).
     """
 
     replicas: tuple
@@ -98,6 +106,8 @@ class ClusterState(NamedTuple):
     records_written: int
     crashes: int
     unflushed_losses: int
+    controlled_shutdowns: int = 0
+    session_expiries: int = 0
 
     def true_leader(self) -> int:
         """The controller's leader, if it is alive and has taken up the controller's epoch; else -1.
@@ -114,6 +124,48 @@ class ClusterState(NamedTuple):
         return NO_LEADER
 
 
+# The fields added after kmc 0.1's state, with their kind and default: trace files (JSON, ITF)
+# are read and written from these tables, so a new field needs no code there. Kinds: "int",
+# "bool", "brokers" (a set of broker ids, a sorted tuple), or a tuple of (name, kind) pairs for
+# a message that may be in flight (``()`` when there is none).
+REPLICA_EXTENSIONS: tuple = (
+    ("checkpointed_hw", "int", -1),
+    ("shutting_down", "bool", False),
+)
+CLUSTER_EXTENSIONS: tuple = (
+    ("controlled_shutdowns", "int", 0),
+    ("session_expiries", "int", 0),
+)
+
+
+def extension_to_json(kind, value):
+    """A value of an extension field as plain JSON (sets as sorted lists)."""
+    if kind in ("int", "bool"):
+        return value
+    if kind == "brokers":
+        return sorted(value)
+    if not value:
+        return None
+    return {name: extension_to_json(k, v) for (name, k), v in zip(kind, value)}
+
+
+def extension_from_json(kind, value):
+    """Inverse of ``extension_to_json``; raises TypeError/ValueError on malformed input."""
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"expected an integer, got {value!r}")
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise TypeError(f"expected true or false, got {value!r}")
+        return value
+    if kind == "brokers":
+        return tuple(sorted(int(x) for x in value))
+    if value is None:
+        return ()
+    return tuple(extension_from_json(k, value[name]) for name, k in kind)
+
+
 def to_plain(state: ClusterState) -> tuple:
     """The canonical plain-tuple form of a state (no NamedTuple classes): the input of
     fingerprints and of the wire codec."""
@@ -127,6 +179,8 @@ def to_plain(state: ClusterState) -> tuple:
         state.records_written,
         state.crashes,
         state.unflushed_losses,
+        state.controlled_shutdowns,
+        state.session_expiries,
     )
 
 
@@ -156,6 +210,8 @@ def state_to_json(state: ClusterState) -> dict:
                 "truncating": r.truncating,
                 "fetch_response": _fetch_response_json(r.fetch_response),
                 "flushed_offset": r.flushed_offset,
+                **{name: extension_to_json(kind, getattr(r, name))
+                   for name, kind, _ in REPLICA_EXTENSIONS},
             }
             for b, r in enumerate(state.replicas)
         ],
@@ -177,6 +233,8 @@ def state_to_json(state: ClusterState) -> dict:
         "records_written": state.records_written,
         "crashes": state.crashes,
         "unflushed_losses": state.unflushed_losses,
+        **{name: extension_to_json(kind, getattr(state, name))
+           for name, kind, _ in CLUSTER_EXTENSIONS},
     }
 
 
@@ -218,6 +276,8 @@ def state_from_json(data: dict) -> ClusterState:
                 int(r["leader_epoch"]), int(r["leader"]), tuple(int(x) for x in r["isr"]),
                 tuple(int(x) for x in r["remote_log_end_offsets"]), bool(r["truncating"]),
                 fetch, int(r["flushed_offset"]),
+                *(extension_from_json(kind, r[name]) if name in r else default
+                  for name, kind, default in REPLICA_EXTENSIONS),
             )
         )
     c = data["controller"]
@@ -237,6 +297,8 @@ def state_from_json(data: dict) -> ClusterState:
         int(data["records_written"]),
         int(data["crashes"]),
         int(data["unflushed_losses"]),
+        *(extension_from_json(kind, data[name]) if name in data else default
+          for name, kind, default in CLUSTER_EXTENSIONS),
     )
 
 

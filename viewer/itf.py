@@ -32,15 +32,19 @@ from __future__ import annotations
 
 from model.actions import ACTION_PARAMS, Action
 from model.errors import KmcError
-from model.state import ClusterState, PartitionState, ReplicaState
+from model.state import CLUSTER_EXTENSIONS, REPLICA_EXTENSIONS, ClusterState, PartitionState, ReplicaState
 
-STATE_VARS = (
+BASE_STATE_VARS = (
     "replicas", "controller", "leader_and_isr", "pending_acks", "acked", "consumer_visible",
     "records_written", "crashes", "unflushed_losses",
 )
+STATE_VARS = BASE_STATE_VARS + tuple(name for name, _, _ in CLUSTER_EXTENSIONS)
+"""Every state variable kmc writes; files written before a variable existed may lack it (its
+default is read then), so only ``BASE_STATE_VARS`` are required."""
 ACTION_VAR = "action_taken"
 INIT_ACTION = "init"
 ITF_VARS = STATE_VARS + (ACTION_VAR,)
+REQUIRED_VARS = BASE_STATE_VARS + (ACTION_VAR,)
 
 _MAX_JSON_INT = 2**53
 
@@ -63,6 +67,20 @@ def _set(items) -> dict:
 
 def _record_log(log) -> list:
     return [{"id": _int(rid), "epoch": _int(ep)} for rid, ep in log]
+
+
+def _extension(kind, value):
+    """An extension field (``model.state.REPLICA_EXTENSIONS``) as ITF: ints, booleans, sets of
+    brokers, and a message in flight as a sequence of at most one record."""
+    if kind == "int":
+        return _int(value)
+    if kind == "bool":
+        return bool(value)
+    if kind == "brokers":
+        return _set(value)
+    if not value:
+        return []
+    return [{name: _extension(k, v) for (name, k), v in zip(kind, value)}]
 
 
 def encode_state(state: ClusterState) -> dict:
@@ -88,6 +106,7 @@ def encode_state(state: ClusterState) -> dict:
             "truncating": bool(r.truncating),
             "fetch_response": fetch,
             "flushed_offset": _int(r.flushed_offset),
+            **{name: _extension(kind, getattr(r, name)) for name, kind, _ in REPLICA_EXTENSIONS},
         })
     c = state.controller
     return {
@@ -111,6 +130,7 @@ def encode_state(state: ClusterState) -> dict:
         "records_written": _int(state.records_written),
         "crashes": _int(state.crashes),
         "unflushed_losses": _int(state.unflushed_losses),
+        **{name: _extension(kind, getattr(state, name)) for name, kind, _ in CLUSTER_EXTENSIONS},
     }
 
 
@@ -169,6 +189,28 @@ class _Decoder:
     def int_set(self, v, path: str) -> tuple:
         return tuple(sorted(self.int(x, f"{path}[{i}]") for i, x in enumerate(self.set(v, path))))
 
+    def extension(self, kind, v, path: str):
+        """Inverse of ``_extension``."""
+        if kind == "int":
+            return self.int(v, path)
+        if kind == "bool":
+            return self.bool(v, path)
+        if kind == "brokers":
+            return self.int_set(v, path)
+        items = self.seq(v, path)
+        if len(items) > 1:
+            self.fail(path, "at most one message in flight", items)
+        if not items:
+            return ()
+        q, pq = items[0], path + "[0]"
+        return tuple(self.extension(k, self.field(q, name, pq), f"{pq}.{name}") for name, k in kind)
+
+    def optional(self, obj, name: str, kind, default, path: str):
+        """An extension field, or its default in a file written before it existed."""
+        if isinstance(obj, dict) and name not in obj:
+            return default
+        return self.extension(kind, self.field(obj, name, path), f"{path}.{name}" if path != "state" else name)
+
     def log(self, v, path: str) -> tuple:
         out = []
         for i, rec in enumerate(self.seq(v, path)):
@@ -213,6 +255,8 @@ def decode_state(values: dict, where: str) -> ClusterState:
             truncating=d.bool(f(r, "truncating", p), p + ".truncating"),
             fetch_response=fetch,
             flushed_offset=i_(f(r, "flushed_offset", p), p + ".flushed_offset"),
+            **{name: d.optional(r, name, kind, default, p)
+               for name, kind, default in REPLICA_EXTENSIONS},
         ))
     c = f(values, "controller", "state")
     controller = PartitionState(
@@ -250,6 +294,8 @@ def decode_state(values: dict, where: str) -> ClusterState:
         records_written=i_(f(values, "records_written", "state"), "records_written"),
         crashes=i_(f(values, "crashes", "state"), "crashes"),
         unflushed_losses=i_(f(values, "unflushed_losses", "state"), "unflushed_losses"),
+        **{name: d.optional(values, name, kind, default, "state")
+           for name, kind, default in CLUSTER_EXTENSIONS},
     )
 
 

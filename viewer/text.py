@@ -35,7 +35,14 @@ def render_replica(b: int, r, state) -> str:
     extra = ""
     if r.alive and r.leader == b:
         extra = f" isr={{{','.join(map(str, r.isr))}}}"
-    return f"  broker {b} [{role}{extra}] LEO={len(r.log)} HW={r.high_watermark}: {log}"
+    if r.shutting_down:
+        extra += ", shutting down"
+    if r.alive and b not in state.controller.live_brokers:
+        extra += ", fenced: the controller thinks it is down"
+    checkpoint = ""
+    if r.checkpointed_hw >= 0 and r.checkpointed_hw != r.high_watermark:
+        checkpoint = f" (checkpoint file: HW={r.checkpointed_hw})"
+    return f"  broker {b} [{role}{extra}] LEO={len(r.log)} HW={r.high_watermark}{checkpoint}: {log}"
 
 
 def render_state(state) -> list:

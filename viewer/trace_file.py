@@ -27,7 +27,7 @@ from model.describe import describe
 from model.errors import ConfigError
 from properties import PROPERTIES
 from viewer.itf import (
-    ACTION_VAR, ITF_VARS, STATE_VARS, TraceFormatError, decode_action, decode_state,
+    ACTION_VAR, ITF_VARS, REQUIRED_VARS, STATE_VARS, TraceFormatError, decode_action, decode_state,
     encode_action, encode_state,
 )
 from viewer.model_version import model_fingerprint
@@ -161,8 +161,8 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
             f"{source} uses kmc trace format version {version!r}; this kmc reads version "
             f"{FORMAT_VERSION} (write the trace again with this kmc)"
         )
-    if not isinstance(doc["vars"], list) or not set(ITF_VARS) <= set(doc["vars"]):
-        missing = sorted(set(ITF_VARS) - set(doc["vars"] if isinstance(doc["vars"], list) else []))
+    if not isinstance(doc["vars"], list) or not set(REQUIRED_VARS) <= set(doc["vars"]):
+        missing = sorted(set(REQUIRED_VARS) - set(doc["vars"] if isinstance(doc["vars"], list) else []))
         raise TraceFormatError(f"{source}: 'vars' lacks {', '.join(missing)}")
     try:
         config = ModelConfig.from_dict(kmc["config"])
@@ -211,7 +211,7 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
     prop = kmc.get("property")
     trace = Trace(decoded[0], [Step(a, s) for a, s in zip(actions[1:], decoded[1:])],
                   prop if isinstance(prop, str) else None)
-    raw_states = [{k: raw[k] for k in STATE_VARS} for raw in states]
+    raw_states = [{k: raw[k] for k in STATE_VARS if k in raw} for raw in states]
     return TraceFile(source, trace, config, kmc, raw_states)
 
 

@@ -37,7 +37,7 @@ from model.errors import KmcError
 from model.kernel.actions import successors
 from model.kernel.codec import decode, decode_action
 from model.kernel.fields import SlotOverflow
-from model.kernel.spec import KernelSpec, kernel_spec
+from model.kernel.spec import KernelSpec, kernel_spec, model_actions
 from properties.compiled import COMPILED_IDS, holds
 
 CHUNK = 8192  # frontier states per call into the kernel
@@ -346,9 +346,10 @@ def compiled_bfs(
     results.sort(key=lambda r: order[r.name])
     result = CheckResult("compiled", config.as_dict(), results, stats, limit)
     if coverage:
+        present = set(model_actions(config))
         result.coverage = Coverage([
             (ACTION_NAMES[a], int(cov[a, X.ENABLED]), int(cov[a, X.FOUND]), int(cov[a, X.NEW]))
-            for a in range(len(ACTION_NAMES))
+            for a in range(len(ACTION_NAMES)) if ACTION_NAMES[a] in present
         ])
     if python:
         result.notes.append(

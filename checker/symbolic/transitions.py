@@ -80,6 +80,9 @@ class Encoder:
     def _build_instances(self) -> list:
         out = []
         for name, params in ACTION_PARAMS.items():
+            if not hasattr(self, f"_enc_{name}"):
+                continue  # an action of the fault or KRaft model: no symbolic encoding (the
+                # engine refuses the configurations that enable it, see reference_supports)
             combos = [()]
             for p in params:
                 combos = [c + (v,) for c in combos for v in self._domain(p)]

@@ -32,15 +32,19 @@ from model.kernel.fields import (
     set_isr_of, set_leader_epoch, set_leader_of, set_records_written, set_remote_leo,
     set_truncating, set_unflushed_losses, size_of, truncate_to, unflushed_losses,
     drop_leader_and_isr, epoch_slots, UNDEFINED_EPOCH, SlotOverflow,
+    checkpointed_hw, controlled_shutdowns, is_shutting_down, session_expiries,
+    set_checkpointed_hw, set_controlled_shutdowns, set_session_expiries, set_shutting_down,
 )
 from model.kernel.params import (
-    ACKS, ACKS_1, ACKS_ALL, MAX_CRASHES, MAX_LEADER_EPOCH, MAX_RECORDS, MAX_UNFLUSHED_LOSSES,
+    ACKS, ACKS_1, ACKS_ALL, HW_CHECKPOINT_INTERVAL, MAX_CONTROLLED_SHUTDOWNS, MAX_CRASHES,
+    MAX_RECORDS, MAX_SESSION_EXPIRIES, MAX_UNFLUSHED_LOSSES,
     MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_BROKER_EPOCH, RULE_FENCED_FETCH, RULE_ISR_JOIN_NEEDS_EPOCH_START,
     RULE_TRUNCATION, TRUNCATE_TO_HW, UNCLEAN_LEADER_ELECTION,
 )
 from model.kernel.transitions import (
-    fail_parked_produce, finish, make_follower, make_leader, maybe_increment_leader_hw,
-    offset_for_truncation, send_leader_and_isr, trim_flushed,
+    controller_register_broker, epoch_available, fail_parked_produce, finish, make_follower,
+    make_leader, maybe_increment_leader_hw, offset_for_truncation, send_leader_and_isr,
+    trim_flushed,
 )
 
 PRODUCE_RECORD = ACTION_IDS["ProduceRecord"]
@@ -55,6 +59,11 @@ CONTROLLER_HANDLE_BROKER_FAILURE = ACTION_IDS["ControllerHandleBrokerFailure"]
 BROKER_CRASH = ACTION_IDS["BrokerCrash"]
 BROKER_RESTART = ACTION_IDS["BrokerRestart"]
 FLUSH_LOG = ACTION_IDS["FlushLog"]
+CHECKPOINT_HIGH_WATERMARK = ACTION_IDS["CheckpointHighWatermark"]
+CONTROLLER_HANDLE_CONTROLLED_SHUTDOWN = ACTION_IDS["ControllerHandleControlledShutdown"]
+BROKER_SHUTDOWN = ACTION_IDS["BrokerShutdown"]
+CONTROLLER_FENCE_BROKER = ACTION_IDS["ControllerFenceBroker"]
+CONTROLLER_UNFENCE_BROKER = ACTION_IDS["ControllerUnfenceBroker"]
 
 NO_ARG = -1
 
@@ -315,11 +324,6 @@ def become_leader_or_follower(s, lay, cfg, out, acts, k):
 # ------------------------------------------------------------------------------ the controller
 
 @kernel
-def epoch_available(s, lay, cfg):
-    return controller_leader_epoch(s, lay) < cfg[MAX_LEADER_EPOCH]
-
-
-@kernel
 def controller_elect_leader(s, lay, cfg, out, acts, k):
     """ControllerElectLeader(new_leader): leadership moves to another live ISR member with no
     failure (preferred-replica election, controlled shutdown, or a zombie leader whose session
@@ -331,7 +335,7 @@ def controller_elect_leader(s, lay, cfg, out, acts, k):
     isr, live = controller_isr(s, lay), controller_live(s, lay)
     epoch = controller_leader_epoch(s, lay) + 1
     for n in range(broker_count(lay)):
-        if n == leader or not has(isr, n) or not has(live, n):
+        if n == leader or not has(isr, n) or not may_lead(s, lay, cfg, n):
             continue
         begin(s, out, acts, k, CONTROLLER_ELECT_LEADER, n, NO_ARG)
         t = out[k]
@@ -342,58 +346,176 @@ def controller_elect_leader(s, lay, cfg, out, acts, k):
 
 
 @kernel
-def controller_handle_broker_failure(s, lay, cfg, out, acts, k):
-    """ControllerHandleBrokerFailure(broker, new_leader): the controller notices a dead broker
-    (ZooKeeper session / KRaft heartbeat timeout: a step of its own, so a quick restart may go
-    unnoticed) and removes it from the ISR unless it is the last member; if it led, it elects a
-    live ISR member, else with unclean.leader.election.enable any live replica, else nobody
+def may_lead(s, lay, cfg, b):
+    """Can the controller hand leadership to ``b``? It must be live in the controller's view and
+    not in a controlled shutdown (``ControllerContext.liveBrokerIds`` leaves out
+    ``shuttingDownBrokerIds``)."""
+    if not has(controller_live(s, lay), b):
+        return False
+    if cfg[MAX_CONTROLLED_SHUTDOWNS] > 0 and is_shutting_down(s, lay, b):
+        return False
+    return True
+
+
+@kernel
+def controller_remove_broker(s, lay, cfg, out, acts, k, action, b):
+    """The controller takes broker ``b`` out of the partition, as ``onBrokerFailure`` does: out
+    of its live set, out of the ISR unless it is the last member; if it led, a live ISR member
+    is elected, else with unclean.leader.election.enable any live replica, else nobody
     (offline). ZooKeeper-mode controllers bump the leader epoch on every such change
-    (``KafkaController.onBrokerFailure``, ``PartitionStateMachine``)."""
+    (``PartitionStateMachine``, ``ReplicaStateMachine.removeReplicasFromIsr``). Writes one
+    successor per choice of new leader, labelled ``action(b, new leader)``."""
     n = broker_count(lay)
     leader = controller_leader(s, lay)
     isr, live = controller_isr(s, lay), controller_live(s, lay)
     epoch = controller_leader_epoch(s, lay)
-    for b in range(n):
-        if not has(live, b) or is_alive(s, lay, b):
+    still_live = live & ~(1 << b)
+    if b == leader:
+        if not epoch_available(s, lay, cfg):
+            return k
+        new_isr = isr & ~(1 << b) if size_of(isr) > 1 else isr
+        candidates = 0
+        for c in range(n):
+            if c != b and has(new_isr, c) and may_lead(s, lay, cfg, c):
+                candidates |= 1 << c
+        unclean = False
+        if candidates == 0 and cfg[UNCLEAN_LEADER_ELECTION] != 0:
+            for c in range(n):
+                if c != b and may_lead(s, lay, cfg, c):
+                    candidates |= 1 << c
+            unclean = candidates != 0
+        if candidates == 0:
+            begin(s, out, acts, k, action, b, NO_LEADER)
+            t = out[k]
+            set_controller(t, lay, NO_LEADER, epoch + 1, new_isr, still_live)
+            send_leader_and_isr(t, lay, still_live, epoch + 1, NO_LEADER, new_isr)
+            return k + 1
+        for c in range(n):
+            if not has(candidates, c):
+                continue
+            elected_isr = (1 << c) if unclean else new_isr
+            begin(s, out, acts, k, action, b, c)
+            t = out[k]
+            set_controller(t, lay, c, epoch + 1, elected_isr, still_live)
+            send_leader_and_isr(t, lay, still_live, epoch + 1, c, elected_isr)
+            k += 1
+        return k
+    if has(isr, b) and size_of(isr) > 1:
+        if not epoch_available(s, lay, cfg):
+            return k
+        begin(s, out, acts, k, action, b, leader)
+        t = out[k]
+        smaller = isr & ~(1 << b)
+        set_controller(t, lay, leader, epoch + 1, smaller, still_live)
+        send_leader_and_isr(t, lay, still_live, epoch + 1, leader, smaller)
+        return k + 1
+    begin(s, out, acts, k, action, b, leader)
+    set_controller_live(out[k], lay, still_live)
+    return k + 1
+
+
+@kernel
+def controller_handle_broker_failure(s, lay, cfg, out, acts, k):
+    """ControllerHandleBrokerFailure(broker, new_leader): the controller notices a dead broker
+    (ZooKeeper session / KRaft heartbeat timeout: a step of its own, so a quick restart may go
+    unnoticed) and takes it out of the partition (``controller_remove_broker``). A broker in a
+    controlled shutdown is done with it."""
+    for b in range(broker_count(lay)):
+        if not has(controller_live(s, lay), b) or is_alive(s, lay, b):
             continue
-        still_live = live & ~(1 << b)
+        k0 = k
+        k = controller_remove_broker(s, lay, cfg, out, acts, k, CONTROLLER_HANDLE_BROKER_FAILURE, b)
+        if cfg[MAX_CONTROLLED_SHUTDOWNS] > 0:
+            for j in range(k0, k):
+                set_shutting_down(out[j], lay, b, False)
+    return k
+
+
+@kernel
+def controller_fence_broker(s, lay, cfg, out, acts, k):
+    """ControllerFenceBroker(broker, new_leader): the controller loses a broker that is still
+    running (its ZooKeeper session expires, or in KRaft its heartbeats stop reaching the
+    controller, ``BrokerHeartbeatManager``) and takes it out of the partition as if it had failed.
+    The broker does not know yet: a leader keeps serving as a zombie until a LeaderAndIsr reaches
+    it. Bounded by max-session-expiries."""
+    if cfg[MAX_SESSION_EXPIRIES] == 0 or session_expiries(s, lay) >= cfg[MAX_SESSION_EXPIRIES]:
+        return k
+    for b in range(broker_count(lay)):
+        if not has(controller_live(s, lay), b) or not is_alive(s, lay, b):
+            continue
+        k0 = k
+        k = controller_remove_broker(s, lay, cfg, out, acts, k, CONTROLLER_FENCE_BROKER, b)
+        for j in range(k0, k):
+            set_session_expiries(out[j], lay, session_expiries(s, lay) + 1)
+    return k
+
+
+@kernel
+def controller_unfence_broker(s, lay, cfg, out, acts, k):
+    """ControllerUnfenceBroker(broker): a running broker the controller had lost registers again
+    (a new ZooKeeper session: ``KafkaController.onBrokerStartup``) or heartbeats again (KRaft):
+    it is live again and is sent the partition's state, electing it first if the partition is
+    offline and it may lead."""
+    if cfg[MAX_SESSION_EXPIRIES] == 0:
+        return k
+    for b in range(broker_count(lay)):
+        if has(controller_live(s, lay), b) or not is_alive(s, lay, b):
+            continue
+        begin(s, out, acts, k, CONTROLLER_UNFENCE_BROKER, b, NO_ARG)
+        controller_register_broker(s, out[k], lay, cfg, b)
+        k += 1
+    return k
+
+
+@kernel
+def controller_handle_controlled_shutdown(s, lay, cfg, out, acts, k):
+    """ControllerHandleControlledShutdown(broker, new_leader): the broker asks to stop
+    (``controlled.shutdown.enable``) and the controller (``KafkaController.doControlledShutdown``)
+    marks it shutting down, moves its leadership to another live ISR member
+    (``ControlledShutdownPartitionLeaderElectionStrategy``, the ISR without it, epoch + 1) or,
+    if it follows, removes it from the ISR (epoch + 1). With no other ISR member to lead, the
+    controller cannot move the partition and the shutdown is not controlled: the broker
+    retries, then stops anyway, which is a crash (``BrokerCrash``). The broker keeps running
+    until ``BrokerShutdown``. Bounded by max-controlled-shutdowns."""
+    if cfg[MAX_CONTROLLED_SHUTDOWNS] == 0 or controlled_shutdowns(s, lay) >= cfg[MAX_CONTROLLED_SHUTDOWNS]:
+        return k
+    n = broker_count(lay)
+    leader = controller_leader(s, lay)
+    isr, live = controller_isr(s, lay), controller_live(s, lay)
+    epoch = controller_leader_epoch(s, lay)
+    count = controlled_shutdowns(s, lay) + 1
+    for b in range(n):
+        if not is_alive(s, lay, b) or not has(live, b) or is_shutting_down(s, lay, b):
+            continue
+        smaller = isr & ~(1 << b)
         if b == leader:
             if not epoch_available(s, lay, cfg):
                 continue
-            new_isr = isr & ~(1 << b) if size_of(isr) > 1 else isr
-            candidates = new_isr & still_live
-            unclean = False
-            if candidates == 0 and cfg[UNCLEAN_LEADER_ELECTION] != 0 and still_live != 0:
-                candidates, unclean = still_live, True
-            if candidates == 0:
-                begin(s, out, acts, k, CONTROLLER_HANDLE_BROKER_FAILURE, b, NO_LEADER)
-                t = out[k]
-                set_controller(t, lay, NO_LEADER, epoch + 1, new_isr, still_live)
-                send_leader_and_isr(t, lay, still_live, epoch + 1, NO_LEADER, new_isr)
-                k += 1
-                continue
             for c in range(n):
-                if not has(candidates, c):
+                if c == b or not has(smaller, c) or not may_lead(s, lay, cfg, c):
                     continue
-                elected_isr = (1 << c) if unclean else new_isr
-                begin(s, out, acts, k, CONTROLLER_HANDLE_BROKER_FAILURE, b, c)
+                begin(s, out, acts, k, CONTROLLER_HANDLE_CONTROLLED_SHUTDOWN, b, c)
                 t = out[k]
-                set_controller(t, lay, c, epoch + 1, elected_isr, still_live)
-                send_leader_and_isr(t, lay, still_live, epoch + 1, c, elected_isr)
+                set_controller(t, lay, c, epoch + 1, smaller, live)
+                send_leader_and_isr(t, lay, live, epoch + 1, c, smaller)
+                set_shutting_down(t, lay, b, True)
+                set_controlled_shutdowns(t, lay, count)
                 k += 1
         elif has(isr, b) and size_of(isr) > 1:
             if not epoch_available(s, lay, cfg):
                 continue
-            begin(s, out, acts, k, CONTROLLER_HANDLE_BROKER_FAILURE, b, leader)
+            begin(s, out, acts, k, CONTROLLER_HANDLE_CONTROLLED_SHUTDOWN, b, leader)
             t = out[k]
-            smaller = isr & ~(1 << b)
-            set_controller(t, lay, leader, epoch + 1, smaller, still_live)
-            send_leader_and_isr(t, lay, still_live, epoch + 1, leader, smaller)
+            set_controller(t, lay, leader, epoch + 1, smaller, live)
+            send_leader_and_isr(t, lay, live, epoch + 1, leader, smaller)
+            set_shutting_down(t, lay, b, True)
+            set_controlled_shutdowns(t, lay, count)
             k += 1
         else:
-            begin(s, out, acts, k, CONTROLLER_HANDLE_BROKER_FAILURE, b, leader)
+            begin(s, out, acts, k, CONTROLLER_HANDLE_CONTROLLED_SHUTDOWN, b, leader)
             t = out[k]
-            set_controller_live(t, lay, still_live)
+            set_shutting_down(t, lay, b, True)
+            set_controlled_shutdowns(t, lay, count)
             k += 1
     return k
 
@@ -401,10 +523,31 @@ def controller_handle_broker_failure(s, lay, cfg, out, acts, k):
 # ------------------------------------------------------------------------------ crashes
 
 @kernel
+def stop_broker(t, lay, cfg, b):
+    """What stopping does to a broker, however it stops: its memory is gone (role, epoch,
+    followers' LEOs, fetch state, parked requests, requests on their way to it); on restart its
+    HW is read back from its checkpoint file (the current HW unless --hw-checkpoint interval)."""
+    set_alive(t, lay, b, False)
+    hw = high_watermark(t, lay, b)
+    if cfg[HW_CHECKPOINT_INTERVAL] != 0:
+        hw = checkpointed_hw(t, lay, b)
+    set_high_watermark(t, lay, b, min(hw, log_end_offset(t, lay, b)))
+    set_leader_epoch(t, lay, b, UNDEFINED_EPOCH)
+    set_leader_of(t, lay, b, NO_LEADER)
+    set_isr_of(t, lay, b, 0)
+    forget_remote_leos(t, lay, b)
+    set_truncating(t, lay, b, False)
+    clear_fetch_response(t, lay, b)
+    if cfg[POWER_LOSS] == 0:
+        set_flushed_offset(t, lay, b, 0)
+    drop_all_leader_and_isr(t, lay, b)
+    fail_parked_produce(t, lay, b)
+
+
+@kernel
 def broker_crash(s, lay, cfg, out, acts, k):
-    """BrokerCrash(broker): the process stops. Its memory is gone (role, epoch, followers'
-    LEOs, fetch state, parked requests, requests on their way to it); with power-loss crashes
-    so are the records not yet flushed (bounded by max-unflushed-losses)."""
+    """BrokerCrash(broker): the process stops (``stop_broker``); with power-loss crashes the
+    records not yet flushed are lost too (bounded by max-unflushed-losses)."""
     if crashes(s, lay) >= cfg[MAX_CRASHES]:
         return k
     power_loss = cfg[POWER_LOSS] != 0
@@ -419,36 +562,59 @@ def broker_crash(s, lay, cfg, out, acts, k):
         if loses:
             truncate_to(t, lay, b, flushed_offset(s, lay, b))
             set_unflushed_losses(t, lay, unflushed_losses(s, lay) + 1)
-        set_alive(t, lay, b, False)
-        set_high_watermark(t, lay, b, min(high_watermark(t, lay, b), log_end_offset(t, lay, b)))
-        set_leader_epoch(t, lay, b, UNDEFINED_EPOCH)
-        set_leader_of(t, lay, b, NO_LEADER)
-        set_isr_of(t, lay, b, 0)
-        forget_remote_leos(t, lay, b)
-        set_truncating(t, lay, b, False)
-        clear_fetch_response(t, lay, b)
-        if not power_loss:
-            set_flushed_offset(t, lay, b, 0)
-        drop_all_leader_and_isr(t, lay, b)
-        fail_parked_produce(t, lay, b)
+        stop_broker(t, lay, cfg, b)
         set_crashes(t, lay, crashes(s, lay) + 1)
         k += 1
     return k
 
 
 @kernel
+def broker_shutdown(s, lay, cfg, out, acts, k):
+    """BrokerShutdown(broker): a broker whose controlled shutdown the controller has handled
+    stops cleanly (``KafkaServer.shutdown``): its log is flushed and its HW checkpointed
+    (``ReplicaManager.shutdown(checkpointHW = true)``), so nothing is lost."""
+    if cfg[MAX_CONTROLLED_SHUTDOWNS] == 0:
+        return k
+    for b in range(broker_count(lay)):
+        if not is_alive(s, lay, b) or not is_shutting_down(s, lay, b):
+            continue
+        begin(s, out, acts, k, BROKER_SHUTDOWN, b, NO_ARG)
+        t = out[k]
+        if cfg[POWER_LOSS] != 0:
+            set_flushed_offset(t, lay, b, log_end_offset(t, lay, b))
+        if cfg[HW_CHECKPOINT_INTERVAL] != 0:
+            set_checkpointed_hw(t, lay, b, high_watermark(t, lay, b))
+        stop_broker(t, lay, cfg, b)
+        k += 1
+    return k
+
+
+@kernel
+def checkpoint_high_watermark(s, lay, cfg, out, acts, k):
+    """CheckpointHighWatermark(broker): the broker writes its HW to its checkpoint file
+    (``ReplicaManager.checkpointHighWatermarks``, every
+    ``replica.high.watermark.checkpoint.interval.ms``, 5 s by default), so any time; between two
+    checkpoints a restart brings back the older HW (--hw-checkpoint interval only)."""
+    if cfg[HW_CHECKPOINT_INTERVAL] == 0:
+        return k
+    for b in range(broker_count(lay)):
+        if is_alive(s, lay, b) and checkpointed_hw(s, lay, b) != high_watermark(s, lay, b):
+            begin(s, out, acts, k, CHECKPOINT_HIGH_WATERMARK, b, NO_ARG)
+            set_checkpointed_hw(out[k], lay, b, high_watermark(s, lay, b))
+            k += 1
+    return k
+
+
+@kernel
 def broker_restart(s, lay, cfg, out, acts, k):
-    """BrokerRestart(broker): the broker recovers its log, keeps its checkpointed HW and
-    registers; the controller sends it the partition's state (``onBrokerStartup``), electing it
-    first if the partition is offline and it may lead (an ISR member, or any broker with
-    unclean.leader.election.enable). Before KIP-380 (2.2) a broker that restarts before the
+    """BrokerRestart(broker): the broker recovers its log, reads its HW from its checkpoint and
+    registers; the controller sends it the partition's state (``onBrokerStartup``,
+    ``controller_register_broker``). Before KIP-380 (2.2) a broker that restarts before the
     controller noticed its failure comes back as if nothing happened, in the same leader epoch;
     since, its new broker epoch tells the controller it bounced, and the controller handles the
     failure first (``processBrokerChange``: ``onBrokerFailure`` then ``onBrokerStartup``), so
     the restart follows ControllerHandleBrokerFailure."""
-    leader = controller_leader(s, lay)
-    isr, live = controller_isr(s, lay), controller_live(s, lay)
-    epoch = controller_leader_epoch(s, lay)
+    live = controller_live(s, lay)
     bounce_noticed = cfg[RULE_BROKER_EPOCH] != 0
     for b in range(broker_count(lay)):
         if is_alive(s, lay, b):
@@ -459,16 +625,9 @@ def broker_restart(s, lay, cfg, out, acts, k):
         t = out[k]
         set_alive(t, lay, b, True)
         set_flushed_offset(t, lay, b, log_end_offset(t, lay, b) if cfg[POWER_LOSS] != 0 else 0)
-        c_leader, c_epoch, c_isr, c_live, targets = leader, epoch, isr, live, 1 << b
-        if not has(live, b):
-            c_live = live | (1 << b)
-            if leader == NO_LEADER and epoch_available(s, lay, cfg):
-                if has(isr, b):
-                    c_leader, c_epoch, targets = b, epoch + 1, c_live
-                elif cfg[UNCLEAN_LEADER_ELECTION] != 0:
-                    c_leader, c_epoch, c_isr, targets = b, epoch + 1, 1 << b, c_live
-        set_controller(t, lay, c_leader, c_epoch, c_isr, c_live)
-        send_leader_and_isr(t, lay, targets, c_epoch, c_leader, c_isr)
+        if cfg[MAX_CONTROLLED_SHUTDOWNS] > 0:
+            set_shutting_down(t, lay, b, False)
+        controller_register_broker(s, t, lay, cfg, b)
         k += 1
     return k
 
@@ -507,4 +666,9 @@ def successors(s, lay, cfg, out, acts):
     k = broker_crash(s, lay, cfg, out, acts, k)
     k = broker_restart(s, lay, cfg, out, acts, k)
     k = flush_log(s, lay, cfg, out, acts, k)
+    k = checkpoint_high_watermark(s, lay, cfg, out, acts, k)
+    k = controller_handle_controlled_shutdown(s, lay, cfg, out, acts, k)
+    k = broker_shutdown(s, lay, cfg, out, acts, k)
+    k = controller_fence_broker(s, lay, cfg, out, acts, k)
+    k = controller_unfence_broker(s, lay, cfg, out, acts, k)
     return k

@@ -38,7 +38,7 @@ _POSITIONS: dict[tuple, _Positions] = {}
 
 def _positions(lay: L.Layout) -> _Positions:
     """The positions of ``lay``'s fields (a layout is determined by its three sizes)."""
-    key = (lay.n_brokers, lay.n_records, lay.n_epochs)
+    key = (lay.n_brokers, lay.n_records, lay.n_epochs, lay.features)
     found = _POSITIONS.get(key)
     if found is None:
         found = _POSITIONS[key] = _Positions(lay)
@@ -125,6 +125,7 @@ def encode(state: ClusterState, lay: L.Layout) -> np.ndarray:
             for i, (rid, ep) in enumerate(records):
                 v[p[L.RESPONSE_RECORD] + i] = rid
                 v[p[L.RESPONSE_EPOCHS] + i] = ep
+    _encode_optional(state, lay, pos, v)
     for b, epoch, leader, isr in state.leader_and_isr:
         if not 0 <= b < n:
             raise SlotOverflow(f"a LeaderAndIsr request goes to broker {b}, which does not exist")
@@ -140,6 +141,31 @@ def encode(state: ClusterState, lay: L.Layout) -> np.ndarray:
         return np.array(v, dtype=np.int8)
     except OverflowError:
         raise SlotOverflow("a value of the state does not fit a state slot (-128..127)") from None
+
+
+def _encode_optional(state: ClusterState, lay: L.Layout, pos, v: list) -> None:
+    """The fields of the layout's optional features; a state that uses a feature the layout
+    lacks (a trace of another configuration) does not fit it."""
+    g = pos.g
+    features = {
+        "hw_checkpoint": any(r.checkpointed_hw != -1 for r in state.replicas),
+        "controlled_shutdown": state.controlled_shutdowns or any(r.shutting_down for r in state.replicas),
+        "session_expiry": state.session_expiries,
+    }
+    for feature, used in features.items():
+        if used and not lay.has(feature):
+            raise SlotOverflow(f"the state uses {feature.replace('_', ' ')}, which this "
+                               "configuration does not model")
+    if lay.has("controlled_shutdown"):
+        v[g[L.CONTROLLED_SHUTDOWNS]] = state.controlled_shutdowns
+    if lay.has("session_expiry"):
+        v[g[L.SESSION_EXPIRIES]] = state.session_expiries
+    for b, r in enumerate(state.replicas):
+        p = pos.b[b]
+        if lay.has("hw_checkpoint"):
+            v[p[L.CHECKPOINTED_HW]] = r.checkpointed_hw
+        if lay.has("controlled_shutdown"):
+            v[p[L.SHUTTING_DOWN]] = 1 if r.shutting_down else 0
 
 
 def _check_record(rid: int, slots: int) -> None:
@@ -181,6 +207,8 @@ def decode(row, lay: L.Layout) -> ClusterState:
             truncating=bool(v[p[L.TRUNCATING]]),
             fetch_response=response,
             flushed_offset=v[p[L.FLUSHED_OFFSET]],
+            checkpointed_hw=v[p[L.CHECKPOINTED_HW]] if lay.has("hw_checkpoint") else -1,
+            shutting_down=bool(v[p[L.SHUTTING_DOWN]]) if lay.has("controlled_shutdown") else False,
         ))
         lai = p[L.LAI]
         for e in range(epochs):
@@ -212,6 +240,8 @@ def decode(row, lay: L.Layout) -> ClusterState:
         records_written=v[g[L.RECORDS_WRITTEN]],
         crashes=v[g[L.CRASHES]],
         unflushed_losses=v[g[L.UNFLUSHED_LOSSES]],
+        controlled_shutdowns=v[g[L.CONTROLLED_SHUTDOWNS]] if lay.has("controlled_shutdown") else 0,
+        session_expiries=v[g[L.SESSION_EXPIRIES]] if lay.has("session_expiry") else 0,
     )
 
 

@@ -11,6 +11,11 @@ from __future__ import annotations
 from model.kernel.jit import kernel
 
 from model.kernel.layout import (
+    CHECKPOINTED_HW, CONTROLLED_SHUTDOWNS, CONTROLLER_EPOCH, CONTROLLER_EPOCH_SEEN,
+    CONTROLLER_FAILOVERS, DELAYED_FETCHES, FETCH_REQUEST, FETCH_REQUEST_EPOCH,
+    FETCH_REQUEST_LEADER, FETCH_REQUEST_OFFSET, LAI_CONTROLLER_EPOCH, READ_OFFSET,
+    SESSION_EXPIRIES, SHUTTING_DOWN, ZLAI, ZLAI_ISR, ZLAI_LEADER, ZOMBIE,
+    ZOMBIE_CONTROLLER_EPOCH, ZOMBIE_ISR, ZOMBIE_LEADER, ZOMBIE_LEADER_EPOCH, ZOMBIE_LIVE,
     ACK_LEADER, ACK_OFFSET, ACK_STATE, ALIVE, BROKER0, BROKER_STRIDE, CONTROLLER_ISR,
     CONTROLLER_LEADER, CONTROLLER_LEADER_EPOCH, CONTROLLER_LIVE, CRASHES, FLUSHED_OFFSET,
     HIGH_WATERMARK, ISR, LAI, LAI_ISR, LAI_LEADER, LEADER, LEADER_EPOCH, LOG_END_OFFSET, LOG_EPOCH,
@@ -327,14 +332,17 @@ def leader_and_isr_isr(s, lay, b, epoch):
 
 @kernel
 def put_leader_and_isr(s, lay, b, epoch, leader, isr):
-    """Queue LeaderAndIsr(epoch, leader, isr) to ``b``. One request per (broker, epoch) fits:
-    a second one with other contents would be a state this layout cannot hold."""
+    """Queue LeaderAndIsr(epoch, leader, isr) to ``b``. One request per (broker, epoch) fits. A
+    second one for the same epoch can only differ in the ISR (the leader changed it in between)
+    and goes to a follower, which ignores the ISR: the newer replaces the older. Two leaders in
+    one epoch would be a state this layout cannot hold."""
     if epoch < 0 or epoch >= lay[N_EPOCHS]:
         raise SlotOverflow("a LeaderAndIsr request carries an epoch beyond the epoch slots")
     if s[at(lay, b, LAI) + epoch] != 0:
-        if s[at(lay, b, LAI_LEADER) + epoch] != leader or s[at(lay, b, LAI_ISR) + epoch] != isr:
-            raise SlotOverflow("two different LeaderAndIsr requests for one broker and epoch")
-        return
+        if s[at(lay, b, LAI_LEADER) + epoch] != leader:
+            raise SlotOverflow("two LeaderAndIsr requests with different leaders for one epoch")
+        if leader == b and s[at(lay, b, LAI_ISR) + epoch] != isr:
+            raise SlotOverflow("two LeaderAndIsr requests making a broker leader with different ISRs")
     s[at(lay, b, LAI) + epoch] = 1
     s[at(lay, b, LAI_LEADER) + epoch] = leader
     s[at(lay, b, LAI_ISR) + epoch] = isr
@@ -481,3 +489,240 @@ def set_visible(s, lay, i, record_id):
 @kernel
 def set_visible_count(s, lay, n):
     s[lay[VISIBLE_LEN]] = n
+
+
+# ------------------------------------------------------------------------------ optional fields
+# Each group below exists only in layouts with its feature (``layout.FEATURES``); an action
+# touches them only under the switch that turns the feature on (``model/kernel/params.py``).
+
+# -- the HW checkpoint file (--hw-checkpoint interval)
+
+@kernel
+def checkpointed_hw(s, lay, b):
+    """The HW in broker ``b``'s ``replication-offset-checkpoint`` file: what a restart reads."""
+    return s[at(lay, b, CHECKPOINTED_HW)]
+
+
+@kernel
+def set_checkpointed_hw(s, lay, b, hw):
+    s[at(lay, b, CHECKPOINTED_HW)] = hw
+
+
+# -- controlled shutdown
+
+@kernel
+def controlled_shutdowns(s, lay):
+    return s[lay[CONTROLLED_SHUTDOWNS]]
+
+
+@kernel
+def set_controlled_shutdowns(s, lay, n):
+    s[lay[CONTROLLED_SHUTDOWNS]] = n
+
+
+@kernel
+def is_shutting_down(s, lay, b):
+    """The controller has handled ``b``'s ControlledShutdown request; ``b`` stops next."""
+    return s[at(lay, b, SHUTTING_DOWN)] != 0
+
+
+@kernel
+def set_shutting_down(s, lay, b, value):
+    s[at(lay, b, SHUTTING_DOWN)] = 1 if value else 0
+
+
+# -- session expiry of a running broker
+
+@kernel
+def session_expiries(s, lay):
+    return s[lay[SESSION_EXPIRIES]]
+
+
+@kernel
+def set_session_expiries(s, lay, n):
+    s[lay[SESSION_EXPIRIES]] = n
+
+
+# -- controller failover (ZooKeeper): controller epochs and the zombie controller
+
+@kernel
+def controller_failovers(s, lay):
+    return s[lay[CONTROLLER_FAILOVERS]]
+
+
+@kernel
+def set_controller_failovers(s, lay, n):
+    s[lay[CONTROLLER_FAILOVERS]] = n
+
+
+@kernel
+def controller_epoch(s, lay):
+    """The active controller's epoch (ZooKeeper's ``/controller_epoch``)."""
+    return s[lay[CONTROLLER_EPOCH]]
+
+
+@kernel
+def set_controller_epoch(s, lay, epoch):
+    s[lay[CONTROLLER_EPOCH]] = epoch
+
+
+@kernel
+def controller_epoch_seen(s, lay, b):
+    """The newest controller epoch broker ``b`` has obeyed (``ReplicaManager.controllerEpoch``)."""
+    return s[at(lay, b, CONTROLLER_EPOCH_SEEN)]
+
+
+@kernel
+def set_controller_epoch_seen(s, lay, b, epoch):
+    s[at(lay, b, CONTROLLER_EPOCH_SEEN)] = epoch
+
+
+@kernel
+def leader_and_isr_controller_epoch(s, lay, b, epoch):
+    """The controller epoch of the LeaderAndIsr for ``epoch`` on its way to ``b``."""
+    return s[at(lay, b, LAI_CONTROLLER_EPOCH) + epoch]
+
+
+@kernel
+def set_leader_and_isr_controller_epoch(s, lay, b, epoch, controller_epoch):
+    s[at(lay, b, LAI_CONTROLLER_EPOCH) + epoch] = controller_epoch
+
+
+@kernel
+def has_zombie_controller(s, lay):
+    return s[lay[ZOMBIE]] != 0
+
+
+@kernel
+def zombie_controller_epoch(s, lay):
+    return s[lay[ZOMBIE_CONTROLLER_EPOCH]]
+
+
+@kernel
+def zombie_leader(s, lay):
+    return s[lay[ZOMBIE_LEADER]]
+
+
+@kernel
+def zombie_leader_epoch(s, lay):
+    return s[lay[ZOMBIE_LEADER_EPOCH]]
+
+
+@kernel
+def zombie_isr(s, lay):
+    return s[lay[ZOMBIE_ISR]]
+
+
+@kernel
+def zombie_live(s, lay):
+    return s[lay[ZOMBIE_LIVE]]
+
+
+@kernel
+def set_zombie_controller(s, lay, present, controller_epoch, leader, leader_epoch, isr, live):
+    s[lay[ZOMBIE]] = 1 if present else 0
+    s[lay[ZOMBIE_CONTROLLER_EPOCH]] = controller_epoch
+    s[lay[ZOMBIE_LEADER]] = leader
+    s[lay[ZOMBIE_LEADER_EPOCH]] = leader_epoch
+    s[lay[ZOMBIE_ISR]] = isr
+    s[lay[ZOMBIE_LIVE]] = live
+
+
+@kernel
+def zombie_request_pending(s, lay, b, epoch):
+    """Is a zombie controller's LeaderAndIsr for leader epoch ``epoch`` on its way to ``b``?"""
+    return s[at(lay, b, ZLAI) + epoch] != 0
+
+
+@kernel
+def zombie_request_leader(s, lay, b, epoch):
+    return s[at(lay, b, ZLAI_LEADER) + epoch]
+
+
+@kernel
+def zombie_request_isr(s, lay, b, epoch):
+    return s[at(lay, b, ZLAI_ISR) + epoch]
+
+
+@kernel
+def put_zombie_request(s, lay, b, epoch, leader, isr):
+    """Queue a zombie controller's LeaderAndIsr(epoch, leader, isr) to ``b`` (its controller
+    epoch is the zombie's, ``zombie_controller_epoch``)."""
+    if epoch < 0 or epoch >= lay[N_EPOCHS]:
+        raise SlotOverflow("a LeaderAndIsr request carries an epoch beyond the epoch slots")
+    if s[at(lay, b, ZLAI) + epoch] != 0:
+        if s[at(lay, b, ZLAI_LEADER) + epoch] != leader or s[at(lay, b, ZLAI_ISR) + epoch] != isr:
+            raise SlotOverflow("two different zombie LeaderAndIsr requests for one broker and epoch")
+        return
+    s[at(lay, b, ZLAI) + epoch] = 1
+    s[at(lay, b, ZLAI_LEADER) + epoch] = leader
+    s[at(lay, b, ZLAI_ISR) + epoch] = isr
+
+
+@kernel
+def drop_zombie_request(s, lay, b, epoch):
+    s[at(lay, b, ZLAI) + epoch] = 0
+    s[at(lay, b, ZLAI_LEADER) + epoch] = 0
+    s[at(lay, b, ZLAI_ISR) + epoch] = 0
+
+
+# -- delayed fetch requests
+
+@kernel
+def delayed_fetches(s, lay):
+    return s[lay[DELAYED_FETCHES]]
+
+
+@kernel
+def set_delayed_fetches(s, lay, n):
+    s[lay[DELAYED_FETCHES]] = n
+
+
+@kernel
+def has_delayed_fetch(s, lay, f):
+    """Is a fetch from ``f`` still on its way to (or parked at) a leader?"""
+    return s[at(lay, f, FETCH_REQUEST)] != 0
+
+
+@kernel
+def delayed_fetch_leader(s, lay, f):
+    return s[at(lay, f, FETCH_REQUEST_LEADER)]
+
+
+@kernel
+def delayed_fetch_epoch(s, lay, f):
+    return s[at(lay, f, FETCH_REQUEST_EPOCH)]
+
+
+@kernel
+def delayed_fetch_offset(s, lay, f):
+    return s[at(lay, f, FETCH_REQUEST_OFFSET)]
+
+
+@kernel
+def put_delayed_fetch(s, lay, f, leader, epoch, offset):
+    s[at(lay, f, FETCH_REQUEST)] = 1
+    s[at(lay, f, FETCH_REQUEST_LEADER)] = leader
+    s[at(lay, f, FETCH_REQUEST_EPOCH)] = epoch
+    s[at(lay, f, FETCH_REQUEST_OFFSET)] = offset
+
+
+@kernel
+def clear_delayed_fetch(s, lay, f):
+    s[at(lay, f, FETCH_REQUEST)] = 0
+    s[at(lay, f, FETCH_REQUEST_LEADER)] = 0
+    s[at(lay, f, FETCH_REQUEST_EPOCH)] = 0
+    s[at(lay, f, FETCH_REQUEST_OFFSET)] = 0
+
+
+# -- consumer reads (the no-read-loss property's history)
+
+@kernel
+def read_offset(s, lay, record_id):
+    """The offset a consumer read ``record_id`` at (-1 if no consumer could have read it)."""
+    return s[lay[READ_OFFSET] + record_id - 1]
+
+
+@kernel
+def set_read_offset(s, lay, record_id, offset):
+    s[lay[READ_OFFSET] + record_id - 1] = offset

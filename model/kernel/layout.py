@@ -98,11 +98,47 @@ LAI = _slot("lai")  # per leader epoch: 1 if a LeaderAndIsr for that epoch is on
 LAI_LEADER = _slot("lai_leader")
 LAI_ISR = _slot("lai_isr")
 
+# -- optional fields: present only when the configuration uses the feature (``FEATURES``)
+CONTROLLED_SHUTDOWNS = _slot("controlled_shutdowns")  # counter (a bound)
+SESSION_EXPIRIES = _slot("session_expiries")  # counter (a bound)
+CONTROLLER_FAILOVERS = _slot("controller_failovers")  # counter (a bound)
+DELAYED_FETCHES = _slot("delayed_fetches")  # counter (a bound)
+CONTROLLER_EPOCH = _slot("controller_epoch")  # the active controller's epoch (ZooKeeper)
+ZOMBIE = _slot("zombie")  # 1 while a deposed controller still believes it is the controller
+ZOMBIE_CONTROLLER_EPOCH = _slot("zombie_controller_epoch")
+ZOMBIE_LEADER = _slot("zombie_leader")  # the zombie's (stale) view of the partition ...
+ZOMBIE_LEADER_EPOCH = _slot("zombie_leader_epoch")
+ZOMBIE_ISR = _slot("zombie_isr")
+ZOMBIE_LIVE = _slot("zombie_live")
+READ_OFFSET = _slot("read_offset")  # per record: the offset a consumer read it at (-1: never)
+CHECKPOINTED_HW = _slot("checkpointed_hw")  # the HW in the broker's checkpoint file
+SHUTTING_DOWN = _slot("shutting_down")  # the controller has handled its controlled shutdown
+CONTROLLER_EPOCH_SEEN = _slot("controller_epoch_seen")  # the newest controller epoch it obeyed
+LAI_CONTROLLER_EPOCH = _slot("lai_controller_epoch")  # per leader epoch: the sender's epoch
+ZLAI = _slot("zlai")  # per leader epoch: a zombie controller's LeaderAndIsr on its way here
+ZLAI_LEADER = _slot("zlai_leader")
+ZLAI_ISR = _slot("zlai_isr")
+FETCH_REQUEST = _slot("fetch_request")  # a delayed fetch from this broker, on its way: 1 if any
+FETCH_REQUEST_LEADER = _slot("fetch_request_leader")  # the broker it was sent to
+FETCH_REQUEST_EPOCH = _slot("fetch_request_epoch")  # the sender's leader epoch when it sent it
+FETCH_REQUEST_OFFSET = _slot("fetch_request_offset")  # its fetch offset (the sender's LEO then)
+
 SLOT_COUNT = len(_slot_names)
 SLOT_NAMES = tuple(_slot_names)
 
+FEATURES = (
+    "hw_checkpoint",  # --hw-checkpoint interval
+    "controlled_shutdown",  # --max-controlled-shutdowns > 0
+    "session_expiry",  # --max-session-expiries > 0
+    "controller_failover",  # --max-controller-failovers > 0
+    "delayed_fetch",  # --max-delayed-fetches > 0
+    "reads",  # consumer reads tracked (the no-read-loss property)
+)
+"""Optional groups of fields. A configuration that does not use a feature gets rows without its
+fields (width 0), so a feature costs nothing, in bytes or states, when it is off."""
 
-def _global_fields(n: int, records: int, epochs: int) -> tuple:
+
+def _global_fields(n: int, records: int, epochs: int, on) -> tuple:
     return (
         (RECORDS_WRITTEN, 1, PLAIN),
         (CRASHES, 1, PLAIN),
@@ -116,10 +152,22 @@ def _global_fields(n: int, records: int, epochs: int) -> tuple:
         (ACK_OFFSET, records, PLAIN),
         (VISIBLE_LEN, 1, PLAIN),
         (VISIBLE, records, PLAIN),
+        (CONTROLLED_SHUTDOWNS, on("controlled_shutdown"), PLAIN),
+        (SESSION_EXPIRIES, on("session_expiry"), PLAIN),
+        (CONTROLLER_FAILOVERS, on("controller_failover"), PLAIN),
+        (DELAYED_FETCHES, on("delayed_fetch"), PLAIN),
+        (CONTROLLER_EPOCH, on("controller_failover"), PLAIN),
+        (ZOMBIE, on("controller_failover"), PLAIN),
+        (ZOMBIE_CONTROLLER_EPOCH, on("controller_failover"), PLAIN),
+        (ZOMBIE_LEADER, on("controller_failover"), BROKER),
+        (ZOMBIE_LEADER_EPOCH, on("controller_failover"), PLAIN),
+        (ZOMBIE_ISR, on("controller_failover"), MASK),
+        (ZOMBIE_LIVE, on("controller_failover"), MASK),
+        (READ_OFFSET, records * on("reads"), PLAIN),
     )
 
 
-def _block_fields(n: int, records: int, epochs: int) -> tuple:
+def _block_fields(n: int, records: int, epochs: int, on) -> tuple:
     return (
         (ALIVE, 1, PLAIN),
         (LEADER_EPOCH, 1, PLAIN),
@@ -144,6 +192,17 @@ def _block_fields(n: int, records: int, epochs: int) -> tuple:
         (LAI, epochs, PLAIN),
         (LAI_LEADER, epochs, BROKER),
         (LAI_ISR, epochs, MASK),
+        (CHECKPOINTED_HW, on("hw_checkpoint"), PLAIN),
+        (SHUTTING_DOWN, on("controlled_shutdown"), PLAIN),
+        (CONTROLLER_EPOCH_SEEN, on("controller_failover"), PLAIN),
+        (LAI_CONTROLLER_EPOCH, epochs * on("controller_failover"), PLAIN),
+        (ZLAI, epochs * on("controller_failover"), PLAIN),
+        (ZLAI_LEADER, epochs * on("controller_failover"), BROKER),
+        (ZLAI_ISR, epochs * on("controller_failover"), MASK),
+        (FETCH_REQUEST, on("delayed_fetch"), PLAIN),
+        (FETCH_REQUEST_LEADER, on("delayed_fetch"), BROKER),
+        (FETCH_REQUEST_EPOCH, on("delayed_fetch"), PLAIN),
+        (FETCH_REQUEST_OFFSET, on("delayed_fetch"), PLAIN),
     )
 
 
@@ -169,6 +228,11 @@ class Layout:
     n_epochs: int
     global_fields: tuple = field(default=())
     block_fields: tuple = field(default=())
+    features: frozenset = field(default=frozenset())
+
+    def has(self, feature: str) -> bool:
+        """Does this layout hold ``feature``'s fields (``FEATURES``)?"""
+        return feature in self.features
 
     def position(self, slot: int, broker: int | None = None) -> int:
         """The row position of a field (for a broker field, of that broker's copy)."""
@@ -191,21 +255,29 @@ class Layout:
         return lines
 
 
-def build_layout(n_brokers: int, n_records: int, n_epochs: int) -> Layout:
-    """The layout for ``n_brokers`` replicas, ``n_records`` record slots and leader epochs
-    ``0 .. n_epochs - 1`` carried by requests."""
+def build_layout(n_brokers: int, n_records: int, n_epochs: int, features=()) -> Layout:
+    """The layout for ``n_brokers`` replicas, ``n_records`` record slots, leader epochs
+    ``0 .. n_epochs - 1`` carried by requests, and the optional ``features``."""
+    features = frozenset(features)
+    unknown = features - set(FEATURES)
+    if unknown:
+        raise ValueError(f"unknown layout features {sorted(unknown)}")
+
+    def on(feature: str) -> int:
+        return 1 if feature in features else 0
+
     lay = np.zeros(SLOT_COUNT, dtype=np.int32)
     lay[N_BROKERS], lay[N_RECORDS], lay[N_EPOCHS] = n_brokers, n_records, n_epochs
     global_specs, block_specs = [], []
     pos = 0
-    for slot, count, kind in _global_fields(n_brokers, n_records, n_epochs):
+    for slot, count, kind in _global_fields(n_brokers, n_records, n_epochs, on):
         lay[slot] = pos
         global_specs.append(FieldSpec(SLOT_NAMES[slot], pos, count, kind))
         pos += count
     pos = (pos + 7) // 8 * 8  # blocks start on a 64-bit word, so a renaming moves them by words
     lay[BROKER0] = pos
     inner = 0
-    for slot, count, kind in _block_fields(n_brokers, n_records, n_epochs):
+    for slot, count, kind in _block_fields(n_brokers, n_records, n_epochs, on):
         lay[slot] = inner
         block_specs.append(FieldSpec(SLOT_NAMES[slot], inner, count, kind))
         inner += count
@@ -223,7 +295,8 @@ def build_layout(n_brokers: int, n_records: int, n_epochs: int) -> Layout:
     for f in block_specs:
         tables += [f.offset, f.count, f.kind]
     array = np.concatenate([lay, np.array(tables, dtype=np.int32)]).astype(np.int32)
-    return Layout(array, width, n_brokers, n_records, n_epochs, tuple(global_specs), tuple(block_specs))
+    return Layout(array, width, n_brokers, n_records, n_epochs, tuple(global_specs),
+                  tuple(block_specs), features)
 
 
 def broker_orders(n_brokers: int) -> np.ndarray:

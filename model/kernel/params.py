@@ -27,6 +27,14 @@ MAX_RECORDS = _param("max_records")
 MAX_LEADER_EPOCH = _param("max_leader_epoch")
 MAX_CRASHES = _param("max_crashes")
 MAX_UNFLUSHED_LOSSES = _param("max_unflushed_losses")
+MAX_CONTROLLED_SHUTDOWNS = _param("max_controlled_shutdowns")
+MAX_SESSION_EXPIRIES = _param("max_session_expiries")
+MAX_CONTROLLER_FAILOVERS = _param("max_controller_failovers")
+MAX_DELAYED_FETCHES = _param("max_delayed_fetches")
+# -- environment settings
+HW_CHECKPOINT_INTERVAL = _param("hw_checkpoint_interval")  # 1: the HW checkpoint lags the HW
+TRACK_READS = _param("track_reads")  # 1: consumer reads are recorded (no-read-loss)
+FETCH_FROM_FOLLOWERS = _param("fetch_from_followers")  # KIP-392: followers serve consumers
 # -- protocol rules (model/rules.py names each, with its KIP or JIRA and releases)
 RULE_TRUNCATION = _param("truncation")  # TRUNCATE_TO_HW, TRUNCATE_BY_EPOCH_0_11 or TRUNCATE_BY_EPOCH_LOOP
 RULE_FENCED_FETCH = _param("fenced_fetch")  # KIP-320

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.config import ModelConfig
+from model.config import BOUND_NAMES, ModelConfig
 from model.errors import ConfigError
+from model.actions import ACTION_NAMES
 from model.kernel import params as P
 from model.kernel.codec import encode
 from model.kernel.layout import Layout, broker_orders, build_layout
@@ -49,15 +50,53 @@ class KernelSpec:
 
 
 def max_successors(n: int, epochs: int) -> int:
-    """An upper bound on the successors of one state (for buffer sizes)."""
-    per_broker = 8  # produce, fetch, response, truncate, elect, crash, restart, flush
-    return n * per_broker + 3 * n * n + n * epochs + 16
+    """An upper bound on the successors of one state (for buffer sizes): per broker a handful of
+    single-broker actions, per pair of brokers the ISR changes and the elections of each
+    controller action, per (broker, epoch) a LeaderAndIsr from each controller."""
+    per_broker = 16
+    return n * per_broker + 8 * n * n + 2 * n * epochs + 16
+
+
+def model_actions(config: ModelConfig) -> tuple:
+    """The actions ``config``'s model has, in the kernel's order: those of features it leaves
+    out (FlushLog without power loss, FollowerTruncate before KIP-101, the fault actions at a
+    bound of 0) cannot happen at all, so coverage does not list them."""
+    b = config.bounds
+    rules = set(config.rules)
+    absent = set()
+    if config.crash_model == "process":
+        absent.add("FlushLog")
+    if not rules & {"epoch-truncation", "epoch-truncation-loop"}:
+        absent.add("FollowerTruncate")
+    if config.hw_checkpoint != "interval":
+        absent.add("CheckpointHighWatermark")
+    if b.max_controlled_shutdowns == 0:
+        absent |= {"ControllerHandleControlledShutdown", "BrokerShutdown"}
+    if b.max_session_expiries == 0:
+        absent |= {"ControllerFenceBroker", "ControllerUnfenceBroker"}
+    if b.max_crashes == 0:
+        absent |= {"BrokerCrash", "BrokerRestart", "ControllerHandleBrokerFailure", "FlushLog"}
+    return tuple(a for a in ACTION_NAMES if a not in absent)
+
+
+def layout_features(config: ModelConfig) -> frozenset:
+    """The optional field groups (``layout.FEATURES``) ``config`` needs."""
+    b = config.bounds
+    on = {
+        "hw_checkpoint": config.hw_checkpoint == "interval",
+        "controlled_shutdown": b.max_controlled_shutdowns > 0,
+        "session_expiry": b.max_session_expiries > 0,
+        "controller_failover": b.max_controller_failovers > 0,
+        "delayed_fetch": b.max_delayed_fetches > 0,
+        "reads": config.fetch_from_followers,
+    }
+    return frozenset(name for name, wanted in on.items() if wanted)
 
 
 def kernel_spec(config: ModelConfig) -> KernelSpec:
     """The kernel's view of ``config``."""
     b = config.bounds
-    for name in ("max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses"):
+    for name in BOUND_NAMES:
         value = getattr(b, name)
         if value > MAX_KERNEL_BOUND:
             raise ConfigError(
@@ -65,7 +104,8 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
                 f"(at most {MAX_KERNEL_BOUND}); such a run could never finish anyway")
     n = config.replication_factor
     epochs = b.max_leader_epoch + 1
-    layout = build_layout(n, b.max_records, epochs)
+    features = layout_features(config)
+    layout = build_layout(n, b.max_records, epochs, features)
     cfg = np.zeros(P.PARAM_COUNT, dtype=np.int32)
     cfg[P.ACKS] = _ACKS[config.acks]
     cfg[P.MIN_INSYNC_REPLICAS] = config.min_insync_replicas
@@ -75,8 +115,18 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.MAX_LEADER_EPOCH] = b.max_leader_epoch
     cfg[P.MAX_CRASHES] = b.max_crashes
     cfg[P.MAX_UNFLUSHED_LOSSES] = b.max_unflushed_losses
+    cfg[P.MAX_CONTROLLED_SHUTDOWNS] = b.max_controlled_shutdowns
+    cfg[P.MAX_SESSION_EXPIRIES] = b.max_session_expiries
+    cfg[P.MAX_CONTROLLER_FAILOVERS] = b.max_controller_failovers
+    cfg[P.MAX_DELAYED_FETCHES] = b.max_delayed_fetches
+    cfg[P.HW_CHECKPOINT_INTERVAL] = 1 if "hw_checkpoint" in features else 0
+    cfg[P.TRACK_READS] = 1 if "reads" in features else 0
+    cfg[P.FETCH_FROM_FOLLOWERS] = 1 if config.fetch_from_followers else 0
     fill_rule_params(cfg, config.rules)
     orders = broker_orders(n) if config.symmetry else broker_orders(n)[:1]
-    initial = encode(initial_state(n), layout)
+    start = initial_state(n)
+    if "hw_checkpoint" in features:  # the checkpoint files hold the initial HW, 0
+        start = start._replace(replicas=tuple(r._replace(checkpointed_hw=0) for r in start.replicas))
+    initial = encode(start, layout)
     symmetry = symmetry_tables(layout, orders)
     return KernelSpec(config, layout, cfg, symmetry, initial, max_successors(n, epochs))

@@ -15,13 +15,42 @@ from model.kernel.fields import (
     log_end_offset, put_leader_and_isr, record_id_at, record_slots, remote_leo, set_ack, set_remote_leo,
     set_flushed_offset, set_high_watermark, set_isr_of, set_leader_epoch, set_leader_of,
     set_truncating, set_visible, set_visible_count, size_of, true_leader, truncate_to,
-    visible_count, visible_record, epoch_slots,
+    visible_count, visible_record, epoch_slots, controller_isr, controller_leader,
+    controller_leader_epoch, controller_live, set_controller,
 )
 from model.kernel.params import (
-    MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_EPOCH_CACHE_ON_ELECTION, RULE_HW_NEEDS_MIN_ISR, RULE_RESET_FOLLOWERS_ON_EPOCH,
+    MAX_LEADER_EPOCH, MIN_INSYNC_REPLICAS, POWER_LOSS, UNCLEAN_LEADER_ELECTION, RULE_EPOCH_CACHE_ON_ELECTION, RULE_HW_NEEDS_MIN_ISR, RULE_RESET_FOLLOWERS_ON_EPOCH,
     RULE_TRUNCATE_ON_EPOCH_CHANGE, RULE_TRUNCATION, TRUNCATE_BY_EPOCH_0_11, TRUNCATE_TO_HW,
 )
 from model.kernel.fields import UNDEFINED_EPOCH
+
+
+@kernel
+def epoch_available(s, lay, cfg):
+    """May the controller start another leader epoch (the max-leader-epoch bound)?"""
+    return controller_leader_epoch(s, lay) < cfg[MAX_LEADER_EPOCH]
+
+
+@kernel
+def controller_register_broker(s, t, lay, cfg, b):
+    """The controller learns that broker ``b`` is up (``KafkaController.onBrokerStartup``, a
+    KRaft registration or unfencing): ``b`` joins its live set and is sent the partition's
+    state; if the partition is offline and ``b`` may lead (an ISR member, or any broker with
+    unclean.leader.election.enable), ``b`` is elected first and every live broker told. Reads
+    the controller's state from ``s`` and writes ``t``."""
+    leader = controller_leader(s, lay)
+    isr, live = controller_isr(s, lay), controller_live(s, lay)
+    epoch = controller_leader_epoch(s, lay)
+    c_leader, c_epoch, c_isr, c_live, targets = leader, epoch, isr, live, 1 << b
+    if not has(live, b):
+        c_live = live | (1 << b)
+        if leader == NO_LEADER and epoch_available(s, lay, cfg):
+            if has(isr, b):
+                c_leader, c_epoch, targets = b, epoch + 1, c_live
+            elif cfg[UNCLEAN_LEADER_ELECTION] != 0:
+                c_leader, c_epoch, c_isr, targets = b, epoch + 1, 1 << b, c_live
+    set_controller(t, lay, c_leader, c_epoch, c_isr, c_live)
+    send_leader_and_isr(t, lay, targets, c_epoch, c_leader, c_isr)
 
 
 @kernel

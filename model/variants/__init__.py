@@ -12,7 +12,11 @@ __all__ = ["VARIANTS", "ReplicationModel", "action", "get_variant", "register_va
 
 def reference_supports(config) -> bool:
     """Whether the reference model has ``config``'s rules: a named protocol's preset, with or
-    without ``reset-followers-on-epoch`` (or a plugin protocol, which brings its own model)."""
+    without ``reset-followers-on-epoch`` (or a plugin protocol, which brings its own model), and
+    none of the later environment features (fault bounds, the lagging HW checkpoint, fetches
+    from followers), which exist only in the kernel."""
+    if config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers:
+        return False
     preset = PRESETS.get(config.protocol)
     return preset is None or set(config.rules) - {RESET_FOLLOWERS_ON_EPOCH.name} == set(preset)
 
@@ -27,6 +31,12 @@ def make_reference_model(config):
     engines built on this model (reference, bmc, k-induction, and Spark until it moves onto the
     kernel) refuse it with a ``ConfigError`` rather than check a different model."""
     cls = get_variant(config.protocol)
+    if config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers:
+        raise ConfigError(
+            "this engine models neither the fault bounds (--max-controlled-shutdowns, "
+            "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches) nor "
+            "--hw-checkpoint interval or --fetch-from-followers; they need the compiled engine "
+            "(--engine compiled)")
     if not reference_supports(config):
         preset, switch = PRESETS[config.protocol], RESET_FOLLOWERS_ON_EPOCH.name
         wanted = ", ".join(config.rules) or "none"

@@ -10,7 +10,7 @@ from model import Bounds, ModelConfig, make_model
 from model.kernel import layout as L
 from model.kernel.actions import begin
 from model.kernel.codec import decode, encode
-from model.kernel.fields import SlotOverflow, append_record, put_leader_and_isr, truncate_to
+from model.kernel.fields import SlotOverflow, append_record, put_leader_and_isr, leader_and_isr_isr, truncate_to
 from model.kernel.spec import kernel_spec
 from model.state import initial_state
 
@@ -106,13 +106,18 @@ def test_the_kernel_refuses_to_append_past_the_record_slots():
         append_record(row, spec.lay, 0, 2, 0)
 
 
-def test_the_kernel_refuses_two_different_requests_for_one_broker_and_epoch():
+def test_the_kernel_refuses_two_leaders_for_one_broker_and_epoch():
     spec = _spec()
     row = spec.initial.copy()
     put_leader_and_isr(row, spec.lay, 1, 1, 1, 0b11)
     put_leader_and_isr(row, spec.lay, 1, 1, 1, 0b11)  # the same request again: fine
-    with pytest.raises(SlotOverflow, match="two different LeaderAndIsr"):
+    with pytest.raises(SlotOverflow, match="different leaders for one epoch"):
         put_leader_and_isr(row, spec.lay, 1, 1, 0, 0b11)
+    with pytest.raises(SlotOverflow, match="leader with different ISRs"):
+        put_leader_and_isr(row, spec.lay, 1, 1, 1, 0b10)
+    put_leader_and_isr(row, spec.lay, 0, 1, 1, 0b11)  # to a follower, a newer ISR replaces the older
+    put_leader_and_isr(row, spec.lay, 0, 1, 1, 0b10)
+    assert leader_and_isr_isr(row, spec.lay, 0, 1) == 0b10
 
 
 def test_truncation_zeroes_the_freed_slots():

@@ -1,0 +1,143 @@
+"""The environment beyond crashes: the lagging HW checkpoint, controlled shutdown, and the
+controller losing a running broker (session expiry / missed heartbeats).
+
+Each is off unless asked for (--hw-checkpoint interval, --max-controlled-shutdowns,
+--max-session-expiries) and costs nothing then; these tests replay the story each one adds and
+pin what a small exploration finds.
+"""
+
+from dataclasses import replace
+
+from checker import HOLDS, VIOLATED
+from checker.trace import replay_actions
+from model import Action, make_model
+from model.config import ModelConfig
+from properties import PROPERTIES
+from tests.conftest import config, run
+
+A = Action
+
+
+def walk(cfg, *actions):
+    model = make_model(cfg)
+    return replay_actions(model, model.init_states()[0], [A(name, args) for name, args in actions])
+
+
+# ---------------------------------------------------------------- the HW checkpoint file
+
+def test_a_restart_brings_back_the_checkpointed_hw_not_the_last_one():
+    # the leader commits r1 (HW 1) but crashes before its next checkpoint: it restarts with HW 0
+    cfg = replace(config("kip-320", acks="all", min_isr=2), hw_checkpoint="interval")
+    trace = walk(cfg, ("ProduceRecord", (0,)), ("LeaderHandleFetch", (0, 1)),
+                 ("FollowerHandleFetchResponse", (1,)), ("LeaderHandleFetch", (0, 1)),
+                 ("BrokerCrash", (0,)))
+    assert trace.states[4].replicas[0].high_watermark == 1
+    assert trace.states[4].replicas[0].checkpointed_hw == 0
+    assert trace.states[-1].replicas[0].high_watermark == 0
+
+
+def test_a_checkpoint_makes_the_hw_survive_the_crash():
+    cfg = replace(config("kip-320"), hw_checkpoint="interval")
+    trace = walk(cfg, ("ProduceRecord", (0,)), ("LeaderHandleFetch", (0, 1)),
+                 ("FollowerHandleFetchResponse", (1,)), ("LeaderHandleFetch", (0, 1)),
+                 ("CheckpointHighWatermark", (0,)), ("BrokerCrash", (0,)))
+    assert trace.states[-1].replicas[0].high_watermark == 1
+
+
+def test_immediate_checkpoints_track_nothing_and_cost_nothing():
+    cfg = config("kip-320")
+    assert not make_model(cfg).spec.layout.has("hw_checkpoint")
+    assert make_model(replace(cfg, hw_checkpoint="interval")).spec.layout.has("hw_checkpoint")
+    assert run(cfg, "no-acked-loss").stats.distinct_states == 18874
+
+
+def test_the_lagging_checkpoint_keeps_kip_320_safe_at_rf2():
+    result = run(replace(config("kip-320"), hw_checkpoint="interval"))
+    assert {p.verdict for p in result.properties} == {HOLDS}
+    assert result.stats.distinct_states == 73218
+
+
+# ---------------------------------------------------------------- controlled shutdown
+
+def shutdowns(cfg, n=1):
+    return cfg.with_bounds(max_controlled_shutdowns=n)
+
+
+def test_a_controlled_shutdown_moves_leadership_then_the_broker_stops_clean():
+    cfg = shutdowns(replace(config("kip-320", crash="power-loss"), symmetry=False))
+    trace = walk(cfg, ("ProduceRecord", (0,)),
+                 ("ControllerHandleControlledShutdown", (0, 1)), ("BrokerShutdown", (0,)))
+    after_request, stopped = trace.states[2], trace.states[3]
+    assert after_request.controller.leader == 1 and after_request.controller.isr == (1,)
+    assert after_request.replicas[0].shutting_down and after_request.replicas[0].alive
+    # a clean stop flushes the log: power loss cannot take r1 from a broker that shut down
+    assert not stopped.replicas[0].alive and stopped.replicas[0].log == ((1, 0),)
+    assert stopped.replicas[0].flushed_offset == 1
+    assert stopped.controlled_shutdowns == 1 and stopped.crashes == 0
+
+
+def test_a_broker_in_controlled_shutdown_is_never_elected():
+    cfg = shutdowns(config("kip-320", rf=3, max_records=1))
+    model = make_model(cfg)
+    state = walk(cfg, ("ControllerHandleControlledShutdown", (1, 0))).states[-1]
+    elected = {a.args[0] for a, _ in model.successors(state) if a.name == "ControllerElectLeader"}
+    assert elected == {2}
+
+
+def test_the_sole_isr_member_cannot_shut_down_under_control():
+    # with no other ISR member to lead, the controller cannot move the partition: the broker
+    # would retry and then stop anyway (a crash), so no controlled shutdown is offered
+    cfg = shutdowns(config("kip-320", min_isr=1))
+    state = walk(cfg, ("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 1))).states[-1]
+    offered = [a for a, _ in make_model(cfg).successors(state)
+               if a.name == "ControllerHandleControlledShutdown" and a.args[0] == 0]
+    assert offered == []
+
+
+def test_controlled_shutdowns_keep_kafka_2_2_safe_at_rf2():
+    cfg = shutdowns(ModelConfig(replication_factor=2, kafka_version="2.2"))
+    result = run(cfg)
+    assert {p.verdict for p in result.properties} == {HOLDS}
+    assert result.stats.distinct_states == 61606
+
+
+# ---------------------------------------------------------------- a running broker fenced
+
+def expiries(cfg, n=1):
+    return cfg.with_bounds(max_session_expiries=n)
+
+
+def test_a_fenced_leader_is_a_zombie_that_still_takes_writes():
+    cfg = expiries(replace(config("kip-320", acks="1", min_isr=1), symmetry=False))
+    trace = walk(cfg, ("ControllerFenceBroker", (0, 1)), ("BecomeLeaderOrFollower", (1, 1)),
+                 ("ProduceRecord", (0,)))
+    zombie = trace.states[-1]
+    assert zombie.controller.leader == 1 and 0 not in zombie.controller.live_brokers
+    assert zombie.replicas[0].alive and zombie.replicas[0].leader == 0  # it has not heard
+    assert zombie.acked == ((1, 0),)  # acks=1: the zombie acknowledges ...
+    assert not PROPERTIES["no-acked-loss"](zombie)  # ... a record the true leader lacks
+
+
+def test_unfencing_sends_the_broker_the_partition_state():
+    cfg = expiries(replace(config("kip-320"), symmetry=False))
+    trace = walk(cfg, ("ControllerFenceBroker", (1, 0)), ("ControllerUnfenceBroker", (1,)))
+    fenced, back = trace.states[1], trace.states[2]
+    assert fenced.controller.isr == (0,) and fenced.controller.leader_epoch == 1
+    assert 1 in back.controller.live_brokers
+    assert (1, 1, 0, (0,)) in back.leader_and_isr
+
+
+def test_session_expiry_of_a_running_broker_keeps_kafka_2_2_safe_at_rf2():
+    result = run(expiries(ModelConfig(replication_factor=2, kafka_version="2.2")))
+    assert {p.verdict for p in result.properties} == {HOLDS}
+    assert result.stats.distinct_states == 59063
+
+
+def test_the_reference_engine_refuses_environment_features():
+    from model.errors import ConfigError
+    from model.variants import make_reference_model
+    import pytest
+
+    for cfg in (expiries(config()), shutdowns(config()), replace(config(), hw_checkpoint="interval")):
+        with pytest.raises(ConfigError, match="compiled engine"):
+            make_reference_model(cfg)
