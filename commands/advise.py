@@ -15,9 +15,8 @@ from checker.compiled import ensure_compiled
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import fail
 from gate.cache import GateCache, default_cache_dir
+from model.config import BOUND_NAMES
 from model.options import config_from_options
-
-BOUND_NAMES = ("max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses")
 
 
 def _replication_factors(text):
