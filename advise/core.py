@@ -51,7 +51,7 @@ class Advice:
     safety: dict = field(default_factory=dict)  # Settings -> CellResult
     availability: dict = field(default_factory=dict)  # Settings (process crashes) -> CellResult
     weakest: list = field(default_factory=list)  # Settings, per replication factor and release
-    changes: list = field(default_factory=list)  # Change
+    changes: list = field(default_factory=list)  # Change, for each step up from a kept cell
     seconds: float = 0.0
     notes: list = field(default_factory=list)
 
@@ -139,7 +139,7 @@ def _draw_advice(advice: Advice) -> None:
         for rf in advice.replication_factors:
             advice.weakest += weakest([s for s in keeping
                                        if s.replication_factor == rf and s.release == rel])
-    for s in advice.weakest:
+    for s in keeping:  # every step up from a setting that keeps the goal
         for setting, step, to in stronger_steps(s, advice.replication_factors):
             if to not in advice.safety:
                 continue

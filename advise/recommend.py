@@ -8,8 +8,8 @@ does not count as kept.
 
 The weakest settings keeping the goal are the minimal elements, under the weak-to-strong order
 of ``Settings``, of the cells that keep it, at each replication factor (an operator rarely
-changes the replication factor of a topic to relax other settings). For each of them and each setting one step
-stronger (one more replica, acks 1 -> all, one more min.insync.replicas, unclean election off,
+changes the replication factor of a topic to relax other settings). For each cell that keeps
+the goal and each setting one step stronger (one more replica, acks 1 -> all, one more min.insync.replicas, unclean election off,
 an fsync per write), the change says what the explorer found different: properties that now
 hold or are now violated, availability answers that turn good or bad. What kmc does not model
 (latency, throughput, disk) is named as such, never presented as found.

@@ -22,8 +22,10 @@ def _invariants() -> list:
 
 
 def _bounds_text(b) -> str:
+    faults = "".join(f", {k.replace('_', '-')}={v}" for k, v in b.faults().items())
     return (f"max-records={b.max_records}, max-leader-epoch={b.max_leader_epoch}, "
-            f"max-crashes={b.max_crashes}, max-unflushed-losses={b.max_unflushed_losses} (power loss)")
+            f"max-crashes={b.max_crashes}{faults}, max-unflushed-losses={b.max_unflushed_losses} "
+            "(power loss)")
 
 
 def _verdict_text(verdict, settings, *, link=None) -> str:
@@ -125,7 +127,7 @@ def _header_lines(advice) -> list:
 def _advice_lines(advice, *, bullet="  ") -> list:
     goals = ", ".join(advice.goals)
     u = advice.user
-    lines = [f"Your settings ({u.words(release=True)}): goal {STATUS_WORDS[advice.user_status]}; "
+    lines = [f"Your settings, {u.words(release=True)}: goal {STATUS_WORDS[advice.user_status]}; "
              + _summary(advice, u), "",
              f"Weakest settings that keep {goals}, at each replication factor:"]
     if not advice.weakest:
@@ -134,10 +136,13 @@ def _advice_lines(advice, *, bullet="  ") -> list:
         lines.append(f"{bullet}{s.words(release=len(advice.grid_releases) > 1)}: {_summary(advice, s)}")
     if advice.changes:
         lines.append("")
-        lines.append("What each stronger setting changes (found by the explorer; costs kmc does "
-                     "not model are named as such):")
-        for start in advice.weakest:
-            changes = [c for c in advice.changes if c.start == start]
+        lines.append("What each stronger setting changes, from each setting that keeps the goal "
+                     "(found by the explorer; costs kmc does not model are named as such; steps "
+                     "that change nothing are left out):")
+        starts = list(dict.fromkeys(c.start for c in advice.changes))
+        for start in starts:
+            changes = [c for c in advice.changes if c.start == start and (
+                c.gains or c.losses or c.goal != KEPT)]  # a step that changes nothing is left out
             if not changes:
                 continue
             lines.append(f"{bullet}from {start.words()}:")
@@ -147,8 +152,6 @@ def _advice_lines(advice, *, bullet="  ") -> list:
                     found.append("gains: " + "; ".join(c.gains))
                 if c.losses:
                     found.append("costs: " + "; ".join(c.losses))
-                if not found:
-                    found.append("nothing else changes within the bounds")
                 tail = f" (not modelled: {c.not_modelled})" if c.not_modelled else ""
                 lines.append(f"{bullet}  {c.setting} {c.step}: goal {STATUS_WORDS[c.goal]}; "
                              + "; ".join(found) + tail)

@@ -72,4 +72,8 @@ def render_walk_coverage(coverage) -> list:
     for action, enabled, taken in coverage:
         flag = "  <- never taken" if taken == 0 else ""
         lines.append(f"  {action:<{width}}  {enabled:>13,} {taken:>13,}{flag}")
+    never = [a for a, _, t in coverage if t == 0]
+    if never:
+        lines.append(f"  {len(never)} action(s) never taken: expected where the configuration rules "
+                     "them out (e.g. FlushLog without power loss); otherwise walk longer or deeper")
     return lines
