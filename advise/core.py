@@ -154,6 +154,10 @@ def _draw_advice(advice: Advice) -> None:
             "witness could not be checked); they are left out of the advice")
     if not keeping:
         advice.notes.append("no swept setting keeps the goal within the bounds")
+    if advice.user_status == UNKNOWN:
+        advice.notes.append("your settings could not be decided: their check hit a limit (raise "
+                            "--cell-time-limit or --max-states), or an availability witness "
+                            "could not be checked")
     if advice.user_status == BROKEN and keeping:
         advice.notes.append("your settings do not keep the goal; see the weakest settings that do")
 

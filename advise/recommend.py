@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from advise import availability as A
 from advise.settings import ACKS, CRASH_MODELS, Settings
 from checker.result import HOLDS, VIOLATED
-from properties import PROPERTIES
 
 KEPT, BROKEN, UNKNOWN, VACUOUS = "kept", "broken", "unknown", "vacuous"
 VACUOUS_WITHOUT_ACKS = frozenset({"no-acked-loss"})  # about acknowledged records
@@ -129,7 +128,3 @@ def compare(a_safety, a_avail, b_safety, b_avail) -> tuple[list, list]:
             (gains if tb == q.good else losses).append(text)
     return gains, losses
 
-
-def describe_property(name: str) -> str:
-    prop = PROPERTIES.get(name)
-    return prop.description if prop else ""

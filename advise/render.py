@@ -11,7 +11,7 @@ from __future__ import annotations
 from advise import availability as A
 from advise.recommend import KEPT, VACUOUS, VACUOUS_WITHOUT_ACKS
 from advise.settings import FLUSH_KAFKA
-from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from checker.result import INCOMPLETE, VIOLATED
 from properties import get_properties
 
 STATUS_WORDS = {KEPT: "kept", "broken": "BROKEN", "unknown": "unknown", VACUOUS: "vacuous"}
@@ -112,8 +112,8 @@ def _header_lines(advice) -> list:
              f"your settings: {u.words(release=True)}: goal {STATUS_WORDS[advice.user_status]}"]
     lines.append("bounds of each safety check: " + "; ".join(
         f"RF={rf}: {_bounds_text(b)}" for rf, b in sorted(advice.bounds.items())))
-    lines.append(f"availability questions: {_bounds_text(A.BOUNDS).split(', max-unflushed')[0]}, "
-                 "process crashes")
+    lines.append("availability questions: " + "; ".join(f"{q.label} = {q.ask}" for q in A.QUESTIONS)
+                 + f" (bounds: {_bounds_text(A.BOUNDS).split(', max-unflushed')[0]}, process crashes)")
     n_safety, n_avail = len(advice.safety), len(advice.availability)
     cached = sum(c.cached for c in list(advice.safety.values()) + list(advice.availability.values()))
     states = sum(c.states for c in list(advice.safety.values()) + list(advice.availability.values()))
@@ -185,7 +185,8 @@ def render_text(advice) -> str:
 
 
 LEGEND = ("holds = within the bounds; VIOLATED n = shortest counterexample of n steps; "
-          "yes n = a shortest witness of n steps; holds* = vacuous (acks=0 acknowledges nothing)")
+          "yes n = a shortest witness of n steps; holds* = vacuous (acks=0 acknowledges nothing); "
+          "incomplete = the check hit --cell-time-limit or --max-states")
 
 
 def render_markdown(advice) -> str:

@@ -22,7 +22,7 @@ from typing import Callable
 from advise import availability as A
 from advise.settings import Settings
 from checker import check
-from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from checker.result import HOLDS, INCOMPLETE
 from model.config import Bounds, ModelConfig, default_bounds
 from properties import get_properties
 from viewer.trace_file import trace_to_itf
