@@ -3,8 +3,9 @@ state rows, so the compiled explorer judges each new state without leaving machi
 
 Each property has a small integer id (``COMPILED_IDS``); ``holds(pid, s, lay)`` dispatches on
 it. For a reachability question (``@reachable`` in ``invariants.py``) ``holds`` is True while
-the target is not reached, as its Python twin's ``check`` is. ``tests/unit/test_compiled_properties.py`` checks every one against its readable twin on
-every reachable state of small configurations (two definitions, proven equal).
+the target is not reached, as its Python twin's ``check`` is.
+``tests/unit/test_kernel_equivalence.py`` checks every one against its readable twin on every
+reachable state of small configurations (two definitions, proven equal).
 """
 
 from __future__ import annotations

@@ -177,9 +177,9 @@ def _why_acked_without(state) -> str:
 
 @reachable(
     "acked-without-a-down-broker",
-    "reachability: a broker is down and its log lacks an acknowledged record, i.e. the "
-    "partition acknowledged a write without it (ask with process crashes: a power loss can "
-    "itself drop an acknowledged record from the crashed broker)",
+    "reachability: a broker is down and its log lacks an acknowledged record: the partition "
+    "acknowledged a write without it, or it had lost the record (kmc advise tells the two apart "
+    "by replay; ask with process crashes, as a power loss can itself drop the record)",
     explain=_why_acked_without,
     compiled=True,
 )
