@@ -45,9 +45,12 @@ test: install
 	@echo "reason at the end; .ci/run installs both (apt-get install chromium openjdk-17-jre-headless)."
 	$(BIN)/python -m pytest -q
 
-# the local engine on three sizes, BMC vs BFS in 60 s, then the Spark rows (about 10 minutes)
+# the local engine on three sizes, the simulator, kmc advise on the examples, BMC vs BFS in
+# 60 s, then the Spark rows (about 15 minutes)
 bench: install
 	$(BIN)/python bench/bench.py
+	$(BIN)/python bench/simulate_bench.py
+	$(BIN)/python bench/advise_bench.py
 	$(BIN)/python bench/symbolic_bench.py --rf 2 --seconds 60
 	$(BIN)/python bench/symbolic_bench.py --check-library --rf 3
 	$(BIN)/python bench/spark_bench.py

@@ -20,11 +20,13 @@ import click
 
 from checker.interrupt import interruptible, interrupted, signal_name
 from checker.result import EXIT_INCOMPLETE, EXIT_USAGE
+from commands.advise import advise_command
 from commands.check import check_command
 from commands.gate import gate_command
 from commands.graph import graph_command
 from commands.listing import list_command
 from commands.prove import prove_command
+from commands.simulate import simulate_command
 from commands.trace import trace_group
 from commands.usage import fail
 from model.errors import KmcError
@@ -181,7 +183,8 @@ def cli(load):
     _load_plugins(load)
 
 
-for command in (check_command, list_command, prove_command, trace_group, graph_command, gate_command):
+for command in (check_command, simulate_command, advise_command, list_command, prove_command, trace_group, graph_command,
+                gate_command):
     cli.add_command(command)
 
 

@@ -10,7 +10,7 @@ import click
 import spark_explore  # noqa: F401  (joins the engine registry, so --engine lists it)
 from checker import check
 from checker.engines import ENGINES, engine_choices
-from commands.options import config_options, pop_config_options
+from commands.options import config_options, pop_config_options, source_options
 from commands.usage import check_output_path, fail, same_file, write_output
 from model.options import config_from_options
 from viewer.html import write_html
@@ -21,10 +21,7 @@ from viewer.trace_file import write_trace
 
 @click.command("check")
 @config_options
-@click.option("--kafka-version", metavar="X.Y",
-              help="Pick the protocol the given Kafka version ran (instead of --protocol).")
-@click.option("--config", "config_files", multiple=True, type=click.Path(dir_okay=False),
-              metavar="FILE", help="Kafka properties file (server/topic/producer); repeatable.")
+@source_options
 @click.option("--symmetry/--no-symmetry", default=True, show_default=True,
               help="Explore states that differ only by renaming brokers 1..N-1 once.")
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",

@@ -38,6 +38,13 @@ _OPTIONS = (
     for name in BOUND_NAMES
 )
 
+_SOURCE_OPTIONS = (
+    click.option("--kafka-version", metavar="X.Y",
+                 help="Pick the protocol the given Kafka version ran (instead of --protocol)."),
+    click.option("--config", "config_files", multiple=True, type=click.Path(dir_okay=False),
+                 metavar="FILE", help="Kafka properties file (server/topic/producer); repeatable."),
+)
+
 CONFIG_OPTION_NAMES = (
     "protocol", "replication_factor", "min_insync_replicas", "acks", "unclean_leader_election",
     "crash_model", "rule_changes", "hw_checkpoint", "fetch_from_followers", *BOUND_NAMES,
@@ -47,6 +54,14 @@ CONFIG_OPTION_NAMES = (
 def config_options(command):
     """Decorator: add the configuration and bound options to a click command."""
     for option in reversed(_OPTIONS):
+        command = option(command)
+    return command
+
+
+def source_options(command):
+    """Decorator: add ``--kafka-version`` and ``--config`` (Kafka properties files), passed to
+    the command as ``kafka_version`` and ``config_files``."""
+    for option in reversed(_SOURCE_OPTIONS):
         command = option(command)
     return command
 

@@ -39,6 +39,16 @@ class CacheEntryError(KmcError):
     """A cache entry that cannot be used (the check then runs again)."""
 
 
+def default_cache_dir() -> Path:
+    """Where results are cached when no ``--cache`` is given (``kmc advise``): ``results`` in
+    kmc's cache directory, ``$KMC_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/kmc`` or
+    ``~/.cache/kmc`` (where the compiled kernel lives too)."""
+    if os.environ.get("KMC_CACHE_DIR"):
+        return Path(os.environ["KMC_CACHE_DIR"]) / "results"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "kmc" / "results"
+
+
 def source_digest() -> str:
     """SHA-256 over the source files that decide a check's outcome."""
     h = hashlib.sha256()
@@ -73,11 +83,35 @@ class GateCache:
         self.source = source_digest()
 
     def key(self, spec) -> str:
+        return self.key_of(spec.identity())
+
+    def key_of(self, identity: dict) -> str:
+        """The cache key of a check described by ``identity`` (plain data) on this source."""
         blob = json.dumps(
-            {"format": FORMAT, "source": self.source, "check": spec.identity()},
+            {"format": FORMAT, "source": self.source, "check": identity},
             sort_keys=True, default=str,
         )
         return hashlib.sha256(blob.encode()).hexdigest()
+
+    def get(self, identity: dict, warn=None) -> dict | None:
+        """The raw entry stored for ``identity`` on this source (``kmc advise``), or None when
+        there is none or it cannot be read (``warn(line)`` hears why)."""
+        path = self.dir / f"{self.key_of(identity)}.json"
+        if not path.exists():
+            return None
+        try:
+            text = read_text(path, what="a cache entry", limit=MAX_ENTRY_BYTES, error=CacheEntryError)
+            entry = parse_json(text, str(path), what="a cache entry", max_depth=MAX_ENTRY_DEPTH,
+                               error=CacheEntryError)
+        except CacheEntryError as e:
+            if warn is not None:
+                warn(f"warning: ignoring the cache entry {e}")
+            return None
+        return entry if isinstance(entry, dict) else None
+
+    def put(self, identity: dict, entry: dict) -> None:
+        """Store ``entry`` (plain data) for ``identity``, atomically."""
+        self._write(self.dir / f"{self.key_of(identity)}.json", entry)
 
     def lookup(self, spec, warn=None):
         """The cached ``Outcome`` of ``spec``, or None if it has no usable green run on this
@@ -118,7 +152,9 @@ class GateCache:
             "seconds": round(outcome.seconds, 3),
             "result": outcome.result_json,
         }
-        path = self.dir / f"{self.key(spec)}.json"
+        self._write(self.dir / f"{self.key(spec)}.json", entry)
+
+    def _write(self, path: Path, entry: dict) -> None:
         fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:

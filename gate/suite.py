@@ -56,7 +56,7 @@ from model.errors import ConfigError, KmcError
 from model.files import nesting_depth, read_text
 from model.options import config_from_options
 from model.protocols import get_variant
-from properties import PROPERTIES
+from properties import PROPERTIES, get_properties
 
 HOLDS, VIOLATED = "holds", "violated"
 
@@ -244,6 +244,11 @@ def _names(where, key, value) -> list:
     return list(dict.fromkeys(value))
 
 
+def _invariants() -> list:
+    """What "all properties" means: every invariant (reachability questions only by name)."""
+    return [p.name for p in get_properties(None)]
+
+
 def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     expect = d.get("expect")
     if expect not in (HOLDS, VIOLATED):
@@ -252,7 +257,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     # Properties: which are checked, and which must be violated.
     props = d.get("properties")
     if props == "all":
-        props = list(PROPERTIES)
+        props = _invariants()
     elif props is not None:
         props = _names(where, "properties", props)
     violates = d.get("violates")
@@ -263,7 +268,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     elif expect == VIOLATED and props is None:
         raise where.error("expect", 'expect = "violated" needs "violates" (or "properties") to say which property')
     if props is None:
-        props = list(violates) if violates else list(PROPERTIES)
+        props = list(violates) if violates else _invariants()
     if violates is None:
         violates = list(props) if expect == VIOLATED else []
     for key, names in (("violates", violates), ("properties", props)):

@@ -1,9 +1,15 @@
 """Named properties of the replication state; ``invariant`` adds your own."""
 
-from properties.registry import PROPERTIES, Property, get_properties, invariant
+from properties.registry import (
+    INVARIANT, PROPERTIES, REACHABILITY, Property, get_properties, invariant, reachable,
+)
 from properties import invariants as _builtin  # noqa: F401  (registers the built-ins)
 
-BUILT_IN = tuple(PROPERTIES)
-"""The names of kmc's own properties (before any ``--load``ed module adds its own)."""
+BUILT_IN = tuple(name for name, p in PROPERTIES.items() if not p.is_reachability)
+"""The names of kmc's own invariants (before any ``--load``ed module adds its own)."""
 
-__all__ = ["BUILT_IN", "PROPERTIES", "Property", "get_properties", "invariant"]
+REACHABILITY_QUESTIONS = tuple(name for name, p in PROPERTIES.items() if p.is_reachability)
+"""The names of kmc's own reachability questions (``kmc advise`` asks them)."""
+
+__all__ = ["BUILT_IN", "INVARIANT", "PROPERTIES", "Property", "REACHABILITY",
+           "REACHABILITY_QUESTIONS", "get_properties", "invariant", "reachable"]

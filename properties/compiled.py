@@ -2,8 +2,10 @@
 state rows, so the compiled explorer judges each new state without leaving machine code.
 
 Each property has a small integer id (``COMPILED_IDS``); ``holds(pid, s, lay)`` dispatches on
-it. ``tests/unit/test_compiled_properties.py`` checks every one against its readable twin on
-every reachable state of small configurations (two definitions, proven equal).
+it. For a reachability question (``@reachable`` in ``invariants.py``) ``holds`` is True while
+the target is not reached, as its Python twin's ``check`` is.
+``tests/unit/test_kernel_equivalence.py`` checks every one against its readable twin on every
+reachable state of small configurations (two definitions, proven equal).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ LOG_MATCHING = 2
 MONOTONIC_VISIBILITY = 3
 LEADER_IN_ISR = 4
 HW_LE_LEO = 5
+ACKED_WITHOUT_A_DOWN_BROKER = 6  # reachability
+OFFLINE_WITH_A_LIVE_BROKER = 7  # reachability
 
 COMPILED_IDS = {
     "no-acked-loss": NO_ACKED_LOSS,
@@ -30,6 +34,8 @@ COMPILED_IDS = {
     "monotonic-visibility": MONOTONIC_VISIBILITY,
     "leader-in-isr": LEADER_IN_ISR,
     "hw-le-leo": HW_LE_LEO,
+    "acked-without-a-down-broker": ACKED_WITHOUT_A_DOWN_BROKER,
+    "offline-with-a-live-broker": OFFLINE_WITH_A_LIVE_BROKER,
 }
 
 
@@ -128,6 +134,33 @@ def hw_le_leo(s, lay):
 
 
 @kernel
+def acked_without_a_down_broker(s, lay):
+    """Reached: a broker is down and its log lacks an acknowledged record (at the offset it was
+    acknowledged at)."""
+    for b in range(broker_count(lay)):
+        if is_alive(s, lay, b):
+            continue
+        leo = log_end_offset(s, lay, b)
+        for r in range(1, record_slots(lay) + 1):
+            if ack_state(s, lay, r) == ACK_DONE:
+                offset = ack_offset(s, lay, r)
+                if offset >= leo or record_id_at(s, lay, b, offset) != r:
+                    return True
+    return False
+
+
+@kernel
+def offline_with_a_live_broker(s, lay):
+    """Reached: the controller has no leader for the partition while a broker runs."""
+    if controller_leader(s, lay) != NO_LEADER:
+        return False
+    for b in range(broker_count(lay)):
+        if is_alive(s, lay, b):
+            return True
+    return False
+
+
+@kernel
 def holds(pid, s, lay):
     """Does compiled property ``pid`` hold in ``s``?"""
     if pid == NO_ACKED_LOSS:
@@ -142,4 +175,8 @@ def holds(pid, s, lay):
         return leader_in_isr(s, lay)
     if pid == HW_LE_LEO:
         return hw_le_leo(s, lay)
+    if pid == ACKED_WITHOUT_A_DOWN_BROKER:
+        return not acked_without_a_down_broker(s, lay)
+    if pid == OFFLINE_WITH_A_LIVE_BROKER:
+        return not offline_with_a_live_broker(s, lay)
     return True

@@ -119,5 +119,5 @@ def _judge_property(tf: TraceFile) -> list:
             recorded = tf.meta.get("violation_step")
             if recorded != i:
                 return [f"invalid: {name} is first violated at step {i}, but the file says step {recorded}"]
-            return [f"{name} is violated at step {i} as recorded"]
+            return [f"{name} is {'reached' if prop.is_reachability else 'violated'} at step {i} as recorded"]
     return [f"invalid: {name} holds in every state of the trace: it is no longer a counterexample"]

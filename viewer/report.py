@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from checker.result import INCOMPLETE, VIOLATED
+from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from properties import PROPERTIES
 from viewer.text import render_trace
 
 LIMIT_WORDS = {
@@ -82,8 +83,12 @@ def render_result(result, *, with_trace: bool = True) -> str:
     width = max(len(p.name) for p in result.properties)
     for p in result.properties:
         extra = ""
+        reach = is_reachability(p.name)
         if p.verdict == VIOLATED:
-            extra = f"  shortest counterexample: {len(p.trace)} steps"
+            extra = (f"  reached: shortest witness {len(p.trace)} steps" if reach
+                     else f"  shortest counterexample: {len(p.trace)} steps")
+        elif p.verdict == HOLDS and reach:
+            extra = "  unreachable within the bounds"
         elif p.verdict == INCOMPLETE:
             extra = ("  (no violation within the depth: not a proof)" if result.engine == "bmc"
                      else "  (search not finished)")
@@ -92,7 +97,8 @@ def render_result(result, *, with_trace: bool = True) -> str:
         for p in result.properties:
             if p.trace is not None:
                 lines.append("")
-                lines.append(f"Counterexample for {p.name} ({len(p.trace)} steps):")
+                what = "Shortest witness" if is_reachability(p.name) else "Counterexample"
+                lines.append(f"{what} for {p.name} ({len(p.trace)} steps):")
                 lines.append(render_trace(p.trace))
                 break
         others = [p.name for p in result.properties if p.trace is not None][1:]
@@ -103,6 +109,12 @@ def render_result(result, *, with_trace: bool = True) -> str:
                 "(or check one property at a time with --property)."
             )
     return "\n".join(lines)
+
+
+def is_reachability(name: str) -> bool:
+    """Is ``name`` a reachability question (VIOLATED = reached, the trace a witness)?"""
+    prop = PROPERTIES.get(name)
+    return prop is not None and prop.is_reachability
 
 
 def render_coverage(coverage) -> list:

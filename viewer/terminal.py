@@ -24,7 +24,7 @@ from viewer.changes import (
     acked_text, changes, describe_step, fetch_in_flight, fmt_set, leader_and_isr_text, pending_text,
     replica_role,
 )
-from viewer.report import describe_config
+from viewer.report import describe_config, is_reachability
 from viewer.safe_text import terminal_safe
 
 EPOCH_STYLES = (
@@ -116,9 +116,11 @@ def header(meta: dict, steps: int) -> list:
     out = []
     title = Text("kmc trace: ", style="bold")
     if prop:
-        title.append(f"counterexample for {prop}", style="bold")
+        reach = is_reachability(prop)
+        title.append(f"{'witness' if reach else 'counterexample'} for {prop}", style="bold")
         where = meta.get("violation_step")
-        title.append(f", {steps} steps" + (f", violated at step {where}" if where is not None else ""))
+        verb = "reached" if reach else "violated"
+        title.append(f", {steps} steps" + (f", {verb} at step {where}" if where is not None else ""))
     else:
         title.append(f"{steps} steps")
     out.append(title)
@@ -148,7 +150,8 @@ def step_renderables(trace, i: int, meta: dict, *, diff_only: bool) -> list:
     if act is not None:
         out.append(Text(describe_step(act, before, state)))
     if violated:
-        out.append(Text(f"!! {terminal_safe(meta['property'])} is violated in this state", style="bold red"))
+        verb = "reached" if is_reachability(meta["property"]) else "violated"
+        out.append(Text(f"!! {terminal_safe(meta['property'])} is {verb} in this state", style="bold red"))
     if not diff_only:
         out.append(state_table(state, changed))
         out += state_lines(state, changed)

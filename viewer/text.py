@@ -94,5 +94,6 @@ def render_trace(trace) -> str:
     if trace.property_name:
         prop = PROPERTIES.get(trace.property_name)
         why = prop.why(trace.states[-1]) if prop is not None else ""
-        lines.append(f"=> {trace.property_name} is violated" + (f": {why}" if why else ""))
+        verb = "reached" if prop is not None and prop.is_reachability else "violated"
+        lines.append(f"=> {trace.property_name} is {verb}" + (f": {why}" if why else ""))
     return "\n".join(lines)

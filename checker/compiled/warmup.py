@@ -16,6 +16,7 @@ from typing import Callable
 
 from checker.compiled.driver import compiled_bfs
 from checker.compiled.fpset import grown, new_table
+from checker.simulate import simulate
 from model.compiled_model import CompiledModel
 from model.config import Bounds, ModelConfig
 from model.kernel import CACHE_DIR
@@ -58,4 +59,8 @@ def _exercise() -> None:
     state = model.init_states()[0]
     model.canonical(model.successors(state)[0][1])
     grown(new_table(16))  # rehash
+    # the simulator: walks, then a violation (found in a few thousand walks) and its shortening
+    loses = ModelConfig(protocol="hw-truncation", replication_factor=2,
+                        bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1))
+    simulate(loses, get_properties(["no-acked-loss"]), seed=1, walks=10_000)
 
