@@ -16,7 +16,7 @@ so cached and fresh cells are written and rendered the same way.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import replace, dataclass, field
 from typing import Callable
 
 from advise import availability as A
@@ -73,10 +73,20 @@ class CellResult:
         }
 
 
+SWEEP_MAX_LEADER_EPOCH_RF3 = 1
+"""At three replicas and more, a sweep cell takes leader epochs up to 1 unless told otherwise:
+a KRaft release at RF=3 with kmc's defaults (epochs up to 2) is about 12 million states, a
+minute a cell on a small machine, and the sweep has dozens of cells. Violations that need two
+leadership changes at RF>=3 (docs/findings.md) need ``--max-leader-epoch 2``."""
+
+
 def bounds_for(replication_factor: int, overrides: dict) -> Bounds:
     """The sweep's bounds at a replication factor: the user's bound flags, else kmc's defaults
-    for that replication factor (``model.config.default_bounds``)."""
+    for that replication factor (``model.config.default_bounds``), with leader epochs up to 1
+    from three replicas on (``SWEEP_MAX_LEADER_EPOCH_RF3``)."""
     base = default_bounds(replication_factor)
+    if replication_factor >= 3:
+        base = replace(base, max_leader_epoch=SWEEP_MAX_LEADER_EPOCH_RF3)
     return Bounds(**{k: (overrides.get(k) if overrides.get(k) is not None else v)
                      for k, v in base.as_dict().items()})
 

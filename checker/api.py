@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from copy import copy
+from dataclasses import replace
 
 from checker.compiled import default_memory_limit
 from checker.engines import get_engine
@@ -42,6 +43,8 @@ def check(
     "interrupted": the engine's own, or, for an engine that does not stop by itself, one built
     here from the last statistics it reported."""
     props = get_properties(properties)
+    if any(p.history == "reads" for p in props) and not config.track_reads:
+        config = replace(config, track_reads=True)  # no-read-loss: keep what consumers read
     check_limit("max-states", max_states, whole=True)
     check_limit("depth", max_depth, whole=True)
     check_limit("memory-limit", memory_limit, whole=True)

@@ -125,6 +125,8 @@ class ModelConfig:
             older HW).
         fetch_from_followers: consumers may read from followers (KIP-392, Kafka 2.4+, with
             ``replica.selector.class`` set); judged by the ``no-read-loss`` property.
+        track_reads: the state keeps the history of what consumers could read (set by
+            ``check`` when ``no-read-loss`` is asked for).
     """
 
     protocol: str = "kip-320"
@@ -139,6 +141,7 @@ class ModelConfig:
     rule_changes: tuple = ()
     hw_checkpoint: str = "immediate"
     fetch_from_followers: bool = False
+    track_reads: bool = False
 
     def __post_init__(self) -> None:
         acks = str(self.acks).strip().lower()
@@ -212,6 +215,7 @@ class ModelConfig:
             "rules": list(self.rules),
             "hw.checkpoint": self.hw_checkpoint,
             "fetch.from.followers": self.fetch_from_followers,
+            "track.reads": self.track_reads,
         }
 
     @classmethod
@@ -231,6 +235,7 @@ class ModelConfig:
                 rule_changes=tuple(data.get("rule.changes", ()) or ()),
                 hw_checkpoint=str(data.get("hw.checkpoint", "immediate")),
                 fetch_from_followers=bool(data.get("fetch.from.followers", False)),
+                track_reads=bool(data.get("track.reads", False)),
             )
         except (KeyError, TypeError) as e:
             raise ConfigError(f"configuration is missing or has a malformed field: {e}") from None

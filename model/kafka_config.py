@@ -81,7 +81,10 @@ _SOURCES = {
     "crash_model": (("log.flush.interval.messages", BROKER), ("flush.messages", TOPIC)),
 }
 IBP_KEY = "inter.broker.protocol.version"
-MODELLED_KEYS = frozenset(key for keys in _SOURCES.values() for key, _ in keys) | {IBP_KEY}
+MODELLED_KEYS = (frozenset(key for keys in _SOURCES.values() for key, _ in keys)
+                 | {IBP_KEY, "process.roles", "controller.quorum.voters",
+                    "controller.quorum.bootstrap.servers", "zookeeper.connect",
+                    "eligible.leader.replicas.enable"})
 MAX_PROPERTIES_BYTES = 2**20  # Kafka's own server.properties is about 7 KB
 
 # Kafka name of each field, for provenance lines.
@@ -258,6 +261,60 @@ def _show(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+LATEST_MODELLED = "4.1"
+"""The newest release whose rules kmc models (``model/rules.py``)."""
+
+KRAFT_KEYS = ("process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers")
+ZOOKEEPER_KEY = "zookeeper.connect"
+ELR_KEY = "eligible.leader.replicas.enable"
+NOT_SHIPPED_KEYS = ("unclean.recovery.strategy", "unclean.recovery.manager.enabled")
+
+
+def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
+    """KRaft or ZooKeeper, from the broker files (``process.roles`` / ``zookeeper.connect``), and
+    KIP-966's ``eligible.leader.replicas.enable``: rule changes with their provenance. A KRaft
+    cluster without a version (``--kafka-version`` or ``inter.broker.protocol.version``) is
+    checked with the newest release kmc models, and the provenance says so."""
+    kraft = [(f.path, k) for f in files for k in KRAFT_KEYS if k in f.entries]
+    zk = [f.path for f in files if ZOOKEEPER_KEY in f.entries]
+    changes = values.setdefault("rule_changes", [])
+    version = values.get("kafka_version")
+    if protocol is not None:
+        if kraft or zk:
+            rows.append(("metadata mode", "--protocol wins (the named protocols are ZooKeeper-era)"))
+        return
+    if kraft:
+        path, key = kraft[0]
+        if version is None:
+            values["kafka_version"] = LATEST_MODELLED
+            values["protocol"] = kafka_protocol(parse_kafka_version(LATEST_MODELLED))
+            rows.append((f"KRaft, rules of Kafka {LATEST_MODELLED}",
+                         f"{path}: {key} (a KRaft cluster; no --kafka-version or "
+                         f"{IBP_KEY}, so the newest release kmc models; --kafka-version picks another)"))
+        elif parse_kafka_version(version).at_least(3, 3):
+            rows.append(("KRaft", f"{path}: {key}"))
+        else:
+            rows.append(("ZooKeeper mode", f"{path}: {key} is set, but KRaft before 3.3 was early "
+                                           "access and is not modelled"))
+    elif zk and version is not None and parse_kafka_version(version).at_least(3, 3):
+        changes.append("-kraft")
+        rows.append(("ZooKeeper mode (--rule -kraft)", f"{zk[0]}: {ZOOKEEPER_KEY}"))
+    elr = [(f.path, f.entries[ELR_KEY]) for f in files if ELR_KEY in f.entries]
+    if elr:
+        path, raw = elr[-1]
+        on = raw.strip().lower()
+        if on not in ("true", "false"):
+            raise ConfigError(f"{path}: {ELR_KEY}={raw!r} must be true or false")
+        changes.append(("+" if on == "true" else "-") + "eligible-leader-replicas")
+        rows.append((f"eligible-leader-replicas {'on' if on == 'true' else 'off'}",
+                     f"{path}: {ELR_KEY}={raw.strip()} (KIP-966; in effect with KRaft)"))
+    for f in files:
+        for key in NOT_SHIPPED_KEYS:
+            if key in f.entries:
+                rows.append((key, f"{f.path}: not modelled (KIP-966's unclean recovery has shipped "
+                                  "in no release up to 4.1)"))
+
+
 def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | None = None,
                          protocol: str | None = None):
     """Read Kafka properties files and return ``(values, provenance_lines)``.
@@ -327,6 +384,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
                          "--kafka-version or --protocol would win)"))
         else:
             rows.append((f"{IBP_KEY}={raw.strip()}", f"{path}: not used, {flag} wins"))
+    _metadata_mode(files, values, rows, protocol)
     defaults_of = f"Kafka {version}" if version is not None else "Kafka 3.0 and later (no --kafka-version)"
     for field, found in settings.items():
         name = KAFKA_NAMES[field]

@@ -68,8 +68,9 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         if max_unflushed_losses is not None and values["crash_model"] == "process":
             raise ConfigError("--max-unflushed-losses needs a crash model that loses data "
                               "(--crash-model power-loss or disk-loss)")
-        return ModelConfig(bounds=chosen, symmetry=symmetry, rule_changes=tuple(rule_changes),
-                           **values), provenance
+        from_files = tuple(values.pop("rule_changes", ()))  # the command line's come after
+        return ModelConfig(bounds=chosen, symmetry=symmetry,
+                           rule_changes=from_files + tuple(rule_changes), **values), provenance
     except ConfigError as e:
         sources = [" ".join(line.split()) for line in provenance if "<-" in line and any(
             key in line.split("<-")[0] for key in ("replication.factor", "min.insync.replicas", "acks"))]

@@ -133,6 +133,9 @@ class ClusterState(NamedTuple):
             ``(controller_epoch, leader, leader_epoch, isr)``: its frozen view of the partition.
         leader_and_isr_controller_epochs: the controller epoch each LeaderAndIsr in flight
             carries, ``(broker, leader_epoch, controller_epoch)`` triples.
+        read_offsets: history for ``no-read-loss`` (kept only when that property is checked):
+            ``(record, offset)`` for every record a consumer could have read, at the offset it
+            was first readable.
     """
 
     replicas: tuple
@@ -155,6 +158,7 @@ class ClusterState(NamedTuple):
     controller_failovers: int = 0
     zombie_controller: tuple = ()
     leader_and_isr_controller_epochs: tuple = ()
+    read_offsets: tuple = ()
 
     def true_leader(self) -> int:
         """The controller's leader, if it is alive and has taken up the controller's epoch; else -1.
@@ -208,6 +212,7 @@ CLUSTER_EXTENSIONS: tuple = (
     ("controller_failovers", "int", 0),
     ("zombie_controller", ZOMBIE_CONTROLLER, ()),
     ("leader_and_isr_controller_epochs", "request-values", ()),
+    ("read_offsets", "record-offsets", ()),
 )
 
 
@@ -221,6 +226,8 @@ def extension_to_json(kind, value):
         return [{"broker": b, "leader_epoch": e} for b, e in value]
     if kind == "request-values":
         return [{"broker": b, "leader_epoch": e, "value": x} for b, e, x in value]
+    if kind == "record-offsets":
+        return [{"record": r, "offset": o} for r, o in value]
     if not value:
         return None
     return {name: extension_to_json(k, v) for (name, k), v in zip(kind, value)}
@@ -238,6 +245,8 @@ def extension_from_json(kind, value):
         return tuple(sorted((int(q["broker"]), int(q["leader_epoch"])) for q in value))
     if kind == "request-values":
         return tuple(sorted((int(q["broker"]), int(q["leader_epoch"]), int(q["value"])) for q in value))
+    if kind == "record-offsets":
+        return tuple(sorted((int(q["record"]), int(q["offset"])) for q in value))
     if kind == "bool":
         if not isinstance(value, bool):
             raise TypeError(f"expected true or false, got {value!r}")

@@ -65,7 +65,7 @@ def permute_plain(state: ClusterState, perm: tuple) -> tuple:
 def _renamed(perm, kind, value):
     """An extension field (``model.state``) under a renaming: broker ids and sets renamed,
     per-broker arrays moved, messages renamed field by field."""
-    if kind in ("int", "bool"):
+    if kind in ("int", "bool", "record-offsets"):
         return value
     if kind == "broker":
         return perm[value] if value >= 0 else value

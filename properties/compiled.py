@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from model.kernel.jit import kernel
 
+from model.kernel.fields import read_offset
+from model.kernel.layout import FEATURE_BITS, READS_BIT
 from model.kernel.fields import (
     ACK_DONE, NO_LEADER, ack_offset, ack_state, broker_count, controller_isr, controller_leader, has, high_watermark, is_alive, isr_of,
     leader_of, log_end_offset, record_epoch_at, record_id_at, record_slots, true_leader,
@@ -27,6 +29,8 @@ HW_LE_LEO = 5
 ACKED_WITHOUT_A_DOWN_BROKER = 6  # reachability
 OFFLINE_WITH_A_LIVE_BROKER = 7  # reachability
 
+NO_READ_LOSS = 20
+
 COMPILED_IDS = {
     "no-acked-loss": NO_ACKED_LOSS,
     "committed-consistency": COMMITTED_CONSISTENCY,
@@ -36,6 +40,7 @@ COMPILED_IDS = {
     "hw-le-leo": HW_LE_LEO,
     "acked-without-a-down-broker": ACKED_WITHOUT_A_DOWN_BROKER,
     "offline-with-a-live-broker": OFFLINE_WITH_A_LIVE_BROKER,
+    "no-read-loss": NO_READ_LOSS,
 }
 
 
@@ -161,8 +166,27 @@ def offline_with_a_live_broker(s, lay):
 
 
 @kernel
+def no_read_loss(s, lay):
+    """Every record a consumer could have read is in the true leader's log at that offset
+    (vacuous in a layout that keeps no read history: ``check`` adds it for this property)."""
+    if lay[FEATURE_BITS] & READS_BIT == 0:
+        return True
+    leader = true_leader(s, lay)
+    if leader == NO_LEADER:
+        return True
+    leo = log_end_offset(s, lay, leader)
+    for r in range(1, record_slots(lay) + 1):
+        offset = read_offset(s, lay, r)
+        if offset >= 0 and (offset >= leo or record_id_at(s, lay, leader, offset) != r):
+            return False
+    return True
+
+
+@kernel
 def holds(pid, s, lay):
     """Does compiled property ``pid`` hold in ``s``?"""
+    if pid == NO_READ_LOSS:
+        return no_read_loss(s, lay)
     if pid == NO_ACKED_LOSS:
         return no_acked_loss(s, lay)
     if pid == COMMITTED_CONSISTENCY:

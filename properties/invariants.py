@@ -200,3 +200,30 @@ def _why_offline(state) -> str:
 )
 def offline_with_a_live_broker(state) -> bool:
     return state.controller.leader == NO_LEADER and any(r.alive for r in state.replicas)
+
+
+def _why_read_loss(state) -> str:
+    leader = state.true_leader()
+    log = state.replicas[leader].log
+    for rid, offset in state.read_offsets:
+        if offset >= len(log) or log[offset][0] != rid:
+            return (f"a consumer could read r{rid} at offset {offset}, but leader {leader} "
+                    + ("has no record there" if offset >= len(log) else f"has r{log[offset][0]} there"))
+    return ""
+
+
+@invariant(
+    "no-read-loss",
+    "every record a consumer could have read (below the HW of a broker serving it: the true "
+    "leader, a zombie leader to a consumer with stale metadata, with --fetch-from-followers a "
+    "follower) is in the true leader's log at the offset it was read at",
+    explain=_why_read_loss,
+    compiled=True,
+    history="reads",
+)
+def no_read_loss(state) -> bool:
+    leader = state.true_leader()
+    if leader == NO_LEADER or not state.read_offsets:
+        return True
+    log = state.replicas[leader].log
+    return all(offset < len(log) and log[offset][0] == rid for rid, offset in state.read_offsets)

@@ -46,6 +46,7 @@ class Property:
     explain: Callable | None = None
     compiled: bool = False  # a twin in properties/compiled.py judges it inside the kernel
     kind: str = INVARIANT
+    history: str = ""  # a history the state must keep for it (kmc adds it only when asked for)
 
     @property
     def is_reachability(self) -> bool:
@@ -68,13 +69,16 @@ PROPERTIES: dict[str, Property] = {}
 
 
 def invariant(name: str, description: str = "", explain: Callable | None = None,
-              compiled: bool = False) -> Callable:
+              compiled: bool = False, history: str = "") -> Callable:
     """Decorator: register ``fn(state) -> bool`` as the invariant ``name``; ``explain(state)``
     may return a sentence saying how a state violates it (shown under counterexamples).
-    ``compiled`` (built-in properties only) says ``properties/compiled.py`` has its twin."""
+    ``compiled`` (built-in properties only) says ``properties/compiled.py`` has its twin;
+    ``history`` (built-in only) names a history the state keeps only for it (``"reads"``): such
+    a property is asked by name, never among the defaults, since the history adds states."""
 
     def register(fn: Callable) -> Callable:
-        _register(Property(name, description or _first_line(fn), fn, explain, compiled))
+        _register(Property(name, description or _first_line(fn), fn, explain, compiled,
+                           history=history))
         return fn
 
     return register
@@ -116,9 +120,10 @@ def _origin(fn) -> tuple:
 
 def get_properties(names=None) -> tuple:
     """The registered properties called ``names`` (if None: every invariant, in registration
-    order; reachability questions are asked by name only)."""
+    order; reachability questions, and invariants that need a history, are asked by name
+    only)."""
     if not names:
-        return tuple(p for p in PROPERTIES.values() if not p.is_reachability)
+        return tuple(p for p in PROPERTIES.values() if not p.is_reachability and not p.history)
     out = []
     for n in names:
         if n not in PROPERTIES:

@@ -94,6 +94,8 @@ def _extension(kind, value):
     if kind == "request-values":
         return {"#set": [{"broker": _int(b), "leader_epoch": _int(e), "value": _int(x)}
                          for b, e, x in sorted(value)]}
+    if kind == "record-offsets":
+        return {"#set": [{"record": _int(r), "offset": _int(o)} for r, o in sorted(value)]}
     if not value:
         return []
     return [{name: _extension(k, v) for (name, k), v in zip(kind, value)}]
@@ -219,6 +221,11 @@ class _Decoder:
             return tuple(sorted(
                 (self.int(self.field(q, "broker", path), path + ".broker"),
                  self.int(self.field(q, "leader_epoch", path), path + ".leader_epoch"))
+                for q in self.set(v, path)))
+        if kind == "record-offsets":
+            return tuple(sorted(
+                (self.int(self.field(q, "record", path), path + ".record"),
+                 self.int(self.field(q, "offset", path), path + ".offset"))
                 for q in self.set(v, path)))
         if kind == "request-values":
             return tuple(sorted(

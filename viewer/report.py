@@ -22,13 +22,17 @@ CLASSIC_BOUNDS = ("max_records", "max_leader_epoch", "max_crashes", "max_unflush
 def describe_config(config: dict) -> list:
     b = config.get("bounds", {})
     version, changes = config.get("kafka.version", ""), config.get("rule.changes", [])
-    protocol = config["protocol"] + (f" as in Kafka {version}" if version else "")
-    protocol += "".join(f" {c}" for c in changes)
+    if version:
+        mode = " (KRaft)" if "kraft" in config.get("rules", []) else ""
+        head = f"Kafka {version}{mode}"
+    else:
+        head = f"protocol {config['protocol']}"
+    head += "".join(f" {c}" for c in changes)
     rules = []
     if version or changes:
         rules = ["rules: " + (", ".join(config.get("rules", [])) or "none (Kafka before 0.11)")]
     return [
-        f"protocol {protocol}, replication.factor={config['replication.factor']}, "
+        f"{head}, replication.factor={config['replication.factor']}, "
         f"acks={config['acks']}, min.insync.replicas={config['min.insync.replicas']}, "
         f"unclean.leader.election.enable={str(config['unclean.leader.election.enable']).lower()}, "
         f"crash model {config['crash.model']}"

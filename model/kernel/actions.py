@@ -60,6 +60,8 @@ from model.kernel.params import (
     RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_KRAFT, RULE_STALE_FETCH_REJECTED, RULE_TRUNCATION,
     TRUNCATE_TO_HW,
 )
+from model.kernel.params import TRACK_READS
+from model.kernel.transitions import record_reads
 from model.kernel.transitions import (
     fail_parked_produce, finish, is_follower_in_sync, isr_change_allowed, make_follower,
     make_leader, maybe_expand_isr, maybe_increment_leader_hw, offset_for_truncation,
@@ -297,6 +299,8 @@ def follower_handle_fetch_response(s, lay, cfg, out, acts, k):
                 append_record(t, lay, f, response_record_id(s, lay, f, i), response_record_epoch(s, lay, f, i))
             set_high_watermark(t, lay, f, min(log_end_offset(t, lay, f), response_hw(s, lay, f)))
         clear_fetch_response(t, lay, f)
+        if cfg[TRACK_READS] != 0:
+            record_reads(t, lay, cfg)  # a follower's HW moved: with KIP-392 it serves reads
         k += 1
     return k
 

@@ -158,6 +158,7 @@ def _encode_optional(state: ClusterState, lay: L.Layout, pos, v: list) -> None:
         "kraft": state.leader_recovering or any(r.partition_change for r in reps),
         "broker_epochs": any(r.remote_current for r in reps),
         "elr": state.elr or state.last_known_elr or any(r.clean_shutdown for r in reps),
+        "reads": state.read_offsets,
         "controller_failover": (state.controller_epoch or state.controller_failovers
                                 or state.zombie_controller or state.leader_and_isr_controller_epochs
                                 or any(r.controller_epoch_seen or r.zombie_request for r in reps)),
@@ -174,6 +175,10 @@ def _encode_optional(state: ClusterState, lay: L.Layout, pos, v: list) -> None:
         v[g[L.DELAYED_FETCHES]] = state.delayed_fetches
     if lay.has("kraft"):
         v[g[L.LEADER_RECOVERING]] = 1 if state.leader_recovering else 0
+    if lay.has("reads"):
+        for rid, offset in state.read_offsets:
+            _check_record(rid, lay.n_records)
+            v[g[L.READ_OFFSET] + rid - 1] = offset + 1
     if lay.has("elr"):
         v[g[L.ELR]] = _mask(state.elr)
         v[g[L.LAST_KNOWN_ELR]] = _mask(state.last_known_elr)
@@ -354,6 +359,8 @@ def decode(row, lay: L.Layout) -> ClusterState:
         last_known_elr=_members(v[g[L.LAST_KNOWN_ELR]]) if lay.has("elr") else (),
         leader_and_isr_current=tuple(sorted(current)),
         **_decode_cluster_failover(v, lay, g, stamps),
+        read_offsets=tuple((r, v[g[L.READ_OFFSET] + r - 1] - 1) for r in range(1, slots + 1)
+                           if v[g[L.READ_OFFSET] + r - 1]) if lay.has("reads") else (),
     )
 
 

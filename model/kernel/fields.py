@@ -705,13 +705,14 @@ def clear_delayed_fetch(s, lay, f):
 
 @kernel
 def read_offset(s, lay, record_id):
-    """The offset a consumer read ``record_id`` at (-1 if no consumer could have read it)."""
-    return s[lay[READ_OFFSET] + record_id - 1]
+    """The offset a consumer read ``record_id`` at (-1 if no consumer could have read it; the
+    row holds offset + 1, so that an unused slot is 0)."""
+    return s[lay[READ_OFFSET] + record_id - 1] - 1
 
 
 @kernel
 def set_read_offset(s, lay, record_id, offset):
-    s[lay[READ_OFFSET] + record_id - 1] = offset
+    s[lay[READ_OFFSET] + record_id - 1] = offset + 1
 
 
 # -- AlterPartition (KIP-497): the leader's pending ISR change

@@ -58,6 +58,7 @@ GLOBAL_TABLE = _slot("global_table")  # where the global field table starts in l
 GLOBAL_COUNT = _slot("global_count")
 BLOCK_TABLE = _slot("block_table")  # where the broker-block field table starts in lay
 BLOCK_COUNT = _slot("block_count")
+FEATURE_BITS = _slot("feature_bits")  # bit i: FEATURES[i] is in this layout
 
 # -- the partition: producer, bounds' counters, controller, acknowledgements, consumers
 RECORDS_WRITTEN = _slot("records_written")
@@ -303,6 +304,7 @@ def build_layout(n_brokers: int, n_records: int, n_epochs: int, features=()) -> 
 
     lay = np.zeros(SLOT_COUNT, dtype=np.int32)
     lay[N_BROKERS], lay[N_RECORDS], lay[N_EPOCHS] = n_brokers, n_records, n_epochs
+    lay[FEATURE_BITS] = sum(1 << i for i, name in enumerate(FEATURES) if name in features)
     global_specs, block_specs = [], []
     pos = 0
     for slot, count, kind in _global_fields(n_brokers, n_records, n_epochs, on):
@@ -340,3 +342,6 @@ def broker_orders(n_brokers: int) -> np.ndarray:
     rest = range(1, n_brokers)
     orders = list(permutations(rest)) or [()]
     return np.array(orders, dtype=np.int32).reshape(len(orders), max(n_brokers - 1, 0))
+
+
+READS_BIT = 1 << FEATURES.index("reads")

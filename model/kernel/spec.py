@@ -100,7 +100,7 @@ def layout_features(config: ModelConfig) -> frozenset:
         "session_expiry": b.max_session_expiries > 0,
         "controller_failover": b.max_controller_failovers > 0,
         "delayed_fetch": b.max_delayed_fetches > 0,
-        "reads": config.fetch_from_followers,
+        "reads": config.track_reads,
         "alter_partition": "alter-partition" in rules,
         "kraft": "kraft" in rules,
         "broker_epochs": "broker-epoch-in-fetch" in rules,

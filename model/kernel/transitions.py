@@ -27,6 +27,8 @@ from model.kernel.fields import (
     set_remote_current,
 )
 from model.kernel.controller import may_lead
+from model.kernel.fields import read_offset, set_read_offset
+from model.kernel.params import FETCH_FROM_FOLLOWERS, TRACK_READS
 from model.kernel.params import (
     MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_EPOCH_CACHE_ON_ELECTION, RULE_HW_NEEDS_MIN_ISR, RULE_RESET_FOLLOWERS_ON_EPOCH,
     RULE_TRUNCATE_ON_EPOCH_CHANGE, RULE_TRUNCATION, TRUNCATE_BY_EPOCH_0_11, TRUNCATE_TO_HW,
@@ -205,6 +207,8 @@ def finish(t, lay, cfg):
                 set_zombie_request(t, lay, b, False)
         if cfg[RULE_KRAFT] != 0 and change_pending(t, lay, b) and change_leader_epoch(t, lay, b) < own:
             clear_change(t, lay, b)  # superseded by a record of a newer leader epoch
+    if cfg[TRACK_READS] != 0:
+        record_reads(t, lay, cfg)
     leader = true_leader(t, lay)
     if leader == NO_LEADER:
         return
@@ -218,6 +222,27 @@ def finish(t, lay, cfg):
     for i in range(seen, hw):
         set_visible(t, lay, i, record_id_at(t, lay, leader, i))
     set_visible_count(t, lay, hw)
+
+
+@kernel
+def record_reads(t, lay, cfg):
+    """History for ``no-read-loss``: every record below the HW of a broker that serves
+    consumers is readable, at that offset. Brokers that serve: one that believes it leads (the
+    true leader, and a zombie leader to a consumer whose metadata is stale: before KIP-320 a
+    consumer's fetch carried no leader epoch, and since, a stale consumer still sends the old
+    one) and, with KIP-392 fetch from follower (``replica.selector.class``), a follower, up to
+    its own HW."""
+    followers = cfg[FETCH_FROM_FOLLOWERS] != 0
+    for b in range(broker_count(lay)):
+        if not is_alive(t, lay, b):
+            continue
+        lead = leader_of(t, lay, b)
+        if lead != b and not (followers and lead >= 0):
+            continue
+        for o in range(high_watermark(t, lay, b)):
+            r = record_id_at(t, lay, b, o)
+            if read_offset(t, lay, r) < 0:
+                set_read_offset(t, lay, r, o)
 
 
 @kernel

@@ -16,7 +16,8 @@ def reference_supports(config) -> bool:
     ``reset-followers-on-epoch``) (or a plugin protocol, which brings its own model), and
     none of the later environment features (fault bounds, the lagging HW checkpoint, fetches
     from followers), which exist only in the kernel."""
-    if config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers:
+    if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
+            or config.track_reads):
         return False
     preset = PRESETS.get(config.protocol)
     if preset is None:
@@ -36,11 +37,13 @@ def make_reference_model(config):
     (reference, bmc, k-induction, and Spark until it moves onto the kernel) refuse it with a
     ``ConfigError`` rather than check a different model."""
     cls = get_variant(config.protocol)
-    if config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers:
+    if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
+            or config.track_reads):
         raise ConfigError(
             "this engine models neither the fault bounds (--max-controlled-shutdowns, "
             "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches) nor "
-            "--hw-checkpoint interval or --fetch-from-followers; they need the compiled engine "
+            "--hw-checkpoint interval, --fetch-from-followers or no-read-loss; they need the "
+            "compiled engine "
             "(--engine compiled)")
     if not reference_supports(config):
         preset, switch = PRESETS[config.protocol], RESET_FOLLOWERS_ON_EPOCH.name

@@ -141,3 +141,26 @@ def test_the_reference_engine_refuses_environment_features():
     for cfg in (expiries(config()), shutdowns(config()), replace(config(), hw_checkpoint="interval")):
         with pytest.raises(ConfigError, match="compiled engine"):
             make_reference_model(cfg)
+
+
+# ---------------------------------------------------------------- what consumers read
+
+def test_no_read_loss_keeps_a_history_only_when_asked_for():
+    from properties import BUILT_IN, OPT_IN
+
+    assert "no-read-loss" in OPT_IN and "no-read-loss" not in BUILT_IN
+    plain = run(config("hw-truncation"), "monotonic-visibility")
+    reads = run(config("hw-truncation"), "no-read-loss", "monotonic-visibility")
+    assert reads.config["track.reads"] and not plain.config["track.reads"]
+    # a follower truncates to its stale HW what a consumer could read, then leads (KIP-101 scenario 1)
+    assert reads.verdict("no-read-loss") == "VIOLATED"
+    trace = reads.by_name("no-read-loss").trace
+    assert len(trace) == 9 and (1, 0) in trace.states[4].read_offsets
+
+
+def test_a_record_below_a_serving_brokers_hw_is_readable_there():
+    cfg = replace(config("kip-320"), track_reads=True)
+    walked = walk(cfg, ("ProduceRecord", (0,)), ("LeaderHandleFetch", (0, 1)),
+                  ("FollowerHandleFetchResponse", (1,)), ("LeaderHandleFetch", (0, 1)))
+    assert walked.states[3].read_offsets == ()  # HW 0: nothing readable yet
+    assert walked.states[-1].read_offsets == ((1, 0),)  # readable at leader 0 once its HW is 1
