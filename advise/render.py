@@ -79,7 +79,7 @@ def _table_sections(advice):
         for rf in advice.replication_factors:
             cells = advice.grid_cells(rf, rel)
             title = f"replication.factor={rf}, {rel.label}" + (
-                f" ({rel.protocol})" if rel.kafka_version else "")
+                f" ({rel.mode})" if rel.kafka_version else "")
             rows = [_settings_cols(s) + _row(advice, s) for s in cells]
             marks = ["<- yours" if s == advice.user else "" for s in cells]
             yield title, SETTINGS_HEADERS + _headers(), rows, marks, cells

@@ -44,6 +44,14 @@ class Release:
     def label(self) -> str:
         return f"Kafka {self.kafka_version}" if self.kafka_version else f"protocol {self.protocol}"
 
+    @property
+    def mode(self) -> str:
+        """How a release's brokers replicate, in a word: KRaft from 3.3, else the protocol
+        generation (``kip-320`` ...)."""
+        if self.kafka_version and parse_kafka_version(self.kafka_version).at_least(3, 3):
+            return "KRaft"
+        return self.protocol
+
     def to_json(self) -> dict:
         return {"kafka_version": self.kafka_version or None, "protocol": self.protocol}
 

@@ -341,7 +341,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             note = " (KRaft; --rule -kraft checks ZooKeeper mode)"
         elif version.at_least(2, 8):
             note = " (ZooKeeper mode; KRaft was early access before 3.3)"
-        protocol_row = (f"protocol={values['protocol']}, rules of Kafka {version}",
+        protocol_row = (f"rules of Kafka {version}",
                         f"--kafka-version {kafka_version}{note}")
     if not config_files:
         if version is not None:
@@ -379,7 +379,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             values["protocol"] = kafka_protocol(rules_version)
             values["kafka_version"] = str(rules_version)
             why = f"; {note}" if note else ""
-            rows.append((f"protocol={values['protocol']}, rules of Kafka {rules_version}",
+            rows.append((f"rules of Kafka {rules_version}",
                          f"{path}: {IBP_KEY}={raw.strip()} (the protocol the brokers speak{why}; "
                          "--kafka-version or --protocol would win)"))
         else:
