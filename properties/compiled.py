@@ -45,17 +45,20 @@ COMPILED_IDS = {
 
 
 @kernel
+def holds_record_at(s, lay, b, r, offset):
+    """Does broker ``b``'s log hold record ``r`` at ``offset``?"""
+    return offset < log_end_offset(s, lay, b) and record_id_at(s, lay, b, offset) == r
+
+
+@kernel
 def no_acked_loss(s, lay):
     """Every acknowledged record is in the true leader's log, at its acknowledged offset."""
     leader = true_leader(s, lay)
     if leader == NO_LEADER:
         return True
-    leo = log_end_offset(s, lay, leader)
     for r in range(1, record_slots(lay) + 1):
-        if ack_state(s, lay, r) == ACK_DONE:
-            offset = ack_offset(s, lay, r)
-            if offset >= leo or record_id_at(s, lay, leader, offset) != r:
-                return False
+        if ack_state(s, lay, r) == ACK_DONE and not holds_record_at(s, lay, leader, r, ack_offset(s, lay, r)):
+            return False
     return True
 
 
@@ -145,12 +148,9 @@ def acked_without_a_down_broker(s, lay):
     for b in range(broker_count(lay)):
         if is_alive(s, lay, b):
             continue
-        leo = log_end_offset(s, lay, b)
         for r in range(1, record_slots(lay) + 1):
-            if ack_state(s, lay, r) == ACK_DONE:
-                offset = ack_offset(s, lay, r)
-                if offset >= leo or record_id_at(s, lay, b, offset) != r:
-                    return True
+            if ack_state(s, lay, r) == ACK_DONE and not holds_record_at(s, lay, b, r, ack_offset(s, lay, r)):
+                return True
     return False
 
 
@@ -174,10 +174,9 @@ def no_read_loss(s, lay):
     leader = true_leader(s, lay)
     if leader == NO_LEADER:
         return True
-    leo = log_end_offset(s, lay, leader)
     for r in range(1, record_slots(lay) + 1):
         offset = read_offset(s, lay, r)
-        if offset >= 0 and (offset >= leo or record_id_at(s, lay, leader, offset) != r):
+        if offset >= 0 and not holds_record_at(s, lay, leader, r, offset):
             return False
     return True
 
