@@ -4,7 +4,8 @@ This file is the entry point (the ``kmc`` group, its error handling, ``main``); 
 in the ``commands`` package and is added to the group below.
 
 Exit codes: 0 every property holds, 1 a property is violated, 2 usage or input error,
-3 incomplete (a limit was hit before the search finished).
+3 incomplete (a limit was hit before the search finished, or the run was interrupted by SIGINT or
+SIGTERM: an interrupted run never exits 0 or 1, whatever it had found).
 """
 
 from __future__ import annotations
@@ -17,15 +18,19 @@ from pathlib import Path
 
 import click
 
-from checker.result import EXIT_USAGE
+from checker.interrupt import interruptible, interrupted, signal_name
+from checker.result import EXIT_INCOMPLETE, EXIT_USAGE
+from commands.advise import advise_command
 from commands.check import check_command
 from commands.gate import gate_command
 from commands.graph import graph_command
 from commands.listing import list_command
 from commands.prove import prove_command
+from commands.simulate import simulate_command
 from commands.trace import trace_group
 from commands.usage import fail
 from model.errors import KmcError
+from viewer.safe_text import terminal_safe
 
 __version__ = "0.1.0"
 
@@ -36,32 +41,51 @@ class KmcGroup(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not isinstance(sys.stdout, _PipeSafe):
             sys.stdout = _PipeSafe(sys.stdout)
+        with interruptible():
+            code = self._run(args, prog_name, complete_var, extra)
+            if interrupted() and code in (0, 1):
+                # the command finished its work, but a signal came meanwhile: a run that was asked
+                # to stop is not a verdict a CI may trust
+                code = EXIT_INCOMPLETE
+        sys.exit(code)
+
+    def _run(self, args, prog_name, complete_var, extra) -> int:
+        """Run the command; its exit code (every error is one line on stderr)."""
         try:
             rv = super().main(
                 args=args, prog_name=prog_name or "kmc", complete_var=complete_var,
                 standalone_mode=False, **extra,
             )
         except click.exceptions.Exit as e:
-            sys.exit(e.exit_code)
-        except click.exceptions.Abort:
-            click.echo("kmc: aborted", err=True)
-            sys.exit(1)
+            return e.exit_code
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            _echo_err(f"kmc: interrupted{_by()} before a result was reached: nothing was verified")
+            return EXIT_INCOMPLETE
         except click.ClickException as e:
             msg = e.format_message().replace("\n", " ")
             ctx_cmd = getattr(getattr(e, "ctx", None), "command_path", "kmc")
-            click.echo(f"{ctx_cmd}: error: {msg}", err=True)
-            sys.exit(EXIT_USAGE)
+            _echo_err(f"{ctx_cmd}: error: {msg}")
+            return EXIT_USAGE
         except KmcError as e:
-            click.echo(f"kmc: error: {e}", err=True)
-            sys.exit(EXIT_USAGE)
+            _echo_err(f"kmc: error: {e}")
+            return EXIT_USAGE
         except BrokenPipeError:
             # the reader went away (`kmc ... | head`): not a verdict, and not worth a traceback
             _silence_stdout()
-            sys.exit(EXIT_USAGE)
+            return EXIT_USAGE
         except OSError as e:
+            if interrupted():
+                _echo_err(f"kmc: interrupted{_by()}: nothing was verified")
+                return EXIT_INCOMPLETE
             _silence_stdout()
-            click.echo(f"kmc: error: cannot write output: {e.strerror or e}", err=True)
-            sys.exit(EXIT_USAGE)
+            _echo_err(f"kmc: error: {_os_error(e)}")
+            return EXIT_USAGE
+        except Exception:
+            if not interrupted():
+                raise  # a bug: its traceback is what a report needs
+            # the interruption surfaced as another error from a library it hit mid-call
+            _echo_err(f"kmc: interrupted{_by()} before a result was reached: nothing was verified")
+            return EXIT_INCOMPLETE
         code = rv if isinstance(rv, int) else 0
         try:
             sys.stdout.flush()
@@ -69,9 +93,27 @@ class KmcGroup(click.Group):
             _silence_stdout()
         except OSError as e:
             _silence_stdout()
-            click.echo(f"kmc: error: cannot write output: {e.strerror or e}", err=True)
+            _echo_err(f"kmc: error: cannot write standard output: {e.strerror or e}")
             code = EXIT_USAGE
-        sys.exit(code)
+        return code
+
+
+def _by() -> str:
+    name = signal_name()
+    return f" ({name})" if name else ""
+
+
+def _os_error(e: OSError) -> str:
+    """An operating-system error in one line, naming the file when the error knows it."""
+    reason = e.strerror or str(e)
+    if e.filename is not None:
+        return f"{e.filename}: {reason}"
+    return f"cannot write output: {reason}"
+
+
+def _echo_err(line: str) -> None:
+    """One line on stderr, with anything that could drive the terminal made visible."""
+    click.echo(terminal_safe(line), err=True)
 
 
 class _PipeSafe:
@@ -141,7 +183,8 @@ def cli(load):
     _load_plugins(load)
 
 
-for command in (check_command, list_command, prove_command, trace_group, graph_command, gate_command):
+for command in (check_command, simulate_command, advise_command, list_command, prove_command, trace_group, graph_command,
+                gate_command):
     cli.add_command(command)
 
 

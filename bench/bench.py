@@ -2,7 +2,7 @@
 
 Each row runs ``kmc check --json`` in its own process (so its wall time includes start-up and
 loading the compiled kernel, and its peak memory is its own) on kmc 0.1's kip-320 (``--rule
-+reset-followers-on-epoch``, so the figures stay comparable across releases of kmc; the state
++kmc-0.1``, so the figures stay comparable across releases of kmc; the state
 space where every property holds), acks=all, min.insync.replicas=2, unclean election off,
 process crashes, replication factor 3:
 
@@ -10,7 +10,9 @@ process crashes, replication factor 3:
   1 crash): the rate the compiled engine is compared with;
 * ``default``: the compiled engine on the same bounds;
 * ``rf3-r2``: the compiled engine with 2 records (4,103,477 distinct states);
-* ``rf3-r3e3c2``: 3 records, epochs up to 3, 2 crashes: out of reach of the reference engine.
+* ``rf3-r3e3c2``: 3 records, epochs up to 3, 2 crashes: out of reach of the reference engine;
+* ``kraft-rf3``: Kafka 4.1 (KRaft, AlterPartition, ELR: every rule kmc models; ``--kafka-version
+  4.1`` instead of the kip-320 preset) at RF=3 with the default bounds, the same settings.
 
 Figures vary with the machine's load; compare the ratios measured in one run.
 
@@ -35,16 +37,18 @@ ROWS = {
     "default": ([], "1/2/1"),
     "rf3-r2": (["--max-records", "2"], "2/2/1"),
     "rf3-r3e3c2": (["--max-records", "3", "--max-leader-epoch", "3", "--max-crashes", "2"], "3/3/2"),
+    "kraft-rf3": (["--kafka-version", "4.1"], "1/2/1"),
 }
-COMMON = ["check", "--json", "-q", "--protocol", "kip-320", "--rule", "+reset-followers-on-epoch",
-          "-r", "3", "--acks", "all",
+PRESET = ["--protocol", "kip-320", "--rule", "+kmc-0.1"]
+COMMON = ["check", "--json", "-q", "-r", "3", "--acks", "all",
           "--min-insync-replicas", "2", "--no-unclean-leader-election", "--crash-model", "process"]
 
 
 def run_row(name: str, time_limit: float) -> dict:
     """Run one row in a child process; its wall time, peak RSS and JSON result."""
     flags, bounds = ROWS[name]
-    args = [str(KMC), *COMMON, *flags, "--time-limit", str(time_limit)]
+    protocol = [] if "--kafka-version" in flags else PRESET
+    args = [str(KMC), *COMMON, *protocol, *flags, "--time-limit", str(time_limit)]
     started = time.monotonic()
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -76,7 +80,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print("kmc bench: kip-320 +reset-followers-on-epoch acks=all min.insync.replicas=2 RF=3, process crashes; "
+    print("kmc bench: kip-320 +kmc-0.1 acks=all min.insync.replicas=2 RF=3, process crashes; "
           "wall time end to end (start-up included)")
     print(f"{'row':<11} {'engine':<9} {'bounds':<7} {'distinct':>11} {'generated':>12} {'depth':>5} "
           f"{'seconds':>8} {'states/s':>9} {'peak MiB':>9} {'B/state':>8}  result")

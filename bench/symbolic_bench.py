@@ -31,11 +31,11 @@ def main() -> None:
     # kmc 0.1's kip-320 (leaders forget follower LEOs on every epoch): the rule set the
     # strengthening library was built for; with Kafka's own rule one invariant is false
     config = ModelConfig(protocol="kip-320", replication_factor=args.rf, min_insync_replicas=2,
-                         bounds=default_bounds(args.rf), rule_changes=("+reset-followers-on-epoch",))
+                         bounds=default_bounds(args.rf), rule_changes=("+kmc-0.1",))
     if args.check_library:
         check_library(config)
         return
-    print(f"kip-320 +reset-followers-on-epoch RF={args.rf} acks=all min.insync=2 bounds={config.bounds.as_dict()}, "
+    print(f"kip-320 +kmc-0.1 RF={args.rf} acks=all min.insync=2 bounds={config.bounds.as_dict()}, "
           f"property {args.property}, budget {args.seconds:.0f} s")
     bfs = check(config, [args.property], time_limit=args.seconds)
     done = bfs.limit is None

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import time
+from copy import copy
+from dataclasses import replace
+
+from checker.compiled import default_memory_limit
 from checker.engines import get_engine
+from checker.interrupt import interrupted
+from checker.limits import check_limit
+from checker.result import INCOMPLETE, INTERRUPTED, CheckResult, CheckStats, PropertyResult
 from model.config import ModelConfig
 from model.errors import ConfigError
+from model.estimate import estimated_states
 from properties import get_properties
 
 
@@ -20,33 +29,124 @@ def check(
     coverage: bool = False,
     progress=None,
     notice=None,
+    warn=None,
     **engine_options,
 ):
     """Check ``properties`` (names; all registered ones if None) on ``config`` with the engine
     registered as ``engine`` (``checker.engines``); a ``CheckResult``.
 
     ``progress(stats)`` is called every few seconds; ``notice(line)`` gets one-off lines (the
-    kernel's first compilation)."""
+    kernel's first compilation); ``warn(line)`` is told, before the run starts, when the bounds
+    are too large to finish (``bounds_warning``; the line is also kept in the result's notes).
+
+    SIGINT or SIGTERM (``checker.interrupt``) during the run gives a result with limit
+    "interrupted": the engine's own, or, for an engine that does not stop by itself, one built
+    here from the last statistics it reported."""
     props = get_properties(properties)
-    for name, value in (("max-states", max_states), ("time-limit", time_limit), ("depth", max_depth),
-                        ("memory-limit", memory_limit)):
-        if value is not None and value <= 0:
-            raise ConfigError(f"--{name} must be positive, got {value}")
+    if any(p.history == "reads" for p in props) and not config.track_reads:
+        config = replace(config, track_reads=True)  # no-read-loss: keep what consumers read
+    check_limit("max-states", max_states, whole=True)
+    check_limit("depth", max_depth, whole=True)
+    check_limit("memory-limit", memory_limit, whole=True)
+    check_limit("time-limit", time_limit)
     chosen = get_engine(engine)
+    if max_states is not None and chosen.symbolic:
+        raise ConfigError(
+            f"--max-states does not apply to --engine {chosen.name}: it explores no states one by "
+            "one; bound it with --depth (and --time-limit)")
     if coverage and "coverage" not in chosen.options:
         raise ConfigError("--coverage needs the compiled engine (the default)")
     if memory_limit is not None and "memory_limit" not in chosen.options:
         raise ConfigError("--memory-limit applies to the compiled engine (the default)")
+    too_big = None if chosen.symbolic else bounds_warning(config, chosen.name, memory_limit)
+    if too_big and warn is not None:
+        warn(too_big)
     extras = {"memory_limit": memory_limit, "coverage": coverage, "notice": notice}
-    result = chosen.run(
-        config, props, max_states=max_states, time_limit=time_limit, max_depth=max_depth,
-        progress=progress, **{k: v for k, v in extras.items() if k in chosen.options},
-        **engine_options,
-    )
+    last = [CheckStats()]  # the latest statistics an engine reported, for an interruption
+
+    def tracked(stats) -> None:
+        last[0] = copy(stats)
+        if progress is not None:
+            progress(stats)
+
+    started = time.monotonic()
+    try:
+        result = chosen.run(
+            config, props, max_states=max_states, time_limit=time_limit, max_depth=max_depth,
+            progress=tracked, **{k: v for k, v in extras.items() if k in chosen.options},
+            **engine_options,
+        )
+    except KeyboardInterrupt:
+        # an engine that does not stop by itself (Spark, an engine of a plugin), or an interruption
+        # before it started (the kernel's first compilation): every property is undecided
+        result = _interrupted(chosen.name, config, props, last[0], time.monotonic() - started)
+    except Exception:
+        if not interrupted():
+            raise
+        # the interruption surfaced as another error from a library it hit mid-call (numba while
+        # compiling, py4j while waiting for Spark): it is still an interruption, not a failure
+        result = _interrupted(chosen.name, config, props, last[0], time.monotonic() - started)
+    if too_big:
+        result.notes.insert(0, too_big)
     if config.acks == "0" and any(p.name == "no-acked-loss" for p in props):
         result.notes.append(
             "note: with acks=0 the producer is never acknowledged, so no-acked-loss cannot fail "
             "and says nothing about durability (committed-consistency and monotonic-visibility "
             "still do)"
         )
+    return result
+
+
+# The nominal speed and memory of each explicit engine, for ``bounds_warning`` (docs/checker.md:
+# the compiled engine explores ~530k states/s in 17-20 bytes a state; the reference engine ~9k
+# states/s, and a Python dict entry and queue slot cost ~200 bytes). Spark is not faster than
+# the reference engine yet; an engine not listed is taken to be like it.
+ENGINE_PACE = {"compiled": (500_000, 20), "reference": (10_000, 200)}
+IMPRACTICAL_SECONDS = 600.0  # the estimate is a lower one: ten minutes of it may well be hours
+
+
+def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: int | None = None):
+    """A warning line if ``config``'s bounds are estimated (``model.estimate``, a lower estimate)
+    to take over ten minutes or more memory than the run may use; None if they look practical."""
+    b = config.bounds
+    states = estimated_states(config.replication_factor, b.max_records, b.max_leader_epoch,
+                              b.max_crashes, symmetry=config.symmetry)
+    rate, per_state = ENGINE_PACE.get(engine, ENGINE_PACE["reference"])
+    seconds, needed = states / rate, states * per_state
+    limit = memory_limit or default_memory_limit()
+    if seconds < IMPRACTICAL_SECONDS and needed < limit:
+        return None
+    bounds = (f"max-records={b.max_records}, max-leader-epoch={b.max_leader_epoch}, "
+              f"max-crashes={b.max_crashes}")
+    over = (f"more than the memory limit of {_bytes(limit)}, so expect INCOMPLETE (memory-limit)"
+            if needed >= limit else "so give it a --time-limit")
+    return (f"warning: {bounds} at replication.factor={config.replication_factor} means at least "
+            f"about {states:.1e} distinct states (a lower estimate from measured smaller bounds, "
+            f"model/estimate.py{'; the fault bounds add more' if b.faults() else ''}); at the {engine} engine's ~{rate:,} states/s and ~{per_state} "
+            f"bytes a state that is at least {_duration(seconds)} and {_bytes(needed)}, {over}; smaller "
+            "bounds answer far sooner")
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.1f} {unit}"
+    return f"{seconds:.0f} s"
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n:,.0f} bytes"
+
+
+def _interrupted(engine: str, config, props, stats: CheckStats, seconds: float) -> CheckResult:
+    stats.seconds = seconds
+    result = CheckResult(engine, config.as_dict(), [PropertyResult(p.name, INCOMPLETE) for p in props],
+                         stats, INTERRUPTED)
+    if stats.distinct_states:
+        result.notes.append("interrupted: the statistics are those of the engine's last progress report")
+    else:
+        result.notes.append("interrupted before the engine reported any progress")
     return result

@@ -12,7 +12,8 @@ unviolated properties HOLD), when every property is violated, or at a limit (``m
 "holds". ``max_states`` is exact (the run stops at that many distinct states); ``max_depth`` cuts
 the search only if a state at that depth has a successor never seen (the queue then counts those
 unseen states, which were neither checked nor explored), so a depth bound that covers the whole
-space still ends in a complete search.
+space still ends in a complete search. SIGINT or SIGTERM (``checker.interrupt``) stops it too: the
+limit is then "interrupted".
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from collections import deque
 from typing import Callable
 
 from checker.fingerprint import collision_probability, fingerprint
-from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
+from checker.interrupt import check_interrupted
+from checker.result import (
+    HOLDS, INCOMPLETE, INTERRUPTED, VIOLATED, CheckResult, CheckStats, PropertyResult,
+)
 from checker.trace import INDEX_BITS, ROOT, reconstruct_trace
 from model.variants import make_reference_model
 
@@ -74,52 +78,56 @@ def bfs(
     beyond_depth: set = set()  # states one step past max_depth, never seen: where the search was cut
     if max_states is not None and len(parents) >= max_states and queue:
         limit = "max-states"
-    while queue and open_props and limit != "max-states":
-        state, fp, depth = queue.popleft()
-        if max_depth is not None and depth >= max_depth:
-            if time_limit is not None and time.monotonic() - started >= time_limit:
-                limit = "time-limit"
-                break
+    try:
+        while queue and open_props and limit != "max-states":
+            state, fp, depth = queue.popleft()
+            if max_depth is not None and depth >= max_depth:
+                if time_limit is not None and time.monotonic() - started >= time_limit:
+                    limit = "time-limit"
+                    break
+                succ = successors(state)
+                stats.states_generated += len(succ)
+                for _, nxt in succ:
+                    nfp = fingerprint(canonical(nxt))
+                    if nfp not in parents:
+                        beyond_depth.add(nfp)
+                        limit = "max-depth"
+                continue
             succ = successors(state)
             stats.states_generated += len(succ)
-            for _, nxt in succ:
+            if len(succ) >= index_limit:
+                raise OverflowError(f"a state has {len(succ)} successors; at most {index_limit - 1}")
+            packed_parent = fp << INDEX_BITS
+            for index, (_, nxt) in enumerate(succ):
                 nfp = fingerprint(canonical(nxt))
-                if nfp not in parents:
-                    beyond_depth.add(nfp)
-                    limit = "max-depth"
-            continue
-        succ = successors(state)
-        stats.states_generated += len(succ)
-        if len(succ) >= index_limit:
-            raise OverflowError(f"a state has {len(succ)} successors; at most {index_limit - 1}")
-        packed_parent = fp << INDEX_BITS
-        for index, (_, nxt) in enumerate(succ):
-            nfp = fingerprint(canonical(nxt))
-            if nfp in parents:
-                continue
-            parents[nfp] = packed_parent | index
-            if depth + 1 > stats.depth:
-                stats.depth = depth + 1
-            for prop in open_props:
-                if not prop.check(nxt):
-                    judge(nxt, nfp)
+                if nfp in parents:
+                    continue
+                parents[nfp] = packed_parent | index
+                if depth + 1 > stats.depth:
+                    stats.depth = depth + 1
+                for prop in open_props:
+                    if not prop.check(nxt):
+                        judge(nxt, nfp)
+                        break
+                queue.append((nxt, nfp, depth + 1))
+                if max_states is not None and len(parents) >= max_states:
+                    limit = "max-states"  # exact: stop at the max_states-th distinct state
                     break
-            queue.append((nxt, nfp, depth + 1))
-            if max_states is not None and len(parents) >= max_states:
-                limit = "max-states"  # exact: stop at the max_states-th distinct state
+            if limit == "max-states":
                 break
-        if limit == "max-states":
-            break
-        expanded += 1
-        if expanded & 255 == 0:
-            now = time.monotonic()
-            if time_limit is not None and now - started >= time_limit:
-                limit = "time-limit"
-                break
-            if progress is not None and now >= next_report:
-                next_report = now + progress_every
-                _fill(stats, parents, queue, started)
-                progress(stats)
+            expanded += 1
+            if expanded & 255 == 0:
+                check_interrupted()  # in case a finaliser swallowed the KeyboardInterrupt
+                now = time.monotonic()
+                if time_limit is not None and now - started >= time_limit:
+                    limit = "time-limit"
+                    break
+                if progress is not None and now >= next_report:
+                    next_report = now + progress_every
+                    _fill(stats, parents, queue, started)
+                    progress(stats)
+    except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt): stop, report what we have
+        limit = INTERRUPTED
 
     _fill(stats, parents, queue, started)
     stats.queue += len(beyond_depth)

@@ -11,6 +11,8 @@ INCOMPLETE = "INCOMPLETE"
 
 EXIT_HOLDS, EXIT_VIOLATED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
+INTERRUPTED = "interrupted"  # the ``limit`` of a run stopped by SIGINT or SIGTERM
+
 
 @dataclass
 class CheckStats:
@@ -68,7 +70,8 @@ class CheckResult:
     """A run's outcome: one verdict per property, statistics, configuration and bounds.
 
     ``limit`` names the limit that cut the search short ("max-states", "time-limit",
-    "max-depth"), or is None when the reachable state space within the bounds was exhausted.
+    "max-depth", "memory-limit", or "interrupted" for SIGINT/SIGTERM), or is None when the
+    reachable state space within the bounds was exhausted.
     """
 
     engine: str
@@ -80,7 +83,16 @@ class CheckResult:
     coverage: object = None  # per-action coverage (``kmc check --coverage``), or None
 
     @property
+    def interrupted(self) -> bool:
+        return self.limit == INTERRUPTED
+
+    @property
     def exit_code(self) -> int:
+        """0 every property holds, 1 one is violated, 3 incomplete. An interrupted run is 3 even
+        if it found a violation first: a run that was asked to stop is not a verdict to trust
+        (the violation is still reported, with its trace)."""
+        if self.interrupted:
+            return EXIT_INCOMPLETE
         verdicts = {p.verdict for p in self.properties}
         if VIOLATED in verdicts:
             return EXIT_VIOLATED

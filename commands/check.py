@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import click
@@ -11,20 +10,18 @@ import click
 import spark_explore  # noqa: F401  (joins the engine registry, so --engine lists it)
 from checker import check
 from checker.engines import ENGINES, engine_choices
-from commands.options import config_options, pop_config_options
-from commands.usage import check_output_path, fail
+from commands.options import config_options, pop_config_options, source_options
+from commands.usage import check_output_path, fail, same_file, write_output
 from model.options import config_from_options
 from viewer.html import write_html
 from viewer.report import render_result
+from viewer.safe_text import terminal_safe
 from viewer.trace_file import write_trace
 
 
 @click.command("check")
 @config_options
-@click.option("--kafka-version", metavar="X.Y",
-              help="Pick the protocol the given Kafka version ran (instead of --protocol).")
-@click.option("--config", "config_files", multiple=True, type=click.Path(dir_okay=False),
-              metavar="FILE", help="Kafka properties file (server/topic/producer); repeatable.")
+@source_options
 @click.option("--symmetry/--no-symmetry", default=True, show_default=True,
               help="Explore states that differ only by renaming brokers 1..N-1 once.")
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
@@ -63,10 +60,10 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
     counterexample is printed); 2: bad input; 3: incomplete (a limit was hit).
     """
+    if same_file(trace_out, html_out):
+        fail("--trace-out and --html name the same file")
     check_output_path(trace_out, force, "--trace-out")
     check_output_path(html_out, force, "--html")
-    if trace_out and html_out and os.path.abspath(trace_out) == os.path.abspath(html_out):
-        fail("--trace-out and --html name the same file")
     config, provenance = config_from_options(
         kafka_version=kafka_version, config_files=config_files, symmetry=symmetry,
         **pop_config_options(options),
@@ -81,12 +78,14 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
         fail("--spark-master, --partitions, --checkpoint-dir, --checkpoint-every and --resume need "
              "--engine spark")
     if provenance and not as_json:
-        for line in provenance:
-            click.echo(line)
+        for line in provenance:  # it quotes the user's files: keep their bytes off the terminal
+            click.echo(terminal_safe(line))
     result = check(
         config, list(properties) or None, engine=engine, max_states=max_states,
         time_limit=time_limit, max_depth=max_depth, memory_limit=parse_size(memory_limit),
-        coverage=coverage, progress=progress, notice=None if quiet else _notice, **engine_options,
+        coverage=coverage, progress=progress, notice=None if quiet else _notice,
+        warn=_notice,  # even with --quiet: a run that cannot finish must not be silent
+        **engine_options,
     )
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
@@ -94,13 +93,13 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
         click.echo(render_result(result))
     trace = next((p.trace for p in result.properties if p.trace is not None), None)
     if trace is not None and trace_out:
-        write_trace(trace_out, trace, result)
+        write_output(trace_out, "--trace-out", lambda: write_trace(trace_out, trace, result))
         if not as_json:
-            click.echo(f"trace written to {trace_out}")
+            click.echo(f"trace written to {terminal_safe(trace_out)}")
     if trace is not None and html_out:
-        write_html(html_out, trace, result)
+        write_output(html_out, "--html", lambda: write_html(html_out, trace, result))
         if not as_json:
-            click.echo(f"HTML trace viewer written to {html_out}")
+            click.echo(f"HTML trace viewer written to {terminal_safe(html_out)}")
     if (trace_out or html_out) and trace is None and not as_json:
         click.echo("no counterexample, so no trace file was written")
     return result.exit_code

@@ -2,21 +2,24 @@
 
 Exit codes: 0 every check matched its expectation (cached and allowed-incomplete checks count as
 matched); 1 a check did not match; 2 a bad suite (nothing ran), a bad option, or a check that
-could not run; 3 nothing mismatched but a check was INCOMPLETE and not allowed to be.
+could not run; 3 nothing mismatched but a check was INCOMPLETE and not allowed to be, or the gate
+was interrupted (SIGINT/SIGTERM: the checks not finished are errors in the JUnit report, which is
+still written).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import click
 
+from commands.usage import check_output_path, same_file, write_output
 from gate.cache import GateCache
 from gate.report import details, json_report, junit_xml, summary_table, verdict_line
 from gate.run import exit_code, run_suite
 from gate.suite import load_suite
+from viewer.safe_text import terminal_safe
 
 
 @click.command("gate")
@@ -36,18 +39,12 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
 
     Exit code 0: every check matched; 1: a check did not match (the reason and the counterexample
     are printed); 2: bad suite or options (nothing ran); 3: a check was incomplete and the suite
-    does not allow it.
+    does not allow it, or the gate was interrupted.
     """
-    if junit_out and json_out and os.path.abspath(junit_out) == os.path.abspath(json_out):
+    if same_file(junit_out, json_out):
         raise click.UsageError("--junit and --json name the same file")
-    for path in (junit_out, json_out):
-        if not path:
-            continue
-        if os.path.exists(path) and not force:
-            raise click.UsageError(f"{path} exists; pass --force to overwrite it")
-        parent = os.path.dirname(path) or "."
-        if not os.path.isdir(parent):
-            raise click.UsageError(f"{path}: directory {parent} does not exist")
+    check_output_path(junit_out, force, "--junit")
+    check_output_path(json_out, force, "--json")
     suite = load_suite(suite_path)
     if only:
         names = {c.name for c in suite.checks}
@@ -60,10 +57,13 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
     def progress(i, total, outcome):
         if not quiet:
             took = "" if outcome.status == "cached" else f" ({outcome.seconds:.1f} s)"
-            click.echo(f"[{i}/{total}] {outcome.spec.name}: {outcome.status}{took}", err=True)
+            click.echo(f"[{i}/{total}] {terminal_safe(outcome.spec.name)}: {outcome.status}{took}", err=True)
             sys.stderr.flush()
 
-    outcomes = run_suite(suite, cache=cache, progress=progress)
+    def warn(line):
+        click.echo(terminal_safe(line), err=True)
+
+    outcomes = run_suite(suite, cache=cache, progress=progress, warn=warn)
     click.echo(summary_table(outcomes))
     text = details(outcomes)
     if text:
@@ -72,17 +72,16 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
     click.echo("")
     click.echo(verdict_line(outcomes))
     if junit_out:
-        _write(junit_out, junit_xml(suite, outcomes))
-        click.echo(f"JUnit report written to {junit_out}")
+        report = junit_xml(suite, outcomes)
+        write_output(junit_out, "--junit", lambda: _write(junit_out, report))
+        click.echo(f"JUnit report written to {terminal_safe(junit_out)}")
     if json_out:
-        _write(json_out, (json.dumps(json_report(suite, outcomes), indent=2) + "\n").encode())
-        click.echo(f"JSON results written to {json_out}")
+        report = (json.dumps(json_report(suite, outcomes), indent=2) + "\n").encode()
+        write_output(json_out, "--json", lambda: _write(json_out, report))
+        click.echo(f"JSON results written to {terminal_safe(json_out)}")
     return exit_code(outcomes)
 
 
 def _write(path: str, data: bytes) -> None:
-    try:
-        with open(path, "wb") as f:
-            f.write(data)
-    except OSError as e:
-        raise click.UsageError(f"cannot write {path}: {e.strerror or e}") from None
+    with open(path, "wb") as f:
+        f.write(data)

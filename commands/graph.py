@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from commands.options import config_options, pop_config_options
-from commands.usage import check_output_path
+from commands.usage import check_output_path, same_file, write_output
 from model.options import config_from_options
 from properties import get_properties
 
@@ -30,17 +30,18 @@ def graph_command(properties, graphml, dot, max_nodes, force, **options):
         raise click.UsageError("say where to write the graph: --graphml FILE and/or --dot FILE")
     if max_nodes < 1:
         raise click.UsageError(f"--max-nodes must be positive, got {max_nodes}")
-    for path in (graphml, dot):
-        if path:
-            check_output_path(path, force)
+    if same_file(graphml, dot):
+        raise click.UsageError("--graphml and --dot name the same file; give each its own")
+    check_output_path(graphml, force, "--graphml")
+    check_output_path(dot, force, "--dot")
     config, _ = config_from_options(**pop_config_options(options))
     graph = build_graph(config, get_properties(list(properties) or None), max_nodes=max_nodes)
     for line in graph_summary(graph):
         click.echo(line)
     if graphml:
-        write_graphml(graph, graphml)
+        write_output(graphml, "--graphml", lambda: write_graphml(graph, graphml))
         click.echo(f"GraphML written to {graphml}")
     if dot:
-        write_dot(graph, dot)
+        write_output(dot, "--dot", lambda: write_dot(graph, dot))
         click.echo(f"DOT written to {dot}")
     return 0

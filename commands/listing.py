@@ -36,9 +36,16 @@ def list_command():
         click.echo(f"  {version:<6} {'none' if not rules else ('+ ' + added) if previous else added}")
         previous = rules
     click.echo("")
-    click.echo("Properties (--property):")
+    click.echo("Properties (--property; all of them by default):")
     for name, prop in PROPERTIES.items():
-        click.echo(f"  {name:<23} {prop.description}")
+        if not prop.is_reachability:
+            click.echo(f"  {name:<28} {prop.description}")
+    click.echo("")
+    click.echo("Reachability questions (--property NAME: VIOLATED means reached, the trace is a "
+               "shortest witness; kmc advise asks them):")
+    for name, prop in PROPERTIES.items():
+        if prop.is_reachability:
+            click.echo(f"  {name:<28} {prop.description}")
     click.echo("")
     click.echo("Strengthening invariants (kmc prove --strengthen NAME, or --strengthen all):")
     width = max(len(n) for n in STRENGTHENINGS) + 2

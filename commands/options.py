@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from model.config import BOUND_HELP, BOUND_NAMES, Bounds
-from model.constants import HW_CHECKPOINT_MODES
+from model.constants import CRASH_MODELS, HW_CHECKPOINT_MODES
 
 FAULT_BOUNDS = tuple(name for name in BOUND_NAMES if Bounds.__dataclass_fields__[name].metadata["fault"])
 
@@ -19,9 +19,9 @@ _OPTIONS = (
     click.option("--acks", type=click.Choice(["0", "1", "all", "-1"]), help="Producer acks. [default: all]"),
     click.option("--unclean-leader-election/--no-unclean-leader-election", default=None,
                  help="unclean.leader.election.enable. [default: off]"),
-    click.option("--crash-model", type=click.Choice(["process", "power-loss"]),
-                 help="process: a crash keeps the log; power-loss: unflushed records are lost. "
-                      "[default: process]"),
+    click.option("--crash-model", type=click.Choice(CRASH_MODELS),
+                 help="process: a crash keeps the log; power-loss: unflushed records are lost; "
+                      "disk-loss: the disk is replaced (the log is gone). [default: process]"),
     click.option("--rule", "rule_changes", multiple=True, metavar="+NAME|-NAME",
                  help="Turn one protocol rule on (+NAME) or off (-NAME), on top of --protocol or "
                       "--kafka-version; repeatable ('kmc list' shows the rules)."),
@@ -38,6 +38,13 @@ _OPTIONS = (
     for name in BOUND_NAMES
 )
 
+_SOURCE_OPTIONS = (
+    click.option("--kafka-version", metavar="X.Y",
+                 help="Pick the protocol the given Kafka version ran (instead of --protocol)."),
+    click.option("--config", "config_files", multiple=True, type=click.Path(dir_okay=False),
+                 metavar="FILE", help="Kafka properties file (server/topic/producer); repeatable."),
+)
+
 CONFIG_OPTION_NAMES = (
     "protocol", "replication_factor", "min_insync_replicas", "acks", "unclean_leader_election",
     "crash_model", "rule_changes", "hw_checkpoint", "fetch_from_followers", *BOUND_NAMES,
@@ -47,6 +54,14 @@ CONFIG_OPTION_NAMES = (
 def config_options(command):
     """Decorator: add the configuration and bound options to a click command."""
     for option in reversed(_OPTIONS):
+        command = option(command)
+    return command
+
+
+def source_options(command):
+    """Decorator: add ``--kafka-version`` and ``--config`` (Kafka properties files), passed to
+    the command as ``kafka_version`` and ``config_files``."""
+    for option in reversed(_SOURCE_OPTIONS):
         command = option(command)
     return command
 

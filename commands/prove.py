@@ -13,20 +13,26 @@ from model.options import config_from_options
 @click.option("--strengthen", "-s", multiple=True, metavar="NAME",
               help="A strengthening invariant (or built-in property) to prove with it; repeatable; "
               "'all' for the whole library (kmc list shows it).")
-@click.option("--k", "k", type=int, default=1, show_default=True, help="Induction depth.")
+@click.option("--k", "k", type=int, default=1, show_default=True, help="Induction depth (1-64).")
 @config_options
-@click.option("--time-limit", type=float, help="Give up (exit 3) after this many seconds.")
-def prove_command(prop, strengthen, k, time_limit, **options):
+@click.option("--time-limit", type=float, metavar="SECONDS",
+              help="Give up (exit 3) after this many seconds.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+def prove_command(prop, strengthen, k, time_limit, quiet, **options):
     """Prove a property by k-induction (z3).
 
-    Exit code 0: PROVED (for every reachable state within the bounds); 1: FAILED (a counterexample,
-    or a counterexample to induction, is printed); 2: bad input; 3: z3 gave up.
+    Exit code 0: PROVED (for every reachable state within the bounds); 1: FAILED (the base case
+    found a real counterexample, printed); 2: bad input; 3: nothing decided: INCONCLUSIVE (a
+    counterexample to induction, printed, that may be unreachable), UNKNOWN (z3 gave up, e.g. at
+    --time-limit) or INTERRUPTED (SIGINT/SIGTERM).
     """
     # lazy on purpose: z3, which only kmc prove and --engine bmc load
     from checker.symbolic.induction import FAILED, PROVED, prove
     from viewer.proof import render_proof
 
     config, _ = config_from_options(**pop_config_options(options))
-    result = prove(config, prop, strengthen=list(strengthen), k=k, time_limit=time_limit)
+    progress = None if quiet else (lambda line: click.echo(f"prove: {line}", err=True))
+    result = prove(config, prop, strengthen=list(strengthen), k=k, time_limit=time_limit,
+                   progress=progress)
     click.echo(render_proof(result, config))
     return {PROVED: 0, FAILED: 1}.get(result.status, 3)

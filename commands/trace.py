@@ -11,9 +11,10 @@ from pathlib import Path
 
 import click
 
-from commands.usage import check_output_path
+from commands.usage import check_output_path, fail, same_file, write_output
 from viewer.html import render_html
 from viewer.replay import replay
+from viewer.safe_text import terminal_safe
 from viewer.terminal import make_console, render_trace
 from viewer.trace_file import read_trace
 
@@ -49,8 +50,8 @@ def replay_command(file, allow_model_change):
     not a kmc trace.
     """
     report = replay(read_trace(file), allow_model_change=allow_model_change)
-    for line in report.lines:
-        click.echo(line)
+    for line in report.lines:  # they quote the file's values
+        click.echo(terminal_safe(line))
     return report.exit_code
 
 
@@ -61,8 +62,11 @@ def replay_command(file, allow_model_change):
 @click.option("--force", is_flag=True, help="Overwrite OUT.html if it exists.")
 def html_command(file, output, force):
     """Write a trace file as one self-contained HTML page (no network needed to view it)."""
+    if same_file(file, output):
+        fail(f"--output {output} is the trace file itself; give the page its own name")
+    check_output_path(output, force, "--output")
     tf = read_trace(file)
-    check_output_path(output, force)
-    Path(output).write_text(render_html(tf.trace, tf.meta), encoding="utf-8")
+    page = render_html(tf.trace, tf.meta)
+    write_output(output, "--output", lambda: Path(output).write_text(page, encoding="utf-8"))
     click.echo(f"HTML trace viewer written to {output} ({len(tf.trace.steps)} steps)")
     return 0

@@ -2,9 +2,13 @@
 
 The table is plain columns (no box drawing), so it reads the same in a terminal and in a CI log.
 JUnit XML has one ``testcase`` per check: a ``failure`` with the reasons and the counterexample
-for a check that failed or was incomplete, an ``error`` for one that could not run, ``skipped``
-for a cached one; a passing check expected to be violated carries its counterexample in
-``system-out``.
+for a check that failed or was incomplete, an ``error`` for one that could not run or that an
+interruption left unfinished (``type="interrupted"``), ``skipped`` for a cached one; a passing
+check expected to be violated carries its counterexample in ``system-out``.
+
+Names and texts from the suite or the cache are whatever their authors wrote: the terminal
+renderings pass them through ``terminal_safe`` and the XML through ``xml_safe``
+(``viewer.safe_text``), so the report is well-formed, and the terminal undisturbed, for any input.
 """
 
 from __future__ import annotations
@@ -12,7 +16,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
-from gate.run import ALLOWED, CACHED, ERROR, FAIL, INCOMPLETE_STATUS, PASS, exit_code
+from gate.run import (
+    ALLOWED, CACHED, ERROR, FAIL, INCOMPLETE_STATUS, INTERRUPTED_STATUS, PASS, exit_code,
+)
+from viewer.safe_text import terminal_safe, xml_safe
 from viewer.text import render_trace
 
 HEADERS = ("check", "expected", "got", "states", "seconds", "status")
@@ -23,7 +30,8 @@ def summary_table(outcomes) -> str:
     for o in outcomes:
         states = f"{o.states:,}" if o.states is not None else "-"
         seconds = "-" if o.status == CACHED else f"{o.seconds:.1f}"
-        rows.append((o.spec.name, o.spec.expected_text(), o.got, states, seconds, o.status))
+        rows.append(tuple(terminal_safe(c) for c in (
+            o.spec.name, o.spec.expected_text(), o.got, states, seconds, o.status)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
     right = {3, 4}
     lines = []
@@ -42,9 +50,9 @@ def details(outcomes, *, with_traces: bool = True) -> str:
     for o in outcomes:
         if o.status in (PASS, CACHED):
             continue
-        out.append(f"{o.status}: {o.spec.name}")
+        out.append(f"{o.status}: {terminal_safe(o.spec.name)}")
         for r in o.reasons:
-            out.append(f"  - {r}")
+            out.append(f"  - {terminal_safe(r)}")
         if with_traces:
             for name, trace in o.shown_traces:
                 out.append(f"  counterexample for {name} ({len(trace)} steps):")
@@ -62,32 +70,38 @@ def verdict_line(outcomes) -> str:
         parts[0] += f" ({counts[CACHED]} cached)"
     if counts.get(ALLOWED):
         parts[0] += f" ({counts[ALLOWED]} incomplete, allowed)"
-    for status, word in ((FAIL, "failed"), (INCOMPLETE_STATUS, "incomplete"), (ERROR, "could not run")):
+    for status, word in ((FAIL, "failed"), (INCOMPLETE_STATUS, "incomplete"), (ERROR, "could not run"),
+                         (INTERRUPTED_STATUS, "not finished (interrupted)")):
         if counts.get(status):
             parts.append(f"{counts[status]} {word}")
     code = exit_code(outcomes)
     word = "green" if code == 0 else "RED"
+    if counts.get(INTERRUPTED_STATUS):
+        word = "INTERRUPTED before it finished"
     noun = "check" if len(outcomes) == 1 else "checks"
     return f"gate {word}: {len(outcomes)} {noun}, {', '.join(parts)} (exit code {code})"
 
 
 def junit_xml(suite, outcomes) -> bytes:
+    """The JUnit XML report; every text and attribute goes through ``xml_safe``."""
     failures = sum(o.status in (FAIL, INCOMPLETE_STATUS) for o in outcomes)
-    errors = sum(o.status == ERROR for o in outcomes)
+    errors = sum(o.status in (ERROR, INTERRUPTED_STATUS) for o in outcomes)
     skipped = sum(o.status == CACHED for o in outcomes)
     total_time = sum(o.seconds for o in outcomes)
     counts = {"tests": str(len(outcomes)), "failures": str(failures), "errors": str(errors),
               "skipped": str(skipped), "time": f"{total_time:.3f}"}
     root = ET.Element("testsuites", {"name": "kmc gate", **counts})
     ts = ET.SubElement(root, "testsuite", {
-        "name": suite.name, **counts,
+        "name": xml_safe(suite.name), **counts,
         "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
     })
     props = ET.SubElement(ts, "properties")
-    ET.SubElement(props, "property", {"name": "suite", "value": suite.path})
-    classname = f"kmc.gate.{suite.name}"
+    ET.SubElement(props, "property", {"name": "suite", "value": xml_safe(suite.path)})
+    if any(o.status == INTERRUPTED_STATUS for o in outcomes):
+        ET.SubElement(props, "property", {"name": "interrupted", "value": "true"})
+    classname = xml_safe(f"kmc.gate.{suite.name}")
     for o in outcomes:
-        tc = ET.SubElement(ts, "testcase", {"classname": classname, "name": o.spec.name,
+        tc = ET.SubElement(ts, "testcase", {"classname": classname, "name": xml_safe(o.spec.name),
                                             "time": f"{o.seconds:.3f}"})
         summary = (f"expected {o.spec.expected_text()}; got {o.got}; "
                    f"{o.states if o.states is not None else '-'} distinct states")
@@ -98,13 +112,14 @@ def junit_xml(suite, outcomes) -> bytes:
         )
         if o.status in (FAIL, INCOMPLETE_STATUS):
             kind = "mismatch" if o.status == FAIL else "incomplete"
-            el = ET.SubElement(tc, "failure", {"message": "; ".join(o.reasons), "type": kind})
-            el.text = "\n\n".join(x for x in (summary, reasons, traces) if x)
-        elif o.status == ERROR:
-            el = ET.SubElement(tc, "error", {"message": "; ".join(o.reasons), "type": "error"})
-            el.text = reasons
+            el = ET.SubElement(tc, "failure", {"message": xml_safe("; ".join(o.reasons)), "type": kind})
+            el.text = xml_safe("\n\n".join(x for x in (summary, reasons, traces) if x))
+        elif o.status in (ERROR, INTERRUPTED_STATUS):
+            kind = "error" if o.status == ERROR else "interrupted"
+            el = ET.SubElement(tc, "error", {"message": xml_safe("; ".join(o.reasons)), "type": kind})
+            el.text = xml_safe(reasons)
         elif o.status == CACHED:
-            ET.SubElement(tc, "skipped", {"message": f"cached: {reasons}"})
+            ET.SubElement(tc, "skipped", {"message": xml_safe(f"cached: {reasons}")})
         out_text = summary
         if o.status in (PASS, ALLOWED) and o.result is not None:
             if o.status == ALLOWED:
@@ -113,7 +128,7 @@ def junit_xml(suite, outcomes) -> bytes:
                 if p.trace is not None:
                     out_text += f"\n\nCounterexample for {p.name} ({len(p.trace)} steps), as expected:\n"
                     out_text += render_trace(p.trace)
-        ET.SubElement(tc, "system-out").text = out_text
+        ET.SubElement(tc, "system-out").text = xml_safe(out_text)
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
 

@@ -8,9 +8,12 @@ A check's status is one of:
   decided, and the check does not allow that;
 - ``pass (incomplete allowed)``: the same, in a check with ``allow-incomplete = true``;
 - ``cached``: skipped, because the same check passed before on the same model source;
-- ``ERROR``: the check could not run (e.g. its engine is not installed).
+- ``ERROR``: the check could not run (e.g. its engine is not installed);
+- ``INTERRUPTED``: SIGINT or SIGTERM stopped the gate during this check, or before it (the rest
+  of the suite is not run; a cancelled CI job gets a report of what did run).
 
-The gate's exit code: 1 if any check FAILed, else 2 if any had an ERROR, else 3 if any is
+The gate's exit code: 3 if it was interrupted (whatever had run: a gate that was asked to stop is
+not a verdict), else 1 if any check FAILed, else 2 if any had an ERROR, else 3 if any is
 INCOMPLETE, else 0.
 """
 
@@ -21,12 +24,13 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import checker  # checker.check is looked up at each run (tests replace it)
+from checker.interrupt import interrupted
 from checker.result import HOLDS, INCOMPLETE, VIOLATED
 from gate.suite import CheckSpec
 from model.errors import KmcError
 
-PASS, FAIL, INCOMPLETE_STATUS, ALLOWED, CACHED, ERROR = (
-    "pass", "FAIL", "INCOMPLETE", "pass (incomplete allowed)", "cached", "ERROR",
+PASS, FAIL, INCOMPLETE_STATUS, ALLOWED, CACHED, ERROR, INTERRUPTED_STATUS = (
+    "pass", "FAIL", "INCOMPLETE", "pass (incomplete allowed)", "cached", "ERROR", "INTERRUPTED",
 )
 GREEN = (PASS, ALLOWED, CACHED)
 
@@ -120,38 +124,81 @@ def got_text(result) -> str:
     return "; ".join(parts) or "holds"
 
 
-def run_check(spec: CheckSpec) -> Outcome:
-    """Run one check with the checker library and judge it."""
+def run_check(spec: CheckSpec, warn: Callable[[str], None] | None = None) -> Outcome:
+    """Run one check with the checker library and judge it (``warn`` hears about bounds too
+    large to finish, before the check starts)."""
     started = time.monotonic()
     try:
         result = checker.check(
             spec.config, spec.properties, engine=spec.engine, max_states=spec.max_states,
             time_limit=spec.time_limit, max_depth=spec.max_depth,
+            warn=None if warn is None else (lambda line: warn(f"{spec.name}: {line}")),
         )
     except KmcError as e:
         return Outcome(spec=spec, status=ERROR, got="error", reasons=[str(e)],
                        seconds=time.monotonic() - started)
+    if result.interrupted:
+        return interrupted_outcome(spec, result, time.monotonic() - started)
     return judge(spec, result)
 
 
-def run_suite(suite, *, cache=None, progress: Callable[[int, int, Outcome], None] | None = None) -> list:
-    """Run every check of ``suite`` in order (from ``cache`` when it holds a green run)."""
+def interrupted_outcome(spec: CheckSpec, result=None, seconds: float = 0.0) -> Outcome:
+    """The outcome of a check the gate's interruption stopped (``result``: what it had found)
+    or never started (``result`` None)."""
+    if result is None:
+        return Outcome(spec=spec, status=INTERRUPTED_STATUS, got="not run",
+                       reasons=["not run: the gate was interrupted (SIGINT or SIGTERM) before it"])
+    s = result.stats
+    return Outcome(
+        spec=spec, status=INTERRUPTED_STATUS, got="interrupted",
+        reasons=[f"interrupted (SIGINT or SIGTERM) after {seconds:.1f} s, {s.distinct_states:,} "
+                 f"distinct states, depth {s.depth}: not finished, nothing verified"],
+        result=result, result_json=result.to_json(), states=s.distinct_states, seconds=seconds,
+    )
+
+
+def run_suite(suite, *, cache=None, progress: Callable[[int, int, Outcome], None] | None = None,
+              warn: Callable[[str], None] | None = None) -> list:
+    """Run every check of ``suite`` in order (from ``cache`` when it holds a green run).
+
+    SIGINT or SIGTERM stops the suite: the check under way and every later one are INTERRUPTED,
+    and the outcomes so far are returned (so the report can still be written). ``warn(line)``
+    hears about cache entries that could not be read or written (the check then simply runs)."""
     outcomes = []
     total = len(suite.checks)
     for i, spec in enumerate(suite.checks, start=1):
-        outcome = cache.lookup(spec) if cache is not None else None
-        if outcome is None:
-            outcome = run_check(spec)
-            if cache is not None and outcome.green:
-                cache.store(spec, outcome)
+        started = time.monotonic()
+        try:
+            outcome = cache.lookup(spec, warn=warn) if cache is not None else None
+            if outcome is None:
+                outcome = run_check(spec, warn=warn)
+                if cache is not None and outcome.green and not interrupted():
+                    cache.store(spec, outcome, warn=warn)
+        except KeyboardInterrupt:
+            outcome = interrupted_outcome(spec, None, time.monotonic() - started)
+            outcome.got, outcome.reasons = "interrupted", [
+                f"interrupted (SIGINT or SIGTERM) after {time.monotonic() - started:.1f} s: not finished"]
         outcomes.append(outcome)
+        stop = outcome.status == INTERRUPTED_STATUS or interrupted()
         if progress is not None:
-            progress(i, total, outcome)
+            try:
+                progress(i, total, outcome)
+            except KeyboardInterrupt:
+                stop = True
+        if stop:
+            outcomes += [interrupted_outcome(later) for later in suite.checks[i:]]
+            break
     return outcomes
+
+
+def was_interrupted(outcomes) -> bool:
+    return any(o.status == INTERRUPTED_STATUS for o in outcomes)
 
 
 def exit_code(outcomes) -> int:
     statuses = {o.status for o in outcomes}
+    if INTERRUPTED_STATUS in statuses:
+        return 3
     if FAIL in statuses:
         return 1
     if ERROR in statuses:

@@ -50,11 +50,13 @@ from pathlib import Path
 
 import spark_explore  # noqa: F401  (joins the engine registry, so a suite can name it)
 from checker.engines import get_engine
+from checker.limits import MAX_COUNT, check_limit
 from model.config import BOUND_NAMES, ModelConfig
 from model.errors import ConfigError, KmcError
+from model.files import nesting_depth, read_text
 from model.options import config_from_options
 from model.protocols import get_variant
-from properties import PROPERTIES
+from properties import PROPERTIES, get_properties
 
 HOLDS, VIOLATED = "holds", "violated"
 
@@ -76,6 +78,9 @@ GATE_KEYS = (
 )
 KNOWN_KEYS = (*GATE_KEYS, *CONFIG_KEYS, *BOUND_KEYS)
 TOP_LEVEL_KEYS = ("check", "defaults", "name", "description")
+MAX_SUITE_BYTES = 4 * 2**20
+MAX_SUITE_DEPTH = 16  # a suite nests 4 deep ([[check]] > bounds > value); TOML's parser recurses
+MAX_NAME_LENGTH = 200
 
 
 class SuiteError(KmcError):
@@ -167,14 +172,16 @@ class _Where:
 def load_suite(path: str) -> Suite:
     """Read and validate a suite; every error is a one-line ``SuiteError``."""
     p = Path(path)
-    if not p.is_file():
-        raise SuiteError(f"{path}: no such suite file")
+    text = read_text(path, what="a suite file", limit=MAX_SUITE_BYTES, error=SuiteError)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SuiteError(f"{path}: not valid TOML: {e}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SuiteError(f"{path}: cannot read it: {e}") from None
+    except RecursionError:
+        data = None
+    if data is None or nesting_depth(data, stop_at=MAX_SUITE_DEPTH) > MAX_SUITE_DEPTH:
+        raise SuiteError(f"{path}: arrays or tables nested more than {MAX_SUITE_DEPTH} deep; "
+                         "a suite is [[check]] tables of plain keys")
     for key in data:
         if key not in TOP_LEVEL_KEYS:
             raise SuiteError(
@@ -196,6 +203,9 @@ def load_suite(path: str) -> Suite:
         name = raw.get("name")
         if not isinstance(name, str) or not name.strip():
             raise where.error("name", "every check needs a name (a non-empty string)")
+        if len(name) > MAX_NAME_LENGTH:
+            raise where.error("name", f"a check name is at most {MAX_NAME_LENGTH} characters, "
+                                      f"this one has {len(name):,}")
         where = _Where(path, f"check {name!r}")
         if name in seen:
             raise where.error("name", "two checks have this name; names must be unique")
@@ -203,8 +213,8 @@ def load_suite(path: str) -> Suite:
         merged = {**defaults, **_keys(_flatten(raw), where)}
         specs.append(_validate(merged, where, p.parent))
     suite_name = data.get("name", p.stem)
-    if not isinstance(suite_name, str):
-        raise SuiteError(f"{path}: 'name' must be a string")
+    if not isinstance(suite_name, str) or len(suite_name) > MAX_NAME_LENGTH:
+        raise SuiteError(f"{path}: 'name' must be a string of at most {MAX_NAME_LENGTH} characters")
     return Suite(str(path), suite_name, specs)
 
 
@@ -234,6 +244,11 @@ def _names(where, key, value) -> list:
     return list(dict.fromkeys(value))
 
 
+def _invariants() -> list:
+    """What "all properties" means: every invariant (reachability questions only by name)."""
+    return [p.name for p in get_properties(None)]
+
+
 def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     expect = d.get("expect")
     if expect not in (HOLDS, VIOLATED):
@@ -242,7 +257,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     # Properties: which are checked, and which must be violated.
     props = d.get("properties")
     if props == "all":
-        props = list(PROPERTIES)
+        props = _invariants()
     elif props is not None:
         props = _names(where, "properties", props)
     violates = d.get("violates")
@@ -253,7 +268,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     elif expect == VIOLATED and props is None:
         raise where.error("expect", 'expect = "violated" needs "violates" (or "properties") to say which property')
     if props is None:
-        props = list(violates) if violates else list(PROPERTIES)
+        props = list(violates) if violates else _invariants()
     if violates is None:
         violates = list(props) if expect == VIOLATED else []
     for key, names in (("violates", violates), ("properties", props)):
@@ -278,15 +293,23 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     for key in ("max-states", "max-depth"):
         if key in d:
             limits[key] = _int(where, key, d[key], 1)
+            if limits[key] > MAX_COUNT:
+                raise where.error(key, f"must be a whole number from 1 to {MAX_COUNT:,}, got {d[key]!r}")
     if "time-limit" in d:
         t = d["time-limit"]
-        if not isinstance(t, (int, float)) or isinstance(t, bool) or t <= 0:
-            raise where.error("time-limit", f"must be a positive number of seconds, got {t!r}")
+        try:
+            check_limit("time-limit", t)
+        except ConfigError:
+            raise where.error("time-limit", f"must be a positive, finite number of seconds, got {t!r}") from None
         limits["time-limit"] = float(t)
     try:
-        engine = get_engine(d.get("engine", "compiled")).name
+        chosen = get_engine(d.get("engine", "compiled"))
     except ConfigError as e:
         raise where.error("engine", str(e)) from None
+    engine = chosen.name
+    if chosen.symbolic and "max-states" in limits:
+        raise where.error("max-states", f"does not apply to engine {engine!r}, which explores no "
+                                        "states one by one; bound it with max-depth")
     description = d.get("description", "")
     if not isinstance(description, str):
         raise where.error("description", "must be a string")

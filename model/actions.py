@@ -46,6 +46,22 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     "ControllerFenceBroker": ("broker", "new_leader"),
     # That broker registers again (a new ZooKeeper session) or heartbeats again (KRaft).
     "ControllerUnfenceBroker": ("broker",),
+    # KIP-497: the controller handles a leader's AlterPartition (ReplicationControlManager).
+    "ControllerHandleAlterPartition": ("leader",),
+    # The controller's AlterPartition answer reaches the leader (Partition.handleAlterPartition*).
+    "LeaderHandleAlterPartitionResponse": ("leader",),
+    # KRaft: a broker applies a PartitionChangeRecord that keeps the leader epoch (an ISR change).
+    "BrokerApplyPartitionChange": ("broker",),
+    # A follower's fetch is held up in flight while the follower moves on (--max-delayed-fetches).
+    "FetchDelayed": ("follower",),
+    # The leader handles that fetch later, on evidence that may be stale.
+    "LeaderHandleDelayedFetch": ("follower",),
+    # ZooKeeper mode: another broker becomes controller; the old one is a zombie for a while.
+    "ControllerFailover": (),
+    # The zombie controller sends its stale view of the partition to a broker.
+    "ZombieControllerSendLeaderAndIsr": ("broker",),
+    # That LeaderAndIsr reaches the broker (refused with STALE_CONTROLLER_EPOCH, or applied).
+    "BrokerHandleZombieLeaderAndIsr": ("broker",),
 }
 
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_PARAMS)

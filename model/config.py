@@ -12,9 +12,15 @@ from model.constants import ACKS_CHOICES, CRASH_MODELS, HW_CHECKPOINT_MODES
 from model.errors import ConfigError
 from model.kafka_config import parse_kafka_version
 from model.protocols import get_variant
-from model.rules import PRESETS, apply_rule_changes, parse_rule_change, release_rules
+from model.rules import (
+    PRESETS, apply_rule_changes, check_mandatory, parse_rule_change, release_rules, without_unmet,
+)
 
 MAX_REPLICATION_FACTOR = 5
+MAX_BOUND = 60
+"""The largest bound any engine takes: the compiled kernel holds every value in an int8 and the
+symbolic engine in 8-bit arithmetic, with room for the ``+ 1``s; a bound near it could never be
+explored anyway (``model.estimate`` says how large a space is)."""
 
 
 def _bound(default: int, help: str, *, fault: bool = False):
@@ -50,7 +56,8 @@ class Bounds:
     max_leader_epoch: int = _bound(
         2, "highest leader epoch (elections and controller-side ISR changes)")
     max_crashes: int = _bound(1, "broker crashes")
-    max_unflushed_losses: int = _bound(1, "crashes that lose unflushed records (power-loss)")
+    max_unflushed_losses: int = _bound(
+        1, "crashes that lose data (power-loss: unflushed records; disk-loss: the whole disk)")
     max_controlled_shutdowns: int = _bound(
         0, "brokers stopped cleanly through the controller (controlled shutdown)", fault=True)
     max_session_expiries: int = _bound(
@@ -64,9 +71,10 @@ class Bounds:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_BOUND:
                 raise ConfigError(
-                    f"bound {f.name.replace('_', '-')} must be a whole number >= 0, got {value!r}"
+                    f"bound {f.name.replace('_', '-')} must be a whole number from 0 to {MAX_BOUND}, "
+                    f"got {value!r}"
                 )
 
     def as_dict(self) -> dict:
@@ -103,7 +111,8 @@ class ModelConfig:
         min_insync_replicas: ``min.insync.replicas``.
         acks: the producer's ``acks``: "0", "1" or "all" ("-1" is accepted as "all").
         unclean_leader_election_enable: ``unclean.leader.election.enable``.
-        crash_model: "process" (a crash keeps the log) or "power-loss" (unflushed records are lost).
+        crash_model: "process" (a crash keeps the log), "power-loss" (unflushed records are
+            lost) or "disk-loss" (the disk is replaced: the whole log is lost).
         bounds: the exploration bounds.
         symmetry: explore states that differ only by renaming brokers 1..N-1 once (see
             ``model.symmetry``); turn off for properties that single out a broker.
@@ -116,6 +125,8 @@ class ModelConfig:
             older HW).
         fetch_from_followers: consumers may read from followers (KIP-392, Kafka 2.4+, with
             ``replica.selector.class`` set); judged by the ``no-read-loss`` property.
+        track_reads: the state keeps the history of what consumers could read (set by
+            ``check`` when ``no-read-loss`` is asked for).
     """
 
     protocol: str = "kip-320"
@@ -130,6 +141,7 @@ class ModelConfig:
     rule_changes: tuple = ()
     hw_checkpoint: str = "immediate"
     fetch_from_followers: bool = False
+    track_reads: bool = False
 
     def __post_init__(self) -> None:
         acks = str(self.acks).strip().lower()
@@ -163,6 +175,12 @@ class ModelConfig:
             parse_rule_change(c) for c in self.rule_changes))
         if self.kafka_version:
             object.__setattr__(self, "kafka_version", str(parse_kafka_version(self.kafka_version)))
+            check_mandatory(self.kafka_version, self.rules)
+        if self.bounds.max_controller_failovers and "kraft" in self.rules:
+            raise ConfigError(
+                "--max-controller-failovers models ZooKeeper-mode controllers; a KRaft "
+                "controller is a Raft quorum whose deposed leader cannot commit (use --rule "
+                "-kraft for a 3.x cluster in ZooKeeper mode)")
 
     @property
     def rules(self) -> tuple:
@@ -172,7 +190,7 @@ class ModelConfig:
             base = release_rules(self.kafka_version)
         else:
             base = PRESETS.get(self.protocol, ())
-        return apply_rule_changes(base, self.rule_changes)
+        return without_unmet(apply_rule_changes(base, self.rule_changes))
 
     @property
     def broker_ids(self) -> tuple:
@@ -197,6 +215,7 @@ class ModelConfig:
             "rules": list(self.rules),
             "hw.checkpoint": self.hw_checkpoint,
             "fetch.from.followers": self.fetch_from_followers,
+            "track.reads": self.track_reads,
         }
 
     @classmethod
@@ -216,6 +235,7 @@ class ModelConfig:
                 rule_changes=tuple(data.get("rule.changes", ()) or ()),
                 hw_checkpoint=str(data.get("hw.checkpoint", "immediate")),
                 fetch_from_followers=bool(data.get("fetch.from.followers", False)),
+                track_reads=bool(data.get("track.reads", False)),
             )
         except (KeyError, TypeError) as e:
             raise ConfigError(f"configuration is missing or has a malformed field: {e}") from None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from model.actions import Action
-from model.constants import NO_LEADER
+from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_STUCK, NO_LEADER
 
 
 def _records(records) -> str:
@@ -43,6 +43,10 @@ def describe(act: Action, before, after) -> str:
             text += f", HW {r0.high_watermark} -> {r1.high_watermark}"
         else:
             text += f", HW stays {r1.high_watermark}"
+        if r1.isr != r0.isr:
+            text += f", ISR {_set(r1.isr)}"
+        elif r1.alter_partition and not r0.alter_partition:
+            text += f", asks the controller for ISR {_set(r1.alter_partition[1])}"
         text += f"; it sends {_records(resp[3])} and HW {resp[4]}"
         return text + _ack_changes(before, after)
     if name == "FollowerHandleFetchResponse":
@@ -73,6 +77,9 @@ def describe(act: Action, before, after) -> str:
         lead, f = p["leader"], p["follower"]
         r0, r1 = before.replicas[lead], after.replicas[lead]
         verb = "removes lagging" if name == "LeaderShrinkIsr" else "adds caught-up"
+        if r1.alter_partition and not r0.alter_partition:
+            return (f"broker {lead} asks the controller to remove lagging broker {f} from the ISR: "
+                    f"AlterPartition(ISR {_set(r1.alter_partition[1])})")
         text = f"broker {lead} {verb} broker {f} {'from' if 'Shrink' in name else 'to'} the ISR: {_set(r1.isr)}"
         if r1.high_watermark != r0.high_watermark:
             text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
@@ -98,8 +105,8 @@ def describe(act: Action, before, after) -> str:
     if name == "ControllerElectLeader":
         c = after.controller
         return (
-            f"the controller moves leadership to broker {c.leader} with no failure (preferred "
-            f"election / controlled shutdown / zombie): epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+            f"the controller moves leadership to broker {c.leader} with no failure (a preferred "
+            f"replica election): epoch {c.leader_epoch}, ISR {_set(c.isr)}"
         )
     if name == "ControllerHandleBrokerFailure":
         b = p["broker"]
@@ -117,7 +124,8 @@ def describe(act: Action, before, after) -> str:
         r0, r1 = before.replicas[b], after.replicas[b]
         text = f"broker {b} crashes"
         if len(r1.log) < len(r0.log):
-            text += f" with a power loss and loses unflushed {_records(r0.log[len(r1.log):])}"
+            text += (f" and loses {_records(r0.log[len(r1.log):])}: not on the disk it restarts "
+                     "with (a power loss before a flush, or a replaced disk)")
         return text
     if name == "BrokerRestart":
         b = p["broker"]
@@ -156,6 +164,85 @@ def describe(act: Action, before, after) -> str:
                 text += f"; it elects {who}"
             text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
         return text
+    if name == "ControllerHandleAlterPartition":
+        b = p["leader"]
+        req = before.replicas[b].alter_partition
+        got = after.replicas[b].alter_partition
+        asked = _set(req[1]) if req else "?"
+        text = f"the controller handles broker {b}'s AlterPartition(ISR {asked})"
+        outcome = got[0] if got else 0
+        if outcome == ALTER_ACCEPTED:
+            c0, c = before.controller, after.controller
+            text += f": accepted, ISR {_set(c.isr)}" if c.isr != c0.isr else ": accepted (no change)"
+        elif outcome == ALTER_REFUSED:
+            text += ": INELIGIBLE_REPLICA (a member is fenced, shutting down or of a stale broker epoch)"
+        elif outcome == ALTER_STUCK:
+            if req and req[2] < before.controller.leader_epoch:
+                text += f": FENCED_LEADER_EPOCH (sent in epoch {req[2]}, the partition is at {before.controller.leader_epoch})"
+            else:
+                text += ": INVALID_UPDATE_VERSION (a stale partition epoch); the leader waits for metadata"
+        return text
+    if name == "LeaderHandleAlterPartitionResponse":
+        b = p["leader"]
+        r0, r1 = before.replicas[b], after.replicas[b]
+        resp = r0.alter_partition
+        if resp and resp[0] == ALTER_REFUSED:
+            return f"broker {b} gets INELIGIBLE_REPLICA back and keeps its ISR {_set(r1.isr)}"
+        if r1.alter_partition:
+            return f"broker {b} ignores an answer for leader epoch {resp[2]} (it is in epoch {r1.leader_epoch})"
+        text = f"broker {b} takes the ISR the controller committed: {_set(r1.isr)}"
+        if r1.high_watermark != r0.high_watermark:
+            text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+        return text + _ack_changes(before, after)
+    if name == "BrokerApplyPartitionChange":
+        b = p["broker"]
+        r0, r1 = before.replicas[b], after.replicas[b]
+        isr = r0.partition_change[0] if r0.partition_change else ()
+        text = f"broker {b} applies a PartitionChangeRecord (ISR {_set(isr)}, same leader epoch)"
+        if r1.high_watermark != r0.high_watermark:
+            text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+        return text + _ack_changes(before, after)
+    if name == "FetchDelayed":
+        f = p["follower"]
+        req = after.replicas[f].fetch_request
+        return (f"broker {f}'s fetch at offset {req[2]} to broker {req[0]} is held up on its way "
+                "(it will arrive later)")
+    if name == "LeaderHandleDelayedFetch":
+        f = p["follower"]
+        req = before.replicas[f].fetch_request
+        lead = req[0]
+        r0, r1 = before.replicas[lead], after.replicas[lead]
+        if r0.remote_log_end_offsets == r1.remote_log_end_offsets:
+            return f"broker {lead} gets broker {f}'s delayed fetch at offset {req[2]} and refuses it"
+        stale = "" if req[3] else " (sent by an earlier incarnation of the broker)"
+        text = (f"broker {lead} handles broker {f}'s delayed fetch at offset {req[2]}{stale}: "
+                f"remote LEO of {f} = {req[2]}")
+        if r1.isr != r0.isr or r1.alter_partition != r0.alter_partition:
+            text += f"; ISR {_set(r1.isr)}" + (" (asked)" if r1.alter_partition else "")
+        if r1.high_watermark != r0.high_watermark:
+            text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+        return text + _ack_changes(before, after)
+    if name == "ControllerFailover":
+        c = after.controller
+        z = after.zombie_controller
+        return (f"the controller fails over: controller epoch {after.controller_epoch}; the new "
+                f"controller reads the partition from ZooKeeper (leader {c.leader}, epoch "
+                f"{c.leader_epoch}) and sends it to every live broker; the old controller "
+                f"(epoch {z[0]}) does not know yet")
+    if name == "ZombieControllerSendLeaderAndIsr":
+        b = p["broker"]
+        z = after.zombie_controller
+        return (f"the zombie controller (epoch {z[0]}) sends broker {b} its stale view: "
+                f"LeaderAndIsr(epoch {z[2]}, leader {z[1]})")
+    if name == "BrokerHandleZombieLeaderAndIsr":
+        b = p["broker"]
+        z = before.zombie_controller
+        r0, r1 = before.replicas[b], after.replicas[b]
+        if r1.leader_epoch == r0.leader_epoch and r1.leader == r0.leader:
+            return (f"broker {b} refuses the zombie controller's LeaderAndIsr "
+                    f"(STALE_CONTROLLER_EPOCH: it has obeyed controller epoch {r0.controller_epoch_seen})")
+        role = "leader" if r1.leader == b else f"follower of {r1.leader}"
+        return f"broker {b} applies the zombie controller's LeaderAndIsr(epoch {z[2]}) and becomes {role}"
     if name == "ControllerUnfenceBroker":
         b = p["broker"]
         c0, c = before.controller, after.controller

@@ -33,6 +33,16 @@ absent replication factor is an error that says what to set, unless ``-r`` gives
 ``--kafka-version X.Y`` picks the protocol that version ran (``kafka_protocol``) and the
 defaults of that version; without it, the defaults of Kafka 3.0 and later apply and the protocol
 comes from ``--protocol``.
+
+``inter.broker.protocol.version`` in a broker file (``2.0``, ``2.1-IV2``, ``0.10.2``) is the
+protocol the brokers speak to each other, so it picks the rules, as ``--kafka-version`` would,
+when neither ``--kafka-version`` nor ``--protocol`` is given (those win, and the provenance says
+the file's value was not used). Kafka reads it as ``X.Y`` (``0.X.Y`` before 1.0) with an optional
+internal sub-version ``-IVn``; a sub-version from before the replication change of its release
+means the rules of the release before (``0.11.0-IV0`` and ``-IV1`` predate KIP-101's leader-epoch
+fetches, which came with ``0.11.0-IV2``; ``2.1-IV0`` predates KIP-320's, ``2.1-IV1``; Kafka's
+``ApiVersion.scala``). It sets the rules only: the defaults stay those of Kafka 3.0 and later,
+since the software may be newer than the protocol it speaks.
 """
 
 from __future__ import annotations
@@ -44,6 +54,7 @@ from pathlib import Path
 from jproperties import Properties
 
 from model.errors import ConfigError
+from model.files import read_bytes
 
 BROKER, TOPIC, PRODUCER = "broker", "topic", "producer"
 
@@ -69,7 +80,12 @@ _SOURCES = {
     "acks": (("acks", None),),
     "crash_model": (("log.flush.interval.messages", BROKER), ("flush.messages", TOPIC)),
 }
-MODELLED_KEYS = frozenset(key for keys in _SOURCES.values() for key, _ in keys)
+IBP_KEY = "inter.broker.protocol.version"
+MODELLED_KEYS = (frozenset(key for keys in _SOURCES.values() for key, _ in keys)
+                 | {IBP_KEY, "process.roles", "controller.quorum.voters",
+                    "controller.quorum.bootstrap.servers", "zookeeper.connect",
+                    "eligible.leader.replicas.enable"})
+MAX_PROPERTIES_BYTES = 2**20  # Kafka's own server.properties is about 7 KB
 
 # Kafka name of each field, for provenance lines.
 KAFKA_NAMES = {
@@ -101,9 +117,10 @@ class KafkaVersion:
 
 
 def parse_kafka_version(text: str) -> KafkaVersion:
-    """``"2.8"``, ``"0.10.2"`` or ``"3.7.1"`` -> ``KafkaVersion``; a ``ConfigError`` otherwise."""
-    m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?\s*", str(text))
-    if not m:
+    """``"2.8"``, ``"0.10.2"``, ``"0.10.2.1"`` or ``"3.7.1"`` -> ``KafkaVersion``; a
+    ``ConfigError`` otherwise (an empty version included)."""
+    m = re.fullmatch(r"\s*(\d{1,4})\.(\d{1,4})(?:\.(\d{1,4})){0,2}\s*", str(text))
+    if not m or (int(m.group(1)) > 0 and str(text).strip().count(".") > 2):
         raise ConfigError(
             f"--kafka-version {text!r} is not a Kafka version; write it as X.Y, e.g. 0.10, 2.0, 3.7"
         )
@@ -140,15 +157,38 @@ class PropertiesFile:
     entries: dict
 
 
-def read_properties(path: str) -> dict:
-    """The key/value pairs of a Java properties file (``jproperties`` parses Kafka's syntax)."""
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"--config {path}: no such file")
+# ``inter.broker.protocol.version`` sub-versions that predate the replication change of their
+# release (Kafka's ApiVersion.scala): below the sub-version, the release before's rules apply.
+_IBP_CHANGE = {(0, 11): (2, "0.10"), (2, 1): (1, "2.0")}
+
+
+def parse_protocol_version(text: str) -> tuple[KafkaVersion, str]:
+    """``inter.broker.protocol.version`` -> (the release whose rules the brokers run, a note);
+    a ``ConfigError`` for a value Kafka would refuse too."""
+    raw = str(text).strip()
+    m = re.fullmatch(r"(\d{1,4}(?:\.\d{1,4}){1,3})(?:-IV(\d{1,3}))?", raw)
+    if not m:
+        raise ConfigError(
+            f"{IBP_KEY}={raw!r} is not a protocol version; Kafka writes it as X.Y or X.Y-IVn "
+            "(0.X.Y before 1.0), e.g. 2.1 or 0.11.0-IV2")
     try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise ConfigError(f"--config {path}: cannot read it: {e.strerror or e}") from None
+        version = parse_kafka_version(m.group(1))
+    except ConfigError as e:
+        raise ConfigError(f"{IBP_KEY}={raw!r}: {str(e).split(': ', 1)[-1]}") from None
+    sub = m.group(2)
+    change = _IBP_CHANGE.get((version.major, version.minor))
+    if sub is not None and change is not None and int(sub) < change[0]:
+        before = parse_kafka_version(change[1])
+        return before, (f"sub-version IV{sub} comes before Kafka {version}'s replication change "
+                        f"(IV{change[0]}), so the rules of Kafka {before}")
+    return version, ""
+
+
+def read_properties(path: str) -> dict:
+    """The key/value pairs of a Java properties file (``jproperties`` parses Kafka's syntax);
+    at most ``MAX_PROPERTIES_BYTES``. ``/dev/null`` or a pipe is read like any file."""
+    data = read_bytes(path, what="a Kafka properties file", limit=MAX_PROPERTIES_BYTES,
+                      error=_ConfigFileError)
     props = Properties()
     try:
         # Java reads .properties as ISO-8859-1; Kafka's tools read them as UTF-8 text in practice.
@@ -159,6 +199,13 @@ def read_properties(path: str) -> dict:
     except Exception as e:  # the library raises its own types for malformed escapes
         raise ConfigError(f"--config {path}: not a valid properties file: {e}") from None
     return {key: value.data for key, value in props.items()}
+
+
+class _ConfigFileError(ConfigError):
+    """A ``--config`` file that cannot be read: the message names the flag and the file."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"--config {message}")
 
 
 def file_kind(path: str, keys) -> str:
@@ -214,12 +261,68 @@ def _show(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | None = None):
+LATEST_MODELLED = "4.1"
+"""The newest release whose rules kmc models (``model/rules.py``)."""
+
+KRAFT_KEYS = ("process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers")
+ZOOKEEPER_KEY = "zookeeper.connect"
+ELR_KEY = "eligible.leader.replicas.enable"
+NOT_SHIPPED_KEYS = ("unclean.recovery.strategy", "unclean.recovery.manager.enabled")
+
+
+def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
+    """KRaft or ZooKeeper, from the broker files (``process.roles`` / ``zookeeper.connect``), and
+    KIP-966's ``eligible.leader.replicas.enable``: rule changes with their provenance. A KRaft
+    cluster without a version (``--kafka-version`` or ``inter.broker.protocol.version``) is
+    checked with the newest release kmc models, and the provenance says so."""
+    kraft = [(f.path, k) for f in files for k in KRAFT_KEYS if k in f.entries]
+    zk = [f.path for f in files if ZOOKEEPER_KEY in f.entries]
+    changes = values.setdefault("rule_changes", [])
+    version = values.get("kafka_version")
+    if protocol is not None:
+        if kraft or zk:
+            rows.append(("metadata mode", "--protocol wins (the named protocols are ZooKeeper-era)"))
+        return
+    if kraft:
+        path, key = kraft[0]
+        if version is None:
+            values["kafka_version"] = LATEST_MODELLED
+            values["protocol"] = kafka_protocol(parse_kafka_version(LATEST_MODELLED))
+            rows.append((f"KRaft, rules of Kafka {LATEST_MODELLED}",
+                         f"{path}: {key} (a KRaft cluster; no --kafka-version or "
+                         f"{IBP_KEY}, so the newest release kmc models; --kafka-version picks another)"))
+        elif parse_kafka_version(version).at_least(3, 3):
+            rows.append(("KRaft", f"{path}: {key}"))
+        else:
+            rows.append(("ZooKeeper mode", f"{path}: {key} is set, but KRaft before 3.3 was early "
+                                           "access and is not modelled"))
+    elif zk and version is not None and parse_kafka_version(version).at_least(3, 3):
+        changes.append("-kraft")
+        rows.append(("ZooKeeper mode (--rule -kraft)", f"{zk[0]}: {ZOOKEEPER_KEY}"))
+    elr = [(f.path, f.entries[ELR_KEY]) for f in files if ELR_KEY in f.entries]
+    if elr:
+        path, raw = elr[-1]
+        on = raw.strip().lower()
+        if on not in ("true", "false"):
+            raise ConfigError(f"{path}: {ELR_KEY}={raw!r} must be true or false")
+        changes.append(("+" if on == "true" else "-") + "eligible-leader-replicas")
+        rows.append((f"eligible-leader-replicas {'on' if on == 'true' else 'off'}",
+                     f"{path}: {ELR_KEY}={raw.strip()} (KIP-966; in effect with KRaft)"))
+    for f in files:
+        for key in NOT_SHIPPED_KEYS:
+            if key in f.entries:
+                rows.append((key, f"{f.path}: not modelled (KIP-966's unclean recovery has shipped "
+                                  "in no release up to 4.1)"))
+
+
+def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | None = None,
+                         protocol: str | None = None):
     """Read Kafka properties files and return ``(values, provenance_lines)``.
 
     ``values`` holds ``ModelConfig`` field names. ``overrides`` are the command-line flags (field
     name -> value or None); they win over the files, and the provenance says so. With no files,
-    only the protocol of ``kafka_version`` is returned.
+    only the protocol of ``kafka_version`` is returned. ``protocol`` is ``--protocol`` if given:
+    then, as with ``kafka_version``, ``inter.broker.protocol.version`` in the files is not used.
     """
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
     version = parse_kafka_version(kafka_version) if kafka_version is not None else None
@@ -229,10 +332,16 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
         values["protocol"] = kafka_protocol(version)
         values["kafka_version"] = str(version)
         note = ""
-        if version.at_least(2, 8):
-            note = (" (ZooKeeper mode: KRaft's metadata log, AlterPartition and KIP-966 eligible "
-                    "leader replicas are not modelled yet)")
-        protocol_row = (f"protocol={values['protocol']}, rules of Kafka {version}",
+        if version.at_least(4, 1):
+            note = " (KRaft, with KIP-966 eligible leader replicas)"
+        elif version.at_least(4, 0):
+            note = (" (KRaft; eligible leader replicas are opt-in on 4.0: "
+                    "--rule +eligible-leader-replicas)")
+        elif version.at_least(3, 3):
+            note = " (KRaft; --rule -kraft checks ZooKeeper mode)"
+        elif version.at_least(2, 8):
+            note = " (ZooKeeper mode; KRaft was early access before 3.3)"
+        protocol_row = (f"rules of Kafka {version}",
                         f"--kafka-version {kafka_version}{note}")
     if not config_files:
         if version is not None:
@@ -257,6 +366,25 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
                     settings[field].append(_Setting(field, key, f.entries[key], lvl, f.path, order))
 
     rows: list[tuple[str, str]] = [protocol_row] if version is not None else []
+    ibp = [(f.path, f.entries[IBP_KEY]) for f in files if IBP_KEY in f.entries]
+    if ibp:
+        path, raw = ibp[-1]  # a later file wins, as for every other key
+        flag = f"--kafka-version {kafka_version}" if version is not None else (
+            f"--protocol {protocol}" if protocol is not None else None)
+        if flag is None:
+            try:
+                rules_version, note = parse_protocol_version(raw)
+            except ConfigError as e:
+                raise ConfigError(f"--config {path}: {e}") from None
+            values["protocol"] = kafka_protocol(rules_version)
+            values["kafka_version"] = str(rules_version)
+            why = f"; {note}" if note else ""
+            rows.append((f"rules of Kafka {rules_version}",
+                         f"{path}: {IBP_KEY}={raw.strip()} (the protocol the brokers speak{why}; "
+                         "--kafka-version or --protocol would win)"))
+        else:
+            rows.append((f"{IBP_KEY}={raw.strip()}", f"{path}: not used, {flag} wins"))
+    _metadata_mode(files, values, rows, protocol)
     defaults_of = f"Kafka {version}" if version is not None else "Kafka 3.0 and later (no --kafka-version)"
     for field, found in settings.items():
         name = KAFKA_NAMES[field]
@@ -282,7 +410,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             continue
         if value is None:  # replication factor: Kafka's default of 1 cannot be checked
             raise ConfigError(
-                "no replication factor in the --config files, and Kafka's default "
+                f"no replication factor in --config {', '.join(f.path for f in files)}, and Kafka's default "
                 "(default.replication.factor=1) leaves nothing to replicate; set "
                 "default.replication.factor (broker) or replication.factor (topic), or pass -r"
             )

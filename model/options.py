@@ -28,10 +28,10 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
     max_unflushed_losses = bounds.get("max_unflushed_losses")
     if protocol is not None and kafka_version is not None:
         raise ConfigError("give --protocol or --kafka-version, not both")
-    if max_unflushed_losses is not None and (crash_model or "process") != "power-loss" and not config_files:
-        raise ConfigError("--max-unflushed-losses needs --crash-model power-loss")
+    if max_unflushed_losses is not None and (crash_model or "process") == "process" and not config_files:
+        raise ConfigError("--max-unflushed-losses needs --crash-model power-loss or disk-loss")
     values = {
-        "protocol": protocol or "kip-320",
+        "protocol": protocol if protocol is not None else "kip-320",
         "replication_factor": 3,
         "min_insync_replicas": 2,
         "acks": "all",
@@ -39,12 +39,12 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         "crash_model": "process",
     }
     provenance: list[str] = []
-    if config_files or kafka_version:
+    if config_files or kafka_version is not None:  # an empty --kafka-version is an error, not "none"
         from_files, provenance = resolve_kafka_config(config_files, kafka_version, overrides=dict(
             replication_factor=replication_factor, min_insync_replicas=min_insync_replicas,
             acks=acks, unclean_leader_election_enable=unclean_leader_election,
             crash_model=crash_model,
-        ))  # so the provenance names the flags that win over the files
+        ), protocol=protocol)  # so the provenance names the flags that win over the files
         values.update(from_files)
     flags = {
         "replication_factor": replication_factor,
@@ -58,17 +58,19 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
     for key, value in flags.items():
         if value is not None:
             values[key] = value
-    rf = values["replication_factor"]
-    if not isinstance(rf, int) or not 2 <= rf <= 5:
-        raise ConfigError(f"replication factor must be between 2 and 5, got {rf}")
-    base = default_bounds(rf)
-    chosen = Bounds(**{k: (bounds[k] if bounds.get(k) is not None else getattr(base, k))
-                       for k in BOUND_NAMES})
-    if max_unflushed_losses is not None and values["crash_model"] != "power-loss":
-        raise ConfigError("--max-unflushed-losses needs the power-loss crash model (--crash-model power-loss)")
     try:
-        return ModelConfig(bounds=chosen, symmetry=symmetry, rule_changes=tuple(rule_changes),
-                           **values), provenance
+        rf = values["replication_factor"]
+        if not isinstance(rf, int) or not 2 <= rf <= 5:
+            raise ConfigError(f"replication factor must be between 2 and 5, got {rf}")
+        base = default_bounds(rf)
+        chosen = Bounds(**{k: (bounds[k] if bounds.get(k) is not None else getattr(base, k))
+                           for k in BOUND_NAMES})
+        if max_unflushed_losses is not None and values["crash_model"] == "process":
+            raise ConfigError("--max-unflushed-losses needs a crash model that loses data "
+                              "(--crash-model power-loss or disk-loss)")
+        from_files = tuple(values.pop("rule_changes", ()))  # the command line's come after
+        return ModelConfig(bounds=chosen, symmetry=symmetry,
+                           rule_changes=from_files + tuple(rule_changes), **values), provenance
     except ConfigError as e:
         sources = [" ".join(line.split()) for line in provenance if "<-" in line and any(
             key in line.split("<-")[0] for key in ("replication.factor", "min.insync.replicas", "acks"))]

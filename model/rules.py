@@ -24,6 +24,8 @@ class Rule:
         summary: what it changes, in one line.
         param: the kernel switch it sets.
         value: the value it sets the switch to when on.
+        requires: rules it only makes sense with (KRaft-only rules require ``kraft``); a rule
+            whose requirements are off is dropped from the rule set, and ``kmc list`` says so.
     """
 
     name: str
@@ -32,6 +34,7 @@ class Rule:
     summary: str
     param: int
     value: int = 1
+    requires: tuple = ()
 
 
 RULES: dict[str, Rule] = {}
@@ -43,6 +46,12 @@ def _rule(*args, **kwargs) -> Rule:
     return r
 
 
+CONTROLLER_EPOCH = _rule(
+    "controller-epoch",
+    "Kafka 0.8 controller design (KafkaController epoch; ReplicaManager.becomeLeaderOrFollower "
+    "answers STALE_CONTROLLER_EPOCH)", "0.8",
+    "a broker refuses LeaderAndIsr from a controller older than one it has obeyed (matters with "
+    "--max-controller-failovers, ZooKeeper mode)", P.RULE_CONTROLLER_EPOCH)
 EPOCH_TRUNCATION = _rule(
     "epoch-truncation", "KIP-101 (AbstractFetcherThread, OffsetsForLeaderEpoch)", "0.11",
     "a new follower truncates by OffsetsForLeaderEpoch, not to its own high watermark",
@@ -71,6 +80,10 @@ RESET_FOLLOWERS_ON_EPOCH = _rule(
     "reset-followers-on-epoch", "kmc 0.1 (stricter than Replica.resetReplicaState)", "",
     "a leader forgets its followers' LEOs on every new epoch, not only when it is newly leader",
     P.RULE_RESET_FOLLOWERS_ON_EPOCH)
+ISR_EXPANSION_AS_OWN_STEP = _rule(
+    "isr-expansion-as-own-step", "kmc 0.1 (looser than Partition.updateFollowerFetchState)", "",
+    "a leader adds a caught-up follower to the ISR in a step of its own, any time after its fetch",
+    P.RULE_ISR_EXPANSION_AS_OWN_STEP)
 BROKER_EPOCH = _rule(
     "broker-epoch", "KIP-380 (KafkaController.processBrokerChange: bounced brokers)", "2.2",
     "a restarted broker is handled as failed, then started, even if its session never expired",
@@ -80,8 +93,61 @@ HW_NEEDS_MIN_ISR = _rule(
     "the high watermark does not advance while the ISR is smaller than min.insync.replicas",
     P.RULE_HW_NEEDS_MIN_ISR)
 
-# Releases in which some rule first appeared, oldest first ("0.8" has none of them).
-RELEASES: tuple[str, ...] = ("0.8", "0.11", "2.0", "2.1", "2.2", "3.7")
+ALTER_PARTITION = _rule(
+    "alter-partition",
+    "KIP-497 (AlterIsr / AlterPartition, Partition.prepareIsrExpand/prepareIsrShrink, IBP 2.7-IV2)",
+    "2.7", "the leader asks the controller to change the ISR and waits for the answer, counting "
+    "a follower it adds in the HW meanwhile (maximal ISR)", P.RULE_ALTER_PARTITION)
+KRAFT = _rule(
+    "kraft", "KIP-500/KIP-631 (QuorumController, metadata log; production-ready in 3.3, KIP-833)",
+    "3.3", "the controller is a Raft quorum: partition changes are records of one metadata log "
+    "that brokers apply in order, and brokers register and heartbeat", P.RULE_KRAFT)
+ISR_ELIGIBILITY = _rule(
+    "isr-eligibility",
+    "KIP-841 (Partition.isReplicaIsrEligible, ReplicationControlManager INELIGIBLE_REPLICA)",
+    "3.3", "a fenced or shutting-down broker cannot join the ISR: the leader does not ask, the "
+    "controller refuses", P.RULE_ISR_ELIGIBILITY, requires=("kraft", "alter-partition"))
+BROKER_EPOCH_IN_FETCH = _rule(
+    "broker-epoch-in-fetch",
+    "KIP-903 (Fetch ReplicaEpoch, AlterPartition NewIsrWithEpochs, metadata.version 3.5-IV1)",
+    "3.5", "fetches and ISR changes carry broker epochs: a replica's earlier incarnation cannot "
+    "put it in the ISR", P.RULE_BROKER_EPOCH_IN_FETCH, requires=("kraft", "alter-partition"))
+STALE_FETCH_REJECTED = _rule(
+    "stale-fetch-rejected", "KAFKA-15221 (Replica.updateFetchStateOrThrow)", "3.7",
+    "a leader ignores a fetch from an earlier incarnation of the follower (its broker epoch is "
+    "older than the registered one)", P.RULE_STALE_FETCH_REJECTED,
+    requires=("broker-epoch-in-fetch",))
+ISR_SHRINK_KEEPS_LEADER_EPOCH = _rule(
+    "isr-shrink-keeps-leader-epoch",
+    "KAFKA-15021 (PartitionChangeBuilder, metadata.version 3.6-IV0)", "3.6",
+    "the controller removes a replica from the ISR without bumping the leader epoch (only the "
+    "partition epoch)", P.RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH, requires=("kraft",))
+KRAFT_UNCLEAN_ELECTION = _rule(
+    "kraft-unclean-election",
+    "KAFKA-12670 (ConfigurationControlManager, QuorumController.maybeElectUncleanLeaders)",
+    "3.9", "the KRaft controller honours unclean.leader.election.enable (3.0-3.8 ignore it)",
+    P.RULE_KRAFT_UNCLEAN_ELECTION, requires=("kraft",))
+ELIGIBLE_LEADER_REPLICAS = _rule(
+    "eligible-leader-replicas",
+    "KIP-966 (PartitionChangeBuilder ELR, ReplicationControlManager.handleBrokerUncleanShutdown; "
+    "4.0 with eligible.leader.replicas.version=1, default on new 4.1 clusters)", "4.1",
+    "replicas leaving an ISR below min.insync.replicas stay eligible to lead; a broker that "
+    "restarts after an unclean shutdown leaves the ISR and the ELR", P.RULE_ELR,
+    requires=("kraft", "alter-partition"))
+LAST_KNOWN_LEADER_CHECK = _rule(
+    "last-known-leader-check", "KAFKA-19522 (PartitionChangeBuilder.canElectLastKnownLeader)",
+    "4.1", "the last known leader is elected from an empty ISR and ELR only if it is not fenced "
+    "(3.7-4.0 elected it anyway)", P.RULE_LAST_KNOWN_LEADER_CHECK,
+    requires=("eligible-leader-replicas",))
+
+MANDATORY_SINCE = {"kraft": "4.0"}
+"""Rules that a release cannot run without: Kafka 4.0 removed ZooKeeper mode (KIP-833)."""
+
+
+def _release_lines() -> tuple[str, ...]:
+    """Releases in which some rule first appeared, oldest first ("0.8" has none of them)."""
+    since = {r.since for r in RULES.values() if r.since}
+    return ("0.8",) + tuple(sorted(since, key=_version_key))
 
 
 def _version_key(text: str) -> tuple[int, int]:
@@ -89,11 +155,34 @@ def _version_key(text: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
+RELEASES: tuple[str, ...] = _release_lines()
+
+
 def release_rules(version: str) -> tuple[str, ...]:
     """The rules Kafka ``version`` ("X.Y") has: every rule whose ``since`` is not later, in
     the table's order. Rules no release has (``since == ""``) are never included."""
     key = _version_key(version)
     return tuple(r.name for r in RULES.values() if r.since and _version_key(r.since) <= key)
+
+
+def without_unmet(rule_names) -> tuple[str, ...]:
+    """``rule_names`` without the rules whose requirements are not among them (a KRaft-only
+    rule in ZooKeeper mode), repeated until nothing more drops."""
+    chosen = list(rule_names)
+    while True:
+        kept = [n for n in chosen if all(req in chosen for req in RULES[n].requires)]
+        if kept == chosen:
+            return tuple(kept)
+        chosen = kept
+
+
+def check_mandatory(version: str, rule_names) -> None:
+    """A ``ConfigError`` if ``version`` cannot run without a rule that was turned off."""
+    for name, since in MANDATORY_SINCE.items():
+        if _version_key(version) >= _version_key(since) and name not in rule_names:
+            raise ConfigError(
+                f"Kafka {version} has no ZooKeeper mode (removed in 4.0, KIP-833); "
+                f"--rule -{name} applies to 3.x and earlier only")
 
 
 # The named protocols are the rule sets of the release that introduced each, so
@@ -115,12 +204,24 @@ def rules_of(protocol: str) -> tuple[str, ...]:
             f"unknown protocol {protocol!r}; choose one of: {', '.join(PRESETS)}") from None
 
 
-def check_rule_name(name: str) -> Rule:
+KMC_0_1 = ("isr-expansion-as-own-step", "reset-followers-on-epoch")
+"""kmc 0.1's abstractions that no Kafka release has, kept as rules so that the reference engine
+and the z3 engine (which model exactly these) can cross-check the kernel: ``--rule +kmc-0.1``
+turns both on."""
+
+GROUPS: dict[str, tuple[str, ...]] = {"kmc-0.1": KMC_0_1}
+
+
+def check_rule_name(name: str) -> Rule | None:
+    """The rule called ``name`` (None for a group of rules, ``GROUPS``)."""
+    if name in GROUPS:
+        return None
     try:
         return RULES[name]
     except KeyError:
         raise ConfigError(
-            f"unknown rule {name!r}; the rules are: {', '.join(RULES)} (kmc list shows them)"
+            f"unknown rule {name!r}; the rules are: {', '.join(RULES)}, and the group "
+            f"{', '.join(GROUPS)} (kmc list shows them)"
         ) from None
 
 
@@ -142,10 +243,11 @@ def apply_rule_changes(base: tuple[str, ...], changes: tuple[str, ...]) -> tuple
     chosen = set(base)
     for change in changes:
         name = parse_rule_change(change)[1:]
-        if change.startswith("+"):
-            chosen.add(name)
-        else:
-            chosen.discard(name)
+        for one in GROUPS.get(name, (name,)):
+            if change.startswith("+"):
+                chosen.add(one)
+            else:
+                chosen.discard(one)
     return tuple(name for name in RULES if name in chosen)
 
 

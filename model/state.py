@@ -37,6 +37,23 @@ class ReplicaState(NamedTuple):
             (tracked with --hw-checkpoint interval; -1 otherwise: the file follows the HW).
         shutting_down: the controller has handled this broker's controlled shutdown and keeps
             it out of elections; the broker stops next (with --max-controlled-shutdowns).
+        fetch_request: a fetch of this broker's held up in flight (--max-delayed-fetches), ``()``
+            if none, else ``(leader, leader_epoch, fetch_offset, current)``; ``current`` is
+            false once the broker has restarted since (a new broker epoch, KIP-903).
+        alter_partition: the leader's pending ISR change (KIP-497, 2.7+), ``()`` if none, else
+            ``(state, isr, leader_epoch, partition_epoch_current, member_epoch_current)``:
+            state 1 the request is on its way to the controller (``isr`` proposed), 2 accepted
+            (the answer carrying ``isr`` is on its way back), 3 refused (INELIGIBLE_REPLICA), 4
+            stuck (an error without retry: waiting for new metadata).
+        partition_epoch_current: this broker knows the controller's current partition epoch.
+        partition_change: KRaft: a ``PartitionChangeRecord`` keeping the leader epoch still to
+            apply, ``()`` if none, else ``(isr, leader_epoch, current)``.
+        remote_current: on a leader, per follower: its last fetch came from its current
+            incarnation (KIP-903); ``()`` when not tracked.
+        clean_shutdown: its last stop was a controlled shutdown (KIP-966's clean-shutdown file).
+        controller_epoch_seen: the newest controller epoch it has obeyed (ZooKeeper mode, with
+            --max-controller-failovers).
+        zombie_request: the zombie controller's LeaderAndIsr is on its way to it.
     """
 
     alive: bool
@@ -51,6 +68,14 @@ class ReplicaState(NamedTuple):
     flushed_offset: int
     checkpointed_hw: int = -1
     shutting_down: bool = False
+    fetch_request: tuple = ()
+    alter_partition: tuple = ()
+    partition_epoch_current: bool = True
+    partition_change: tuple = ()
+    remote_current: tuple = ()
+    clean_shutdown: bool = False
+    controller_epoch_seen: int = 0
+    zombie_request: bool = False
 
     @property
     def log_end_offset(self) -> int:
@@ -95,6 +120,22 @@ class ClusterState(NamedTuple):
         unflushed_losses: crashes that lost unflushed records (a bound, power-loss only).
         controlled_shutdowns: controlled shutdowns the controller has handled (a bound).
         session_expiries: times the controller lost a running broker (a bound).
+        delayed_fetches: fetches held up in flight so far (a bound).
+        leader_recovering: KIP-704: the leader was elected uncleanly and has not yet had an
+            AlterPartition accepted (KRaft).
+        elr, last_known_elr: KIP-966's eligible leader replicas and last known ELR (sorted ids).
+        leader_and_isr_current: the LeaderAndIsr requests in flight that carry the controller's
+            latest record, ``(broker, leader_epoch)`` pairs (partition epochs, see
+            ``model/kernel/controller.py``).
+        controller_epoch, controller_failovers: the active controller's epoch (ZooKeeper mode)
+            and the failovers so far (a bound).
+        zombie_controller: the deposed controller that has not noticed, ``()`` if none, else
+            ``(controller_epoch, leader, leader_epoch, isr)``: its frozen view of the partition.
+        leader_and_isr_controller_epochs: the controller epoch each LeaderAndIsr in flight
+            carries, ``(broker, leader_epoch, controller_epoch)`` triples.
+        read_offsets: history for ``no-read-loss`` (kept only when that property is checked):
+            ``(record, offset)`` for every record a consumer could have read, at the offset it
+            was first readable.
     """
 
     replicas: tuple
@@ -108,6 +149,16 @@ class ClusterState(NamedTuple):
     unflushed_losses: int
     controlled_shutdowns: int = 0
     session_expiries: int = 0
+    delayed_fetches: int = 0
+    leader_recovering: bool = False
+    elr: tuple = ()
+    last_known_elr: tuple = ()
+    leader_and_isr_current: tuple = ()
+    controller_epoch: int = 0
+    controller_failovers: int = 0
+    zombie_controller: tuple = ()
+    leader_and_isr_controller_epochs: tuple = ()
+    read_offsets: tuple = ()
 
     def true_leader(self) -> int:
         """The controller's leader, if it is alive and has taken up the controller's epoch; else -1.
@@ -125,25 +176,58 @@ class ClusterState(NamedTuple):
 
 
 # The fields added after kmc 0.1's state, with their kind and default: trace files (JSON, ITF)
-# are read and written from these tables, so a new field needs no code there. Kinds: "int",
-# "bool", "brokers" (a set of broker ids, a sorted tuple), or a tuple of (name, kind) pairs for
-# a message that may be in flight (``()`` when there is none).
+# and the reference model's symmetry are driven by these tables, so a new field needs no code
+# there. Kinds: "int", "bool", "broker" (a broker id or -1), "brokers" (a set of broker ids, a
+# sorted tuple), "per-broker" (a tuple of ints indexed by broker id), "requests" (a sorted
+# tuple of (broker, leader_epoch) pairs), or a tuple of (name, kind) pairs for a message that
+# may be in flight (``()`` when there is none).
+FETCH_REQUEST = (("leader", "broker"), ("leader_epoch", "int"), ("fetch_offset", "int"),
+                 ("current", "bool"))
+ALTER_PARTITION = (("state", "int"), ("isr", "brokers"), ("leader_epoch", "int"),
+                   ("partition_epoch_current", "bool"), ("member_epoch_current", "bool"))
+PARTITION_CHANGE = (("isr", "brokers"), ("leader_epoch", "int"), ("current", "bool"))
 REPLICA_EXTENSIONS: tuple = (
     ("checkpointed_hw", "int", -1),
     ("shutting_down", "bool", False),
+    ("fetch_request", FETCH_REQUEST, ()),
+    ("alter_partition", ALTER_PARTITION, ()),
+    ("partition_epoch_current", "bool", True),
+    ("partition_change", PARTITION_CHANGE, ()),
+    ("remote_current", "per-broker", ()),
+    ("clean_shutdown", "bool", False),
+    ("controller_epoch_seen", "int", 0),
+    ("zombie_request", "bool", False),
 )
+ZOMBIE_CONTROLLER = (("controller_epoch", "int"), ("leader", "broker"), ("leader_epoch", "int"),
+                     ("isr", "brokers"))
 CLUSTER_EXTENSIONS: tuple = (
     ("controlled_shutdowns", "int", 0),
     ("session_expiries", "int", 0),
+    ("delayed_fetches", "int", 0),
+    ("leader_recovering", "bool", False),
+    ("elr", "brokers", ()),
+    ("last_known_elr", "brokers", ()),
+    ("leader_and_isr_current", "requests", ()),
+    ("controller_epoch", "int", 0),
+    ("controller_failovers", "int", 0),
+    ("zombie_controller", ZOMBIE_CONTROLLER, ()),
+    ("leader_and_isr_controller_epochs", "request-values", ()),
+    ("read_offsets", "record-offsets", ()),
 )
 
 
 def extension_to_json(kind, value):
     """A value of an extension field as plain JSON (sets as sorted lists)."""
-    if kind in ("int", "bool"):
+    if kind in ("int", "bool", "broker"):
         return value
-    if kind == "brokers":
-        return sorted(value)
+    if kind in ("brokers", "per-broker"):
+        return list(value) if kind == "per-broker" else sorted(value)
+    if kind == "requests":
+        return [{"broker": b, "leader_epoch": e} for b, e in value]
+    if kind == "request-values":
+        return [{"broker": b, "leader_epoch": e, "value": x} for b, e, x in value]
+    if kind == "record-offsets":
+        return [{"record": r, "offset": o} for r, o in value]
     if not value:
         return None
     return {name: extension_to_json(k, v) for (name, k), v in zip(kind, value)}
@@ -151,10 +235,18 @@ def extension_to_json(kind, value):
 
 def extension_from_json(kind, value):
     """Inverse of ``extension_to_json``; raises TypeError/ValueError on malformed input."""
-    if kind == "int":
+    if kind in ("int", "broker"):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"expected an integer, got {value!r}")
         return value
+    if kind == "per-broker":
+        return tuple(int(x) for x in value)
+    if kind == "requests":
+        return tuple(sorted((int(q["broker"]), int(q["leader_epoch"])) for q in value))
+    if kind == "request-values":
+        return tuple(sorted((int(q["broker"]), int(q["leader_epoch"]), int(q["value"])) for q in value))
+    if kind == "record-offsets":
+        return tuple(sorted((int(q["record"]), int(q["offset"])) for q in value))
     if kind == "bool":
         if not isinstance(value, bool):
             raise TypeError(f"expected true or false, got {value!r}")
@@ -179,9 +271,7 @@ def to_plain(state: ClusterState) -> tuple:
         state.records_written,
         state.crashes,
         state.unflushed_losses,
-        state.controlled_shutdowns,
-        state.session_expiries,
-    )
+    ) + tuple(getattr(state, name) for name, _, _ in CLUSTER_EXTENSIONS)
 
 
 def from_plain(plain: tuple) -> ClusterState:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from model.state import ClusterState, to_plain
+from model.state import CLUSTER_EXTENSIONS, REPLICA_EXTENSIONS, ClusterState, to_plain
 
 
 def broker_permutations(replication_factor: int) -> tuple:
@@ -46,7 +46,7 @@ def permute_plain(state: ClusterState, perm: tuple) -> tuple:
             r.alive, r.log, r.high_watermark, r.leader_epoch,
             perm[r.leader] if r.leader >= 0 else r.leader, _ids(perm, r.isr), tuple(remote),
             r.truncating, resp, r.flushed_offset,
-        )
+        ) + tuple(_renamed(perm, kind, getattr(r, name)) for name, kind, _ in REPLICA_EXTENSIONS)
     c = state.controller
     controller = (
         perm[c.leader] if c.leader >= 0 else c.leader, c.leader_epoch, _ids(perm, c.isr),
@@ -59,7 +59,32 @@ def permute_plain(state: ClusterState, perm: tuple) -> tuple:
     return (
         tuple(replicas), controller, requests, pending, state.acked, state.consumer_visible,
         state.records_written, state.crashes, state.unflushed_losses,
-    )
+    ) + tuple(_renamed(perm, kind, getattr(state, name)) for name, kind, _ in CLUSTER_EXTENSIONS)
+
+
+def _renamed(perm, kind, value):
+    """An extension field (``model.state``) under a renaming: broker ids and sets renamed,
+    per-broker arrays moved, messages renamed field by field."""
+    if kind in ("int", "bool", "record-offsets"):
+        return value
+    if kind == "broker":
+        return perm[value] if value >= 0 else value
+    if kind == "brokers":
+        return _ids(perm, value)
+    if kind == "per-broker":
+        if not value:
+            return value
+        moved = [0] * len(value)
+        for old, v in enumerate(value):
+            moved[perm[old]] = v
+        return tuple(moved)
+    if kind == "requests":
+        return tuple(sorted((perm[b], e) for b, e in value))
+    if kind == "request-values":
+        return tuple(sorted((perm[b], e, x) for b, e, x in value))
+    if not value:
+        return value
+    return tuple(_renamed(perm, k, v) for (_, k), v in zip(kind, value))
 
 
 def _broker_key(state: ClusterState, b: int) -> tuple:

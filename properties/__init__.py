@@ -1,9 +1,18 @@
 """Named properties of the replication state; ``invariant`` adds your own."""
 
-from properties.registry import PROPERTIES, Property, get_properties, invariant
+from properties.registry import (
+    INVARIANT, PROPERTIES, REACHABILITY, Property, get_properties, invariant, reachable,
+)
 from properties import invariants as _builtin  # noqa: F401  (registers the built-ins)
 
-BUILT_IN = tuple(PROPERTIES)
-"""The names of kmc's own properties (before any ``--load``ed module adds its own)."""
+BUILT_IN = tuple(name for name, p in PROPERTIES.items() if not p.is_reachability and not p.history)
+"""The names of kmc's own invariants checked by default (before any ``--load``ed module adds
+its own); ``OPT_IN`` are those asked by name (they make the state keep a history)."""
 
-__all__ = ["BUILT_IN", "PROPERTIES", "Property", "get_properties", "invariant"]
+OPT_IN = tuple(name for name, p in PROPERTIES.items() if p.history)
+
+REACHABILITY_QUESTIONS = tuple(name for name, p in PROPERTIES.items() if p.is_reachability)
+"""The names of kmc's own reachability questions (``kmc advise`` asks them)."""
+
+__all__ = ["BUILT_IN", "OPT_IN", "INVARIANT", "PROPERTIES", "Property", "REACHABILITY",
+           "REACHABILITY_QUESTIONS", "get_properties", "invariant", "reachable"]

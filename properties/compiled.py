@@ -2,14 +2,18 @@
 state rows, so the compiled explorer judges each new state without leaving machine code.
 
 Each property has a small integer id (``COMPILED_IDS``); ``holds(pid, s, lay)`` dispatches on
-it. ``tests/unit/test_compiled_properties.py`` checks every one against its readable twin on
-every reachable state of small configurations (two definitions, proven equal).
+it. For a reachability question (``@reachable`` in ``invariants.py``) ``holds`` is True while
+the target is not reached, as its Python twin's ``check`` is.
+``tests/unit/test_kernel_equivalence.py`` checks every one against its readable twin on every
+reachable state of small configurations (two definitions, proven equal).
 """
 
 from __future__ import annotations
 
 from model.kernel.jit import kernel
 
+from model.kernel.fields import read_offset
+from model.kernel.layout import FEATURE_BITS, READS_BIT
 from model.kernel.fields import (
     ACK_DONE, NO_LEADER, ack_offset, ack_state, broker_count, controller_isr, controller_leader, has, high_watermark, is_alive, isr_of,
     leader_of, log_end_offset, record_epoch_at, record_id_at, record_slots, true_leader,
@@ -22,6 +26,10 @@ LOG_MATCHING = 2
 MONOTONIC_VISIBILITY = 3
 LEADER_IN_ISR = 4
 HW_LE_LEO = 5
+ACKED_WITHOUT_A_DOWN_BROKER = 6  # reachability
+OFFLINE_WITH_A_LIVE_BROKER = 7  # reachability
+
+NO_READ_LOSS = 20
 
 COMPILED_IDS = {
     "no-acked-loss": NO_ACKED_LOSS,
@@ -30,7 +38,16 @@ COMPILED_IDS = {
     "monotonic-visibility": MONOTONIC_VISIBILITY,
     "leader-in-isr": LEADER_IN_ISR,
     "hw-le-leo": HW_LE_LEO,
+    "acked-without-a-down-broker": ACKED_WITHOUT_A_DOWN_BROKER,
+    "offline-with-a-live-broker": OFFLINE_WITH_A_LIVE_BROKER,
+    "no-read-loss": NO_READ_LOSS,
 }
+
+
+@kernel
+def holds_record_at(s, lay, b, r, offset):
+    """Does broker ``b``'s log hold record ``r`` at ``offset``?"""
+    return offset < log_end_offset(s, lay, b) and record_id_at(s, lay, b, offset) == r
 
 
 @kernel
@@ -39,12 +56,9 @@ def no_acked_loss(s, lay):
     leader = true_leader(s, lay)
     if leader == NO_LEADER:
         return True
-    leo = log_end_offset(s, lay, leader)
     for r in range(1, record_slots(lay) + 1):
-        if ack_state(s, lay, r) == ACK_DONE:
-            offset = ack_offset(s, lay, r)
-            if offset >= leo or record_id_at(s, lay, leader, offset) != r:
-                return False
+        if ack_state(s, lay, r) == ACK_DONE and not holds_record_at(s, lay, leader, r, ack_offset(s, lay, r)):
+            return False
     return True
 
 
@@ -128,8 +142,50 @@ def hw_le_leo(s, lay):
 
 
 @kernel
+def acked_without_a_down_broker(s, lay):
+    """Reached: a broker is down and its log lacks an acknowledged record (at the offset it was
+    acknowledged at)."""
+    for b in range(broker_count(lay)):
+        if is_alive(s, lay, b):
+            continue
+        for r in range(1, record_slots(lay) + 1):
+            if ack_state(s, lay, r) == ACK_DONE and not holds_record_at(s, lay, b, r, ack_offset(s, lay, r)):
+                return True
+    return False
+
+
+@kernel
+def offline_with_a_live_broker(s, lay):
+    """Reached: the controller has no leader for the partition while a broker runs."""
+    if controller_leader(s, lay) != NO_LEADER:
+        return False
+    for b in range(broker_count(lay)):
+        if is_alive(s, lay, b):
+            return True
+    return False
+
+
+@kernel
+def no_read_loss(s, lay):
+    """Every record a consumer could have read is in the true leader's log at that offset
+    (vacuous in a layout that keeps no read history: ``check`` adds it for this property)."""
+    if lay[FEATURE_BITS] & READS_BIT == 0:
+        return True
+    leader = true_leader(s, lay)
+    if leader == NO_LEADER:
+        return True
+    for r in range(1, record_slots(lay) + 1):
+        offset = read_offset(s, lay, r)
+        if offset >= 0 and not holds_record_at(s, lay, leader, r, offset):
+            return False
+    return True
+
+
+@kernel
 def holds(pid, s, lay):
     """Does compiled property ``pid`` hold in ``s``?"""
+    if pid == NO_READ_LOSS:
+        return no_read_loss(s, lay)
     if pid == NO_ACKED_LOSS:
         return no_acked_loss(s, lay)
     if pid == COMMITTED_CONSISTENCY:
@@ -142,4 +198,8 @@ def holds(pid, s, lay):
         return leader_in_isr(s, lay)
     if pid == HW_LE_LEO:
         return hw_le_leo(s, lay)
+    if pid == ACKED_WITHOUT_A_DOWN_BROKER:
+        return not acked_without_a_down_broker(s, lay)
+    if pid == OFFLINE_WITH_A_LIVE_BROKER:
+        return not offline_with_a_live_broker(s, lay)
     return True

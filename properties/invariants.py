@@ -8,7 +8,7 @@ partition. A zombie that still believes it leads does not count.
 from __future__ import annotations
 
 from model.constants import NO_LEADER
-from properties.registry import invariant
+from properties.registry import invariant, reachable
 
 
 def _why_acked_loss(state) -> str:
@@ -149,3 +149,81 @@ def leader_in_isr(state) -> bool:
 @invariant("hw-le-leo", "every replica's high watermark is at most its log end offset", compiled=True)
 def hw_le_leo(state) -> bool:
     return all(r.high_watermark <= len(r.log) for r in state.replicas)
+
+
+# ------------------------------------------------------------------------------ reachability
+# Questions about availability, for kmc advise: "can the partition get into such a state?"
+# (True in the target states; the explorer's shortest "counterexample" is a shortest witness.)
+
+
+def _ack_missing_on_a_down_broker(state):
+    """(broker, record id, offset) of a down broker whose log lacks an acknowledged record."""
+    for b, r in enumerate(state.replicas):
+        if r.alive:
+            continue
+        for rid, offset in state.acked:
+            if offset >= len(r.log) or r.log[offset][0] != rid:
+                return b, rid, offset
+    return None
+
+
+def _why_acked_without(state) -> str:
+    found = _ack_missing_on_a_down_broker(state)
+    if found is None:
+        return ""
+    b, rid, offset = found
+    return f"broker {b} is down and its log lacks r{rid}, acknowledged at offset {offset}"
+
+
+@reachable(
+    "acked-without-a-down-broker",
+    "reachability: a broker is down and its log lacks an acknowledged record: the partition "
+    "acknowledged a write without it, or it had lost the record (kmc advise tells the two apart "
+    "by replay; ask with process crashes, as a power loss can itself drop the record)",
+    explain=_why_acked_without,
+    compiled=True,
+)
+def acked_without_a_down_broker(state) -> bool:
+    return _ack_missing_on_a_down_broker(state) is not None
+
+
+def _why_offline(state) -> str:
+    alive = [b for b, r in enumerate(state.replicas) if r.alive]
+    return f"the controller has no leader for the partition while broker(s) {alive} run" if alive else ""
+
+
+@reachable(
+    "offline-with-a-live-broker",
+    "reachability: the partition has no leader (offline) while a broker is running",
+    explain=_why_offline,
+    compiled=True,
+)
+def offline_with_a_live_broker(state) -> bool:
+    return state.controller.leader == NO_LEADER and any(r.alive for r in state.replicas)
+
+
+def _why_read_loss(state) -> str:
+    leader = state.true_leader()
+    log = state.replicas[leader].log
+    for rid, offset in state.read_offsets:
+        if offset >= len(log) or log[offset][0] != rid:
+            return (f"a consumer could read r{rid} at offset {offset}, but leader {leader} "
+                    + ("has no record there" if offset >= len(log) else f"has r{log[offset][0]} there"))
+    return ""
+
+
+@invariant(
+    "no-read-loss",
+    "every record a consumer could have read (below the HW of a broker serving it: the true "
+    "leader, a zombie leader to a consumer with stale metadata, with --fetch-from-followers a "
+    "follower) is in the true leader's log at the offset it was read at",
+    explain=_why_read_loss,
+    compiled=True,
+    history="reads",
+)
+def no_read_loss(state) -> bool:
+    leader = state.true_leader()
+    if leader == NO_LEADER or not state.read_offsets:
+        return True
+    log = state.replicas[leader].log
+    return all(offset < len(log) and log[offset][0] == rid for rid, offset in state.read_offsets)

@@ -11,25 +11,46 @@ state is fine. Register one with the decorator::
 
 It then appears in ``kmc list`` and can be chosen with ``kmc check --property leader-has-a-record``
 (load the module that defines it with ``kmc --load my_props.py``).
+
+A *reachability question* is the other kind: "can the partition ever get into such a state?"
+(TLA+'s ``sometimes``, the negation of an invariant). ``@reachable`` registers one from a
+predicate that is True in the target states; its ``check`` is the negation, so every engine
+searches for it as it searches for a violation, and the shortest "counterexample" is the
+shortest *witness*. Reachability questions are asked by name (``kmc check -p NAME``, ``kmc
+advise``): they are not among the properties checked by default.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
 from model.errors import ConfigError
 
 
+INVARIANT = "invariant"
+REACHABILITY = "reachability"
+
+
 @dataclass(frozen=True)
 class Property:
-    """A named invariant: ``check(state)`` is True in every reachable state, or it is violated."""
+    """A named invariant: ``check(state)`` is True in every reachable state, or it is violated.
+
+    For a reachability question (``kind == REACHABILITY``) ``check`` is True outside the target
+    states: "violated" means *reached*, and the counterexample is a witness."""
 
     name: str
     description: str
     check: Callable
     explain: Callable | None = None
     compiled: bool = False  # a twin in properties/compiled.py judges it inside the kernel
+    kind: str = INVARIANT
+    history: str = ""  # a history the state must keep for it (kmc adds it only when asked for)
+
+    @property
+    def is_reachability(self) -> bool:
+        return self.kind == REACHABILITY
 
     def __call__(self, state) -> bool:
         return bool(self.check(state))
@@ -48,21 +69,48 @@ PROPERTIES: dict[str, Property] = {}
 
 
 def invariant(name: str, description: str = "", explain: Callable | None = None,
-              compiled: bool = False) -> Callable:
+              compiled: bool = False, history: str = "") -> Callable:
     """Decorator: register ``fn(state) -> bool`` as the invariant ``name``; ``explain(state)``
     may return a sentence saying how a state violates it (shown under counterexamples).
-    ``compiled`` (built-in properties only) says ``properties/compiled.py`` has its twin."""
+    ``compiled`` (built-in properties only) says ``properties/compiled.py`` has its twin;
+    ``history`` (built-in only) names a history the state keeps only for it (``"reads"``): such
+    a property is asked by name, never among the defaults, since the history adds states."""
 
     def register(fn: Callable) -> Callable:
-        old = PROPERTIES.get(name)
-        if old is not None and _origin(old.check) != _origin(fn):
-            raise ConfigError(f"property {name!r} is defined twice; pick another name")
-        PROPERTIES[name] = Property(
-            name, description or (fn.__doc__ or "").strip().split("\n")[0], fn, explain, compiled
-        )
+        _register(Property(name, description or _first_line(fn), fn, explain, compiled,
+                           history=history))
         return fn
 
     return register
+
+
+def reachable(name: str, description: str = "", explain: Callable | None = None,
+              compiled: bool = False) -> Callable:
+    """Decorator: register ``fn(state) -> bool``, True in the states to reach, as the
+    reachability question ``name`` (see the module's docstring); ``explain(state)`` may say
+    what a reached state shows."""
+
+    def register(fn: Callable) -> Callable:
+        @functools.wraps(fn)  # same module and name: re-registering the same function is fine
+        def not_reached(state) -> bool:
+            return not fn(state)
+
+        _register(Property(name, description or _first_line(fn), not_reached, explain, compiled,
+                           REACHABILITY))
+        return fn
+
+    return register
+
+
+def _register(prop: Property) -> None:
+    old = PROPERTIES.get(prop.name)
+    if old is not None and _origin(old.check) != _origin(prop.check):
+        raise ConfigError(f"property {prop.name!r} is defined twice; pick another name")
+    PROPERTIES[prop.name] = prop
+
+
+def _first_line(fn) -> str:
+    return (fn.__doc__ or "").strip().split("\n")[0]
 
 
 def _origin(fn) -> tuple:
@@ -71,9 +119,11 @@ def _origin(fn) -> tuple:
 
 
 def get_properties(names=None) -> tuple:
-    """The registered properties called ``names`` (all of them, in registration order, if None)."""
+    """The registered properties called ``names`` (if None: every invariant, in registration
+    order; reachability questions, and invariants that need a history, are asked by name
+    only)."""
     if not names:
-        return tuple(PROPERTIES.values())
+        return tuple(p for p in PROPERTIES.values() if not p.is_reachability and not p.history)
     out = []
     for n in names:
         if n not in PROPERTIES:

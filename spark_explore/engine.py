@@ -74,6 +74,7 @@ from properties.compiled import holds
 from spark_explore import boot
 from spark_explore import tasks as T
 from spark_explore.checkpoint import CheckpointDir
+from spark_explore.interrupt import quiet_py4j
 from spark_explore.session import (
     SparkEngineError, first_line, get_context, prepare_checkpoints, ship_code, stop_context,
 )
@@ -642,8 +643,10 @@ def _difference(old: dict, new: dict) -> str:
 
 
 def run_spark(config, properties, **options) -> CheckResult:
-    """``--engine spark``."""
-    return spark_bfs(config, properties, **options)
+    """``--engine spark``: ``spark_bfs`` on the compiled kernel of ``config``. An interruption
+    leaves it as a ``KeyboardInterrupt``, without py4j's tracebacks (``spark_explore.interrupt``)."""
+    with quiet_py4j():
+        return spark_bfs(config, properties, **options)
 
 
 register_engine("spark", run_spark, "sharded on Spark (the compiled kernel on every executor)",

@@ -8,13 +8,15 @@ from checker import check
 from model import Bounds, ModelConfig, make_model
 
 
-def config(protocol="kip-320", rf=2, acks="all", min_isr=2, unclean=False, crash="process", **bounds):
+def config(protocol="kip-320", rf=2, acks="all", min_isr=2, unclean=False, crash="process",
+           rule_changes=(), **bounds):
     """A ModelConfig from short keyword names; bounds default to RF=2's defaults."""
     base = dict(max_records=2, max_leader_epoch=2, max_crashes=1, max_unflushed_losses=1)
     base.update(bounds)
     return ModelConfig(
         protocol=protocol, replication_factor=rf, acks=acks, min_insync_replicas=min_isr,
         unclean_leader_election_enable=unclean, crash_model=crash, bounds=Bounds(**base),
+        rule_changes=tuple(rule_changes),
     )
 
 

@@ -48,7 +48,8 @@ def test_json_output_is_the_result_object():
     [
         (["--protocol", "kip-999"], "unknown protocol 'kip-999'"),
         (["-r", "2", "--min-insync-replicas", "3"], "min.insync.replicas=3 is larger than the replication factor 2"),
-        (["--max-records", "-1"], "bound max-records must be a whole number >= 0"),
+        (["--max-records", "-1"], "bound max-records must be a whole number from 0 to 60, got -1"),
+        (["--max-records", "99999999999999999999"], "bound max-records must be a whole number from 0 to 60"),
         (["-p", "no-such-property"], "unknown property 'no-such-property'"),
         (["-r", "9"], "replication factor must be between 2 and 5"),
         (["--acks", "2"], "Invalid value for '--acks'"),

@@ -10,11 +10,22 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from model.constants import NO_LEADER
+from model.describe import describe
 
 
 class Change(NamedTuple):
     key: str
     text: str
+
+
+def describe_step(action, before, after) -> str:
+    """``describe`` (the step in Kafka words), or a plain sentence if the states do not fit the
+    action: a trace file may have been edited, or written by another tool or model version, and
+    a viewer must still show it (``kmc trace replay`` says whether it is a real behaviour)."""
+    try:
+        return describe(action, before, after)
+    except Exception:  # any inconsistency of hand-made states; the viewer shows them as they are
+        return f"{action} (its states do not fit the action, so kmc cannot say in words what it did)"
 
 
 def fmt_set(items) -> str:

@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from model.describe import describe
 from properties import PROPERTIES
 from viewer.changes import (
-    acked_text, changes, fetch_in_flight, fmt_set, leader_and_isr_text, pending_text, replica_role,
+    acked_text, changes, describe_step, fetch_in_flight, fmt_set, leader_and_isr_text, pending_text,
+    replica_role,
 )
 from viewer.report import describe_config
 from viewer.trace_file import kmc_version, violation_step
@@ -81,7 +81,7 @@ def trace_payload(trace, meta: dict) -> dict:
             "index": i,
             "action": str(act) if act else "initial state",
             "action_name": act.name if act else "init",
-            "description": describe(act, before, state) if act else "the partition after topic creation",
+            "description": describe_step(act, before, state) if act else "the partition after topic creation",
             "changes": [{"key": c.key, "text": c.text} for c in changes(before, state)],
             "state": _state_view(state),
         })

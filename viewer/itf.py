@@ -26,9 +26,17 @@ kmc's encoding of a ``ClusterState`` uses one ITF variable per field of the stat
 Set elements are sorted (on their Python values, before encoding) so that a file is byte-for-byte
 the same on every run. Record field names are identifiers, so generic ITF readers (``itf-py``)
 can turn records into named tuples.
+
+Reading is as liberal as the standard: an integer may be a JSON number or ``{"#bigint": "..."}``
+anywhere (Quint and itf-py write every integer that way), and a set's elements may come in any
+order. Comparisons (``kmc trace replay``) go through ``normalise``, which decodes ``#bigint``,
+``#set``, ``#map``, ``#tup`` and ``#unserializable`` into one canonical form first.
 """
 
 from __future__ import annotations
+
+import json
+import re
 
 from model.actions import ACTION_PARAMS, Action
 from model.errors import KmcError
@@ -47,6 +55,7 @@ ITF_VARS = STATE_VARS + (ACTION_VAR,)
 REQUIRED_VARS = BASE_STATE_VARS + (ACTION_VAR,)
 
 _MAX_JSON_INT = 2**53
+_BIGINT = re.compile(r"-?[0-9]+")
 
 
 class TraceFormatError(KmcError):
@@ -72,12 +81,21 @@ def _record_log(log) -> list:
 def _extension(kind, value):
     """An extension field (``model.state.REPLICA_EXTENSIONS``) as ITF: ints, booleans, sets of
     brokers, and a message in flight as a sequence of at most one record."""
-    if kind == "int":
+    if kind in ("int", "broker"):
         return _int(value)
     if kind == "bool":
         return bool(value)
     if kind == "brokers":
         return _set(value)
+    if kind == "per-broker":
+        return [_int(x) for x in value]
+    if kind == "requests":
+        return {"#set": [{"broker": _int(b), "leader_epoch": _int(e)} for b, e in sorted(value)]}
+    if kind == "request-values":
+        return {"#set": [{"broker": _int(b), "leader_epoch": _int(e), "value": _int(x)}
+                         for b, e, x in sorted(value)]}
+    if kind == "record-offsets":
+        return {"#set": [{"record": _int(r), "offset": _int(o)} for r, o in sorted(value)]}
     if not value:
         return []
     return [{name: _extension(k, v) for (name, k), v in zip(kind, value)}]
@@ -162,11 +180,11 @@ class _Decoder:
         return obj[key]
 
     def int(self, v, path: str) -> int:
-        if isinstance(v, dict) and set(v) == {"#bigint"} and isinstance(v["#bigint"], str):
-            try:
-                return int(v["#bigint"])
-            except ValueError:
+        if isinstance(v, dict) and set(v) == {"#bigint"}:
+            digits = v["#bigint"]
+            if not isinstance(digits, str) or not _BIGINT.fullmatch(digits) or len(digits) > 40:
                 self.fail(path, "an integer", v)
+            return int(digits)
         if isinstance(v, bool) or not isinstance(v, int):
             self.fail(path, "an integer", v)
         return v
@@ -191,12 +209,30 @@ class _Decoder:
 
     def extension(self, kind, v, path: str):
         """Inverse of ``_extension``."""
-        if kind == "int":
+        if kind in ("int", "broker"):
             return self.int(v, path)
         if kind == "bool":
             return self.bool(v, path)
         if kind == "brokers":
             return self.int_set(v, path)
+        if kind == "per-broker":
+            return tuple(self.int(x, f"{path}[{i}]") for i, x in enumerate(self.seq(v, path)))
+        if kind == "requests":
+            return tuple(sorted(
+                (self.int(self.field(q, "broker", path), path + ".broker"),
+                 self.int(self.field(q, "leader_epoch", path), path + ".leader_epoch"))
+                for q in self.set(v, path)))
+        if kind == "record-offsets":
+            return tuple(sorted(
+                (self.int(self.field(q, "record", path), path + ".record"),
+                 self.int(self.field(q, "offset", path), path + ".offset"))
+                for q in self.set(v, path)))
+        if kind == "request-values":
+            return tuple(sorted(
+                (self.int(self.field(q, "broker", path), path + ".broker"),
+                 self.int(self.field(q, "leader_epoch", path), path + ".leader_epoch"),
+                 self.int(self.field(q, "value", path), path + ".value"))
+                for q in self.set(v, path)))
         items = self.seq(v, path)
         if len(items) > 1:
             self.fail(path, "at most one message in flight", items)
@@ -304,15 +340,48 @@ def decode_action(value, where: str) -> Action | None:
     d = _Decoder(where)
     name = d.field(value, "name", ACTION_VAR)
     params = d.field(value, "params", ACTION_VAR)
+    if not isinstance(name, str):
+        d.fail(f"{ACTION_VAR}.name", "an action name (a string)", name)
     if name == INIT_ACTION:
         return None
     if name not in ACTION_PARAMS:
-        raise TraceFormatError(f"{where}: unknown action {name!r} (kmc knows {', '.join(ACTION_PARAMS)})")
+        shown = name if len(name) <= 40 else name[:37] + "..."
+        raise TraceFormatError(f"{where}: unknown action {shown!r} (kmc knows {', '.join(ACTION_PARAMS)})")
     args = tuple(
         d.int(d.field(params, p, f"{ACTION_VAR}.params"), f"{ACTION_VAR}.params.{p}")
         for p in ACTION_PARAMS[name]
     )
     return Action(name, args)
+
+
+def normalise(value):
+    """An ITF value in one canonical form, so that two encodings of the same value are equal:
+    ``{"#bigint": "7"}`` becomes ``7``; a ``#set``'s elements and a ``#map``'s pairs are sorted
+    (on their canonical JSON); ``#tup`` and ``#unserializable`` keep their tags; records and
+    sequences are normalised element by element. A malformed tagged value is left as it is (it
+    then differs from any well-formed one)."""
+    if isinstance(value, list):
+        return [normalise(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if len(value) == 1:
+        (tag, inner), = value.items()
+        if tag == "#bigint" and isinstance(inner, str) and _BIGINT.fullmatch(inner) and len(inner) <= 40:
+            return int(inner)
+        if tag == "#set" and isinstance(inner, list):
+            return {"#set": sorted((normalise(v) for v in inner), key=_canonical)}
+        if tag == "#map" and isinstance(inner, list) and all(
+                isinstance(p, list) and len(p) == 2 for p in inner):
+            return {"#map": sorted(([normalise(k), normalise(v)] for k, v in inner), key=_canonical)}
+        if tag == "#tup" and isinstance(inner, list):
+            return {"#tup": [normalise(v) for v in inner]}
+        if tag == "#unserializable":
+            return {"#unserializable": inner}
+    return {k: normalise(v) for k, v in value.items()}
+
+
+def _canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def first_difference(expected, found, path: str = "") -> tuple[str, object, object] | None:

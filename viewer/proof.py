@@ -1,39 +1,47 @@
-"""A k-induction proof's outcome (``kmc prove``) as text: the verdict, and the counterexample or
-the counterexample to induction in the trace viewer's words."""
+"""A k-induction proof's outcome (``kmc prove``) as text: the verdict, the configuration and
+bounds it covers, and the counterexample or the counterexample to induction in the trace viewer's
+words."""
 
 from __future__ import annotations
 
-from checker.symbolic.induction import PROVED, UNKNOWN, ProofResult
+from checker.symbolic.induction import (
+    FAILED, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, ProofResult,
+)
 from checker.symbolic.strengthen import all_names
-from model.describe import describe
+from viewer.changes import describe_step
+from viewer.report import describe_config
 from viewer.text import render_state, render_trace
+
+PHASE_WORDS = {"base": "base case", "step": "inductive step"}
 
 
 def render_proof(result: ProofResult, config) -> str:
-    """The proof outcome in the trace viewer's words."""
+    """The proof outcome in the trace viewer's words; ``config`` is the ``ModelConfig``."""
     if len(result.strengthen) > 4:
         with_ = f" with {len(result.strengthen)} strengthening invariants"
     else:
         with_ = f" with {', '.join(result.strengthen)}" if result.strengthen else ""
     head = f"{result.property_name}{with_}, {result.k}-induction: {result.status}"
-    lines = [head, f"  ({result.seconds:.1f} s; within the bounds {config.bounds.as_dict()})"]
+    lines = [f"{head} ({result.seconds:.1f} s)"]
+    lines += ["  " + line for line in describe_config(config.as_dict())]
+    phase = PHASE_WORDS.get(result.phase, result.phase)
     if result.status == PROVED:
-        lines.append("  every reachable state of these bounds satisfies it, however long the run")
+        lines.append("  every reachable state within these bounds satisfies it, however long the run")
     elif result.status == UNKNOWN:
-        lines.append(f"  z3 gave up in the {result.phase} case (time limit?)")
-    elif result.phase == "base":
+        lines.append(f"  z3 gave up in the {phase} (time limit?): nothing was proved")
+    elif result.status == INTERRUPTED:
+        lines.append(f"  interrupted in the {phase}: nothing was proved")
+    elif result.status == FAILED:
         lines.append(f"  the base case fails: a real counterexample of {len(result.trace)} steps "
                      f"violates {', '.join(result.failing)}")
         lines.append(render_trace(result.trace))
-    else:
-        lines.append("  the inductive step fails; counterexample to induction:")
+    elif result.status == INCONCLUSIVE:
+        lines.append("  the inductive step fails, so the proof is inconclusive (not a violation); "
+                     "counterexample to induction:")
         lines.append("  A state satisfying every conjunct:")
         lines += ["  " + x for x in render_state(result.pre)]
-        try:
-            words = describe(result.action, result.pre, result.post)
-        except Exception:  # a CTI may be unreachable enough to confuse the describer
-            words = ""
-        lines.append(f"  Step: {result.action}" + (f"\n    -> {words}" if words else ""))
+        words = describe_step(result.action, result.pre, result.post)  # a CTI may be unreachable
+        lines.append(f"  Step: {result.action}\n    -> {words}")
         lines += ["  " + x for x in render_state(result.post)]
         lines.append(f"  violates: {', '.join(result.failing)}")
         unused = [n for n in all_names() if n not in result.strengthen and n != result.property_name]

@@ -2,7 +2,9 @@
 
 Replay starts from the model's initial state equal to the file's first state, applies each
 recorded action with ``model.next_state`` and compares every resulting state with the file's,
-field by field, on their ITF encodings (so the comparison is exact, including sets). It also
+field by field, on their ITF encodings after ``viewer.itf.normalise`` (so the comparison is exact,
+and a file another ITF tool wrote, with ``#bigint`` integers or sets in another order, compares
+equal to the same values as kmc writes them). It also
 compares the model fingerprint the file was recorded with against the current one: a trace
 from another version of the model is reported, and not accepted unless the caller allows it.
 """
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 
 from model import make_model
 from properties import PROPERTIES
-from viewer.itf import encode_state, first_difference
+from viewer.itf import encode_state, first_difference, normalise
 from viewer.model_version import model_fingerprint
 from viewer.trace_file import TraceFile
 
@@ -49,9 +51,10 @@ def replay(tf: TraceFile, *, allow_model_change: bool = False) -> ReplayReport:
         )
 
     inits = model.init_states()
-    state = next((s for s in inits if encode_state(s) == tf.raw_states[0]), None)
+    recorded_states = [normalise(raw) for raw in tf.raw_states]
+    state = next((s for s in inits if normalise(encode_state(s)) == recorded_states[0]), None)
     if state is None:
-        path, mine, theirs = first_difference(encode_state(inits[0]), tf.raw_states[0])
+        path, mine, theirs = first_difference(normalise(encode_state(inits[0])), recorded_states[0])
         report.diverged_at = 0
         report.lines.append(
             f"diverges at the initial state: {path} is {_show(mine)} in the model's initial "
@@ -69,7 +72,7 @@ def replay(tf: TraceFile, *, allow_model_change: bool = False) -> ReplayReport:
                     f"{i - 1} (enabled there: {shown or 'nothing'})"
                 )
                 break
-            diff = first_difference(encode_state(nxt), tf.raw_states[i])
+            diff = first_difference(normalise(encode_state(nxt)), recorded_states[i])
             if diff is not None:
                 path, mine, theirs = diff
                 report.diverged_at = i
@@ -116,5 +119,5 @@ def _judge_property(tf: TraceFile) -> list:
             recorded = tf.meta.get("violation_step")
             if recorded != i:
                 return [f"invalid: {name} is first violated at step {i}, but the file says step {recorded}"]
-            return [f"{name} is violated at step {i} as recorded"]
+            return [f"{name} is {'reached' if prop.is_reachability else 'violated'} at step {i} as recorded"]
     return [f"invalid: {name} holds in every state of the trace: it is no longer a counterexample"]

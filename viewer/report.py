@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from checker.result import INCOMPLETE, VIOLATED
+from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from properties import PROPERTIES
 from viewer.text import render_trace
 
 LIMIT_WORDS = {
@@ -10,7 +11,7 @@ LIMIT_WORDS = {
     "time-limit": "the --time-limit",
     "max-depth": "the --depth limit",
     "memory-limit": "the --memory-limit (the fingerprint table would have outgrown it)",
-    "interrupted": "an interruption",
+    "interrupted": "an interruption (SIGINT or SIGTERM)",
 }
 
 
@@ -21,13 +22,17 @@ CLASSIC_BOUNDS = ("max_records", "max_leader_epoch", "max_crashes", "max_unflush
 def describe_config(config: dict) -> list:
     b = config.get("bounds", {})
     version, changes = config.get("kafka.version", ""), config.get("rule.changes", [])
-    protocol = config["protocol"] + (f" as in Kafka {version}" if version else "")
-    protocol += "".join(f" {c}" for c in changes)
+    if version:
+        mode = " (KRaft)" if "kraft" in config.get("rules", []) else ""
+        head = f"Kafka {version}{mode}"
+    else:
+        head = f"protocol {config['protocol']}"
+    head += "".join(f" {c}" for c in changes)
     rules = []
     if version or changes:
         rules = ["rules: " + (", ".join(config.get("rules", [])) or "none (Kafka before 0.11)")]
     return [
-        f"protocol {protocol}, replication.factor={config['replication.factor']}, "
+        f"{head}, replication.factor={config['replication.factor']}, "
         f"acks={config['acks']}, min.insync.replicas={config['min.insync.replicas']}, "
         f"unclean.leader.election.enable={str(config['unclean.leader.election.enable']).lower()}, "
         f"crash model {config['crash.model']}"
@@ -38,7 +43,7 @@ def describe_config(config: dict) -> list:
         + ", ".join(
             f"{k.replace('_', '-')}={v}"
             for k, v in b.items()
-            if (k != "max_unflushed_losses" or config["crash.model"] == "power-loss")
+            if (k != "max_unflushed_losses" or config["crash.model"] != "process")
             and (k in CLASSIC_BOUNDS or v)  # fault bounds only when on
         ),
     ] + rules
@@ -82,8 +87,12 @@ def render_result(result, *, with_trace: bool = True) -> str:
     width = max(len(p.name) for p in result.properties)
     for p in result.properties:
         extra = ""
+        reach = is_reachability(p.name)
         if p.verdict == VIOLATED:
-            extra = f"  shortest counterexample: {len(p.trace)} steps"
+            extra = (f"  reached: shortest witness {len(p.trace)} steps" if reach
+                     else f"  shortest counterexample: {len(p.trace)} steps")
+        elif p.verdict == HOLDS and reach:
+            extra = "  unreachable within the bounds"
         elif p.verdict == INCOMPLETE:
             extra = ("  (no violation within the depth: not a proof)" if result.engine == "bmc"
                      else "  (search not finished)")
@@ -92,7 +101,8 @@ def render_result(result, *, with_trace: bool = True) -> str:
         for p in result.properties:
             if p.trace is not None:
                 lines.append("")
-                lines.append(f"Counterexample for {p.name} ({len(p.trace)} steps):")
+                what = "Shortest witness" if is_reachability(p.name) else "Counterexample"
+                lines.append(f"{what} for {p.name} ({len(p.trace)} steps):")
                 lines.append(render_trace(p.trace))
                 break
         others = [p.name for p in result.properties if p.trace is not None][1:]
@@ -103,6 +113,12 @@ def render_result(result, *, with_trace: bool = True) -> str:
                 "(or check one property at a time with --property)."
             )
     return "\n".join(lines)
+
+
+def is_reachability(name: str) -> bool:
+    """Is ``name`` a reachability question (VIOLATED = reached, the trace a witness)?"""
+    prop = PROPERTIES.get(name)
+    return prop is not None and prop.is_reachability
 
 
 def render_coverage(coverage) -> list:

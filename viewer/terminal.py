@@ -7,8 +7,9 @@ LeaderAndIsr requests in flight, the waiting and acknowledged produce requests, 
 since the previous step (highlighted, and marked ``*`` so it shows in plain text too).
 
 Everything from the trace goes into rich ``Text`` objects, never into console markup, so a
-record or property name is printed as it is. When stdout is not a terminal, rich prints plain
-text with no escape codes.
+record or property name is printed as it is, after ``terminal_safe`` for the strings a file can
+set freely (the property's name and description): rich keeps an escape character, which would
+drive the terminal. When stdout is not a terminal, rich prints plain text with no escape codes.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from model.describe import describe
 from viewer.changes import (
-    acked_text, changes, fetch_in_flight, fmt_set, leader_and_isr_text, pending_text, replica_role,
+    acked_text, changes, describe_step, fetch_in_flight, fmt_set, leader_and_isr_text, pending_text,
+    replica_role,
 )
-from viewer.report import describe_config
+from viewer.report import describe_config, is_reachability
+from viewer.safe_text import terminal_safe
 
 EPOCH_STYLES = (
     "black on green", "white on blue", "black on magenta", "black on yellow", "black on cyan",
@@ -110,18 +112,20 @@ def state_lines(state, changed: set) -> list:
 
 
 def header(meta: dict, steps: int) -> list:
-    prop = meta.get("property")
+    prop = terminal_safe(meta["property"]) if meta.get("property") else None
     out = []
     title = Text("kmc trace: ", style="bold")
     if prop:
-        title.append(f"counterexample for {prop}", style="bold")
+        reach = is_reachability(prop)
+        title.append(f"{'witness' if reach else 'counterexample'} for {prop}", style="bold")
         where = meta.get("violation_step")
-        title.append(f", {steps} steps" + (f", violated at step {where}" if where is not None else ""))
+        verb = "reached" if reach else "violated"
+        title.append(f", {steps} steps" + (f", {verb} at step {where}" if where is not None else ""))
     else:
         title.append(f"{steps} steps")
     out.append(title)
     if meta.get("property_description"):
-        out.append(Text(f"  {prop}: {meta['property_description']}"))
+        out.append(Text(f"  {prop}: {terminal_safe(meta['property_description'])}"))
     config = meta.get("config")
     if isinstance(config, dict):
         try:
@@ -144,9 +148,10 @@ def step_renderables(trace, i: int, meta: dict, *, diff_only: bool) -> list:
     title = f"Step {i}/{len(trace.steps)}: {act}" if act else f"Initial state (step 0 of {len(trace.steps)})"
     out: list = [Rule(Text(title, style="bold"), align="left")]
     if act is not None:
-        out.append(Text(describe(act, before, state)))
+        out.append(Text(describe_step(act, before, state)))
     if violated:
-        out.append(Text(f"!! {meta['property']} is violated in this state", style="bold red"))
+        verb = "reached" if is_reachability(meta["property"]) else "violated"
+        out.append(Text(f"!! {terminal_safe(meta['property'])} is {verb} in this state", style="bold red"))
     if not diff_only:
         out.append(state_table(state, changed))
         out += state_lines(state, changed)

@@ -45,6 +45,11 @@ def render_replica(b: int, r, state) -> str:
     return f"  broker {b} [{role}{extra}] LEO={len(r.log)} HW={r.high_watermark}{checkpoint}: {log}"
 
 
+ALTER_WORDS = {1: "on its way to the controller", 2: "accepted, the answer on its way back",
+               3: "refused (INELIGIBLE_REPLICA), the answer on its way back",
+               4: "failed; waiting for metadata"}
+
+
 def render_state(state) -> list:
     c = state.controller
     lines = [render_replica(b, r, state) for b, r in enumerate(state.replicas)]
@@ -53,6 +58,18 @@ def render_state(state) -> list:
         f"  controller: leader={leader} epoch={c.leader_epoch} isr={{{','.join(map(str, c.isr))}}}"
         + (f" acked={','.join(f'r{rid}@{off}' for rid, off in state.acked)}" if state.acked else "")
     )
+    if state.zombie_controller:
+        z = state.zombie_controller
+        lines.append(f"  zombie controller (controller epoch {z[0]}, now {state.controller_epoch}): "
+                     f"still believes leader={z[1]} epoch={z[2]} isr={{{','.join(map(str, z[3]))}}}")
+    if state.elr or state.last_known_elr:
+        lines.append(f"  eligible leader replicas={{{','.join(map(str, state.elr))}}} "
+                     f"last known={{{','.join(map(str, state.last_known_elr))}}}")
+    pending = [f"broker {b}: AlterPartition(ISR {{{','.join(map(str, r.alter_partition[1]))}}}) "
+               + ALTER_WORDS.get(r.alter_partition[0], "")
+               for b, r in enumerate(state.replicas) if r.alter_partition]
+    if pending:
+        lines.append("  pending ISR changes: " + "; ".join(pending))
     if state.leader_and_isr:
         lines.append(
             "  in flight: "
@@ -77,5 +94,6 @@ def render_trace(trace) -> str:
     if trace.property_name:
         prop = PROPERTIES.get(trace.property_name)
         why = prop.why(trace.states[-1]) if prop is not None else ""
-        lines.append(f"=> {trace.property_name} is violated" + (f": {why}" if why else ""))
+        verb = "reached" if prop is not None and prop.is_reachability else "violated"
+        lines.append(f"=> {trace.property_name} is {verb}" + (f": {why}" if why else ""))
     return "\n".join(lines)

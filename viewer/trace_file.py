@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from importlib.metadata import version
 
 from checker.trace import Step, Trace
-from model.state import shape_error
 from model.config import ModelConfig
 from model.describe import describe
 from model.errors import ConfigError
+from model.files import parse_json, read_text
+from model.state import shape_error
 from properties import PROPERTIES
 from viewer.itf import (
     ACTION_VAR, ITF_VARS, REQUIRED_VARS, STATE_VARS, TraceFormatError, decode_action, decode_state,
@@ -35,6 +36,10 @@ from viewer.model_version import model_fingerprint
 FORMAT_MARKER = "kmc-itf"
 FORMAT_VERSION = 1
 ITF_SPEC = "https://apalache-mc.org/docs/adr/015adr-trace.html"
+
+MAX_TRACE_BYTES = 64 * 2**20  # a kmc trace of 100 steps at RF=5 is well under a megabyte
+MAX_TRACE_DEPTH = 32  # kmc's ITF nests 10 levels deep (a record id inside a fetch response)
+MAX_STATES = 100_000  # far beyond any shortest counterexample kmc can find
 
 
 def kmc_version() -> str:
@@ -158,12 +163,12 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
     version = kmc.get("trace_format_version")
     if version != FORMAT_VERSION:
         raise TraceFormatError(
-            f"{source} uses kmc trace format version {version!r}; this kmc reads version "
+            f"{source} uses kmc trace format version {_short(version)}; this kmc reads version "
             f"{FORMAT_VERSION} (write the trace again with this kmc)"
         )
-    if not isinstance(doc["vars"], list) or not set(REQUIRED_VARS) <= set(doc["vars"]):
-        missing = sorted(set(REQUIRED_VARS) - set(doc["vars"] if isinstance(doc["vars"], list) else []))
-        raise TraceFormatError(f"{source}: 'vars' lacks {', '.join(missing)}")
+    names = {v for v in doc["vars"] if isinstance(v, str)} if isinstance(doc["vars"], list) else set()
+    if not set(REQUIRED_VARS) <= names:
+        raise TraceFormatError(f"{source}: 'vars' lacks {', '.join(sorted(set(REQUIRED_VARS) - names))}")
     try:
         config = ModelConfig.from_dict(kmc["config"])
     except ConfigError as e:
@@ -174,7 +179,16 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
     steps = kmc.get("steps")
     if not isinstance(states, list) or not states:
         raise TraceFormatError(f"{source} has no states")
-    if not isinstance(steps, int) or len(states) != steps + 1:
+    if len(states) > MAX_STATES:
+        raise TraceFormatError(f"{source} has {len(states):,} states; kmc reads traces of at most {MAX_STATES:,}")
+    for key, kinds in (("property", (str,)), ("property_description", (str,)),
+                       ("violation_step", (int,)), ("model_fingerprint", (str,)),
+                       ("kmc_version", (str,)), ("engine", (str,))):
+        value = kmc.get(key)
+        if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+            raise TraceFormatError(f"{source}: #meta.kmc.{key} should be {kinds[0].__name__} or null, "
+                                   f"found {type(value).__name__}")
+    if not isinstance(steps, int) or isinstance(steps, bool) or len(states) != steps + 1:
         raise TraceFormatError(
             f"{source} is truncated or was edited: its metadata says {steps!r} steps (so "
             f"{steps + 1 if isinstance(steps, int) else '?'} states) but it has {len(states)} states"
@@ -215,27 +229,15 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
     return TraceFile(source, trace, config, kmc, raw_states)
 
 
+def _short(value) -> str:
+    """``repr(value)``, cut to 40 characters (a file's value quoted in a message)."""
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
 def read_trace(path: str) -> TraceFile:
-    """Load and validate a kmc trace file (see ``parse_trace``)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise TraceFormatError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise TraceFormatError(f"{path} is a directory, not a trace file") from None
-    except UnicodeDecodeError:
-        raise TraceFormatError(f"{path} is not a text (UTF-8 JSON) file") from None
-    except OSError as e:
-        raise TraceFormatError(f"{path}: cannot read it ({e.strerror})") from None
-    if not text.strip():
-        raise TraceFormatError(f"{path} is empty")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        cut = e.pos >= len(text.rstrip()) - 1 or e.msg.startswith("Unterminated string")
-        hint = " (the file looks truncated)" if cut else ""
-        raise TraceFormatError(
-            f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}{hint}"
-        ) from None
+    """Load and validate a kmc trace file (see ``parse_trace``); at most ``MAX_TRACE_BYTES``,
+    JSON nested at most ``MAX_TRACE_DEPTH`` deep."""
+    text = read_text(path, what="a trace file", limit=MAX_TRACE_BYTES, error=TraceFormatError)
+    doc = parse_json(text, path, what="a trace file", max_depth=MAX_TRACE_DEPTH, error=TraceFormatError)
     return parse_trace(doc, path)

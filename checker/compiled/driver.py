@@ -30,7 +30,10 @@ import numpy as np
 from checker.compiled import expand as X
 from checker.compiled.fpset import grown, insert, max_fill, new_table
 from checker.fingerprint import collision_probability
-from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
+from checker.interrupt import interrupted
+from checker.result import (
+    HOLDS, INCOMPLETE, INTERRUPTED, VIOLATED, CheckResult, CheckStats, PropertyResult,
+)
 from checker.trace import Step, Trace
 from model.actions import ACTION_NAMES
 from model.errors import KmcError
@@ -307,6 +310,9 @@ def compiled_bfs(
                     if time_limit is not None and now - started >= time_limit:
                         limit = "time-limit"
                         break
+                    if interrupted():  # a KeyboardInterrupt some finaliser swallowed
+                        limit = INTERRUPTED
+                        break
                     if now >= next_report:
                         next_report = now + progress_every
                         _report(progress, stats, ctr, depth, remaining + nxt.count, started)
@@ -325,8 +331,8 @@ def compiled_bfs(
             remaining = level.count
     except MemoryLimitError:
         limit = "memory-limit"
-    except KeyboardInterrupt:
-        limit = "interrupted"
+    except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt): stop, report what we have
+        limit = INTERRUPTED
     except SlotOverflow as e:
         raise KmcError(
             f"a state of this configuration does not fit the compiled engine's fixed slots ({e}); "

@@ -23,6 +23,7 @@ from checker.compiled import batch as B
 from checker.compiled.driver import compiled_bfs
 from checker.compiled.expand import work_buffers
 from checker.compiled.fpset import grown, new_table
+from checker.simulate import simulate
 from model.actions import ACTION_NAMES
 from model.compiled_model import CompiledModel
 from model.config import Bounds, ModelConfig
@@ -85,6 +86,11 @@ def _exercise() -> None:
     model.canonical(model.successors(state)[0][1])
     grown(new_table(16))  # rehash
     _exercise_batches(config)
+
+    # the simulator: walks, then a violation (found in a few thousand walks) and its shortening
+    loses = ModelConfig(protocol="hw-truncation", replication_factor=2,
+                        bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1))
+    simulate(loses, get_properties(["no-acked-loss"]), seed=1, walks=10_000)
 
 
 def _exercise_batches(config) -> None:

@@ -17,9 +17,10 @@ import time
 
 import z3
 
-from checker.result import INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
+from checker.result import INCOMPLETE, INTERRUPTED, VIOLATED, CheckResult, CheckStats, PropertyResult
 from checker.symbolic import numbers as num
 from checker.symbolic.formulas import FORMULAS
+from checker.symbolic.solving import solve
 from checker.symbolic.state import decode, encode, eq, fresh
 from checker.symbolic.transitions import Encoder, UnsupportedVariant
 from checker.trace import Step, Trace
@@ -84,51 +85,56 @@ def bmc_check(model, properties, *, max_depth=None, time_limit=None, progress=No
     unrolling = [unroll_init(enc, states[0])]
     limit = None
     reached = -1
-    for k in range(max_depth + 1):
-        for p in list(open_props):
-            if time_limit is not None:
-                left = time_limit - (time.monotonic() - started)
-                if left <= 0:
+    try:
+        for k in range(max_depth + 1):
+            for p in list(open_props):
+                if time_limit is not None:
+                    left = time_limit - (time.monotonic() - started)
+                    if left <= 0:
+                        limit = "time-limit"
+                        break
+                # a fresh solver per query: z3 bit-blasts a non-incremental query and runs its SAT
+                # preprocessing, which is an order of magnitude faster here than push/pop
+                solver = z3.Solver()
+                if time_limit is not None:
+                    solver.set("timeout", max(1, int(left * 1000)))
+                solver.add(unrolling)
+                solver.add(z3.Not(FORMULAS[p.name](d, states[k])))
+                answer = solve(solver)
+                if answer == z3.sat:
+                    trace = decode_trace(enc, solver.model(), states, acts, k, p.name)
+                    if p.check(trace.states[-1]):
+                        raise EncodingMismatch(
+                            f"{p.name}: z3 found a violation the explicit property does not confirm")
+                    results[p.name] = PropertyResult(p.name, VIOLATED, trace)
+                    open_props.remove(p)
+                elif answer == z3.unknown:
                     limit = "time-limit"
+                if limit:
                     break
-            # a fresh solver per query: z3 bit-blasts a non-incremental query and runs its SAT
-            # preprocessing, which is an order of magnitude faster here than push/pop
-            solver = z3.Solver()
-            if time_limit is not None:
-                solver.set("timeout", max(1, int(left * 1000)))
-            solver.add(unrolling)
-            solver.add(z3.Not(FORMULAS[p.name](d, states[k])))
-            answer = solver.check()
-            if answer == z3.sat:
-                trace = decode_trace(enc, solver.model(), states, acts, k, p.name)
-                if p.check(trace.states[-1]):
-                    raise EncodingMismatch(
-                        f"{p.name}: z3 found a violation the explicit property does not confirm")
-                results[p.name] = PropertyResult(p.name, VIOLATED, trace)
-                open_props.remove(p)
-            elif answer == z3.unknown:
-                limit = "time-limit"
-            if limit:
+            if limit or not open_props:
+                reached = k if not limit else k - 1
                 break
-        if limit or not open_props:
-            reached = k if not limit else k - 1
-            break
-        reached = k
-        stats.depth = k
-        stats.seconds = time.monotonic() - started
-        if progress is not None:
-            progress(stats)
-        if k == max_depth:
-            break
-        states.append(fresh(d, f"s{k + 1}"))
-        acts.append(num.var(f"a{k}"))
-        unrolling.append(enc.step(states[k], states[k + 1], acts[k], tag=f"t{k}"))
+            reached = k
+            stats.depth = k
+            stats.seconds = time.monotonic() - started
+            if progress is not None:
+                progress(stats)
+            if k == max_depth:
+                break
+            states.append(fresh(d, f"s{k + 1}"))
+            acts.append(num.var(f"a{k}"))
+            unrolling.append(enc.step(states[k], states[k + 1], acts[k], tag=f"t{k}"))
+    except KeyboardInterrupt:  # SIGINT or SIGTERM: report how deep we got
+        limit = INTERRUPTED
     stats.depth = max(reached, 0)
     stats.seconds = time.monotonic() - started
     for p in open_props:
         results[p.name] = PropertyResult(p.name, INCOMPLETE)
     if open_props:
-        if limit == "time-limit":
+        if limit == INTERRUPTED:
+            notes.append(f"no violation up to depth {max(reached, 0)} (interrupted before depth {max_depth})")
+        elif limit == "time-limit":
             notes.append(f"no violation up to depth {max(reached, 0)} (time limit hit before depth {max_depth})")
         else:
             limit = "max-depth"

@@ -65,6 +65,7 @@ class Encoder:
         self.fenced = model.fetch_fenced
         self.truncate_every_epoch = model.truncate_on_every_epoch
         self.reset_remote_every_epoch = model.reset_remote_on_every_epoch
+        self.expand_isr_on_fetch = model.expand_isr_on_fetch
         self.has_truncate = getattr(type(model), "follower_truncate", None) is not None
         self._instances = self._build_instances()
 
@@ -354,9 +355,17 @@ class Encoder:
         resp_a = fr.but(fr=z3.BoolVal(True), fr_leader=num.val(lead), fr_epoch=fr.lep,
                         fr_offset=offset, fr_hw=lr.hw, fr_leo=leader_leo)
         case_a = (z3.And(guard + [out_of_range]), s.put(f, resp_a))
-        pruned = z3.And(lr.remote[f] == offset, offset == leader_leo, zmin(offset, lr.hw) == fr.hw)
+        # Partition.maybeExpandIsr inside the fetch (not under isr-expansion-as-own-step)
+        expand = z3.BoolVal(False)
+        if self.expand_isr_on_fetch:
+            expand = z3.And(z3.Not(lr.isr[f]), self._isr_change_allowed(s, lead, lr),
+                            self.is_caught_up_for_isr(lr, offset))
+        pruned = z3.And(lr.remote[f] == offset, offset == leader_leo, zmin(offset, lr.hw) == fr.hw,
+                        z3.Not(expand))
         remote = [offset if j == f else lr.remote[j] for j in range(self.n)]
-        nxt = self.maybe_increment_leader_hw(s.put(lead, lr.but(remote=remote)), lead)
+        isr = [z3.Or(lr.isr[j], expand) if j == f else lr.isr[j] for j in range(self.n)]
+        c_isr = [z3.Or(s.c_isr[j], expand) if j == f else s.c_isr[j] for j in range(self.n)]
+        nxt = self.maybe_increment_leader_hw(s.put(lead, lr.but(remote=remote, isr=isr)).but(c_isr=c_isr), lead)
         resp_b = fr.but(fr=z3.BoolVal(True), fr_leader=num.val(lead), fr_epoch=fr.lep,
                         fr_offset=offset, fr_id=list(lr.log_id), fr_ep=list(lr.log_ep),
                         fr_hw=nxt.reps[lead].hw, fr_leo=leader_leo)
@@ -407,6 +416,8 @@ class Encoder:
         return [(z3.And(guard), self.maybe_increment_leader_hw(nxt, b))]
 
     def _enc_LeaderExpandIsr(self, s: SState, b: int, f: int) -> list:
+        if self.expand_isr_on_fetch:
+            return []  # Kafka's rule: the expansion happens inside LeaderHandleFetch
         r = s.reps[b]
         leo = r.remote[f]
         guard = [r.alive, r.leader == b, count(r.isr) != self.n, self._isr_change_allowed(s, b, r),

@@ -147,25 +147,131 @@ def _encode_optional(state: ClusterState, lay: L.Layout, pos, v: list) -> None:
     """The fields of the layout's optional features; a state that uses a feature the layout
     lacks (a trace of another configuration) does not fit it."""
     g = pos.g
-    features = {
-        "hw_checkpoint": any(r.checkpointed_hw != -1 for r in state.replicas),
-        "controlled_shutdown": state.controlled_shutdowns or any(r.shutting_down for r in state.replicas),
+    reps = state.replicas
+    used = {
+        "hw_checkpoint": any(r.checkpointed_hw != -1 for r in reps),
+        "controlled_shutdown": state.controlled_shutdowns or any(r.shutting_down for r in reps),
         "session_expiry": state.session_expiries,
+        "delayed_fetch": state.delayed_fetches or any(r.fetch_request for r in reps),
+        "alter_partition": (any(r.alter_partition or not r.partition_epoch_current for r in reps)
+                            or state.leader_and_isr_current),
+        "kraft": state.leader_recovering or any(r.partition_change for r in reps),
+        "broker_epochs": any(r.remote_current for r in reps),
+        "elr": state.elr or state.last_known_elr or any(r.clean_shutdown for r in reps),
+        "reads": state.read_offsets,
+        "controller_failover": (state.controller_epoch or state.controller_failovers
+                                or state.zombie_controller or state.leader_and_isr_controller_epochs
+                                or any(r.controller_epoch_seen or r.zombie_request for r in reps)),
     }
-    for feature, used in features.items():
-        if used and not lay.has(feature):
+    for feature, in_use in used.items():
+        if in_use and not lay.has(feature):
             raise SlotOverflow(f"the state uses {feature.replace('_', ' ')}, which this "
                                "configuration does not model")
     if lay.has("controlled_shutdown"):
         v[g[L.CONTROLLED_SHUTDOWNS]] = state.controlled_shutdowns
     if lay.has("session_expiry"):
         v[g[L.SESSION_EXPIRIES]] = state.session_expiries
-    for b, r in enumerate(state.replicas):
+    if lay.has("delayed_fetch"):
+        v[g[L.DELAYED_FETCHES]] = state.delayed_fetches
+    if lay.has("kraft"):
+        v[g[L.LEADER_RECOVERING]] = 1 if state.leader_recovering else 0
+    if lay.has("reads"):
+        for rid, offset in state.read_offsets:
+            _check_record(rid, lay.n_records)
+            v[g[L.READ_OFFSET] + rid - 1] = offset + 1
+    if lay.has("elr"):
+        v[g[L.ELR]] = _mask(state.elr)
+        v[g[L.LAST_KNOWN_ELR]] = _mask(state.last_known_elr)
+    if lay.has("controller_failover"):
+        v[g[L.CONTROLLER_EPOCH]] = state.controller_epoch
+        v[g[L.CONTROLLER_FAILOVERS]] = state.controller_failovers
+        if state.zombie_controller:
+            cepoch, leader, epoch, isr = state.zombie_controller
+            v[g[L.ZOMBIE]] = 1
+            v[g[L.ZOMBIE_CONTROLLER_EPOCH]] = cepoch
+            v[g[L.ZOMBIE_LEADER]] = leader
+            v[g[L.ZOMBIE_LEADER_EPOCH]] = epoch
+            v[g[L.ZOMBIE_ISR]] = _mask(isr)
+        for b, e, cepoch in state.leader_and_isr_controller_epochs:
+            if not 0 <= b < lay.n_brokers or not 0 <= e < lay.n_epochs:
+                raise SlotOverflow("a LeaderAndIsr controller epoch names a broker or epoch beyond the slots")
+            v[pos.b[b][L.LAI_CONTROLLER_EPOCH] + e] = cepoch
+    if lay.has("alter_partition"):
+        for b, e in state.leader_and_isr_current:
+            if not 0 <= b < lay.n_brokers or not 0 <= e < lay.n_epochs:
+                raise SlotOverflow("a current LeaderAndIsr names a broker or epoch beyond the slots")
+            v[pos.b[b][L.LAI_CURRENT] + e] = 1
+    for b, r in enumerate(reps):
         p = pos.b[b]
         if lay.has("hw_checkpoint"):
             v[p[L.CHECKPOINTED_HW]] = r.checkpointed_hw
         if lay.has("controlled_shutdown"):
             v[p[L.SHUTTING_DOWN]] = 1 if r.shutting_down else 0
+        if lay.has("delayed_fetch") and r.fetch_request:
+            leader, epoch, offset, current = r.fetch_request
+            v[p[L.FETCH_REQUEST]] = 1
+            v[p[L.FETCH_REQUEST_LEADER]] = leader
+            v[p[L.FETCH_REQUEST_EPOCH]] = epoch
+            v[p[L.FETCH_REQUEST_OFFSET]] = offset
+            v[p[L.FETCH_REQUEST_CURRENT]] = 1 if current else 0
+        if lay.has("alter_partition"):
+            v[p[L.PARTITION_EPOCH_CURRENT]] = 1 if r.partition_epoch_current else 0
+            if r.alter_partition:
+                state_, isr, epoch, pe_current, member_current = r.alter_partition
+                v[p[L.ALTER_STATE]] = state_
+                v[p[L.ALTER_ISR]] = _mask(isr)
+                v[p[L.ALTER_LEADER_EPOCH]] = epoch
+                v[p[L.ALTER_PARTITION_EPOCH_CURRENT]] = 1 if pe_current else 0
+                if lay.has("broker_epochs"):
+                    v[p[L.ALTER_MEMBER_EPOCH_CURRENT]] = 1 if member_current else 0
+        if lay.has("kraft") and r.partition_change:
+            isr, epoch, current = r.partition_change
+            v[p[L.CHANGE]] = 1
+            v[p[L.CHANGE_ISR]] = _mask(isr)
+            v[p[L.CHANGE_LEADER_EPOCH]] = epoch
+            v[p[L.CHANGE_CURRENT]] = 1 if current else 0
+        if lay.has("broker_epochs"):
+            if r.remote_current and len(r.remote_current) != lay.n_brokers:
+                raise SlotOverflow(f"broker {b}'s remote_current has {len(r.remote_current)} entries")
+            for f, flag in enumerate(r.remote_current):
+                v[p[L.REMOTE_CURRENT] + f] = 1 if flag else 0
+        if lay.has("elr"):
+            v[p[L.CLEAN_SHUTDOWN]] = 1 if r.clean_shutdown else 0
+        if lay.has("controller_failover"):
+            v[p[L.CONTROLLER_EPOCH_SEEN]] = r.controller_epoch_seen
+            v[p[L.ZLAI]] = 1 if r.zombie_request else 0
+
+
+def _decode_optional(v: list, lay: L.Layout, pos, b: int) -> dict:
+    """The optional fields of broker ``b`` as ``ReplicaState`` keyword arguments."""
+    p = pos.b[b]
+    out: dict = {}
+    if lay.has("hw_checkpoint"):
+        out["checkpointed_hw"] = v[p[L.CHECKPOINTED_HW]]
+    if lay.has("controlled_shutdown"):
+        out["shutting_down"] = bool(v[p[L.SHUTTING_DOWN]])
+    if lay.has("delayed_fetch") and v[p[L.FETCH_REQUEST]]:
+        out["fetch_request"] = (v[p[L.FETCH_REQUEST_LEADER]], v[p[L.FETCH_REQUEST_EPOCH]],
+                                v[p[L.FETCH_REQUEST_OFFSET]], bool(v[p[L.FETCH_REQUEST_CURRENT]]))
+    if lay.has("alter_partition"):
+        out["partition_epoch_current"] = bool(v[p[L.PARTITION_EPOCH_CURRENT]])
+        if v[p[L.ALTER_STATE]]:
+            member = bool(v[p[L.ALTER_MEMBER_EPOCH_CURRENT]]) if lay.has("broker_epochs") else False
+            out["alter_partition"] = (v[p[L.ALTER_STATE]], _members(v[p[L.ALTER_ISR]]),
+                                      v[p[L.ALTER_LEADER_EPOCH]],
+                                      bool(v[p[L.ALTER_PARTITION_EPOCH_CURRENT]]), member)
+    if lay.has("kraft") and v[p[L.CHANGE]]:
+        out["partition_change"] = (_members(v[p[L.CHANGE_ISR]]), v[p[L.CHANGE_LEADER_EPOCH]],
+                                   bool(v[p[L.CHANGE_CURRENT]]))
+    if lay.has("broker_epochs"):
+        start = p[L.REMOTE_CURRENT]
+        out["remote_current"] = tuple(v[start:start + lay.n_brokers])
+    if lay.has("elr"):
+        out["clean_shutdown"] = bool(v[p[L.CLEAN_SHUTDOWN]])
+    if lay.has("controller_failover"):
+        out["controller_epoch_seen"] = v[p[L.CONTROLLER_EPOCH_SEEN]]
+        out["zombie_request"] = bool(v[p[L.ZLAI]])
+    return out
 
 
 def _check_record(rid: int, slots: int) -> None:
@@ -181,6 +287,8 @@ def decode(row, lay: L.Layout) -> ClusterState:
     v = row.tolist()
     replicas = []
     requests = []
+    current: list = []
+    stamps: list = []
     for b in range(n):
         p = pos.b[b]
         leo = v[p[L.LOG_END_OFFSET]]
@@ -207,13 +315,16 @@ def decode(row, lay: L.Layout) -> ClusterState:
             truncating=bool(v[p[L.TRUNCATING]]),
             fetch_response=response,
             flushed_offset=v[p[L.FLUSHED_OFFSET]],
-            checkpointed_hw=v[p[L.CHECKPOINTED_HW]] if lay.has("hw_checkpoint") else -1,
-            shutting_down=bool(v[p[L.SHUTTING_DOWN]]) if lay.has("controlled_shutdown") else False,
+            **_decode_optional(v, lay, pos, b),
         ))
         lai = p[L.LAI]
         for e in range(epochs):
             if v[lai + e]:
                 requests.append((b, e, v[p[L.LAI_LEADER] + e], _members(v[p[L.LAI_ISR] + e])))
+            if lay.has("alter_partition") and v[p[L.LAI_CURRENT] + e]:
+                current.append((b, e))
+            if lay.has("controller_failover") and v[lai + e]:
+                stamps.append((b, e, v[p[L.LAI_CONTROLLER_EPOCH] + e]))
     pending, acked = [], []
     for r in range(1, slots + 1):
         state = v[g[L.ACK_STATE] + r - 1]
@@ -242,7 +353,28 @@ def decode(row, lay: L.Layout) -> ClusterState:
         unflushed_losses=v[g[L.UNFLUSHED_LOSSES]],
         controlled_shutdowns=v[g[L.CONTROLLED_SHUTDOWNS]] if lay.has("controlled_shutdown") else 0,
         session_expiries=v[g[L.SESSION_EXPIRIES]] if lay.has("session_expiry") else 0,
+        delayed_fetches=v[g[L.DELAYED_FETCHES]] if lay.has("delayed_fetch") else 0,
+        leader_recovering=bool(v[g[L.LEADER_RECOVERING]]) if lay.has("kraft") else False,
+        elr=_members(v[g[L.ELR]]) if lay.has("elr") else (),
+        last_known_elr=_members(v[g[L.LAST_KNOWN_ELR]]) if lay.has("elr") else (),
+        leader_and_isr_current=tuple(sorted(current)),
+        **_decode_cluster_failover(v, lay, g, stamps),
+        read_offsets=tuple((r, v[g[L.READ_OFFSET] + r - 1] - 1) for r in range(1, slots + 1)
+                           if v[g[L.READ_OFFSET] + r - 1]) if lay.has("reads") else (),
     )
+
+
+def _decode_cluster_failover(v: list, lay: L.Layout, g: dict, stamps: list) -> dict:
+    """The ZooKeeper controller-failover fields of the partition, as keyword arguments."""
+    if not lay.has("controller_failover"):
+        return {}
+    zombie = ()
+    if v[g[L.ZOMBIE]]:
+        zombie = (v[g[L.ZOMBIE_CONTROLLER_EPOCH]], v[g[L.ZOMBIE_LEADER]],
+                  v[g[L.ZOMBIE_LEADER_EPOCH]], _members(v[g[L.ZOMBIE_ISR]]))
+    return {"controller_epoch": v[g[L.CONTROLLER_EPOCH]],
+            "controller_failovers": v[g[L.CONTROLLER_FAILOVERS]],
+            "zombie_controller": zombie, "leader_and_isr_controller_epochs": tuple(sorted(stamps))}
 
 
 def decode_action(acts_row) -> Action:

@@ -8,14 +8,19 @@ They are tiny numba functions that LLVM inlines.
 
 from __future__ import annotations
 
+from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_SENT, ALTER_STUCK  # noqa: F401
 from model.kernel.jit import kernel
 
 from model.kernel.layout import (
+    ALTER_ISR, ALTER_LEADER_EPOCH, ALTER_MEMBER_EPOCH_CURRENT, ALTER_PARTITION_EPOCH_CURRENT,
+    ALTER_STATE, CHANGE, CHANGE_CURRENT, CHANGE_ISR, CHANGE_LEADER_EPOCH, CLEAN_SHUTDOWN, ELR,
+    FETCH_REQUEST_CURRENT, LAI_CURRENT, LAST_KNOWN_ELR, LEADER_RECOVERING,
+    PARTITION_EPOCH_CURRENT, REMOTE_CURRENT,
     CHECKPOINTED_HW, CONTROLLED_SHUTDOWNS, CONTROLLER_EPOCH, CONTROLLER_EPOCH_SEEN,
     CONTROLLER_FAILOVERS, DELAYED_FETCHES, FETCH_REQUEST, FETCH_REQUEST_EPOCH,
     FETCH_REQUEST_LEADER, FETCH_REQUEST_OFFSET, LAI_CONTROLLER_EPOCH, READ_OFFSET,
-    SESSION_EXPIRIES, SHUTTING_DOWN, ZLAI, ZLAI_ISR, ZLAI_LEADER, ZOMBIE,
-    ZOMBIE_CONTROLLER_EPOCH, ZOMBIE_ISR, ZOMBIE_LEADER, ZOMBIE_LEADER_EPOCH, ZOMBIE_LIVE,
+    SESSION_EXPIRIES, SHUTTING_DOWN, ZLAI, ZOMBIE,
+    ZOMBIE_CONTROLLER_EPOCH, ZOMBIE_ISR, ZOMBIE_LEADER, ZOMBIE_LEADER_EPOCH,
     ACK_LEADER, ACK_OFFSET, ACK_STATE, ALIVE, BROKER0, BROKER_STRIDE, CONTROLLER_ISR,
     CONTROLLER_LEADER, CONTROLLER_LEADER_EPOCH, CONTROLLER_LIVE, CRASHES, FLUSHED_OFFSET,
     HIGH_WATERMARK, ISR, LAI, LAI_ISR, LAI_LEADER, LEADER, LEADER_EPOCH, LOG_END_OFFSET, LOG_EPOCH,
@@ -614,56 +619,24 @@ def zombie_isr(s, lay):
 
 
 @kernel
-def zombie_live(s, lay):
-    return s[lay[ZOMBIE_LIVE]]
-
-
-@kernel
-def set_zombie_controller(s, lay, present, controller_epoch, leader, leader_epoch, isr, live):
+def set_zombie_controller(s, lay, present, controller_epoch, leader, leader_epoch, isr):
+    """The deposed controller that has not noticed yet, and its (frozen) view of the partition."""
     s[lay[ZOMBIE]] = 1 if present else 0
     s[lay[ZOMBIE_CONTROLLER_EPOCH]] = controller_epoch
     s[lay[ZOMBIE_LEADER]] = leader
     s[lay[ZOMBIE_LEADER_EPOCH]] = leader_epoch
     s[lay[ZOMBIE_ISR]] = isr
-    s[lay[ZOMBIE_LIVE]] = live
 
 
 @kernel
-def zombie_request_pending(s, lay, b, epoch):
-    """Is a zombie controller's LeaderAndIsr for leader epoch ``epoch`` on its way to ``b``?"""
-    return s[at(lay, b, ZLAI) + epoch] != 0
+def zombie_request_pending(s, lay, b):
+    """Is the zombie controller's LeaderAndIsr (its view) on its way to ``b``?"""
+    return s[at(lay, b, ZLAI)] != 0
 
 
 @kernel
-def zombie_request_leader(s, lay, b, epoch):
-    return s[at(lay, b, ZLAI_LEADER) + epoch]
-
-
-@kernel
-def zombie_request_isr(s, lay, b, epoch):
-    return s[at(lay, b, ZLAI_ISR) + epoch]
-
-
-@kernel
-def put_zombie_request(s, lay, b, epoch, leader, isr):
-    """Queue a zombie controller's LeaderAndIsr(epoch, leader, isr) to ``b`` (its controller
-    epoch is the zombie's, ``zombie_controller_epoch``)."""
-    if epoch < 0 or epoch >= lay[N_EPOCHS]:
-        raise SlotOverflow("a LeaderAndIsr request carries an epoch beyond the epoch slots")
-    if s[at(lay, b, ZLAI) + epoch] != 0:
-        if s[at(lay, b, ZLAI_LEADER) + epoch] != leader or s[at(lay, b, ZLAI_ISR) + epoch] != isr:
-            raise SlotOverflow("two different zombie LeaderAndIsr requests for one broker and epoch")
-        return
-    s[at(lay, b, ZLAI) + epoch] = 1
-    s[at(lay, b, ZLAI_LEADER) + epoch] = leader
-    s[at(lay, b, ZLAI_ISR) + epoch] = isr
-
-
-@kernel
-def drop_zombie_request(s, lay, b, epoch):
-    s[at(lay, b, ZLAI) + epoch] = 0
-    s[at(lay, b, ZLAI_LEADER) + epoch] = 0
-    s[at(lay, b, ZLAI_ISR) + epoch] = 0
+def set_zombie_request(s, lay, b, value):
+    s[at(lay, b, ZLAI)] = 1 if value else 0
 
 
 # -- delayed fetch requests
@@ -700,11 +673,23 @@ def delayed_fetch_offset(s, lay, f):
 
 
 @kernel
+def delayed_fetch_is_current(s, lay, f):
+    """Was the delayed fetch sent by ``f``'s current incarnation (no restart since)?"""
+    return s[at(lay, f, FETCH_REQUEST_CURRENT)] != 0
+
+
+@kernel
 def put_delayed_fetch(s, lay, f, leader, epoch, offset):
     s[at(lay, f, FETCH_REQUEST)] = 1
     s[at(lay, f, FETCH_REQUEST_LEADER)] = leader
     s[at(lay, f, FETCH_REQUEST_EPOCH)] = epoch
     s[at(lay, f, FETCH_REQUEST_OFFSET)] = offset
+    s[at(lay, f, FETCH_REQUEST_CURRENT)] = 1
+
+
+@kernel
+def mark_delayed_fetch_stale(s, lay, f):
+    s[at(lay, f, FETCH_REQUEST_CURRENT)] = 0
 
 
 @kernel
@@ -713,16 +698,195 @@ def clear_delayed_fetch(s, lay, f):
     s[at(lay, f, FETCH_REQUEST_LEADER)] = 0
     s[at(lay, f, FETCH_REQUEST_EPOCH)] = 0
     s[at(lay, f, FETCH_REQUEST_OFFSET)] = 0
+    s[at(lay, f, FETCH_REQUEST_CURRENT)] = 0
 
 
 # -- consumer reads (the no-read-loss property's history)
 
 @kernel
 def read_offset(s, lay, record_id):
-    """The offset a consumer read ``record_id`` at (-1 if no consumer could have read it)."""
-    return s[lay[READ_OFFSET] + record_id - 1]
+    """The offset a consumer read ``record_id`` at (-1 if no consumer could have read it; the
+    row holds offset + 1, so that an unused slot is 0)."""
+    return s[lay[READ_OFFSET] + record_id - 1] - 1
 
 
 @kernel
 def set_read_offset(s, lay, record_id, offset):
-    s[lay[READ_OFFSET] + record_id - 1] = offset
+    s[lay[READ_OFFSET] + record_id - 1] = offset + 1
+
+
+# -- AlterPartition (KIP-497): the leader's pending ISR change
+
+# ALTER_SENT: the request is on its way to the controller; ALTER_ACCEPTED: the controller
+# committed it, its answer (the new ISR) is on its way back; ALTER_REFUSED: INELIGIBLE_REPLICA,
+# the answer tells the leader to go back to its ISR; ALTER_STUCK: an error without retry, the
+# leader waits for new metadata (model/constants.py)
+ALTER_NONE = 0  # no ISR change pending: the leader may propose one
+
+
+@kernel
+def alter_state(s, lay, b):
+    return s[at(lay, b, ALTER_STATE)]
+
+
+@kernel
+def alter_in_flight(s, lay, b):
+    """Is an ISR change of ``b``'s pending (``Partition.partitionState.isInflight``)?"""
+    return s[at(lay, b, ALTER_STATE)] != ALTER_NONE
+
+
+@kernel
+def alter_isr(s, lay, b):
+    return s[at(lay, b, ALTER_ISR)]
+
+
+@kernel
+def alter_leader_epoch(s, lay, b):
+    return s[at(lay, b, ALTER_LEADER_EPOCH)]
+
+
+@kernel
+def alter_partition_epoch_current(s, lay, b):
+    return s[at(lay, b, ALTER_PARTITION_EPOCH_CURRENT)] != 0
+
+
+@kernel
+def set_alter(s, lay, b, state, isr, leader_epoch, pe_current):
+    s[at(lay, b, ALTER_STATE)] = state
+    s[at(lay, b, ALTER_ISR)] = isr
+    s[at(lay, b, ALTER_LEADER_EPOCH)] = leader_epoch
+    s[at(lay, b, ALTER_PARTITION_EPOCH_CURRENT)] = 1 if pe_current else 0
+
+
+@kernel
+def clear_alter(s, lay, b):
+    set_alter(s, lay, b, ALTER_NONE, 0, 0, False)
+
+
+@kernel
+def alter_member_epoch_current(s, lay, b):
+    return s[at(lay, b, ALTER_MEMBER_EPOCH_CURRENT)] != 0
+
+
+@kernel
+def set_alter_member_epoch_current(s, lay, b, value):
+    s[at(lay, b, ALTER_MEMBER_EPOCH_CURRENT)] = 1 if value else 0
+
+
+@kernel
+def partition_epoch_current(s, lay, b):
+    """Is ``b``'s partition epoch the controller's (AlterPartition's INVALID_UPDATE_VERSION)?"""
+    return s[at(lay, b, PARTITION_EPOCH_CURRENT)] != 0
+
+
+@kernel
+def set_partition_epoch_current(s, lay, b, value):
+    s[at(lay, b, PARTITION_EPOCH_CURRENT)] = 1 if value else 0
+
+
+@kernel
+def leader_and_isr_current(s, lay, b, epoch):
+    return s[at(lay, b, LAI_CURRENT) + epoch] != 0
+
+
+@kernel
+def set_leader_and_isr_current(s, lay, b, epoch, value):
+    s[at(lay, b, LAI_CURRENT) + epoch] = 1 if value else 0
+
+
+# -- KRaft: partition changes in the metadata log that keep the leader epoch
+
+@kernel
+def change_pending(s, lay, b):
+    return s[at(lay, b, CHANGE)] != 0
+
+
+@kernel
+def change_isr(s, lay, b):
+    return s[at(lay, b, CHANGE_ISR)]
+
+
+@kernel
+def change_leader_epoch(s, lay, b):
+    return s[at(lay, b, CHANGE_LEADER_EPOCH)]
+
+
+@kernel
+def change_current(s, lay, b):
+    return s[at(lay, b, CHANGE_CURRENT)] != 0
+
+
+@kernel
+def put_change(s, lay, b, leader_epoch, isr):
+    """A PartitionChangeRecord (ISR only) for ``b`` to apply; a newer one replaces an older one
+    (a broker that lags applies them in one delta and sees only the last)."""
+    s[at(lay, b, CHANGE)] = 1
+    s[at(lay, b, CHANGE_ISR)] = isr
+    s[at(lay, b, CHANGE_LEADER_EPOCH)] = leader_epoch
+    s[at(lay, b, CHANGE_CURRENT)] = 1
+
+
+@kernel
+def set_change_current(s, lay, b, value):
+    s[at(lay, b, CHANGE_CURRENT)] = 1 if value else 0
+
+
+@kernel
+def clear_change(s, lay, b):
+    s[at(lay, b, CHANGE)] = 0
+    s[at(lay, b, CHANGE_ISR)] = 0
+    s[at(lay, b, CHANGE_LEADER_EPOCH)] = 0
+    s[at(lay, b, CHANGE_CURRENT)] = 0
+
+
+@kernel
+def leader_recovering(s, lay):
+    """KIP-704: the partition's leader was elected uncleanly and has not confirmed recovery."""
+    return s[lay[LEADER_RECOVERING]] != 0
+
+
+@kernel
+def set_leader_recovering(s, lay, value):
+    s[lay[LEADER_RECOVERING]] = 1 if value else 0
+
+
+# -- KIP-903: broker epochs (incarnations)
+
+@kernel
+def remote_is_current(s, lay, leader, follower):
+    """Did ``follower``'s last fetch to ``leader`` come from its current incarnation?"""
+    return s[at(lay, leader, REMOTE_CURRENT) + follower] != 0
+
+
+@kernel
+def set_remote_current(s, lay, leader, follower, value):
+    s[at(lay, leader, REMOTE_CURRENT) + follower] = 1 if value else 0
+
+
+# -- KIP-966: eligible leader replicas
+
+@kernel
+def elr(s, lay):
+    return s[lay[ELR]]
+
+
+@kernel
+def last_known_elr(s, lay):
+    return s[lay[LAST_KNOWN_ELR]]
+
+
+@kernel
+def set_elr(s, lay, elr_mask, last_known):
+    s[lay[ELR]] = elr_mask
+    s[lay[LAST_KNOWN_ELR]] = last_known
+
+
+@kernel
+def shut_down_cleanly(s, lay, b):
+    """Did ``b`` last stop with a controlled shutdown (its clean-shutdown file)?"""
+    return s[at(lay, b, CLEAN_SHUTDOWN)] != 0
+
+
+@kernel
+def set_shut_down_cleanly(s, lay, b, value):
+    s[at(lay, b, CLEAN_SHUTDOWN)] = 1 if value else 0

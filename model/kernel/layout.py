@@ -58,6 +58,7 @@ GLOBAL_TABLE = _slot("global_table")  # where the global field table starts in l
 GLOBAL_COUNT = _slot("global_count")
 BLOCK_TABLE = _slot("block_table")  # where the broker-block field table starts in lay
 BLOCK_COUNT = _slot("block_count")
+FEATURE_BITS = _slot("feature_bits")  # bit i: FEATURES[i] is in this layout
 
 # -- the partition: producer, bounds' counters, controller, acknowledgements, consumers
 RECORDS_WRITTEN = _slot("records_written")
@@ -109,19 +110,36 @@ ZOMBIE_CONTROLLER_EPOCH = _slot("zombie_controller_epoch")
 ZOMBIE_LEADER = _slot("zombie_leader")  # the zombie's (stale) view of the partition ...
 ZOMBIE_LEADER_EPOCH = _slot("zombie_leader_epoch")
 ZOMBIE_ISR = _slot("zombie_isr")
-ZOMBIE_LIVE = _slot("zombie_live")
 READ_OFFSET = _slot("read_offset")  # per record: the offset a consumer read it at (-1: never)
 CHECKPOINTED_HW = _slot("checkpointed_hw")  # the HW in the broker's checkpoint file
 SHUTTING_DOWN = _slot("shutting_down")  # the controller has handled its controlled shutdown
 CONTROLLER_EPOCH_SEEN = _slot("controller_epoch_seen")  # the newest controller epoch it obeyed
 LAI_CONTROLLER_EPOCH = _slot("lai_controller_epoch")  # per leader epoch: the sender's epoch
-ZLAI = _slot("zlai")  # per leader epoch: a zombie controller's LeaderAndIsr on its way here
-ZLAI_LEADER = _slot("zlai_leader")
-ZLAI_ISR = _slot("zlai_isr")
+ZLAI = _slot("zlai")  # 1: the zombie controller's LeaderAndIsr (its view) is on its way here
 FETCH_REQUEST = _slot("fetch_request")  # a delayed fetch from this broker, on its way: 1 if any
 FETCH_REQUEST_LEADER = _slot("fetch_request_leader")  # the broker it was sent to
 FETCH_REQUEST_EPOCH = _slot("fetch_request_epoch")  # the sender's leader epoch when it sent it
 FETCH_REQUEST_OFFSET = _slot("fetch_request_offset")  # its fetch offset (the sender's LEO then)
+FETCH_REQUEST_CURRENT = _slot("fetch_request_current")  # 1 while its sender has not restarted since
+# AlterPartition (KIP-497): the leader's ISR change on its way, and the controller's answer
+ALTER_STATE = _slot("alter_state")  # ALTER_NONE / SENT / ACCEPTED / REFUSED / STUCK
+ALTER_ISR = _slot("alter_isr")  # the proposed ISR (SENT, STUCK), or the committed one (ACCEPTED)
+ALTER_LEADER_EPOCH = _slot("alter_leader_epoch")  # the leader epoch it was sent in / answered
+ALTER_PARTITION_EPOCH_CURRENT = _slot("alter_pe_current")  # its partition epoch is the current one
+ALTER_MEMBER_EPOCH_CURRENT = _slot("alter_member_current")  # KIP-903: the added member's epoch
+PARTITION_EPOCH_CURRENT = _slot("pe_current")  # this broker's partition epoch is the controller's
+# KRaft: ISR-only partition changes on their way in the metadata log
+CHANGE = _slot("change")  # 1: a PartitionChangeRecord with the same leader epoch to apply
+CHANGE_ISR = _slot("change_isr")
+CHANGE_LEADER_EPOCH = _slot("change_leader_epoch")
+CHANGE_CURRENT = _slot("change_current")  # it is the latest record
+LAI_CURRENT = _slot("lai_current")  # per leader epoch: that request holds the latest record
+REMOTE_CURRENT = _slot("remote_current")  # on a leader, per follower: its last fetch came from
+#                                           the follower's current incarnation (KIP-903)
+CLEAN_SHUTDOWN = _slot("clean_shutdown")  # its last stop was a controlled shutdown (KIP-966)
+LEADER_RECOVERING = _slot("leader_recovering")  # KIP-704: RECOVERING after an unclean election
+ELR = _slot("elr")  # KIP-966: eligible leader replicas
+LAST_KNOWN_ELR = _slot("last_known_elr")
 
 SLOT_COUNT = len(_slot_names)
 SLOT_NAMES = tuple(_slot_names)
@@ -133,6 +151,10 @@ FEATURES = (
     "controller_failover",  # --max-controller-failovers > 0
     "delayed_fetch",  # --max-delayed-fetches > 0
     "reads",  # consumer reads tracked (the no-read-loss property)
+    "alter_partition",  # rule alter-partition (KIP-497, 2.7+)
+    "kraft",  # rule kraft (KRaft metadata log, 3.3+)
+    "broker_epochs",  # rule broker-epoch-in-fetch (KIP-903, 3.5+)
+    "elr",  # rule eligible-leader-replicas (KIP-966)
 )
 """Optional groups of fields. A configuration that does not use a feature gets rows without its
 fields (width 0), so a feature costs nothing, in bytes or states, when it is off."""
@@ -162,8 +184,10 @@ def _global_fields(n: int, records: int, epochs: int, on) -> tuple:
         (ZOMBIE_LEADER, on("controller_failover"), BROKER),
         (ZOMBIE_LEADER_EPOCH, on("controller_failover"), PLAIN),
         (ZOMBIE_ISR, on("controller_failover"), MASK),
-        (ZOMBIE_LIVE, on("controller_failover"), MASK),
         (READ_OFFSET, records * on("reads"), PLAIN),
+        (LEADER_RECOVERING, on("kraft"), PLAIN),
+        (ELR, on("elr"), MASK),
+        (LAST_KNOWN_ELR, on("elr"), MASK),
     )
 
 
@@ -196,13 +220,25 @@ def _block_fields(n: int, records: int, epochs: int, on) -> tuple:
         (SHUTTING_DOWN, on("controlled_shutdown"), PLAIN),
         (CONTROLLER_EPOCH_SEEN, on("controller_failover"), PLAIN),
         (LAI_CONTROLLER_EPOCH, epochs * on("controller_failover"), PLAIN),
-        (ZLAI, epochs * on("controller_failover"), PLAIN),
-        (ZLAI_LEADER, epochs * on("controller_failover"), BROKER),
-        (ZLAI_ISR, epochs * on("controller_failover"), MASK),
+        (ZLAI, on("controller_failover"), PLAIN),
         (FETCH_REQUEST, on("delayed_fetch"), PLAIN),
         (FETCH_REQUEST_LEADER, on("delayed_fetch"), BROKER),
         (FETCH_REQUEST_EPOCH, on("delayed_fetch"), PLAIN),
         (FETCH_REQUEST_OFFSET, on("delayed_fetch"), PLAIN),
+        (FETCH_REQUEST_CURRENT, on("delayed_fetch"), PLAIN),
+        (ALTER_STATE, on("alter_partition"), PLAIN),
+        (ALTER_ISR, on("alter_partition"), MASK),
+        (ALTER_LEADER_EPOCH, on("alter_partition"), PLAIN),
+        (ALTER_PARTITION_EPOCH_CURRENT, on("alter_partition"), PLAIN),
+        (ALTER_MEMBER_EPOCH_CURRENT, on("broker_epochs"), PLAIN),
+        (PARTITION_EPOCH_CURRENT, on("alter_partition"), PLAIN),
+        (CHANGE, on("kraft"), PLAIN),
+        (CHANGE_ISR, on("kraft"), MASK),
+        (CHANGE_LEADER_EPOCH, on("kraft"), PLAIN),
+        (CHANGE_CURRENT, on("kraft"), PLAIN),
+        (LAI_CURRENT, epochs * on("alter_partition"), PLAIN),
+        (REMOTE_CURRENT, n * on("broker_epochs"), PER_BROKER),
+        (CLEAN_SHUTDOWN, on("elr"), PLAIN),
     )
 
 
@@ -268,6 +304,7 @@ def build_layout(n_brokers: int, n_records: int, n_epochs: int, features=()) -> 
 
     lay = np.zeros(SLOT_COUNT, dtype=np.int32)
     lay[N_BROKERS], lay[N_RECORDS], lay[N_EPOCHS] = n_brokers, n_records, n_epochs
+    lay[FEATURE_BITS] = sum(1 << i for i, name in enumerate(FEATURES) if name in features)
     global_specs, block_specs = [], []
     pos = 0
     for slot, count, kind in _global_fields(n_brokers, n_records, n_epochs, on):
@@ -305,3 +342,6 @@ def broker_orders(n_brokers: int) -> np.ndarray:
     rest = range(1, n_brokers)
     orders = list(permutations(rest)) or [()]
     return np.array(orders, dtype=np.int32).reshape(len(orders), max(n_brokers - 1, 0))
+
+
+READS_BIT = 1 << FEATURES.index("reads")

@@ -22,6 +22,7 @@ ACKS = _param("acks")  # ACKS_0, ACKS_1 or ACKS_ALL
 MIN_INSYNC_REPLICAS = _param("min_insync_replicas")
 UNCLEAN_LEADER_ELECTION = _param("unclean_leader_election_enable")
 POWER_LOSS = _param("power_loss")  # crash model: 1 = unflushed records are lost
+DISK_LOSS = _param("disk_loss")  # crash model: 1 = a crash may lose the whole disk
 # -- bounds
 MAX_RECORDS = _param("max_records")
 MAX_LEADER_EPOCH = _param("max_leader_epoch")
@@ -44,6 +45,17 @@ RULE_RESET_FOLLOWERS_ON_EPOCH = _param("reset_followers_on_epoch")  # not Kafka:
 RULE_ISR_JOIN_NEEDS_EPOCH_START = _param("isr_join_needs_epoch_start")  # KAFKA-7128
 RULE_BROKER_EPOCH = _param("broker_epoch")  # KIP-380
 RULE_HW_NEEDS_MIN_ISR = _param("hw_needs_min_isr")  # KAFKA-15583
+RULE_ISR_EXPANSION_AS_OWN_STEP = _param("isr_expansion_as_own_step")  # not Kafka: kmc 0.1's rule
+RULE_ALTER_PARTITION = _param("alter_partition")  # KIP-497
+RULE_KRAFT = _param("kraft")  # KIP-500/631
+RULE_ISR_ELIGIBILITY = _param("isr_eligibility")  # KIP-841
+RULE_BROKER_EPOCH_IN_FETCH = _param("broker_epoch_in_fetch")  # KIP-903
+RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH = _param("isr_shrink_keeps_leader_epoch")  # KAFKA-15021
+RULE_KRAFT_UNCLEAN_ELECTION = _param("kraft_unclean_election")  # KAFKA-12670
+RULE_ELR = _param("eligible_leader_replicas")  # KIP-966
+RULE_STALE_FETCH_REJECTED = _param("stale_fetch_rejected")  # KAFKA-15221
+RULE_CONTROLLER_EPOCH = _param("controller_epoch")  # 0.8: STALE_CONTROLLER_EPOCH
+RULE_LAST_KNOWN_LEADER_CHECK = _param("last_known_leader_check")  # KAFKA-19522
 
 PARAM_COUNT = len(_names)
 PARAM_NAMES = tuple(_names)

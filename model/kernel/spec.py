@@ -68,6 +68,8 @@ def model_actions(config: ModelConfig) -> tuple:
         absent.add("FlushLog")
     if not rules & {"epoch-truncation", "epoch-truncation-loop"}:
         absent.add("FollowerTruncate")
+    if "isr-expansion-as-own-step" not in rules:
+        absent.add("LeaderExpandIsr")  # Kafka expands the ISR inside LeaderHandleFetch
     if config.hw_checkpoint != "interval":
         absent.add("CheckpointHighWatermark")
     if b.max_controlled_shutdowns == 0:
@@ -76,19 +78,33 @@ def model_actions(config: ModelConfig) -> tuple:
         absent |= {"ControllerFenceBroker", "ControllerUnfenceBroker"}
     if b.max_crashes == 0:
         absent |= {"BrokerCrash", "BrokerRestart", "ControllerHandleBrokerFailure", "FlushLog"}
+    if "alter-partition" not in rules:
+        absent |= {"ControllerHandleAlterPartition", "LeaderHandleAlterPartitionResponse"}
+    if "kraft" not in rules:
+        absent.add("BrokerApplyPartitionChange")
+    if b.max_delayed_fetches == 0:
+        absent |= {"FetchDelayed", "LeaderHandleDelayedFetch"}
+    if b.max_controller_failovers == 0:
+        absent |= {"ControllerFailover", "ZombieControllerSendLeaderAndIsr",
+                   "BrokerHandleZombieLeaderAndIsr"}
     return tuple(a for a in ACTION_NAMES if a not in absent)
 
 
 def layout_features(config: ModelConfig) -> frozenset:
     """The optional field groups (``layout.FEATURES``) ``config`` needs."""
     b = config.bounds
+    rules = set(config.rules)
     on = {
         "hw_checkpoint": config.hw_checkpoint == "interval",
         "controlled_shutdown": b.max_controlled_shutdowns > 0,
         "session_expiry": b.max_session_expiries > 0,
         "controller_failover": b.max_controller_failovers > 0,
         "delayed_fetch": b.max_delayed_fetches > 0,
-        "reads": config.fetch_from_followers,
+        "reads": config.track_reads,
+        "alter_partition": "alter-partition" in rules,
+        "kraft": "kraft" in rules,
+        "broker_epochs": "broker-epoch-in-fetch" in rules,
+        "elr": "eligible-leader-replicas" in rules,
     }
     return frozenset(name for name, wanted in on.items() if wanted)
 
@@ -111,6 +127,7 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.MIN_INSYNC_REPLICAS] = config.min_insync_replicas
     cfg[P.UNCLEAN_LEADER_ELECTION] = 1 if config.unclean_leader_election_enable else 0
     cfg[P.POWER_LOSS] = 1 if config.crash_model == "power-loss" else 0
+    cfg[P.DISK_LOSS] = 1 if config.crash_model == "disk-loss" else 0
     cfg[P.MAX_RECORDS] = b.max_records
     cfg[P.MAX_LEADER_EPOCH] = b.max_leader_epoch
     cfg[P.MAX_CRASHES] = b.max_crashes
@@ -127,6 +144,9 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     start = initial_state(n)
     if "hw_checkpoint" in features:  # the checkpoint files hold the initial HW, 0
         start = start._replace(replicas=tuple(r._replace(checkpointed_hw=0) for r in start.replicas))
+    if "alter_partition" in features:  # only the leader keeps a partition epoch it uses
+        start = start._replace(replicas=tuple(
+            r._replace(partition_epoch_current=(b == 0)) for b, r in enumerate(start.replicas)))
     initial = encode(start, layout)
     symmetry = symmetry_tables(layout, orders)
     return KernelSpec(config, layout, cfg, symmetry, initial, max_successors(n, epochs))

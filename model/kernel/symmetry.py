@@ -64,6 +64,8 @@ def symmetry_tables(layout: Layout, orders: np.ndarray) -> SymmetryTables:
         kinds[f.offset:f.offset + f.count] = PLAIN if f.kind == PER_BROKER else f.kind
     block_kinds = np.zeros(max(stride, 1), dtype=np.int8)
     for f in layout.block_fields:
+        if f.count == 0:
+            continue  # a feature this configuration leaves out: no bytes, nothing to rename
         if f.kind == PER_BROKER:
             block_kinds[f.offset] = PER_BROKER
             block_kinds[f.offset + 1:f.offset + f.count] = SKIP
@@ -87,7 +89,8 @@ def symmetry_tables(layout: Layout, orders: np.ndarray) -> SymmetryTables:
             mask_map[o, mask] = sum(1 << perm[b] for b in range(n) if mask >> b & 1)
     if any(f.kind == PER_BROKER for f in layout.global_fields):
         raise ValueError("per-broker arrays belong in the broker blocks")
-    per_broker = np.array([(f.offset, f.count) for f in layout.block_fields if f.kind == PER_BROKER]
+    per_broker = np.array([(f.offset, f.count) for f in layout.block_fields
+                           if f.kind == PER_BROKER and f.count > 0]
                           or np.zeros((0, 2)), dtype=np.int32).reshape(-1, 2)
     refs = [(f.offset + j, f.kind) for f in layout.global_fields if f.kind in (BROKER, MASK)
             for j in range(f.count)]

@@ -9,58 +9,123 @@ from model.kernel.jit import kernel
 
 from model.kernel.epoch_cache import offset_for_truncation_0_11, offset_for_truncation_loop
 from model.kernel.fields import (
+    controller_epoch_seen, leader_and_isr_controller_epoch, set_zombie_request,
+    zombie_controller_epoch, zombie_leader_epoch, zombie_request_pending,
+)
+from model.kernel.fields import (
     ACK_DONE, ACK_NONE, ACK_PENDING, NO_LEADER, ack_leader, ack_offset, ack_state, broker_count,
     clear_fetch_response, drop_leader_and_isr, flushed_offset, forget_remote_leos, has,
     high_watermark, is_alive, isr_of, leader_and_isr_pending, leader_epoch, leader_of,
     log_end_offset, put_leader_and_isr, record_id_at, record_slots, remote_leo, set_ack, set_remote_leo,
     set_flushed_offset, set_high_watermark, set_isr_of, set_leader_epoch, set_leader_of,
     set_truncating, set_visible, set_visible_count, size_of, true_leader, truncate_to,
-    visible_count, visible_record, epoch_slots, controller_isr, controller_leader,
-    controller_leader_epoch, controller_live, set_controller,
+    visible_count, visible_record, epoch_slots, controller_leader,
+    controller_leader_epoch, set_controller_isr,
+    ALTER_SENT, alter_in_flight, alter_isr, change_leader_epoch, change_pending, clear_alter,
+    clear_change, partition_epoch_current, set_alter, set_alter_member_epoch_current,
+    set_partition_epoch_current,
+    set_remote_current,
 )
+from model.kernel.controller import may_lead
+from model.kernel.fields import read_offset, set_read_offset
+from model.kernel.params import FETCH_FROM_FOLLOWERS, TRACK_READS
 from model.kernel.params import (
-    MAX_LEADER_EPOCH, MIN_INSYNC_REPLICAS, POWER_LOSS, UNCLEAN_LEADER_ELECTION, RULE_EPOCH_CACHE_ON_ELECTION, RULE_HW_NEEDS_MIN_ISR, RULE_RESET_FOLLOWERS_ON_EPOCH,
+    MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_EPOCH_CACHE_ON_ELECTION, RULE_HW_NEEDS_MIN_ISR, RULE_RESET_FOLLOWERS_ON_EPOCH,
     RULE_TRUNCATE_ON_EPOCH_CHANGE, RULE_TRUNCATION, TRUNCATE_BY_EPOCH_0_11, TRUNCATE_TO_HW,
+    RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_ISR_JOIN_NEEDS_EPOCH_START, RULE_ALTER_PARTITION,
+    RULE_BROKER_EPOCH_IN_FETCH, RULE_ISR_ELIGIBILITY, RULE_KRAFT, MAX_CONTROLLER_FAILOVERS,
+    RULE_CONTROLLER_EPOCH,
 )
+from model.kernel.epoch_cache import leader_epoch_start_offset
 from model.kernel.fields import UNDEFINED_EPOCH
 
 
 @kernel
-def epoch_available(s, lay, cfg):
-    """May the controller start another leader epoch (the max-leader-epoch bound)?"""
-    return controller_leader_epoch(s, lay) < cfg[MAX_LEADER_EPOCH]
+def isr_change_allowed(s, lay, leader):
+    """The ISR write is a compare-and-set against the controller (ZooKeeper's ``zkVersion``,
+    AlterPartition's partition epoch): it fails for a leader with a stale epoch."""
+    return controller_leader(s, lay) == leader and controller_leader_epoch(s, lay) == leader_epoch(s, lay, leader)
 
 
 @kernel
-def controller_register_broker(s, t, lay, cfg, b):
-    """The controller learns that broker ``b`` is up (``KafkaController.onBrokerStartup``, a
-    KRaft registration or unfencing): ``b`` joins its live set and is sent the partition's
-    state; if the partition is offline and ``b`` may lead (an ISR member, or any broker with
-    unclean.leader.election.enable), ``b`` is elected first and every live broker told. Reads
-    the controller's state from ``s`` and writes ``t``."""
-    leader = controller_leader(s, lay)
-    isr, live = controller_isr(s, lay), controller_live(s, lay)
-    epoch = controller_leader_epoch(s, lay)
-    c_leader, c_epoch, c_isr, c_live, targets = leader, epoch, isr, live, 1 << b
-    if not has(live, b):
-        c_live = live | (1 << b)
-        if leader == NO_LEADER and epoch_available(s, lay, cfg):
-            if has(isr, b):
-                c_leader, c_epoch, targets = b, epoch + 1, c_live
-            elif cfg[UNCLEAN_LEADER_ELECTION] != 0:
-                c_leader, c_epoch, c_isr, targets = b, epoch + 1, 1 << b, c_live
-    set_controller(t, lay, c_leader, c_epoch, c_isr, c_live)
-    send_leader_and_isr(t, lay, targets, c_epoch, c_leader, c_isr)
+def is_follower_in_sync(s, lay, cfg, leader, follower_leo):
+    """``Partition.isFollowerInSync``: may a follower rejoin the ISR? Its LEO has reached the HW;
+    since KAFKA-7128 also the start of the leader's current epoch, so a lagging HW cannot
+    let it in without records the leader committed in an earlier epoch."""
+    if follower_leo < high_watermark(s, lay, leader):
+        return False
+    if cfg[RULE_ISR_JOIN_NEEDS_EPOCH_START] != 0:
+        return follower_leo >= leader_epoch_start_offset(s, lay, leader)
+    return True
+
+
+@kernel
+def would_expand_isr(s, lay, cfg, leader, f, fetch_offset, current_incarnation):
+    """Would a fetch from ``f`` at ``fetch_offset`` make ``leader`` add ``f`` to its ISR
+    (``Partition.maybeExpandIsr``)? Not under kmc 0.1's rule, where expansion is a step of its
+    own. Before KIP-497 the leader writes the ISR itself (compare-and-set); since, it asks the
+    controller, one change at a time; since KIP-841 (3.3) not for a fenced or shutting-down
+    follower (``isReplicaIsrEligible``), since KIP-903 (3.5) not on a fetch from an earlier
+    incarnation of the follower (``isBrokerEpochIsrEligible``)."""
+    if cfg[RULE_ISR_EXPANSION_AS_OWN_STEP] != 0 or has(isr_of(s, lay, leader), f):
+        return False
+    if cfg[RULE_ALTER_PARTITION] != 0:
+        if alter_in_flight(s, lay, leader):
+            return False
+    elif not isr_change_allowed(s, lay, leader):
+        return False
+    if cfg[RULE_ISR_ELIGIBILITY] != 0 and not may_lead(s, lay, cfg, f):
+        return False
+    if cfg[RULE_BROKER_EPOCH_IN_FETCH] != 0 and not current_incarnation:
+        return False
+    return is_follower_in_sync(s, lay, cfg, leader, fetch_offset)
+
+
+@kernel
+def maybe_expand_isr(t, lay, cfg, leader, f, current_incarnation):
+    """``Partition.maybeExpandIsr``, run inside the leader's handling of ``f``'s fetch (after
+    the fetch offset became ``f``'s remote LEO): a follower in sync again rejoins the ISR: the
+    leader writes it (compare-and-set) or, since KIP-497, proposes it to the controller."""
+    if not would_expand_isr(t, lay, cfg, leader, f, remote_leo(t, lay, leader, f), current_incarnation):
+        return
+    larger = isr_of(t, lay, leader) | (1 << f)
+    if cfg[RULE_ALTER_PARTITION] != 0:
+        propose_isr(t, lay, cfg, leader, larger, current_incarnation)
+        return
+    set_isr_of(t, lay, leader, larger)
+    set_controller_isr(t, lay, larger)
+
+
+@kernel
+def propose_isr(t, lay, cfg, leader, proposed, member_epoch_current):
+    """KIP-497: the leader sends AlterPartition(leader epoch, partition epoch, ``proposed``) and
+    waits (``prepareIsrExpand`` / ``prepareIsrShrink``); with KIP-903 the request carries the
+    broker epoch the leader saw for an added member."""
+    set_alter(t, lay, leader, ALTER_SENT, proposed, leader_epoch(t, lay, leader),
+              partition_epoch_current(t, lay, leader))
+    if cfg[RULE_BROKER_EPOCH_IN_FETCH] != 0:
+        set_alter_member_epoch_current(t, lay, leader, member_epoch_current)
+
+
+@kernel
+def maximal_isr(t, lay, cfg, leader):
+    """The ISR the leader's HW waits for (``PartitionState.maximalIsr``): its ISR, and while an
+    AlterPartition is pending, a member it is adding too (one it is removing still counts)."""
+    isr = isr_of(t, lay, leader)
+    if cfg[RULE_ALTER_PARTITION] != 0 and alter_in_flight(t, lay, leader):
+        isr |= alter_isr(t, lay, leader)
+    return isr
 
 
 @kernel
 def maybe_increment_leader_hw(t, lay, cfg, leader):
-    """``Partition.maybeIncrementLeaderHW``: HW = max(HW, min LEO over the ISR), then complete
-    the parked acks=all requests the new HW satisfies. Since KAFKA-15583 (3.7) not while the ISR
-    is smaller than min.insync.replicas (``isUnderMinIsr``), whatever acks the producer uses."""
-    isr = isr_of(t, lay, leader)
-    if cfg[RULE_HW_NEEDS_MIN_ISR] != 0 and size_of(isr) < cfg[MIN_INSYNC_REPLICAS]:
-        return
+    """``Partition.maybeIncrementLeaderHW``: HW = max(HW, min LEO over the (maximal) ISR), then
+    complete the parked acks=all requests the new HW satisfies. Since KAFKA-15583 (3.7) not while
+    the ISR is smaller than min.insync.replicas (``isUnderMinIsr``), whatever acks the producer
+    uses."""
+    if cfg[RULE_HW_NEEDS_MIN_ISR] != 0 and size_of(isr_of(t, lay, leader)) < cfg[MIN_INSYNC_REPLICAS]:
+        return  # the committed ISR (Partition.isUnderMinIsr)
+    isr = maximal_isr(t, lay, cfg, leader)
     new_hw = log_end_offset(t, lay, leader)
     for f in range(broker_count(lay)):
         if f != leader and has(isr, f):
@@ -76,10 +141,11 @@ def maybe_increment_leader_hw(t, lay, cfg, leader):
 @kernel
 def complete_delayed_produce(t, lay, cfg, leader):
     """``DelayedProduce.tryComplete``: a parked request whose record is below the HW is answered;
-    success only if the ISR still has ``min.insync.replicas`` members, else
-    NOT_ENOUGH_REPLICAS_AFTER_APPEND (the record stays in the log)."""
+    success only if the (maximal) ISR still has ``min.insync.replicas`` members
+    (``checkEnoughReplicasReachOffset``), else NOT_ENOUGH_REPLICAS_AFTER_APPEND (the record
+    stays in the log)."""
     hw = high_watermark(t, lay, leader)
-    enough = size_of(isr_of(t, lay, leader)) >= cfg[MIN_INSYNC_REPLICAS]
+    enough = size_of(maximal_isr(t, lay, cfg, leader)) >= cfg[MIN_INSYNC_REPLICAS]
     for r in range(1, record_slots(lay) + 1):
         if ack_state(t, lay, r) == ACK_PENDING and ack_leader(t, lay, r) == leader:
             offset = ack_offset(t, lay, r)
@@ -116,17 +182,33 @@ def send_leader_and_isr(t, lay, targets, epoch, leader, isr):
 
 
 @kernel
-def finish(t, lay):
+def finish(t, lay, cfg):
     """Bookkeeping after a step that can change a leader's HW or a broker's epoch: drop the
     LeaderAndIsr requests their broker would now ignore (an epoch not newer than its own), and
     extend the consumer-visible history if the true leader's HW grew past it."""
+    failovers = cfg[MAX_CONTROLLER_FAILOVERS] > 0
     for b in range(broker_count(lay)):
         own = leader_epoch(t, lay, b)
         for e in range(epoch_slots(lay)):
-            if e > own:
-                break
-            if leader_and_isr_pending(t, lay, b, e):
+            if not leader_and_isr_pending(t, lay, b, e):
+                continue
+            ignored = e <= own
+            if failovers:
+                sender, seen = leader_and_isr_controller_epoch(t, lay, b, e), controller_epoch_seen(t, lay, b)
+                if sender > seen:
+                    ignored = False  # it still teaches the broker the newer controller epoch
+                elif cfg[RULE_CONTROLLER_EPOCH] != 0 and sender < seen:
+                    ignored = True  # STALE_CONTROLLER_EPOCH
+            if ignored:
                 drop_leader_and_isr(t, lay, b, e)
+        if failovers and zombie_request_pending(t, lay, b):
+            stale = cfg[RULE_CONTROLLER_EPOCH] != 0 and zombie_controller_epoch(t, lay) < controller_epoch_seen(t, lay, b)
+            if stale or zombie_leader_epoch(t, lay) <= own:
+                set_zombie_request(t, lay, b, False)
+        if cfg[RULE_KRAFT] != 0 and change_pending(t, lay, b) and change_leader_epoch(t, lay, b) < own:
+            clear_change(t, lay, b)  # superseded by a record of a newer leader epoch
+    if cfg[TRACK_READS] != 0:
+        record_reads(t, lay, cfg)
     leader = true_leader(t, lay)
     if leader == NO_LEADER:
         return
@@ -140,6 +222,27 @@ def finish(t, lay):
     for i in range(seen, hw):
         set_visible(t, lay, i, record_id_at(t, lay, leader, i))
     set_visible_count(t, lay, hw)
+
+
+@kernel
+def record_reads(t, lay, cfg):
+    """History for ``no-read-loss``: every record below the HW of a broker that serves
+    consumers is readable, at that offset. Brokers that serve: one that believes it leads (the
+    true leader, and a zombie leader to a consumer whose metadata is stale: before KIP-320 a
+    consumer's fetch carried no leader epoch, and since, a stale consumer still sends the old
+    one) and, with KIP-392 fetch from follower (``replica.selector.class``), a follower, up to
+    its own HW."""
+    followers = cfg[FETCH_FROM_FOLLOWERS] != 0
+    for b in range(broker_count(lay)):
+        if not is_alive(t, lay, b):
+            continue
+        lead = leader_of(t, lay, b)
+        if lead != b and not (followers and lead >= 0):
+            continue
+        for o in range(high_watermark(t, lay, b)):
+            r = record_id_at(t, lay, b, o)
+            if read_offset(t, lay, r) < 0:
+                set_read_offset(t, lay, r, o)
 
 
 @kernel
@@ -175,10 +278,17 @@ def make_leader(t, lay, cfg, b, epoch, isr):
     was_leader = leader_of(t, lay, b) == b
     if not was_leader or cfg[RULE_RESET_FOLLOWERS_ON_EPOCH] != 0:
         forget_remote_leos(t, lay, b)
+        if cfg[RULE_BROKER_EPOCH_IN_FETCH] != 0:  # brokerEpoch := None
+            for f in range(broker_count(lay)):
+                set_remote_current(t, lay, b, f, False)
     else:
         for f in range(broker_count(lay)):
             if not has(isr, f):
                 set_remote_leo(t, lay, b, f, -1)
+                if cfg[RULE_BROKER_EPOCH_IN_FETCH] != 0:
+                    set_remote_current(t, lay, b, f, False)
+    if cfg[RULE_ALTER_PARTITION] != 0:
+        clear_alter(t, lay, b)  # a pending ISR change is replaced by the new state
     set_leader_epoch(t, lay, b, epoch)
     set_leader_of(t, lay, b, b)
     set_isr_of(t, lay, b, isr)
@@ -194,6 +304,9 @@ def make_follower(t, lay, cfg, b, epoch, leader):
     HW at once (before 0.11), or start the fetcher in the truncating state (OffsetsForLeaderEpoch,
     0.11 and later), on a new leader only or on every new epoch (2.1, KIP-320)."""
     new_leader = leader_of(t, lay, b) != leader
+    if cfg[RULE_ALTER_PARTITION] != 0:
+        clear_alter(t, lay, b)
+        set_partition_epoch_current(t, lay, b, False)  # a follower never uses it
     set_leader_epoch(t, lay, b, epoch)
     set_leader_of(t, lay, b, leader)
     set_isr_of(t, lay, b, 0)

@@ -98,6 +98,7 @@ class ReplicationModel:
         self.unclean = config.unclean_leader_election_enable
         self.power_loss = config.crash_model == "power-loss"
         self.reset_remote_on_every_epoch = "reset-followers-on-epoch" in config.rules
+        self.expand_isr_on_fetch = "isr-expansion-as-own-step" not in config.rules
         self._unknown = (-1,) * self.n
         self._generators = tuple(getattr(self, n) for n in self._action_methods)
         perms = broker_permutations(self.n) if config.symmetry else ()
@@ -279,8 +280,9 @@ class ReplicationModel:
     @action
     def leader_handle_fetch(self, s: ClusterState) -> Iterator[Successor]:
         """LeaderHandleFetch(leader, follower): the leader reads its log from the follower's fetch
-        offset (its LEO), records that offset as the follower's remote LEO, maybe advances its HW,
-        and sends the records and its HW back."""
+        offset (its LEO), records that offset as the follower's remote LEO, adds the follower to
+        the ISR if this fetch shows it in sync (``Partition.maybeExpandIsr``; not under kmc 0.1's
+        ``isr-expansion-as-own-step``), maybe advances its HW, and sends the records and its HW."""
         reps = s.replicas
         for f in self.brokers:
             fr = reps[f]
@@ -299,14 +301,24 @@ class ReplicationModel:
                 nxt = s
             else:
                 records = lr.log[offset:]
+                expand = (
+                    self.expand_isr_on_fetch and f not in lr.isr
+                    and self._isr_change_allowed(s, lead, lr) and self.is_caught_up_for_isr(lr, offset)
+                )
                 if (
                     lr.remote_log_end_offsets[f] == offset
                     and not records
                     and min(offset, lr.high_watermark) == fr.high_watermark
+                    and not expand
                 ):
                     continue  # a fetch round that would change nothing (long poll): pruned
                 lr2 = lr._replace(remote_log_end_offsets=_put(lr.remote_log_end_offsets, f, offset))
-                nxt = self._maybe_increment_leader_hw(s._replace(replicas=_put(reps, lead, lr2)), lead)
+                nxt = s
+                if expand:
+                    isr = tuple(sorted(lr.isr + (f,)))
+                    lr2 = lr2._replace(isr=isr)
+                    nxt = nxt._replace(controller=nxt.controller._replace(isr=isr))
+                nxt = self._maybe_increment_leader_hw(nxt._replace(replicas=_put(reps, lead, lr2)), lead)
                 hw = nxt.replicas[lead].high_watermark
                 response = (lead, fr.leader_epoch, offset, records, hw, leader_leo)
             fr2 = fr._replace(fetch_response=response)
@@ -391,7 +403,10 @@ class ReplicationModel:
 
     @action
     def leader_expand_isr(self, s: ClusterState) -> Iterator[Successor]:
-        """LeaderExpandIsr(leader, follower): a follower whose remote LEO reached the HW rejoins."""
+        """LeaderExpandIsr(leader, follower): a follower whose remote LEO reached the HW rejoins, in
+        a step of its own (kmc 0.1's ``isr-expansion-as-own-step``; Kafka expands inside the fetch)."""
+        if self.expand_isr_on_fetch:
+            return
         for b in self.brokers:
             r = s.replicas[b]
             if not (r.alive and r.leader == b) or len(r.isr) == self.n:

@@ -6,18 +6,19 @@ from __future__ import annotations
 import z3
 from click.testing import CliRunner
 
-from checker.symbolic.induction import FAILED, PROVED, prove
+from checker.symbolic.induction import FAILED, INCONCLUSIVE, PROVED, prove
 from checker.symbolic.state import Dims, well_formed, well_formed_values
 from checker.symbolic.strengthen import STRENGTHENINGS
 from cli import cli
 from model import Bounds, ModelConfig, make_model
 from tests.symbolic.helpers import formula_evaluator, reachable
 
-# The library was built for kmc 0.1's kip-320, where a leader forgets its followers' LEOs on
-# every new epoch (``reset-followers-on-epoch``); with Kafka's own rule one of its invariants
-# (remote-leo-is-follower-prefix) is false, so proofs of Kafka 2.1 end on a CTI (docs/symbolic.md).
+# The library was built for kmc 0.1's kip-320 (``--rule +kmc-0.1``): a leader forgets its
+# followers' LEOs on every new epoch and adds a follower to the ISR in a step of its own; with
+# Kafka's own rules one of its invariants (remote-leo-is-follower-prefix) is false, so proofs of
+# Kafka 2.1 end on a CTI (docs/symbolic.md).
 KIP320 = ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=2,
-                     bounds=Bounds(2, 2, 1, 1), rule_changes=("+reset-followers-on-epoch",))
+                     bounds=Bounds(2, 2, 1, 1), rule_changes=("+kmc-0.1",))
 
 
 def test_strengthening_invariants_hold_on_every_reachable_state_and_match_their_formulas():
@@ -136,7 +137,7 @@ def test_without_one_of_its_invariants_the_library_leaves_an_unreachable_cti():
 
     less = [n for n in all_names() if n != "remote-leo-is-follower-prefix"]
     result = prove(KIP320, "no-acked-loss", strengthen=less, k=1)
-    assert result.status == FAILED and result.phase == "step" and result.failing
+    assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
     # every library invariant holds on every reachable state, so the CTI's first state is unreachable
     assert result.pre is not None and result.pre not in reachable(make_model(KIP320))
 
@@ -163,16 +164,33 @@ def test_the_library_is_checked_in_the_base_case_too():
     assert "acked-in-isr" in result.failing
 
 
-def test_a_non_inductive_property_gives_a_cti_in_the_viewers_words():
+def test_a_non_inductive_property_gives_a_cti_in_the_viewers_words_and_exit_3_not_1():
+    # a CTI may be unreachable: the proof is inconclusive (3), not a violation (1, kept for a
+    # base case that fails: a real trace)
     out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-acked-loss"])
-    assert out.exit_code == 1
-    assert "counterexample to induction" in out.output
+    assert out.exit_code == 3
+    assert "1-induction: INCONCLUSIVE" in out.output and "counterexample to induction" in out.output
     assert "broker 0" in out.output and "--strengthen all" in out.output
+
+
+def test_a_failing_base_case_is_a_real_violation_and_exits_1():
+    out = CliRunner().invoke(cli, ["prove", "-r", "2", "--acks", "1", "--min-insync-replicas", "1",
+                                   "--max-records", "1", "--k", "4", "-p", "no-acked-loss", "-q"])
+    assert out.exit_code == 1, out.output
+    assert "1-induction" not in out.output and "4-induction: FAILED" in out.output
+    assert "the base case fails: a real counterexample of 3 steps" in out.output
+
+
+def test_prove_prints_its_bounds_in_kmc_words_not_a_python_dict():
+    out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "hw-le-leo", "-q"])
+    assert out.exit_code == 0, out.output
+    assert "bounds: max-records=2, max-leader-epoch=2, max-crashes=1" in out.output
+    assert "{" not in out.output and "max_records" not in out.output
 
 
 def test_the_cli_proves_with_the_library():
     out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "committed-consistency", "-s", "all",
-                                 "--rule", "+reset-followers-on-epoch"])
+                                 "--rule", "+kmc-0.1"])
     assert out.exit_code == 0, out.output
     assert "1-induction: PROVED" in out.output and "strengthening invariants" in out.output
 

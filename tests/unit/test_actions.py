@@ -116,9 +116,22 @@ def test_shrink_only_a_lagging_follower_and_expand_once_caught_up():
     assert "LeaderShrinkIsr(leader=0, follower=1)" not in enabled(m, s0)  # not lagging
     s = walk(m, A("ProduceRecord", (0,)), A("LeaderShrinkIsr", (0, 1)))
     assert s.controller.isr == (0,)  # written to the controller too
+    s = walk_from(m, s, A("LeaderHandleFetch", (0, 1)))
+    assert s.replicas[0].isr == (0,)  # this fetch at offset 0 < HW 1 does not show it in sync
+    s = walk_from(m, s, A("FollowerHandleFetchResponse", (1,)), A("LeaderHandleFetch", (0, 1)))
+    # the fetch at offset 1 does: Partition.updateFollowerFetchState -> maybeExpandIsr
+    assert s.replicas[0].isr == s.controller.isr == (0, 1)
+    assert not any(a.startswith("LeaderExpandIsr") for a in enabled(m, s))
+
+
+def test_kmc_0_1_expanded_the_isr_in_a_step_of_its_own():
+    m = make_model(config(rule_changes=("+isr-expansion-as-own-step",)))
+    s = walk(m, A("ProduceRecord", (0,)), A("LeaderShrinkIsr", (0, 1)))
     assert "LeaderExpandIsr(leader=0, follower=1)" not in enabled(m, s)  # remote LEO 0 < HW 1
     s = walk_from(m, s, A("LeaderHandleFetch", (0, 1)), A("FollowerHandleFetchResponse", (1,)),
-                  A("LeaderHandleFetch", (0, 1)), A("LeaderExpandIsr", (0, 1)))
+                  A("LeaderHandleFetch", (0, 1)))
+    assert s.replicas[0].isr == (0,)  # the fetch alone does not expand under this rule
+    s = walk_from(m, s, A("LeaderExpandIsr", (0, 1)))
     assert s.replicas[0].isr == s.controller.isr == (0, 1)
 
 

@@ -38,8 +38,9 @@ def test_rows_are_whole_words_and_blocks_start_on_words():
         assert lay.width == lay.array[L.BROKER0] + n * lay.array[L.BROKER_STRIDE]
 
 
-def test_fields_do_not_overlap():
-    lay = L.build_layout(4, 3, 4)
+@pytest.mark.parametrize("features", [(), L.FEATURES])
+def test_fields_do_not_overlap(features):
+    lay = L.build_layout(4, 3, 4, features)
     taken = np.zeros(lay.width, dtype=int)
     for f in lay.global_fields:
         taken[f.offset:f.offset + f.count] += 1
@@ -64,6 +65,44 @@ def test_decode_encode_round_trip_on_reachable_states(protocol, rf, crash):
         row = encode(s, layout)
         assert decode(row, layout) == s
         assert encode(decode(row, layout), layout).tobytes() == row.tobytes()
+
+
+EVERY_FEATURE = [
+    # KRaft 4.1 with ELR, a replaced disk, Kafka's HW checkpoint and every KRaft-side fault
+    ModelConfig(kafka_version="4.1", replication_factor=3, crash_model="disk-loss",
+                hw_checkpoint="interval",
+                bounds=Bounds(max_records=1, max_leader_epoch=2, max_crashes=1,
+                              max_controlled_shutdowns=1, max_session_expiries=1,
+                              max_delayed_fetches=1)),
+    # ZooKeeper 2.8 (AlterPartition) with a controller failover
+    ModelConfig(kafka_version="2.8", replication_factor=2, crash_model="power-loss",
+                bounds=Bounds(max_records=2, max_leader_epoch=2, max_crashes=1,
+                              max_controller_failovers=1, max_delayed_fetches=1)),
+]
+
+
+@pytest.mark.parametrize("config", EVERY_FEATURE, ids=["kraft-4.1-all-faults", "zk-2.8-failover"])
+def test_round_trip_with_every_optional_field(config):
+    layout = kernel_spec(config).layout
+    states = reachable(config, limit=4000)
+    assert len(states) >= 4000
+    for s in states:
+        row = encode(s, layout)
+        assert decode(row, layout) == s
+        assert encode(decode(row, layout), layout).tobytes() == row.tobytes()
+    # every optional field took a non-default value somewhere (the search reached it)
+    from model.state import CLUSTER_EXTENSIONS, REPLICA_EXTENSIONS
+    used = {name for name, _, default in CLUSTER_EXTENSIONS if any(getattr(s, name) != default for s in states)}
+    used |= {name for name, _, default in REPLICA_EXTENSIONS
+             for s in states for r in s.replicas if getattr(r, name) != default}
+    assert len(used) >= 8
+
+
+def test_a_state_with_a_feature_the_layout_lacks_does_not_fit():
+    spec = kernel_spec(ModelConfig(replication_factor=2))
+    s = initial_state(2)._replace(elr=(1,))
+    with pytest.raises(SlotOverflow, match="elr"):
+        encode(s, spec.layout)
 
 
 def test_the_initial_row_is_the_initial_state():

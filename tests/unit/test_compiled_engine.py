@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-import tomllib
 
 from checker import HOLDS, INCOMPLETE, VIOLATED, check
 from checker.compiled import compiled_bfs
@@ -37,9 +36,10 @@ def rows():
     """(name, config, properties) of every known-results row the reference engine can run."""
     out = []
     for spec in load_suite(str(ROWS_TOML)).checks:
-        if reference_supports(spec.config):
+        config = spec.config
+        if reference_supports(config):
             props = spec.properties or list(BUILT_IN)  # not those other tests register
-            out.append((spec.name, spec.config, props))
+            out.append((spec.name, config, props))
     return out
 
 

@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def known_results_configs(replication_factor: int = 2) -> list[ModelConfig]:
     """The distinct configurations of the known-results suite with this replication factor that
-    the reference model has, without symmetry, and kip-320 with kmc 0.1's
-    ``reset-followers-on-epoch`` as well (the reference model's one rule switch)."""
+    the reference model has, without symmetry, and kip-320 and kip-101 with kmc 0.1's two rules
+    as well (``--rule +kmc-0.1``: the reference model's switches)."""
     configs = []
     for spec in load_suite(str(ROOT / "scenarios" / "known-results.toml")).checks:
         config = replace(spec.config, symmetry=False)
@@ -46,8 +46,9 @@ def known_results_configs(replication_factor: int = 2) -> list[ModelConfig]:
             continue
         if config not in configs:
             configs.append(config)
-    configs.append(ModelConfig(protocol="kip-320", replication_factor=replication_factor,
-                               symmetry=False, rule_changes=("+reset-followers-on-epoch",)))
+    for protocol in ("kip-320", "kip-101"):
+        configs.append(ModelConfig(protocol=protocol, replication_factor=replication_factor,
+                                   symmetry=False, rule_changes=("+kmc-0.1",)))
     return configs
 
 

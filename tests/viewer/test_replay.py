@@ -120,7 +120,7 @@ def test_malformed_or_foreign_files_give_one_line_and_exit_2(trace_path, edit, m
     ("", "is empty"),
     ("[1, 2", "is not valid JSON"),
     ('{"vars": ["x"]}', "is not an ITF trace"),
-    ("\xff\xfe", "is not a text (UTF-8 JSON) file"),
+    ("\xff\xfe", "is not UTF-8 text (byte 0 is 0xff), so not a trace file"),
 ])
 def test_files_that_are_not_traces_exit_2(tmp_path, content, message):
     path = tmp_path / "bad.json"

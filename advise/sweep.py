@@ -1,0 +1,162 @@
+"""Running ``kmc advise``'s cells: each a real check through the engine registry, kept in the
+result cache so a cell already answered on the same model source is not explored again.
+
+A *safety cell* checks every invariant (``properties.get_properties(None)``) on one
+``Settings`` at the sweep's bounds for its replication factor. An *availability cell* asks
+the availability questions (``advise/availability.py``) about the same settings, with their
+own small bounds and process crashes, so the two flush policies share one. Only complete
+runs are cached (the cache key leaves the limits out: a complete answer does not depend on
+them); a cell that hits a limit is INCOMPLETE and runs again next time.
+
+A cell's result is plain data (``CellResult``): per property its verdict, the length of the
+shortest counterexample or witness, and the trace as an ITF document (what a trace file holds),
+so cached and fresh cells are written and rendered the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace, dataclass, field
+from typing import Callable
+
+from advise import availability as A
+from advise.settings import Settings
+from checker import check
+from checker.result import HOLDS, INCOMPLETE
+from model.config import Bounds, ModelConfig, default_bounds
+from properties import get_properties
+from viewer.trace_file import trace_to_itf
+
+SAFETY, AVAILABILITY = "safety", "availability"
+FORMAT = 1  # of what advise stores in the cache (part of the key)
+
+
+@dataclass
+class Verdict:
+    """One property in one cell."""
+
+    name: str
+    verdict: str  # HOLDS, VIOLATED or INCOMPLETE (for a question: VIOLATED = reached)
+    trace_length: int | None = None
+    itf: dict | None = None  # the counterexample or witness as an ITF document
+    answer: str | None = None  # availability questions: yes / no / unclear / incomplete
+    trace_file: str | None = None  # where it was written, once written
+
+    def to_json(self) -> dict:
+        out = {"property": self.name, "verdict": self.verdict}
+        if self.answer is not None:
+            out["answer"] = self.answer
+        if self.trace_length is not None:
+            out["trace_length"] = self.trace_length
+        if self.trace_file:
+            out["trace_file"] = self.trace_file
+        return out
+
+
+@dataclass
+class CellResult:
+    settings: Settings
+    kind: str  # SAFETY or AVAILABILITY
+    config: dict  # ModelConfig.as_dict() of what was checked
+    verdicts: dict = field(default_factory=dict)  # name -> Verdict
+    states: int = 0
+    seconds: float = 0.0
+    cached: bool = False
+    limit: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind, "settings": self.settings.to_json(), "config": self.config,
+            "distinct_states": self.states, "seconds": round(self.seconds, 3),
+            "cached": self.cached, "limit": self.limit,
+            "properties": [v.to_json() for v in self.verdicts.values()],
+        }
+
+
+SWEEP_MAX_LEADER_EPOCH_RF3 = 1
+"""At three replicas and more, a sweep cell takes leader epochs up to 1 unless told otherwise:
+a KRaft release at RF=3 with kmc's defaults (epochs up to 2) is about 12 million states, a
+minute a cell on a small machine, and the sweep has dozens of cells. Violations that need two
+leadership changes at RF>=3 (docs/findings.md) need ``--max-leader-epoch 2``."""
+
+
+def bounds_for(replication_factor: int, overrides: dict) -> Bounds:
+    """The sweep's bounds at a replication factor: the user's bound flags, else kmc's defaults
+    for that replication factor (``model.config.default_bounds``), with leader epochs up to 1
+    from three replicas on (``SWEEP_MAX_LEADER_EPOCH_RF3``)."""
+    base = default_bounds(replication_factor)
+    if replication_factor >= 3:
+        base = replace(base, max_leader_epoch=SWEEP_MAX_LEADER_EPOCH_RF3)
+    return Bounds(**{k: (overrides.get(k) if overrides.get(k) is not None else v)
+                     for k, v in base.as_dict().items()})
+
+
+def safety_config(settings: Settings, base: ModelConfig, overrides: dict) -> ModelConfig:
+    return settings.config(base, bounds_for(settings.replication_factor, overrides))
+
+
+def availability_config(settings: Settings, base: ModelConfig) -> ModelConfig:
+    return A.question_config(settings.config(base, A.BOUNDS))
+
+
+def run_cell(settings: Settings, kind: str, config: ModelConfig, *, cache=None,
+             time_limit: float | None = None, max_states: int | None = None) -> CellResult:
+    """Check one cell (from ``cache`` if it holds a complete run of it)."""
+    names = ([p.name for p in get_properties(None)] if kind == SAFETY
+             else [q.property_name for q in A.QUESTIONS])
+    identity = {"advise": FORMAT, "kind": kind, "config": config.as_dict(), "properties": names,
+                "engine": "compiled"}
+    entry = cache.get(identity) if cache is not None else None
+    if entry is not None:
+        cell = CellResult(settings, kind, config.as_dict(), states=entry["states"],
+                          seconds=entry["seconds"], cached=True)
+        for v in entry["verdicts"]:
+            cell.verdicts[v["name"]] = Verdict(v["name"], v["verdict"], v.get("trace_length"),
+                                               v.get("itf"), v.get("answer"))
+        return cell
+    started = time.monotonic()
+    result = check(config, names, engine="compiled", time_limit=time_limit, max_states=max_states)
+    cell = CellResult(settings, kind, config.as_dict(), states=result.stats.distinct_states,
+                      seconds=time.monotonic() - started, limit=result.limit)
+    for p in result.properties:
+        trace = p.trace
+        answer = None
+        if kind == AVAILABILITY:
+            answer, trace = _answer(config, p, trace)
+        cell.verdicts[p.name] = Verdict(
+            p.name, p.verdict, len(trace) if trace is not None else None,
+            trace_to_itf(trace, config.as_dict(), engine="compiled") if trace is not None else None,
+            answer)
+    if cache is not None and result.limit is None:
+        cache.put(identity, {
+            "states": cell.states, "seconds": round(cell.seconds, 3),
+            "verdicts": [{"name": v.name, "verdict": v.verdict, "trace_length": v.trace_length,
+                          "itf": v.itf, "answer": v.answer} for v in cell.verdicts.values()],
+        })
+    return cell
+
+
+def _answer(config: ModelConfig, prop_result, witness):
+    """An availability question's answer, and the trace to show for it."""
+    if prop_result.verdict == INCOMPLETE:
+        return A.INCOMPLETE, None
+    if prop_result.verdict == HOLDS:
+        return A.NO, None
+    if prop_result.name != A.ACKED_WITHOUT:
+        return A.YES, witness
+    checked = A.broker_down_first(config, witness)
+    return (A.YES, checked) if checked is not None else (A.UNCLEAR, witness)
+
+
+def run_cells(jobs: list, *, cache=None, time_limit=None, max_states=None,
+              progress: Callable | None = None) -> list[CellResult]:
+    """Run ``jobs`` (``(settings, kind, config)``) in order; ``progress(i, n, cell)`` after each."""
+    cells = []
+    for i, (settings, kind, config) in enumerate(jobs, 1):
+        cell = run_cell(settings, kind, config, cache=cache, time_limit=time_limit,
+                        max_states=max_states)
+        cells.append(cell)
+        if progress is not None:
+            progress(i, len(jobs), cell)
+    return cells
+

@@ -1,0 +1,113 @@
+"""``kmc advise``: sweep what an operator controls around their settings and say which settings
+keep their goal, the weakest that do, and what stronger ones cost."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from advise import DEFAULT_GOALS, advise
+from advise.render import render_markdown, render_text, to_json
+from advise.traces import write_traces
+from checker.compiled import ensure_compiled
+from commands.options import config_options, pop_config_options, source_options
+from commands.usage import fail
+from gate.cache import GateCache, default_cache_dir
+from model.config import BOUND_NAMES
+from model.options import config_from_options
+
+
+def _replication_factors(text):
+    """``2,3``, ``2-5`` or a mix: the replication factors to sweep."""
+    if text is None:
+        return None
+    out = []
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.strip().partition("-")
+            out += list(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        fail(f"--replication-factors {text!r}: write a list or range, e.g. 2,3 or 2-5")
+    if not out or any(not 2 <= rf <= 5 for rf in out):
+        fail(f"--replication-factors {text!r}: replication factors go from 2 to 5")
+    return sorted(set(out))
+
+
+@click.command("advise")
+@config_options
+@source_options
+@click.option("--goal", "goals", multiple=True, metavar="PROPERTY",
+              help=f"What the settings must keep: a property that must hold, or an availability "
+                   f"question ('kmc list'); repeatable. [default: {', '.join(DEFAULT_GOALS)}]")
+@click.option("--replication-factors", metavar="LIST",
+              help="Replication factors to sweep every setting at, e.g. 2,3 or 2-5. RF=4 and 5 "
+                   "are far bigger searches (see --cell-time-limit). [default: 2,3]")
+@click.option("--full", is_flag=True,
+              help="Sweep every setting under every release, not only your settings.")
+@click.option("--no-releases", is_flag=True, help="Do not check your settings under other releases.")
+@click.option("--cell-time-limit", type=click.FloatRange(min=0, min_open=True), default=300.0,
+              show_default=True, help="Seconds one cell may take before it is left incomplete.")
+@click.option("--max-states", type=click.IntRange(1), help="Distinct states one cell may explore.")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Result cache (cells answered before on the same model are not re-run). "
+                   "[default: results in kmc's cache directory]")
+@click.option("--no-cache", is_flag=True, help="Check every cell again.")
+@click.option("--trace-dir", default="advise-traces", show_default=True,
+              type=click.Path(file_okay=False), metavar="DIR",
+              help="Where counterexamples and witnesses are written, DIR/<cell>/<property>.itf.json.")
+@click.option("--no-traces", is_flag=True, help="Write no trace files.")
+@click.option("--force", is_flag=True, help="Overwrite trace files that differ from this run's.")
+@click.option("--json", "as_json", is_flag=True, help="Print the advice as JSON.")
+@click.option("--markdown", is_flag=True, help="Print the advice as Markdown.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+def advise_command(kafka_version, config_files, goals, replication_factors, full, no_releases,
+                   cell_time_limit, max_states, cache_dir, no_cache, trace_dir, no_traces, force,
+                   as_json, markdown, quiet, **options):
+    """Which settings keep your data safe, and what they cost.
+
+    Starting from your settings (flags or --config Kafka properties files), every combination
+    of acks, min.insync.replicas, unclean.leader.election.enable and the flush policy is checked
+    at replication factors 2 and 3, and your settings under each Kafka release where a rule
+    changed; each is a complete check (cached). Availability (can a write be acknowledged with
+    a broker down? can the partition lose its leader while a broker runs?) is asked of the
+    explorer too.
+
+    Exit code 0: your settings keep the goal; 1: they do not; 2: bad input; 3: undecided.
+    """
+    if as_json and markdown:
+        fail("--json and --markdown: choose one")
+    if cache_dir and no_cache:
+        fail("--cache and --no-cache: choose one")
+    opts = pop_config_options(options)
+    bound_overrides = {k: opts[k] for k in BOUND_NAMES}
+    config, provenance = config_from_options(
+        kafka_version=kafka_version, config_files=config_files, **opts)
+    rfs = _replication_factors(replication_factors)
+    cache = None if no_cache else GateCache(cache_dir or str(default_cache_dir()))
+    if provenance and not (as_json or markdown):
+        for line in provenance:
+            click.echo(line)
+        click.echo("")
+    ensure_compiled(None if quiet else (lambda line: click.echo(line, err=True)))
+
+    def progress(i, n, cell):
+        if not quiet:
+            took = "cached" if cell.cached else f"{cell.seconds:.1f} s"
+            click.echo(f"[{i}/{n}] {cell.kind} {cell.settings.words(release=True)}: {took}", err=True)
+            sys.stderr.flush()
+
+    advice = advise(config, goals=goals, replication_factors=rfs, bound_overrides=bound_overrides,
+                    sweep_releases=not no_releases, full=full, cache=cache,
+                    time_limit=cell_time_limit, max_states=max_states, progress=progress)
+    if not no_traces:
+        advice.notes += write_traces(advice, trace_dir, force=force)
+    if as_json:
+        click.echo(json.dumps(to_json(advice), indent=2))
+    elif markdown:
+        click.echo(render_markdown(advice), nl=False)
+    else:
+        text = render_text(advice)
+        click.echo(text.replace("TRACE-DIR", trace_dir) if not no_traces else text)
+    return advice.exit_code

@@ -1,0 +1,153 @@
+"""kmc advise: every cell is the verdict of the matching single `kmc check` run, availability
+answers come from the explorer (and agree with the single reachability checks), the advice
+follows from the cells, results are cached, and the outputs say the same thing.
+
+One small sweep (replication factor 2, the user's release only: 24 settings, a few seconds)
+serves most tests; the acceptance-size sweep is timed in bench/advise_bench.py.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from advise import advise
+from advise import availability as A
+from advise.recommend import BROKEN, KEPT
+from advise.render import render_markdown, render_text, to_json
+from advise.settings import Settings, releases
+from advise.sweep import AVAILABILITY, run_cell
+from cli import cli
+from gate.cache import GateCache
+from model import ModelConfig
+from model.rules import RELEASES, RULES
+
+USER = ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=2, acks="all")
+
+
+def kmc(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("advise-cache")
+
+
+@pytest.fixture(scope="module")
+def advice(cache_dir):
+    return advise(USER, replication_factors=[2], sweep_releases=False, cache=GateCache(str(cache_dir)))
+
+
+def _check_args(s: Settings) -> list:
+    return ["--protocol", s.release.protocol, "-r", s.replication_factor, "--acks", s.acks,
+            "--min-insync-replicas", s.min_insync_replicas, "--crash-model", s.crash_model,
+            "--unclean-leader-election" if s.unclean_leader_election_enable
+            else "--no-unclean-leader-election"]
+
+
+def test_sampled_cells_agree_with_single_kmc_check_runs(advice):
+    assert len(advice.safety) == 24  # acks 3 x min.insync 2 x unclean 2 x flush 2
+    for s in random.Random(17).sample(sorted(advice.safety, key=Settings.strength), 5):
+        r = kmc("check", *_check_args(s), "-q", "--json")
+        single = {p["property"]: (p["verdict"], p.get("trace_length")) for p in json.loads(r.output)["properties"]}
+        cell = {v.name: (v.verdict, v.trace_length) for v in advice.safety[s].verdicts.values()}
+        assert cell == single, s.words()
+
+
+def test_availability_answers_agree_with_single_reachability_checks(advice):
+    for s in [Settings(2, "all", 1, False, "process", advice.user.release),
+              Settings(2, "all", 2, False, "process", advice.user.release),
+              Settings(2, "all", 2, True, "process", advice.user.release)]:
+        r = kmc("check", *_check_args(s), "-q", "--json", "--max-records", 1, "--max-leader-epoch", 1,
+                "--max-crashes", 1, "-p", A.ACKED_WITHOUT, "-p", A.OFFLINE)
+        single = {p["property"]: p["verdict"] for p in json.loads(r.output)["properties"]}
+        cell = advice.availability[s].verdicts
+        assert {n: v.verdict for n, v in cell.items()} == single
+    yes, no = A.YES, A.NO
+    answers = {(s.min_insync_replicas, s.unclean_leader_election_enable):
+               (c.verdicts[A.ACKED_WITHOUT].answer, c.verdicts[A.OFFLINE].answer)
+               for s, c in advice.availability.items() if s.acks == "all"}
+    # min.insync.replicas=2 of 2 replicas: no write is acknowledged with a broker down; unclean
+    # election off: the partition can be left without a leader while a broker runs
+    assert answers == {(1, True): (yes, no), (1, False): (yes, yes), (2, True): (no, no), (2, False): (no, yes)}
+
+
+def test_a_witness_that_is_a_lost_record_is_unclear_not_yes():
+    """Before KIP-101 a follower can truncate an acknowledged record away and then crash: the
+    reachability property is reached, but replaying the witness with that broker down first
+    does not get the write acknowledged, so the answer is not "yes"."""
+    old = releases()[0]
+    assert old.protocol == "hw-truncation"
+    s = Settings(3, "all", 3, False, "process", old)
+    cell = run_cell(s, AVAILABILITY, A.question_config(s.config(USER, A.BOUNDS)))
+    assert cell.verdicts[A.ACKED_WITHOUT].verdict == "VIOLATED"
+    assert cell.verdicts[A.ACKED_WITHOUT].answer == A.UNCLEAR
+
+
+def test_the_advice_follows_from_the_cells(advice):
+    assert advice.user_status == KEPT and advice.exit_code == 0
+    for s in advice.weakest:
+        assert advice.status(s) == KEPT
+        assert not any(o != s and o.at_most(s) and advice.status(o) == KEPT for o in advice.safety)
+    # RF=2 with min.insync.replicas 1 -> 2 keeps no acked loss but stops writes with a broker down
+    step = next(c for c in advice.changes if c.setting == "min.insync.replicas"
+                and c.start.replication_factor == 2 and not c.start.unclean_leader_election_enable)
+    assert step.goal == KEPT and "acked, 1 down: yes -> no" in step.losses
+    weaker = advice.user.but(acks="1")
+    assert advice.status(weaker) == BROKEN
+
+
+def test_a_second_run_comes_from_the_cache_with_the_same_answers(advice, cache_dir):
+    again = advise(USER, replication_factors=[2], sweep_releases=False, cache=GateCache(str(cache_dir)))
+    assert all(c.cached for c in again.safety.values()) and all(c.cached for c in again.availability.values())
+    assert {s: {n: (v.verdict, v.trace_length) for n, v in c.verdicts.items()} for s, c in again.safety.items()} \
+        == {s: {n: (v.verdict, v.trace_length) for n, v in c.verdicts.items()} for s, c in advice.safety.items()}
+    assert again.weakest == advice.weakest
+
+
+def test_the_outputs_say_the_same_thing(advice):
+    text, markdown, data = render_text(advice), render_markdown(advice), to_json(advice)
+    assert "Weakest settings that keep no-acked-loss" in text and "<- yours" in text
+    assert markdown.count("\n| all | 2 | false | every write |") == 1
+    assert data["exit_code"] == 0 and data["user"]["goal"] == "kept"
+    assert {json.dumps(w, sort_keys=True) for w in data["weakest"]} == \
+        {json.dumps(s.to_json(), sort_keys=True) for s in advice.weakest}
+
+
+def test_the_releases_swept_come_from_the_rule_table():
+    swept = [r.kafka_version for r in releases()]
+    assert set(RELEASES) <= set(swept)
+    assert {r.since for r in RULES.values() if r.since} <= set(swept)
+    for named in ("0.11", "2.0", "2.1"):  # KIP-101, KIP-279, KIP-320
+        assert named in swept
+
+
+def test_the_cli_writes_traces_beside_the_table_and_exits_with_the_users_verdict(tmp_path, cache_dir):
+    traces = tmp_path / "traces"
+    r = kmc("advise", "-r", 2, "--acks", 1, "--min-insync-replicas", 1, "--replication-factors", 2,
+            "--no-releases", "--cache", cache_dir, "--trace-dir", traces, "-q", "--json")
+    assert r.exit_code == 1, r.output  # acks=1 loses acknowledged records
+    data = json.loads(r.output)
+    mine = next(c for c in data["cells"] if c["yours"])
+    loss = next(p for p in mine["safety"]["properties"] if p["property"] == "no-acked-loss")
+    assert loss["verdict"] == "VIOLATED" and loss["trace_length"] == 3
+    replay = kmc("trace", "replay", loss["trace_file"])
+    assert replay.exit_code == 0 and "no-acked-loss is violated at step 3 as recorded" in replay.output
+    witness = next(p for p in mine["availability"]["properties"] if p["property"] == A.ACKED_WITHOUT)
+    replay = kmc("trace", "replay", witness["trace_file"])
+    assert replay.exit_code == 0 and f"{A.ACKED_WITHOUT} is reached at step" in replay.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--goal", "no-such-goal"], "--goal 'no-such-goal': choose from"),
+    (["--replication-factors", "2-7"], "replication factors go from 2 to 5"),
+    (["--json", "--markdown"], "choose one"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
+    r = kmc("advise", "-q", "--no-cache", "--no-traces", *args)
+    assert r.exit_code == 2
+    assert message in r.output and "Traceback" not in r.output

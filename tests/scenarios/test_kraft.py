@@ -1,0 +1,160 @@
+"""AlterPartition (2.7+), KRaft (3.3+) and KIP-966 (4.x), mechanism by mechanism: each test
+replays the story a rule adds and checks the state Kafka's code says it leads to
+(docs/kraft.md cites the code)."""
+
+from checker import HOLDS, VIOLATED
+from checker.trace import replay_actions
+from model import Action, make_model
+from model.config import Bounds, ModelConfig
+from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_SENT
+from tests.conftest import run
+
+A = Action
+
+
+def walk(cfg, *actions):
+    model = make_model(cfg)
+    return replay_actions(model, model.init_states()[0], [A(name, args) for name, args in actions])
+
+
+def kafka(version, rf=2, **kw):
+    bounds = kw.pop("bounds", Bounds(max_records=2, max_leader_epoch=2, max_crashes=1))
+    return ModelConfig(kafka_version=version, replication_factor=rf, symmetry=False, bounds=bounds, **kw)
+
+
+REPLICATE_R1 = (("ProduceRecord", (0,)), ("LeaderHandleFetch", (0, 1)),
+                ("FollowerHandleFetchResponse", (1,)))
+
+
+# ---------------------------------------------------------------- AlterPartition (KIP-497)
+
+def test_a_shrink_waits_for_the_controller_and_the_hw_keeps_counting_the_follower():
+    trace = walk(kafka("2.8"), ("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 1)))
+    pending = trace.states[-1]
+    assert pending.replicas[0].alter_partition[0] == ALTER_SENT
+    assert pending.replicas[0].isr == (0, 1) and pending.controller.isr == (0, 1)
+    assert pending.replicas[0].high_watermark == 0  # the follower still counts (maximal ISR)
+    trace = walk(kafka("2.8"), ("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 1)),
+                 ("ControllerHandleAlterPartition", (0,)),
+                 ("LeaderHandleAlterPartitionResponse", (0,)))
+    answered, done = trace.states[-2], trace.states[-1]
+    assert answered.controller.isr == (0,) and answered.replicas[0].alter_partition[0] == ALTER_ACCEPTED
+    assert done.replicas[0].isr == (0,) and done.replicas[0].alter_partition == ()
+    assert done.replicas[0].high_watermark == 1  # now the ISR of one commits r1
+
+
+def test_the_isr_grows_inside_the_fetch_that_shows_the_follower_in_sync():
+    cfg = kafka("2.8")
+    shrunk = walk(cfg, ("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 1)),
+                  ("ControllerHandleAlterPartition", (0,)), ("LeaderHandleAlterPartitionResponse", (0,)),
+                  ("LeaderHandleFetch", (0, 1)), ("FollowerHandleFetchResponse", (1,)),
+                  ("LeaderHandleFetch", (0, 1)))
+    asking = shrunk.states[-1]
+    assert asking.replicas[0].alter_partition[:2] == (ALTER_SENT, (0, 1))
+    assert asking.controller.isr == (0,)  # not before the controller says so
+
+
+def test_a_request_from_an_older_leader_epoch_is_fenced_and_the_leader_waits():
+    cfg = kafka("2.8")
+    trace = walk(cfg, ("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 1)),
+                 ("ControllerElectLeader", (1,)), ("ControllerHandleAlterPartition", (0,)))
+    assert trace.states[-1].controller.isr == (0, 1)  # FENCED_LEADER_EPOCH: nothing written
+    assert trace.states[-1].replicas[0].alter_partition[0] == 4  # stuck until new metadata
+
+
+# ---------------------------------------------------------------- KRaft
+
+def test_kraft_3_6_shrinks_a_fenced_follower_without_bumping_the_leader_epoch():
+    cfg = kafka("3.6", bounds=Bounds(max_records=1, max_leader_epoch=2, max_crashes=1,
+                                     max_session_expiries=1))
+    trace = walk(cfg, ("ControllerFenceBroker", (1, 0)))
+    after = trace.states[-1]
+    assert after.controller.leader_epoch == 0 and after.controller.isr == (0,)  # KAFKA-15021
+    assert after.replicas[0].partition_change == ((0,), 0, True)  # the record on its way
+    applied = walk(cfg, ("ControllerFenceBroker", (1, 0)), ("BrokerApplyPartitionChange", (0,)))
+    assert applied.states[-1].replicas[0].isr == (0,)
+    before_3_6 = walk(kafka("3.5", bounds=cfg.bounds), ("ControllerFenceBroker", (1, 0))).states[-1]
+    assert before_3_6.controller.leader_epoch == 1  # 3.3-3.5 bump it
+
+
+def test_kraft_before_3_9_never_elects_uncleanly():
+    cfg = kafka("3.7", min_insync_replicas=1, unclean_leader_election_enable=True)
+    assert run(cfg, "no-acked-loss").verdict("no-acked-loss") == HOLDS
+    later = kafka("3.9", min_insync_replicas=1, unclean_leader_election_enable=True)
+    assert run(later, "no-acked-loss").verdict("no-acked-loss") == VIOLATED
+
+
+def test_kip_903_refuses_a_member_whose_broker_epoch_went_stale():
+    # broker 1 catches up and is proposed for the ISR, then loses its disk and registers again
+    bounds = Bounds(max_records=1, max_leader_epoch=2, max_crashes=1)
+    steps = REPLICATE_R1 + (("LeaderShrinkIsr", (0, 1)), ("ControllerHandleAlterPartition", (0,)),
+                            ("LeaderHandleAlterPartitionResponse", (0,)), ("LeaderHandleFetch", (0, 1)),
+                            ("BrokerCrash", (1,)), ("ControllerHandleBrokerFailure", (1, 0)),
+                            ("BrokerRestart", (1,)), ("ControllerHandleAlterPartition", (0,)))
+    fixed = walk(kafka("4.1", crash_model="disk-loss", bounds=bounds), *steps).states[-1]
+    assert fixed.replicas[1].log == ()
+    assert fixed.replicas[0].alter_partition[0] == ALTER_REFUSED and fixed.controller.isr == (0,)
+    broken = walk(kafka("4.1", crash_model="disk-loss", bounds=bounds,
+                        rule_changes=("-broker-epoch-in-fetch",)), *steps).states[-1]
+    assert broken.controller.isr == (0, 1)  # KAFKA-14139: the empty broker is in the ISR
+
+
+# ---------------------------------------------------------------- KIP-966
+
+def test_a_replica_leaving_an_isr_below_min_isr_stays_eligible_and_is_elected():
+    cfg = kafka("4.1", crash_model="power-loss")
+    trace = walk(cfg, *REPLICATE_R1, ("LeaderShrinkIsr", (0, 1)),
+                 ("ControllerHandleAlterPartition", (0,)), ("BrokerCrash", (0,)),
+                 ("ControllerHandleBrokerFailure", (0, 1)))
+    shrunk, elected = trace.states[5], trace.states[-1]
+    assert shrunk.controller.isr == (0,) and shrunk.elr == (1,)
+    assert elected.controller.leader == 1 and elected.controller.isr == (1,) and elected.elr == (0,)
+
+
+def test_an_unclean_shutdown_takes_a_broker_out_of_isr_and_elr_on_registration():
+    cfg = kafka("4.1", crash_model="power-loss")
+    trace = walk(cfg, ("BrokerCrash", (1,)), ("ControllerHandleBrokerFailure", (1, 0)),
+                 ("BrokerRestart", (1,)))
+    assert trace.states[2].controller.isr == (0,)  # removed at failure already (ISR above 1 member)
+    clean = walk(cfg.with_bounds(max_controlled_shutdowns=1),
+                 ("ControllerHandleControlledShutdown", (1, 0)), ("BrokerShutdown", (1,)))
+    assert clean.states[-1].replicas[1].clean_shutdown
+
+
+def test_without_elr_the_last_isr_member_stays_and_leads_again():
+    cfg = kafka("3.7", crash_model="power-loss")
+    trace = walk(cfg, *REPLICATE_R1, ("LeaderShrinkIsr", (0, 1)),
+                 ("ControllerHandleAlterPartition", (0,)), ("BrokerCrash", (0,)),
+                 ("ControllerHandleBrokerFailure", (0, -1)))
+    assert trace.states[-1].controller.leader == -1 and trace.states[-1].controller.isr == (0,)
+
+
+# ---------------------------------------------------------------- ZooKeeper controller failover
+
+def test_the_new_controller_resends_the_state_and_a_zombie_request_is_refused():
+    cfg = ModelConfig(kafka_version="2.2", replication_factor=2, symmetry=False,
+                      bounds=Bounds(max_records=1, max_leader_epoch=2, max_crashes=1,
+                                    max_controller_failovers=1))
+    trace = walk(cfg, ("ControllerFailover", ()), ("BecomeLeaderOrFollower", (1, 0)))
+    failed_over, learnt = trace.states[1], trace.states[2]
+    assert failed_over.controller_epoch == 1 and failed_over.zombie_controller == (0, 0, 0, (0, 1))
+    assert learnt.replicas[1].controller_epoch_seen == 1  # same leader epoch: only the controller's
+    assert learnt.replicas[1].leader_epoch == 0
+    # a restarted broker has obeyed no controller and takes the zombie's (older) view
+    restarted = walk(cfg, ("ControllerFailover", ()), ("BrokerCrash", (1,)),
+                     ("ControllerHandleBrokerFailure", (1, 0)), ("BrokerRestart", (1,)),
+                     ("ZombieControllerSendLeaderAndIsr", (1,)),
+                     ("BrokerHandleZombieLeaderAndIsr", (1,))).states[-1]
+    assert restarted.replicas[1].leader_epoch == 0 and restarted.replicas[1].leader == 0
+
+
+def test_a_zombie_controller_loses_nothing_with_or_without_the_controller_epoch():
+    # every partition write is a compare-and-set on its zkVersion, so the zombie can only send
+    # its frozen view, whose leader epoch is never newer than what the new controller sends
+    cfg = ModelConfig(kafka_version="2.2", replication_factor=2,
+                      bounds=Bounds(max_records=1, max_leader_epoch=2, max_crashes=1,
+                                    max_controller_failovers=1))
+    for changes in ((), ("-controller-epoch",)):
+        result = run(ModelConfig(**{**cfg.__dict__, "rule_changes": changes}),
+                     "no-acked-loss", "committed-consistency")
+        assert {p.verdict for p in result.properties} == {HOLDS}

@@ -1,0 +1,135 @@
+"""kmc simulate: random walks find the known RF=3 violations with a fixed seed, shorten them to
+traces that replay, give the same walks for the same seed, and never say "holds"."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from checker.result import EXIT_INCOMPLETE, EXIT_VIOLATED, INCOMPLETE, VIOLATED
+from checker.simulate import simulate
+from checker.simulate import walks as W
+from cli import cli
+from model import Bounds, ModelConfig
+from model.actions import ACTION_NAMES
+from model.kernel.spec import kernel_spec
+from properties import BUILT_IN, PROPERTIES, get_properties
+from properties.compiled import COMPILED_IDS
+
+KIP279_RF3 = ModelConfig(protocol="kip-279", replication_factor=3)  # RF=3's default bounds
+KIP101_RF3 = ModelConfig(protocol="kip-101", replication_factor=3,
+                         bounds=Bounds(max_records=3, max_leader_epoch=2, max_crashes=1))
+
+
+def kmc(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_finds_the_kip279_rf3_committed_consistency_violation_and_the_trace_replays(tmp_path):
+    out = tmp_path / "cc.itf.json"
+    r = kmc("simulate", "--protocol", "kip-279", "-r", 3, "-p", "committed-consistency",
+            "--seed", 2, "--time-limit", 60, "--trace-out", out, "-q")
+    assert r.exit_code == 1, r.output
+    assert "committed-consistency  VIOLATED  walk " in r.output
+    # breadth-first search says the shortest counterexample has 11 steps (known-results.toml):
+    # a shortened walk can be no shorter, and delta debugging gets it far below the walk's length
+    length = int(r.output.split("Counterexample for committed-consistency (")[1].split(" steps")[0])
+    assert 11 <= length <= 15
+    replay = kmc("trace", "replay", out)
+    assert replay.exit_code == 0, replay.output
+    assert f"committed-consistency is violated at step {length} as recorded" in replay.output
+
+
+def test_finds_the_kip101_rf3_log_divergence():
+    result = simulate(KIP101_RF3, get_properties(["log-matching"]), seed=2, time_limit=60)
+    assert result.exit_code == EXIT_VIOLATED
+    (finding,) = result.findings
+    trace = result.properties[0].trace
+    assert result.properties[0].verdict == VIOLATED and len(trace) == finding.shortened_length
+    assert 11 <= finding.shortened_length < finding.walk_length
+    assert not get_properties(["log-matching"])[0].check(trace.states[-1])
+
+
+def test_the_same_seed_gives_the_same_walks_whatever_the_batches():
+    """Each walk draws from its own stream (seed, walk index): running walks one batch or many
+    small batches finds the violation in the same walk, at the same step."""
+    spec = kernel_spec(KIP279_RF3)
+    pids = np.array([COMPILED_IDS["committed-consistency"]], dtype=np.int32)
+
+    def first_violation(batch):
+        row, path = spec.initial.copy(), np.zeros(100, dtype=np.int32)
+        out = np.zeros((spec.max_successors, spec.width), dtype=np.int8)
+        acts = np.zeros((spec.max_successors, 3), dtype=np.int16)
+        cov = np.zeros((len(ACTION_NAMES), 2), dtype=np.int64)
+        seen, ctr = np.zeros(len(ACTION_NAMES), dtype=np.int8), np.zeros(W.CTR_SIZE, dtype=np.int64)
+        walk = 0
+        while walk < 50_000:
+            walk, reason = W.run_walks(spec.initial, spec.lay, spec.cfg, pids, np.uint64(3), walk,
+                                       batch, 100, row, out, acts, path, np.zeros(1, np.int8), cov,
+                                       seen, ctr)
+            if reason == W.FOUND:
+                return int(ctr[W.FOUND_WALK]), path[:ctr[W.FOUND_LENGTH]].tolist(), int(ctr[W.STEPS])
+        return None
+
+    one_batch, small_batches = first_violation(50_000), first_violation(7)
+    assert one_batch is not None and one_batch == small_batches
+    a = simulate(KIP279_RF3, get_properties(["committed-consistency"]), seed=3, time_limit=60)
+    b = simulate(KIP279_RF3, get_properties(["committed-consistency"]), seed=3, time_limit=60)
+    assert a.findings[0].walk == b.findings[0].walk == one_batch[0]
+    assert a.properties[0].trace.actions == b.properties[0].trace.actions
+
+
+def test_no_violation_is_incomplete_never_holds():
+    config = ModelConfig(protocol="kip-320", replication_factor=2)
+    result = simulate(config, get_properties(list(BUILT_IN)), seed=5, walks=3000)
+    assert result.exit_code == EXIT_INCOMPLETE and result.limit == "walks"
+    assert result.walks == 3000 and result.steps > 3000
+    assert {p.verdict for p in result.properties} == {INCOMPLETE}
+    taken = {a: t for a, _, t in result.coverage}
+    assert taken["ProduceRecord"] > 0 and taken["FlushLog"] == 0  # no power loss, no flushes
+
+
+def test_the_cli_writes_a_fresh_trace_file_and_json(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ("simulate", "--protocol", "hw-truncation", "-r", 2, "--max-records", 1,
+            "--max-leader-epoch", 1, "-p", "no-acked-loss", "--seed", 1, "--walks", 20_000, "--json")
+    first, second = kmc(*args), kmc(*args)
+    assert first.exit_code == second.exit_code == 1
+    a, b = json.loads(first.output), json.loads(second.output)
+    assert a["trace_file"] == "simulate-no-acked-loss-seed1.itf.json"
+    assert b["trace_file"] == "simulate-no-acked-loss-seed1-2.itf.json"  # never overwritten
+    assert a["findings"] == b["findings"] and a["seed"] == 1
+    assert (tmp_path / a["trace_file"]).read_text() == (tmp_path / b["trace_file"]).read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--depth", "0"], "--depth"),
+    (["--walks", "0"], "--walks"),
+    (["-p", "no-such-property"], "unknown property 'no-such-property'"),
+    (["-r", "2", "--min-insync-replicas", "3"], "larger than the replication factor"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    r = kmc("simulate", "-q", "--walks", 10, *args)
+    assert r.exit_code == 2
+    assert message in r.output and "Traceback" not in r.output
+
+
+@pytest.fixture
+def registry_restored():
+    """Properties a test loads are gone after it (later tests check every property)."""
+    saved = dict(PROPERTIES)
+    yield
+    PROPERTIES.clear()
+    PROPERTIES.update(saved)
+
+
+def test_a_property_written_in_python_is_refused_with_one_line(tmp_path, registry_restored):
+    plugin = tmp_path / "props.py"
+    plugin.write_text("from properties import invariant\n\n"
+                      "@invariant('sim-python-prop', 'always true')\ndef p(state):\n    return True\n")
+    r = kmc("--load", plugin, "simulate", "-q", "--walks", 10, "-p", "sim-python-prop")
+    assert r.exit_code == 2
+    assert "judges compiled properties only; sim-python-prop is written in Python" in r.output
