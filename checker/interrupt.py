@@ -31,6 +31,7 @@ import sys
 import threading
 
 _received: list[int] = []  # signals received inside the current interruptible() scope
+_raised: list[bool] = []  # non-empty once a KeyboardInterrupt was raised for them
 _hooks: list = []  # called from the watcher thread when a signal arrives
 _hooks_lock = threading.Lock()
 _STOP_SIGNALS = (signal.SIGINT.value, signal.SIGTERM.value)
@@ -49,7 +50,16 @@ def signal_name() -> str | None:
 def check_interrupted() -> None:
     """Raise ``KeyboardInterrupt`` if a signal arrived (for loops that poll at safe points)."""
     if _received:
-        raise KeyboardInterrupt
+        raise_interrupt()
+
+
+def raise_interrupt() -> None:
+    """Raise the ``KeyboardInterrupt`` of this interruption. Python's own handler then only
+    records a signal still pending rather than raising a second one, which could otherwise land
+    in the engine's ``except KeyboardInterrupt`` block, while it builds its report (the watcher
+    thread may stop a z3 query, and ``solve`` raise, before Python's handler has run)."""
+    _raised.append(True)
+    raise KeyboardInterrupt
 
 
 def note_signal(signum) -> None:
@@ -59,7 +69,8 @@ def note_signal(signum) -> None:
 
 def _handler(signum, frame) -> None:
     _received.append(signum)
-    raise KeyboardInterrupt
+    if not _raised:
+        raise_interrupt()
 
 
 def _unraisable(previous):
@@ -117,6 +128,7 @@ def interruptible():
         yield
         return
     _received.clear()
+    _raised.clear()
     previous = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
         current = signal.getsignal(sig)

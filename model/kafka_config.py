@@ -277,7 +277,7 @@ def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
     checked with the newest release kmc models, and the provenance says so."""
     kraft = [(f.path, k) for f in files for k in KRAFT_KEYS if k in f.entries]
     zk = [f.path for f in files if ZOOKEEPER_KEY in f.entries]
-    changes = values.setdefault("rule_changes", [])
+    changes: list[str] = []  # into values["rule_changes"] only if the files ask for any
     version = values.get("kafka_version")
     if protocol is not None:
         if kraft or zk:
@@ -313,6 +313,8 @@ def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
             if key in f.entries:
                 rows.append((key, f"{f.path}: not modelled (KIP-966's unclean recovery has shipped "
                                   "in no release up to 4.1)"))
+    if changes:
+        values.setdefault("rule_changes", []).extend(changes)
 
 
 def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | None = None,
@@ -341,7 +343,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             note = " (KRaft; --rule -kraft checks ZooKeeper mode)"
         elif version.at_least(2, 8):
             note = " (ZooKeeper mode; KRaft was early access before 3.3)"
-        protocol_row = (f"rules of Kafka {version}",
+        protocol_row = (f"rules of Kafka {version} ({values['protocol']})",
                         f"--kafka-version {kafka_version}{note}")
     if not config_files:
         if version is not None:
@@ -379,7 +381,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             values["protocol"] = kafka_protocol(rules_version)
             values["kafka_version"] = str(rules_version)
             why = f"; {note}" if note else ""
-            rows.append((f"rules of Kafka {rules_version}",
+            rows.append((f"rules of Kafka {rules_version} ({values['protocol']})",
                          f"{path}: {IBP_KEY}={raw.strip()} (the protocol the brokers speak{why}; "
                          "--kafka-version or --protocol would win)"))
         else:

@@ -111,10 +111,10 @@ def _server(tmp_path, ibp):
 def test_the_protocol_version_in_server_properties_picks_the_rules(tmp_path, ibp, protocol, rules_of):
     r = kmc("check", "--config", _server(tmp_path, ibp), *TINY[2:], "-p", "hw-le-leo")
     assert r.exit_code == 0, r.output
-    row = next(line for line in r.stdout.splitlines() if line.strip().startswith("protocol="))
-    assert f"protocol={protocol}, rules of Kafka {rules_of}" in row
+    row = next(line for line in r.stdout.splitlines() if line.strip().startswith("rules of Kafka"))
+    assert f"rules of Kafka {rules_of} ({protocol})" in row
     assert f"inter.broker.protocol.version={ibp}" in row and "server.properties" in row
-    assert f"protocol {protocol} as in Kafka {rules_of}" in r.stdout
+    assert f"\nKafka {rules_of}" in r.stdout  # the configuration line
 
 
 @pytest.mark.parametrize("flag", [["--kafka-version", "2.0"], ["--protocol", "kip-101"]])

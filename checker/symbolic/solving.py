@@ -16,7 +16,7 @@ import time
 
 import z3
 
-from checker.interrupt import cancel_on_interrupt, check_interrupted, note_signal
+from checker.interrupt import cancel_on_interrupt, check_interrupted, note_signal, raise_interrupt
 
 
 HEARTBEAT_SECONDS = 10.0
@@ -40,7 +40,7 @@ def solve(solver: z3.Solver, heartbeat=None):
         if "keyboard" in reason:
             note_signal(signal.SIGINT)
         if "interrupted" in reason:
-            raise KeyboardInterrupt
+            raise_interrupt()
     check_interrupted()
     return answer
 
