@@ -3,7 +3,7 @@
 Three benchmarks:
 
 * ``rf3-r2`` (default): ``kmc check -r 3 --max-records 2 --protocol kip-320 --rule
-  +reset-followers-on-epoch`` (4,103,477 distinct states) with ``--engine spark`` on
+  +kmc-0.1`` (4,103,477 distinct states) with ``--engine spark`` on
   ``local[2]``, end to end in its own process (Spark's start included), and with the local
   compiled engine; checks both give the same counts and verdicts, and prints the per-level
   table (level, its states, seconds) and the shuffle bytes per state (from Spark's event log).
@@ -32,9 +32,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KMC = Path(sys.executable).parent / "kmc"
-RF3_R2 = ["-r", "3", "--max-records", "2", "--protocol", "kip-320", "--rule", "+reset-followers-on-epoch"]
+RF3_R2 = ["-r", "3", "--max-records", "2", "--protocol", "kip-320", "--rule", "+kmc-0.1"]
 RF3_R2_OPTIONS = dict(replication_factor=3, max_records=2, protocol="kip-320",
-                      rule_changes=["+reset-followers-on-epoch"])  # the same, for config_from_options
+                      rule_changes=["+kmc-0.1"])  # the same, for config_from_options
 DRIVER_VISITED = """
 import json, sys, time
 started = time.monotonic()
@@ -46,7 +46,7 @@ config, _ = config_from_options(**options)
 result = check(config, engine="spark", master=master, partitions=partitions, visited="driver")
 print(json.dumps(result.to_json()))
 """
-CLUSTER_DEFAULT = ["-r", "3", "--protocol", "kip-320", "--rule", "+reset-followers-on-epoch",
+CLUSTER_DEFAULT = ["-r", "3", "--protocol", "kip-320", "--rule", "+kmc-0.1",
                    "--max-records", "2", "--max-leader-epoch", "3", "--max-crashes", "1"]
 
 
