@@ -58,7 +58,7 @@ def ensure_compiled(notice: Callable[[str], None] | None = None) -> float:
         if is_compiled():  # another process compiled it while this one waited
             return 0.0
         if notice:
-            notice("kmc: compiling the exploration kernel (once per installation; about a minute)...")
+            notice("kmc: compiling the exploration kernel (once per installation; one to two minutes)...")
         started = time.monotonic()
         _exercise()
         seconds = time.monotonic() - started
