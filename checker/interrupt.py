@@ -32,6 +32,7 @@ import threading
 
 _received: list[int] = []  # signals received inside the current interruptible() scope
 _raised: list[bool] = []  # non-empty once a KeyboardInterrupt was raised for them
+_claimed: list[int] = []  # the signals whose handler interruptible() set
 _hooks: list = []  # called from the watcher thread when a signal arrives
 _hooks_lock = threading.Lock()
 _STOP_SIGNALS = (signal.SIGINT.value, signal.SIGTERM.value)
@@ -71,6 +72,20 @@ def _handler(signum, frame) -> None:
     _received.append(signum)
     if not _raised:
         raise_interrupt()
+
+
+def reclaim_signals() -> None:
+    """Put kmc's handlers back where a library replaced them inside an ``interruptible()`` scope.
+    pyspark's ``SparkContext`` installs its own SIGINT handler, which calls ``cancelAllJobs`` on
+    the py4j gateway; when Ctrl-C reaches the whole process group the JVM is stopping too, and
+    that call fails with a py4j error instead of an interruption (a run that should say
+    INCOMPLETE, exit 3, said "the Spark job failed", exit 2). With kmc's handler the interruption
+    is recorded and raised; stopping the context cancels the jobs."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in _claimed:
+        if signal.getsignal(sig) is not _handler:
+            signal.signal(sig, _handler)
 
 
 def _unraisable(previous):
@@ -129,6 +144,7 @@ def interruptible():
         return
     _received.clear()
     _raised.clear()
+    _claimed.clear()
     previous = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
         current = signal.getsignal(sig)
@@ -136,6 +152,7 @@ def interruptible():
             continue
         previous[sig] = current
         signal.signal(sig, _handler)
+        _claimed.append(sig)
     reader, writer = socket.socketpair()
     writer.setblocking(False)
     old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
@@ -147,6 +164,7 @@ def interruptible():
         yield
     finally:
         sys.unraisablehook = old_unraisable
+        _claimed.clear()
         signal.set_wakeup_fd(old_fd)
         for sig, handler in previous.items():
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)

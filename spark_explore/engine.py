@@ -63,6 +63,7 @@ from checker.compiled.fpset import grown, max_fill, new_table
 from checker.compiled.warmup import ensure_compiled
 from checker.engines import register_engine
 from checker.fingerprint import collision_probability
+from checker.interrupt import reclaim_signals
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
 from model.actions import ACTION_NAMES
 from model.config import ModelConfig
@@ -164,6 +165,7 @@ def spark_bfs(
     T.check_successor_bits(spec)
     ensure_compiled(notice)
     sc, created = get_context(master, partitions)
+    reclaim_signals()  # pyspark's SIGINT handler would turn Ctrl-C into a py4j error
     try:
         code = ship_code(sc)
         store = CheckpointDir(sc, checkpoint_dir) if checkpoint_dir else None

@@ -17,6 +17,7 @@ import time
 
 import z3
 
+from checker.interrupt import interrupted
 from checker.result import INCOMPLETE, INTERRUPTED, VIOLATED, CheckResult, CheckStats, PropertyResult
 from checker.symbolic import numbers as num
 from checker.symbolic.formulas import FORMULAS
@@ -126,6 +127,12 @@ def bmc_check(model, properties, *, max_depth=None, time_limit=None, progress=No
             acts.append(num.var(f"a{k}"))
             unrolling.append(enc.step(states[k], states[k + 1], acts[k], tag=f"t{k}"))
     except KeyboardInterrupt:  # SIGINT or SIGTERM: report how deep we got
+        limit = INTERRUPTED
+    except z3.Z3Exception:
+        # a signal between two queries can leave the context cancelled (the watcher calls
+        # Context.interrupt as it arrives), so building the next query fails: the interruption
+        if not interrupted():
+            raise
         limit = INTERRUPTED
     stats.depth = max(reached, 0)
     stats.seconds = time.monotonic() - started

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import z3
 
+from checker.interrupt import interrupted
 from checker.limits import check_limit
 from checker.symbolic import numbers as num
 from checker.symbolic.bmc import decode_trace, unroll_init
@@ -76,6 +77,10 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     try:
         return _prove(config, prop_name, names, k, time_limit, progress, started, phase)
     except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt)
+        return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
+    except z3.Z3Exception:  # a context cancelled by a signal between two queries (see bmc.py)
+        if not interrupted():
+            raise
         return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
 
 
