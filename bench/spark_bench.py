@@ -213,7 +213,7 @@ def bench_cluster(args) -> dict:
         try:
             conf, events = spark_conf_dir({"spark.executor.memory": args.executor_memory})
             env = dict(os.environ, SPARK_CONF_DIR=conf)
-            partitions = args.partitions or 4
+            partitions = args.partitions or 2  # one per core of the two-worker cluster, in both runs
             result = kmc_check(["--engine", "spark", "--spark-master", cluster.url, "--partitions",
                                 str(partitions), *config], env)
         finally:
