@@ -699,8 +699,9 @@ def controller_handle_controlled_shutdown(s, lay, cfg, out, acts, k):
     removes it from the ISR (``KafkaController.doControlledShutdown``; KRaft
     ``handleBrokerInControlledShutdown``, KIP-841). With no other ISR member to lead, a
     ZooKeeper controller cannot move the partition and the shutdown is not controlled (the
-    broker retries, then stops anyway: a crash); a KRaft controller leaves the partition
-    without a leader. The broker keeps running until ``BrokerShutdown``. Bounded by
+    broker retries, then stops anyway: a crash); a KRaft controller elects as for any removal
+    (``generateLeaderAndIsrUpdates``: a live ELR member, or where unclean election is allowed
+    any live replica) or else leaves the partition without a leader. The broker keeps running until ``BrokerShutdown``. Bounded by
     max-controlled-shutdowns."""
     if cfg[MAX_CONTROLLED_SHUTDOWNS] == 0 or controlled_shutdowns(s, lay) >= cfg[MAX_CONTROLLED_SHUTDOWNS]:
         return k
@@ -718,8 +719,9 @@ def controller_handle_controlled_shutdown(s, lay, cfg, out, acts, k):
             if not epoch_available(s, lay, cfg):
                 continue
             candidates, how = leader_candidates(s, lay, cfg, target, b)
-            if how != ELECTED_FROM_ISR:
-                candidates = 0  # no unclean election to shut a broker down
+            if how != ELECTED_FROM_ISR and not kraft(cfg):
+                # ZooKeeper: ControlledShutdownLeaderElectionStrategy picks from the live ISR only
+                candidates = 0
             if candidates == 0 and kraft(cfg):
                 begin(s, out, acts, k, CONTROLLER_HANDLE_CONTROLLED_SHUTDOWN, b, NO_LEADER)
                 write_partition(s, out[k], lay, cfg, NO_LEADER, epoch + 1, target, live, NOBODY)
@@ -727,8 +729,11 @@ def controller_handle_controlled_shutdown(s, lay, cfg, out, acts, k):
             for c in range(n):
                 if not has(candidates, c):
                     continue
+                # KRaft: handleBrokerInControlledShutdown runs the same PartitionChangeBuilder as
+                # any removal, so an ELR member or (where allowed) an unclean candidate may win
                 begin(s, out, acts, k, CONTROLLER_HANDLE_CONTROLLED_SHUTDOWN, b, c)
-                write_partition(s, out[k], lay, cfg, c, epoch + 1, target, live, ELECTED_FROM_ISR)
+                write_partition(s, out[k], lay, cfg, c, epoch + 1, isr_after_election(cfg, target, c, how),
+                                live, how)
                 k += 1
         elif target != isr:
             bump = isr_shrink_bumps_epoch(cfg)

@@ -121,6 +121,20 @@ def test_an_unclean_shutdown_takes_a_broker_out_of_isr_and_elr_on_registration()
     assert clean.states[-1].replicas[1].clean_shutdown
 
 
+def test_a_controlled_shutdown_of_the_last_isr_member_elects_from_the_elr():
+    # ReplicationControlManager.handleBrokerInControlledShutdown builds the same
+    # PartitionChangeBuilder as any removal: with the target ISR empty, a live ELR member wins
+    cfg = kafka("4.1", bounds=Bounds(max_records=2, max_leader_epoch=2, max_crashes=1,
+                                      max_controlled_shutdowns=1))
+    trace = walk(cfg, *REPLICATE_R1, ("LeaderShrinkIsr", (0, 1)),
+                 ("ControllerHandleAlterPartition", (0,)),
+                 ("ControllerHandleControlledShutdown", (0, 1)))
+    shrunk, moved = trace.states[5], trace.states[-1]
+    assert shrunk.controller.isr == (0,) and shrunk.elr == (1,)
+    assert moved.controller.leader == 1 and moved.controller.isr == (1,)
+    assert 1 not in moved.elr
+
+
 def test_without_elr_the_last_isr_member_stays_and_leads_again():
     cfg = kafka("3.7", crash_model="power-loss")
     trace = walk(cfg, *REPLICATE_R1, ("LeaderShrinkIsr", (0, 1)),
