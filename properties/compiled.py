@@ -51,15 +51,19 @@ def holds_record_at(s, lay, b, r, offset):
 
 
 @kernel
+def holds_every_acked_record(s, lay, b):
+    """Does broker ``b``'s log hold every acknowledged record at the offset it was acknowledged at?"""
+    for r in range(1, record_slots(lay) + 1):
+        if ack_state(s, lay, r) == ACK_DONE and not holds_record_at(s, lay, b, r, ack_offset(s, lay, r)):
+            return False
+    return True
+
+
+@kernel
 def no_acked_loss(s, lay):
     """Every acknowledged record is in the true leader's log, at its acknowledged offset."""
     leader = true_leader(s, lay)
-    if leader == NO_LEADER:
-        return True
-    for r in range(1, record_slots(lay) + 1):
-        if ack_state(s, lay, r) == ACK_DONE and not holds_record_at(s, lay, leader, r, ack_offset(s, lay, r)):
-            return False
-    return True
+    return leader == NO_LEADER or holds_every_acked_record(s, lay, leader)
 
 
 @kernel
@@ -146,11 +150,8 @@ def acked_without_a_down_broker(s, lay):
     """Reached: a broker is down and its log lacks an acknowledged record (at the offset it was
     acknowledged at)."""
     for b in range(broker_count(lay)):
-        if is_alive(s, lay, b):
-            continue
-        for r in range(1, record_slots(lay) + 1):
-            if ack_state(s, lay, r) == ACK_DONE and not holds_record_at(s, lay, b, r, ack_offset(s, lay, r)):
-                return True
+        if not is_alive(s, lay, b) and not holds_every_acked_record(s, lay, b):
+            return True
     return False
 
 
