@@ -54,18 +54,20 @@ from model.kernel.fields import (
 from model.kernel.jit import kernel
 from model.kernel.params import (
     ACKS, ACKS_1, ACKS_ALL, DISK_LOSS, HW_CHECKPOINT_INTERVAL, MAX_CONTROLLED_SHUTDOWNS,
-    MAX_CONTROLLER_FAILOVERS, MAX_CRASHES, MAX_DELAYED_FETCHES, RULE_CONTROLLER_EPOCH, MAX_RECORDS, MAX_SESSION_EXPIRIES, MAX_UNFLUSHED_LOSSES,
-    MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_ALTER_PARTITION, RULE_BROKER_EPOCH,
-    RULE_BROKER_EPOCH_IN_FETCH, RULE_ELR, RULE_FENCED_FETCH, RULE_ISR_ELIGIBILITY,
-    RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_KRAFT, RULE_STALE_FETCH_REJECTED, RULE_TRUNCATION,
-    TRUNCATE_TO_HW,
+    MAX_CONTROLLER_FAILOVERS, MAX_CRASHES, MAX_DELAYED_FETCHES, MAX_RECORDS, MAX_SESSION_EXPIRIES,
+    MAX_UNFLUSHED_LOSSES, MIN_INSYNC_REPLICAS, POWER_LOSS, TRUNCATE_TO_HW,
+)
+from model.rules import (
+    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH, RULE_BROKER_EPOCH_IN_FETCH, RULE_CONTROLLER_EPOCH,
+    RULE_ELR, RULE_FENCED_FETCH, RULE_ISR_ELIGIBILITY, RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_KRAFT,
+    RULE_STALE_FETCH_REJECTED,
 )
 from model.kernel.params import TRACK_READS
 from model.kernel.transitions import record_reads
 from model.kernel.transitions import (
     fail_parked_produce, finish, is_follower_in_sync, isr_change_allowed, make_follower,
     make_leader, maybe_expand_isr, maybe_increment_leader_hw, offset_for_truncation,
-    propose_isr, trim_flushed, would_expand_isr,
+    propose_isr, trim_flushed, truncation, would_expand_isr,
 )
 
 PRODUCE_RECORD = ACTION_IDS["ProduceRecord"]
@@ -311,7 +313,7 @@ def follower_truncate(s, lay, cfg, out, acts, k):
     step (``AbstractFetcherThread.truncateToEpochEndOffsets``, KIP-101 and later; before 0.11 a
     follower truncates to its HW when it becomes follower, so this action does not exist).
     KIP-320: only against a leader that has taken up the follower's epoch."""
-    if cfg[RULE_TRUNCATION] == TRUNCATE_TO_HW:
+    if truncation(cfg) == TRUNCATE_TO_HW:
         return k
     fenced = cfg[RULE_FENCED_FETCH] != 0
     for f in range(broker_count(lay)):

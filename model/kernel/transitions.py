@@ -30,11 +30,15 @@ from model.kernel.controller import may_lead
 from model.kernel.fields import read_offset, set_read_offset
 from model.kernel.params import FETCH_FROM_FOLLOWERS, TRACK_READS
 from model.kernel.params import (
-    MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_EPOCH_CACHE_ON_ELECTION, RULE_HW_NEEDS_MIN_ISR, RULE_RESET_FOLLOWERS_ON_EPOCH,
-    RULE_TRUNCATE_ON_EPOCH_CHANGE, RULE_TRUNCATION, TRUNCATE_BY_EPOCH_0_11, TRUNCATE_TO_HW,
-    RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_ISR_JOIN_NEEDS_EPOCH_START, RULE_ALTER_PARTITION,
-    RULE_BROKER_EPOCH_IN_FETCH, RULE_ISR_ELIGIBILITY, RULE_KRAFT, MAX_CONTROLLER_FAILOVERS,
-    RULE_CONTROLLER_EPOCH,
+    MAX_CONTROLLER_FAILOVERS, MIN_INSYNC_REPLICAS, POWER_LOSS, TRUNCATE_BY_EPOCH_0_11,
+    TRUNCATE_BY_EPOCH_LOOP, TRUNCATE_TO_HW,
+)
+from model.rules import (
+    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_CONTROLLER_EPOCH,
+    RULE_EPOCH_CACHE_ON_ELECTION, RULE_EPOCH_TRUNCATION, RULE_EPOCH_TRUNCATION_LOOP,
+    RULE_HW_NEEDS_MIN_ISR, RULE_ISR_ELIGIBILITY, RULE_ISR_EXPANSION_AS_OWN_STEP,
+    RULE_ISR_JOIN_NEEDS_EPOCH_START, RULE_KRAFT, RULE_RESET_FOLLOWERS_ON_EPOCH,
+    RULE_TRUNCATE_ON_EPOCH_CHANGE,
 )
 from model.kernel.epoch_cache import leader_epoch_start_offset
 from model.kernel.fields import UNDEFINED_EPOCH
@@ -246,6 +250,18 @@ def record_reads(t, lay, cfg):
 
 
 @kernel
+def truncation(cfg):
+    """How a new follower finds where to cut its log: to its own HW (before 0.11), by one
+    OffsetsForLeaderEpoch (KIP-101, 0.11) or by iterating it until leader and follower agree
+    on an epoch (KIP-279, 2.0)."""
+    if cfg[RULE_EPOCH_TRUNCATION_LOOP] != 0:
+        return TRUNCATE_BY_EPOCH_LOOP
+    if cfg[RULE_EPOCH_TRUNCATION] != 0:
+        return TRUNCATE_BY_EPOCH_0_11
+    return TRUNCATE_TO_HW
+
+
+@kernel
 def truncation_cache_epoch(t, lay, cfg, leader):
     """The current-epoch entry of the leader's epoch cache, where the release has one: since
     Kafka 2.1 (KAFKA-7415) ``makeLeader`` assigns the new epoch at the LEO up front; before, a
@@ -259,7 +275,7 @@ def truncation_cache_epoch(t, lay, cfg, leader):
 def offset_for_truncation(t, lay, cfg, follower, leader):
     """Where a truncating follower cuts its log, per the release's OffsetsForLeaderEpoch."""
     cache_epoch = truncation_cache_epoch(t, lay, cfg, leader)
-    if cfg[RULE_TRUNCATION] == TRUNCATE_BY_EPOCH_0_11:
+    if truncation(cfg) == TRUNCATE_BY_EPOCH_0_11:
         return offset_for_truncation_0_11(t, lay, follower, leader, cache_epoch)
     return offset_for_truncation_loop(t, lay, follower, leader, cache_epoch)
 
@@ -315,7 +331,7 @@ def make_follower(t, lay, cfg, b, epoch, leader):
     if leader == NO_LEADER:
         set_truncating(t, lay, b, False)
     elif new_leader or cfg[RULE_TRUNCATE_ON_EPOCH_CHANGE] != 0:
-        if cfg[RULE_TRUNCATION] == TRUNCATE_TO_HW:
+        if truncation(cfg) == TRUNCATE_TO_HW:
             truncate_to(t, lay, b, high_watermark(t, lay, b))
             set_truncating(t, lay, b, False)
         else:
