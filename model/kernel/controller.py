@@ -1,5 +1,5 @@
 """The controller's decisions: who may lead, how an election picks, and how a partition change
-is written and reaches the brokers. Every controller action (``actions.py``) goes through here.
+is written and reaches the brokers. Every controller action (``actions/``) goes through here.
 
 Two controllers are modelled, by release (``model/rules.py``):
 

@@ -16,7 +16,7 @@ from model.kernel.fields import (
     ACK_DONE, ACK_NONE, ACK_PENDING, NO_LEADER, ack_leader, ack_offset, ack_state, broker_count,
     clear_fetch_response, drop_leader_and_isr, flushed_offset, forget_remote_leos, has,
     high_watermark, is_alive, isr_of, leader_and_isr_pending, leader_epoch, leader_of,
-    log_end_offset, put_leader_and_isr, record_id_at, record_slots, remote_leo, set_ack, set_remote_leo,
+    log_end_offset, record_id_at, record_slots, remote_leo, set_ack, set_remote_leo,
     set_flushed_offset, set_high_watermark, set_isr_of, set_leader_epoch, set_leader_of,
     set_truncating, set_visible, set_visible_count, size_of, true_leader, truncate_to,
     visible_count, visible_record, epoch_slots, controller_leader,
@@ -174,15 +174,6 @@ def trim_flushed(t, lay, cfg, b):
     """After a truncation the flushed offset cannot lie past the LEO (power-loss model)."""
     if cfg[POWER_LOSS] != 0 and flushed_offset(t, lay, b) > log_end_offset(t, lay, b):
         set_flushed_offset(t, lay, b, log_end_offset(t, lay, b))
-
-
-@kernel
-def send_leader_and_isr(t, lay, targets, epoch, leader, isr):
-    """Queue LeaderAndIsr to the live brokers among ``targets`` (a mask): a request to a dead
-    broker is lost with its connection, and a restarted broker is sent fresh state."""
-    for b in range(broker_count(lay)):
-        if has(targets, b) and is_alive(t, lay, b):
-            put_leader_and_isr(t, lay, b, epoch, leader, isr)
 
 
 @kernel
