@@ -297,6 +297,8 @@ def _controller_handle_alter_partition(p, before, after) -> str:
     if outcome == ALTER_ACCEPTED:
         c0, c = before.controller, after.controller
         text += f": accepted, ISR {_set(c.isr)}" if c.isr != c0.isr else ": accepted (no change)"
+        if c.leader_epoch != c0.leader_epoch:  # KRaft 3.3-3.5: a shrink is a new leader epoch
+            text += f", in a new leader epoch {c.leader_epoch} sent to every live broker"
     elif outcome == ALTER_REFUSED:
         text += ": INELIGIBLE_REPLICA (a member is fenced, shutting down or of a stale broker epoch)"
     elif outcome == ALTER_STUCK:

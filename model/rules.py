@@ -170,6 +170,15 @@ RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH = rule(
     summary="the controller removes a replica from the ISR without bumping the leader epoch "
             "(only the partition epoch)",
     requires=("kraft",))
+RULE_ALTER_PARTITION_SHRINK_BUMPS_LEADER_EPOCH = rule(
+    "alter-partition-shrink-bumps-leader-epoch", since="3.3", until="3.6",
+    source="KAFKA-15021 (PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded: every ISR "
+           "shrink until metadata.version 3.6-IV0; ReplicationControlManager.alterPartition "
+           "answers with the new leader epoch)",
+    summary="the KRaft controller bumps the leader epoch when a leader's AlterPartition removes "
+            "a replica from the ISR (not when it adds one); the leader ignores the answer and "
+            "waits for the new metadata",
+    requires=("kraft", "alter-partition"))
 RULE_KRAFT_UNCLEAN_ELECTION = rule(
     "kraft-unclean-election", since="3.9",
     source="KAFKA-12670 (ConfigurationControlManager, "

@@ -28,7 +28,11 @@ KRAFT_3_3 = ("alter-partition", "kraft", "isr-eligibility")
     ("2.1", BASE_2_1),
     ("2.2", BASE_2_1 + ("broker-epoch",)),
     ("2.8", BASE_2_1 + ("broker-epoch", "alter-partition")),
-    ("3.3", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3),
+    ("3.3", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + ("alter-partition-shrink-bumps-leader-epoch",)),
+    ("3.5", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + (
+        "broker-epoch-in-fetch", "alter-partition-shrink-bumps-leader-epoch")),
+    ("3.6", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + (
+        "broker-epoch-in-fetch", "isr-shrink-keeps-leader-epoch")),
     ("3.7", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (
         "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch")),
     ("4.0", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (

@@ -30,7 +30,8 @@ from model.kernel.fields import (
 from model.kernel.jit import kernel
 from model.kernel.params import MAX_CONTROLLED_SHUTDOWNS, MAX_SESSION_EXPIRIES
 from model.rules import (
-    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_ELR, RULE_ISR_ELIGIBILITY,
+    RULE_ALTER_PARTITION, RULE_ALTER_PARTITION_SHRINK_BUMPS_LEADER_EPOCH,
+    RULE_BROKER_EPOCH_IN_FETCH, RULE_ELR, RULE_ISR_ELIGIBILITY,
 )
 
 
@@ -240,7 +241,10 @@ def controller_handle_alter_partition(s, lay, cfg, out, acts, k):
     (3.3) a fenced or shutting-down member, since KIP-903 (3.5) a member whose broker epoch is
     stale, gets INELIGIBLE_REPLICA: the leader goes back to its ISR. Otherwise the new ISR is
     committed (a ``PartitionChangeRecord``; the first one after an unclean election also marks
-    the leader RECOVERED, KIP-704) and the answer carries it back."""
+    the leader RECOVERED, KIP-704) and the answer carries it back. KRaft before metadata.version
+    3.6-IV0 (3.3-3.5) bumps the leader epoch on a shrink (``triggerLeaderEpochBumpIfNeeded``):
+    the change goes to every live broker as a new leader epoch, and the answer, which carries
+    that epoch, is ignored by the leader until it has applied it."""
     if cfg[RULE_ALTER_PARTITION] == 0:
         return k
     for b in range(broker_count(lay)):
@@ -261,6 +265,10 @@ def controller_handle_alter_partition(s, lay, cfg, out, acts, k):
         elif not members_eligible(s, lay, cfg, b, proposed):
             set_alter(t, lay, b, ALTER_REFUSED, proposed, sent_in, False)
         else:
+            if cfg[RULE_ALTER_PARTITION_SHRINK_BUMPS_LEADER_EPOCH] != 0 and (isr & ~proposed) != 0:
+                if not epoch_available(s, lay, cfg):
+                    continue  # the max-leader-epoch bound: the change cannot be written
+                epoch += 1  # 3.3-3.5: any ISR shrink is a leader epoch (KAFKA-15021)
             if proposed != isr:
                 write_partition(s, t, lay, cfg, leader, epoch, proposed, live, ELECTED_FROM_ISR)
             if kraft(cfg):
