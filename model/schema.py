@@ -330,6 +330,22 @@ CLUSTER: tuple[Field, ...] = (
               "it was first readable"),
 )
 
+ROW_FIRST = (
+    # the partition's
+    "records_written", "crashes", "unflushed_losses", "controller_leader",
+    "controller_leader_epoch", "controller_isr", "controller_live", "ack_state", "ack_leader",
+    "ack_offset", "visible_len", "visible",
+    # a broker's
+    "alive", "leader_epoch", "leader", "high_watermark", "log_end_offset", "isr", "truncating",
+    "flushed_offset", "remote_leo", "log_record", "log_epoch", "response", "response_leader",
+    "response_epoch", "response_fetch_offset", "response_hw", "response_leo", "response_count",
+    "response_record", "response_epochs", "lai", "lai_leader", "lai_isr",
+)
+"""The slots a row holds first, in this order; the others follow in the tables' order. The
+canonical form compares two brokers slot by slot (``model/kernel/symmetry.py``), so the slots
+that tell brokers apart soonest (alive, leader epoch, leader, HW, LEO) come first: measured
+about 6% faster than the tables' order on ``bench.py``'s rf3-r2 row."""
+
 META = ("width", "n_brokers", "n_records", "n_epochs", "broker0", "broker_stride",
         "global_table", "global_count", "block_table", "block_count", "feature_bits")
 """The layout array's own entries, before the slots' positions (``model/kernel/layout.py``)."""
@@ -352,8 +368,9 @@ def field_slots(f: Field, level: str | None = None, feature=None) -> list[Slot]:
 
 
 def all_slots() -> tuple[Slot, ...]:
-    """Every slot, in layout order: the replica's fields, then the partition's (whose slots may
-    live in the broker blocks: the LeaderAndIsr requests)."""
+    """Every slot, in layout order: ``ROW_FIRST``, then the replica's fields and the
+    partition's (whose slots may live in the broker blocks: the LeaderAndIsr requests) in the
+    tables' order."""
     out: list[Slot] = []
     for f in REPLICA:
         out += field_slots(f, BLOCK)
@@ -363,7 +380,11 @@ def all_slots() -> tuple[Slot, ...]:
     duplicates = {n for n in names if names.count(n) > 1}
     if duplicates:
         raise ValueError(f"slots declared twice: {sorted(duplicates)}")
-    return tuple(out)
+    unknown = set(ROW_FIRST) - set(names)
+    if unknown:
+        raise ValueError(f"ROW_FIRST names no slot: {sorted(unknown)}")
+    first = {name: i for i, name in enumerate(ROW_FIRST)}
+    return tuple(sorted(out, key=lambda s: first.get(s.name, len(first))))
 
 
 SLOTS: tuple[Slot, ...] = all_slots()

@@ -9,7 +9,7 @@ carry meaning beyond one slot are written by hand in ``model/kernel/fields.py``.
 
 from model.kernel.jit import kernel
 
-SCHEMA_DIGEST = "160d3dadc93cec0a"
+SCHEMA_DIGEST = "040278ded02542c9"
 
 # -- the layout array: its own entries, then where each slot starts
 WIDTH = 0
@@ -23,62 +23,62 @@ GLOBAL_COUNT = 7
 BLOCK_TABLE = 8
 BLOCK_COUNT = 9
 FEATURE_BITS = 10
-ALIVE = 11
-LOG_END_OFFSET = 12
-LOG_RECORD = 13
-LOG_EPOCH = 14
-HIGH_WATERMARK = 15
-LEADER_EPOCH = 16
-LEADER = 17
-ISR = 18
-REMOTE_LEO = 19
-TRUNCATING = 20
-RESPONSE = 21
-RESPONSE_LEADER = 22
-RESPONSE_EPOCH = 23
-RESPONSE_FETCH_OFFSET = 24
-RESPONSE_COUNT = 25
-RESPONSE_RECORD = 26
-RESPONSE_EPOCHS = 27
-RESPONSE_HW = 28
-RESPONSE_LEO = 29
+RECORDS_WRITTEN = 11
+CRASHES = 12
+UNFLUSHED_LOSSES = 13
+CONTROLLER_LEADER = 14
+CONTROLLER_LEADER_EPOCH = 15
+CONTROLLER_ISR = 16
+CONTROLLER_LIVE = 17
+ACK_STATE = 18
+ACK_LEADER = 19
+ACK_OFFSET = 20
+VISIBLE_LEN = 21
+VISIBLE = 22
+ALIVE = 23
+LEADER_EPOCH = 24
+LEADER = 25
+HIGH_WATERMARK = 26
+LOG_END_OFFSET = 27
+ISR = 28
+TRUNCATING = 29
 FLUSHED_OFFSET = 30
-CHECKPOINTED_HW = 31
-SHUTTING_DOWN = 32
-FETCH_REQUEST = 33
-FETCH_REQUEST_LEADER = 34
-FETCH_REQUEST_EPOCH = 35
-FETCH_REQUEST_OFFSET = 36
-FETCH_REQUEST_CURRENT = 37
-ALTER_STATE = 38
-ALTER_ISR = 39
-ALTER_LEADER_EPOCH = 40
-ALTER_PARTITION_EPOCH_CURRENT = 41
-ALTER_MEMBER_EPOCH_CURRENT = 42
-PARTITION_EPOCH_CURRENT = 43
-CHANGE = 44
-CHANGE_ISR = 45
-CHANGE_LEADER_EPOCH = 46
-CHANGE_CURRENT = 47
-REMOTE_CURRENT = 48
-CLEAN_SHUTDOWN = 49
-CONTROLLER_EPOCH_SEEN = 50
-ZLAI = 51
-CONTROLLER_LEADER = 52
-CONTROLLER_LEADER_EPOCH = 53
-CONTROLLER_ISR = 54
-CONTROLLER_LIVE = 55
-LAI = 56
-LAI_LEADER = 57
-LAI_ISR = 58
-ACK_STATE = 59
-ACK_LEADER = 60
-ACK_OFFSET = 61
-VISIBLE_LEN = 62
-VISIBLE = 63
-RECORDS_WRITTEN = 64
-CRASHES = 65
-UNFLUSHED_LOSSES = 66
+REMOTE_LEO = 31
+LOG_RECORD = 32
+LOG_EPOCH = 33
+RESPONSE = 34
+RESPONSE_LEADER = 35
+RESPONSE_EPOCH = 36
+RESPONSE_FETCH_OFFSET = 37
+RESPONSE_HW = 38
+RESPONSE_LEO = 39
+RESPONSE_COUNT = 40
+RESPONSE_RECORD = 41
+RESPONSE_EPOCHS = 42
+LAI = 43
+LAI_LEADER = 44
+LAI_ISR = 45
+CHECKPOINTED_HW = 46
+SHUTTING_DOWN = 47
+FETCH_REQUEST = 48
+FETCH_REQUEST_LEADER = 49
+FETCH_REQUEST_EPOCH = 50
+FETCH_REQUEST_OFFSET = 51
+FETCH_REQUEST_CURRENT = 52
+ALTER_STATE = 53
+ALTER_ISR = 54
+ALTER_LEADER_EPOCH = 55
+ALTER_PARTITION_EPOCH_CURRENT = 56
+ALTER_MEMBER_EPOCH_CURRENT = 57
+PARTITION_EPOCH_CURRENT = 58
+CHANGE = 59
+CHANGE_ISR = 60
+CHANGE_LEADER_EPOCH = 61
+CHANGE_CURRENT = 62
+REMOTE_CURRENT = 63
+CLEAN_SHUTDOWN = 64
+CONTROLLER_EPOCH_SEEN = 65
+ZLAI = 66
 CONTROLLED_SHUTDOWNS = 67
 SESSION_EXPIRIES = 68
 DELAYED_FETCHES = 69
@@ -103,32 +103,88 @@ def at(lay, b, slot):
     return lay[BROKER0] + b * lay[BROKER_STRIDE] + lay[slot]
 
 @kernel
+def records_written(s, lay):
+    return s[lay[RECORDS_WRITTEN]]
+
+@kernel
+def set_records_written(s, lay, value):
+    s[lay[RECORDS_WRITTEN]] = value
+
+@kernel
+def crashes(s, lay):
+    return s[lay[CRASHES]]
+
+@kernel
+def set_crashes(s, lay, value):
+    s[lay[CRASHES]] = value
+
+@kernel
+def unflushed_losses(s, lay):
+    return s[lay[UNFLUSHED_LOSSES]]
+
+@kernel
+def set_unflushed_losses(s, lay, value):
+    s[lay[UNFLUSHED_LOSSES]] = value
+
+@kernel
+def controller_leader(s, lay):
+    return s[lay[CONTROLLER_LEADER]]
+
+@kernel
+def controller_leader_epoch(s, lay):
+    return s[lay[CONTROLLER_LEADER_EPOCH]]
+
+@kernel
+def controller_isr(s, lay):
+    return s[lay[CONTROLLER_ISR]]
+
+@kernel
+def set_controller_isr(s, lay, value):
+    s[lay[CONTROLLER_ISR]] = value
+
+@kernel
+def controller_live(s, lay):
+    return s[lay[CONTROLLER_LIVE]]
+
+@kernel
+def set_controller_live(s, lay, value):
+    s[lay[CONTROLLER_LIVE]] = value
+
+@kernel
+def ack_state(s, lay, i):
+    return s[lay[ACK_STATE] + i - 1]
+
+@kernel
+def ack_leader(s, lay, i):
+    return s[lay[ACK_LEADER] + i - 1]
+
+@kernel
+def ack_offset(s, lay, i):
+    return s[lay[ACK_OFFSET] + i - 1]
+
+@kernel
+def visible_count(s, lay):
+    return s[lay[VISIBLE_LEN]]
+
+@kernel
+def set_visible_count(s, lay, value):
+    s[lay[VISIBLE_LEN]] = value
+
+@kernel
+def visible_record(s, lay, i):
+    return s[lay[VISIBLE] + i]
+
+@kernel
+def set_visible(s, lay, i, value):
+    s[lay[VISIBLE] + i] = value
+
+@kernel
 def is_alive(s, lay, b):
     return s[at(lay, b, ALIVE)] != 0
 
 @kernel
 def set_alive(s, lay, b, value):
     s[at(lay, b, ALIVE)] = 1 if value else 0
-
-@kernel
-def log_end_offset(s, lay, b):
-    return s[at(lay, b, LOG_END_OFFSET)]
-
-@kernel
-def record_id_at(s, lay, b, i):
-    return s[at(lay, b, LOG_RECORD) + i]
-
-@kernel
-def record_epoch_at(s, lay, b, i):
-    return s[at(lay, b, LOG_EPOCH) + i]
-
-@kernel
-def high_watermark(s, lay, b):
-    return s[at(lay, b, HIGH_WATERMARK)]
-
-@kernel
-def set_high_watermark(s, lay, b, value):
-    s[at(lay, b, HIGH_WATERMARK)] = value
 
 @kernel
 def leader_epoch(s, lay, b):
@@ -147,12 +203,40 @@ def set_leader_of(s, lay, b, value):
     s[at(lay, b, LEADER)] = value
 
 @kernel
+def high_watermark(s, lay, b):
+    return s[at(lay, b, HIGH_WATERMARK)]
+
+@kernel
+def set_high_watermark(s, lay, b, value):
+    s[at(lay, b, HIGH_WATERMARK)] = value
+
+@kernel
+def log_end_offset(s, lay, b):
+    return s[at(lay, b, LOG_END_OFFSET)]
+
+@kernel
 def isr_of(s, lay, b):
     return s[at(lay, b, ISR)]
 
 @kernel
 def set_isr_of(s, lay, b, value):
     s[at(lay, b, ISR)] = value
+
+@kernel
+def is_truncating(s, lay, b):
+    return s[at(lay, b, TRUNCATING)] != 0
+
+@kernel
+def set_truncating(s, lay, b, value):
+    s[at(lay, b, TRUNCATING)] = 1 if value else 0
+
+@kernel
+def flushed_offset(s, lay, b):
+    return s[at(lay, b, FLUSHED_OFFSET)]
+
+@kernel
+def set_flushed_offset(s, lay, b, value):
+    s[at(lay, b, FLUSHED_OFFSET)] = value
 
 @kernel
 def remote_leo(s, lay, b, i):
@@ -163,12 +247,12 @@ def set_remote_leo(s, lay, b, i, value):
     s[at(lay, b, REMOTE_LEO) + i] = value
 
 @kernel
-def is_truncating(s, lay, b):
-    return s[at(lay, b, TRUNCATING)] != 0
+def record_id_at(s, lay, b, i):
+    return s[at(lay, b, LOG_RECORD) + i]
 
 @kernel
-def set_truncating(s, lay, b, value):
-    s[at(lay, b, TRUNCATING)] = 1 if value else 0
+def record_epoch_at(s, lay, b, i):
+    return s[at(lay, b, LOG_EPOCH) + i]
 
 @kernel
 def has_fetch_response(s, lay, b):
@@ -187,6 +271,14 @@ def response_fetch_offset(s, lay, b):
     return s[at(lay, b, RESPONSE_FETCH_OFFSET)]
 
 @kernel
+def response_hw(s, lay, b):
+    return s[at(lay, b, RESPONSE_HW)]
+
+@kernel
+def response_leo(s, lay, b):
+    return s[at(lay, b, RESPONSE_LEO)]
+
+@kernel
 def response_count(s, lay, b):
     return s[at(lay, b, RESPONSE_COUNT)]
 
@@ -199,20 +291,16 @@ def response_record_epoch(s, lay, b, i):
     return s[at(lay, b, RESPONSE_EPOCHS) + i]
 
 @kernel
-def response_hw(s, lay, b):
-    return s[at(lay, b, RESPONSE_HW)]
+def leader_and_isr_pending(s, lay, b, i):
+    return s[at(lay, b, LAI) + i] != 0
 
 @kernel
-def response_leo(s, lay, b):
-    return s[at(lay, b, RESPONSE_LEO)]
+def leader_and_isr_leader(s, lay, b, i):
+    return s[at(lay, b, LAI_LEADER) + i]
 
 @kernel
-def flushed_offset(s, lay, b):
-    return s[at(lay, b, FLUSHED_OFFSET)]
-
-@kernel
-def set_flushed_offset(s, lay, b, value):
-    s[at(lay, b, FLUSHED_OFFSET)] = value
+def leader_and_isr_isr(s, lay, b, i):
+    return s[at(lay, b, LAI_ISR) + i]
 
 @kernel
 def checkpointed_hw(s, lay, b):
@@ -333,94 +421,6 @@ def zombie_request_pending(s, lay, b):
 @kernel
 def set_zombie_request(s, lay, b, value):
     s[at(lay, b, ZLAI)] = 1 if value else 0
-
-@kernel
-def controller_leader(s, lay):
-    return s[lay[CONTROLLER_LEADER]]
-
-@kernel
-def controller_leader_epoch(s, lay):
-    return s[lay[CONTROLLER_LEADER_EPOCH]]
-
-@kernel
-def controller_isr(s, lay):
-    return s[lay[CONTROLLER_ISR]]
-
-@kernel
-def set_controller_isr(s, lay, value):
-    s[lay[CONTROLLER_ISR]] = value
-
-@kernel
-def controller_live(s, lay):
-    return s[lay[CONTROLLER_LIVE]]
-
-@kernel
-def set_controller_live(s, lay, value):
-    s[lay[CONTROLLER_LIVE]] = value
-
-@kernel
-def leader_and_isr_pending(s, lay, b, i):
-    return s[at(lay, b, LAI) + i] != 0
-
-@kernel
-def leader_and_isr_leader(s, lay, b, i):
-    return s[at(lay, b, LAI_LEADER) + i]
-
-@kernel
-def leader_and_isr_isr(s, lay, b, i):
-    return s[at(lay, b, LAI_ISR) + i]
-
-@kernel
-def ack_state(s, lay, i):
-    return s[lay[ACK_STATE] + i - 1]
-
-@kernel
-def ack_leader(s, lay, i):
-    return s[lay[ACK_LEADER] + i - 1]
-
-@kernel
-def ack_offset(s, lay, i):
-    return s[lay[ACK_OFFSET] + i - 1]
-
-@kernel
-def visible_count(s, lay):
-    return s[lay[VISIBLE_LEN]]
-
-@kernel
-def set_visible_count(s, lay, value):
-    s[lay[VISIBLE_LEN]] = value
-
-@kernel
-def visible_record(s, lay, i):
-    return s[lay[VISIBLE] + i]
-
-@kernel
-def set_visible(s, lay, i, value):
-    s[lay[VISIBLE] + i] = value
-
-@kernel
-def records_written(s, lay):
-    return s[lay[RECORDS_WRITTEN]]
-
-@kernel
-def set_records_written(s, lay, value):
-    s[lay[RECORDS_WRITTEN]] = value
-
-@kernel
-def crashes(s, lay):
-    return s[lay[CRASHES]]
-
-@kernel
-def set_crashes(s, lay, value):
-    s[lay[CRASHES]] = value
-
-@kernel
-def unflushed_losses(s, lay):
-    return s[lay[UNFLUSHED_LOSSES]]
-
-@kernel
-def set_unflushed_losses(s, lay, value):
-    s[lay[UNFLUSHED_LOSSES]] = value
 
 @kernel
 def controlled_shutdowns(s, lay):
