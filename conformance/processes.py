@@ -1,0 +1,113 @@
+"""Starting and stopping the JVMs of one run, by pid, whatever happens.
+
+Every JVM starts in a process group of its own (``start_new_session``), so a signal sent to
+the group reaches nothing else, and with ``PR_SET_PDEATHSIG`` = SIGKILL, so the kernel kills it
+if the Python process that started it dies without cleaning up (kill -9 of the harness). A
+``ProcessSet`` remembers every process it started and ``stop_all`` kills each one's group by
+its pid and waits for it: at the end of a run, on Ctrl-C (KeyboardInterrupt passes through the
+``with`` block) and after a failed start. A stopped (SIGSTOP) JVM is killed the same way:
+SIGKILL needs no SIGCONT.
+
+PDEATHSIG is tied to the *thread* that started the process: start JVMs from the thread that
+runs the scenario (the harness never starts one from a worker thread).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+class RunTimeout(Exception):
+    """The run's time bound passed."""
+
+
+@dataclass
+class Deadline:
+    """A run's time bound: ``check()`` raises RunTimeout once it has passed."""
+    seconds: float
+    start: float = field(default_factory=time.monotonic)
+
+    def remaining(self) -> float:
+        return self.seconds - (time.monotonic() - self.start)
+
+    def check(self, what: str = "the run") -> None:
+        if self.remaining() <= 0:
+            raise RunTimeout(f"{what} passed its time bound of {self.seconds:.0f} s")
+
+
+@dataclass
+class Started:
+    name: str
+    popen: subprocess.Popen
+    stdout_path: Path
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+
+class ProcessSet:
+    """The processes of one run."""
+
+    def __init__(self) -> None:
+        self.started: list[Started] = []
+
+    def start(self, name: str, argv: list[str], *, stdout_path: Path, env=None) -> Started:
+        stdout_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(stdout_path, "ab") as out:
+            popen = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     start_new_session=True, preexec_fn=_die_with_parent, env=env)
+        proc = Started(name, popen, stdout_path)
+        self.started.append(proc)
+        return proc
+
+    def signal(self, proc: Started, sig: int) -> None:
+        """Send ``sig`` to the process group of ``proc`` (its pid), if it still runs."""
+        if proc.alive():
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def kill(self, proc: Started, timeout: float = 30.0) -> None:
+        """kill -9 the group and reap it."""
+        self.signal(proc, signal.SIGKILL)
+        try:
+            proc.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def stop_all(self) -> list[int]:
+        """Kill every process this set started (by pid), wait for each; the pids stopped."""
+        stopped = []
+        for proc in self.started:
+            if proc.alive():
+                self.signal(proc, signal.SIGKILL)
+                stopped.append(proc.pid)
+        for proc in self.started:
+            try:
+                proc.popen.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+        return stopped
+
+    def running_pids(self) -> list[int]:
+        return [p.pid for p in self.started if p.alive()]
