@@ -84,6 +84,7 @@ class Node:
     role: str                                  # "broker" or "controller"
     proc: processes.Started | None = None
     paused: bool = False
+    starting_mark: "LogMark | None" = None     # a restart not yet waited for (nemesis)
 
     @property
     def node_id(self) -> int:

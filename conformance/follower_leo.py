@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance import segments
+from conformance import events, segments
 from conformance.admin import Admin, PREFERRED
 from conformance.cluster import Cluster
 from conformance.history import History, Producer, check, read_partition
@@ -115,7 +115,10 @@ def run(release, run_dir: Path, *, barrier_s: float = 30.0, log=print) -> LeoRun
     result = LeoRun(release.version, run_dir=str(run_dir))
     with Cluster.start(release, run_dir, settings()) as cluster:
         log(f"  cluster up in {cluster.start_seconds:.1f} s")
-        _experiment(cluster, result, barrier_s, log)
+        try:
+            _experiment(cluster, result, barrier_s, log)
+        finally:
+            events.save(run_dir, events.collect(cluster, result.history, TOPIC))
     return result
 
 
