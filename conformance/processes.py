@@ -111,3 +111,31 @@ class ProcessSet:
 
     def running_pids(self) -> list[int]:
         return [p.pid for p in self.started if p.alive()]
+
+
+class time_bound:
+    """``with time_bound(seconds):`` raises RunTimeout in the main thread once ``seconds`` have
+    passed (SIGALRM), and turns SIGTERM into KeyboardInterrupt, so that every ``with Cluster``
+    block inside stops its JVMs on the way out, as it does on Ctrl-C."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+
+    def _alarm(self, signum, frame):
+        raise RunTimeout(f"the run passed its time bound of {self.seconds:.0f} s")
+
+    @staticmethod
+    def _term(signum, frame):
+        raise KeyboardInterrupt
+
+    def __enter__(self):
+        self._old = (signal.signal(signal.SIGALRM, self._alarm), signal.signal(signal.SIGTERM, self._term))
+        if self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, *exc):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self._old[0])
+        signal.signal(signal.SIGTERM, self._old[1])
+        return False

@@ -53,7 +53,7 @@ class NotForceable(Exception):
 class Row:
     """How one kmc action is made real."""
     intervention: str                          # what the harness does, in words (docs, reports)
-    involved: Callable[[dict], set]            # the replicas that must run during the step
+    involved: Callable[[dict, dict], set]      # (params, state before) -> replicas that must run
     run: Callable | None                       # run(ctx, params, before, after) -> what was observed
     forceable: str = "yes"                     # yes | coarse | no (with why) | n/a
 
@@ -87,7 +87,12 @@ class ReplayReport:
         first = next((s for s in self.steps if s.status == DIVERGED), None)
         if first:
             return f"not reproduced: diverged at step {first.number} ({first.action}): {first.observed}"
-        return "not reproduced: " + (self.verdict or {}).get("summary", "")
+        unforced = [s for s in self.steps if s.status == NOT_FORCEABLE]
+        text = "not reproduced: " + (self.verdict or {}).get("summary", "")
+        if unforced:
+            text += ("; not forceable from outside the brokers: "
+                     + ", ".join(f"step {s.number} ({s.action.split('(')[0]})" for s in unforced))
+        return text
 
     def as_dict(self) -> dict:
         return {"trace": self.trace, "kafka_version": self.version, "property": self.prop,
@@ -106,6 +111,7 @@ class Ctx:
     assignment: list[int]
     frozen: set = field(default_factory=set)
     done_with_previous: set = field(default_factory=set)
+    marks: dict = field(default_factory=dict)          # each broker's log position when the step began
 
     def data(self, b: int) -> Path:
         return segments.partition_dir(self.cluster.brokers[b].layout.data_dir, TOPIC)
@@ -157,8 +163,7 @@ def produce(ctx: Ctx, p: dict, before: dict, after: dict) -> str:
 def leader_handle_fetch(ctx: Ctx, p: dict, before: dict, after: dict) -> str:
     leader, follower = p["leader"], p["follower"]
     offset = len(before["replicas"][follower]["log"])
-    mark = ctx.cluster.mark(leader)
-    ctx.cluster.wait_for(mark, rf"\[Partition {TOPIC}-0 broker={leader}\] Recorded replica {follower} log end offset "
+    ctx.cluster.wait_for(ctx.marks[leader], rf"\[Partition {TOPIC}-0 broker={leader}\] Recorded replica {follower} log end offset "
                                rf"\(LEO\) position {offset}", BARRIER_S)
     # the response reaches the running follower at once: kmc's FollowerHandleFetchResponse with it
     ctx.done_with_previous.add(("FollowerHandleFetchResponse", follower))
@@ -192,7 +197,7 @@ def elect_preferred(ctx: Ctx, p: dict, before: dict, after: dict) -> str:
 def become(ctx: Ctx, p: dict, before: dict, after: dict) -> str:
     b, e = p["broker"], p["leader_epoch"]
     leads = _i(after["replicas"][b]["leader"]) == b
-    mark = ctx.cluster.mark(b)
+    mark = ctx.marks[b]
     if b in ctx.frozen:
         ctx.cluster.resume(b)
         ctx.frozen.discard(b)
@@ -258,22 +263,30 @@ def not_forceable(why: str):
     return run
 
 
-def _none(p):
+def _none(p, before):
     return set()
 
 
 def _b(key):
-    return lambda p: {p[key]}
+    return lambda p, before: {p[key]}
+
+
+def _with_leader(key):
+    """The broker and the leader it fetches from in kmc's state before the step."""
+    def involved(p, before):
+        leader = _i(before["replicas"][p[key]]["leader"])
+        return {p[key]} | ({leader} if leader >= 0 else set())
+    return involved
 
 
 ACTIONS: dict[str, Row] = {
     "ProduceRecord": Row("the producer sends r<n> (acks as configured)", _b("leader"), produce),
     "LeaderHandleFetch": Row("resume the follower; barrier: the leader logs 'Recorded replica f ... (LEO) "
-                             "position <f's LEO>'", lambda p: {p["leader"], p["follower"]}, leader_handle_fetch, "coarse"),
+                             "position <f's LEO>'", lambda p, before: {p["leader"], p["follower"]}, leader_handle_fetch, "coarse"),
     "FollowerHandleFetchResponse": Row("the follower runs; barrier: its segment file holds kmc's log",
                                        _b("follower"), follower_log_matches, "coarse"),
     "FollowerTruncate": Row("the follower runs; barrier: its segment file is cut to kmc's log",
-                            _b("follower"), follower_log_matches),
+                            _with_leader("follower"), follower_log_matches),
     "BecomeLeaderOrFollower": Row("SIGCONT the broker; barrier: its 'starts at leader epoch e' line",
                                   _b("broker"), become),
     "ControllerElectLeader": Row("reassignment that puts the new leader first + ElectLeaders(PREFERRED)",
@@ -387,7 +400,7 @@ def _involved(states: list, k: int) -> set:
         return set()
     act = states[k]["action_taken"]
     row = ACTIONS.get(act["name"])
-    return row.involved({n: _i(v) for n, v in act["params"].items()}) if row else set()
+    return row.involved({n: _i(v) for n, v in act["params"].items()}, states[k - 1]) if row else set()
 
 
 def _steps(ctx: Ctx, states: list, report: ReplayReport, log) -> None:
@@ -400,6 +413,7 @@ def _steps(ctx: Ctx, states: list, report: ReplayReport, log) -> None:
         step = StepReport(k, label, row.intervention if row else "(no mapping)", NOT_FORCEABLE)
         report.steps.append(step)
         # barrier discipline: only the replicas this step needs run
+        ctx.marks = {b: cluster.mark(b) for b in cluster.brokers}
         need = _involved(states, k)
         newly = []
         for b in range(ctx.rf):

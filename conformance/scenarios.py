@@ -246,6 +246,14 @@ def follower_leo_scenario(release, run_dir: Path, log=print) -> ScenarioResult:
     return _save(run_dir, res)
 
 
+DESCRIPTIONS = {
+    "acks1-failover": "acks=1: the leader acknowledges alone, is killed (-9) before any follower fetched: loss",
+    "unclean-election": "min.insync=1, unclean election on: the last ISR member dies, a stale replica is elected",
+    "acks-all-random": "acks=all, min.insync=2, unclean off, random kill -9/SIGSTOP/SIGTERM: Jepsen-style check",
+    "elr-last-isr": "KIP-966: ISR, ELR, last known ELR after the last ISR member fails (4.0 default vs 4.1)",
+    "follower-leo": "docs/findings.md: pauses and reorder+preferred elections, no crash: an acked record lost",
+}
+
 SCENARIOS = {
     "acks1-failover": acks1_failover,
     "unclean-election": unclean_election,
