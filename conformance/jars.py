@@ -106,3 +106,22 @@ def ensure(spec: str, *, log=None) -> KafkaRelease:
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
     return KafkaRelease(line, version, target)
+
+
+def main(argv: list[str]) -> int:
+    """``python3 -m conformance.jars [4.0 4.1 ...]``: fetch the jars (standard library only, so
+    CI can run it before kmc is installed). Exit 0 when every release is cached, 1 if not."""
+    code = 0
+    for spec in argv or [DEFAULT_VERSION]:
+        try:
+            release = ensure(spec, log=print)
+            print(f"Kafka {release.version}: {release.lib}")
+        except (JarsUnavailable, ValueError) as e:
+            print(f"Kafka {spec}: {e}")
+            code = 1
+    return code
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main(sys.argv[1:]))

@@ -15,7 +15,7 @@ def table(results, markdown: bool = False) -> str:
         out = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
         out += ["| " + " | ".join(c.replace("|", "/") for c in row) + " |" for row in rows[1:]]
         return "\n".join(out)
-    widths = [min(max(len(row[i]) for row in rows), 70) for i in range(len(rows[0]))]
+    widths = [min(max(len(row[i]) for row in rows), 52) for i in range(len(rows[0]))]
     lines = []
     for n, row in enumerate(rows):
         cells = [(c if len(c) <= widths[i] else c[:widths[i] - 1] + "…").ljust(widths[i]) for i, c in enumerate(row)]
