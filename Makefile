@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kmc-installed
 
-.PHONY: install demo test bench bench-spark gate clean
+.PHONY: install demo test bench bench-spark gate conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,15 @@ bench-spark: install
 	$(BIN)/python bench/spark_bench.py rf3-r2 --visited both
 	$(BIN)/python bench/spark_bench.py known-results
 	$(BIN)/python bench/spark_bench.py cluster
+
+# Real Kafka brokers (needs Java and Maven; the jars come from Maven Central once, into
+# ~/.cache/kmc/kafka): every scenario of docs/conformance.md on Kafka 4.0 and 4.1 with kmc's
+# verdict beside the real outcome (acks-all-random: 20 randomised runs per release), then the
+# follower-LEO experiment three times on 4.0, 4.1 and 4.4 (about 30 minutes on 2 cores; run
+# directories with every node's log and the merged event stream go to kmc-runs/)
+conformance: install
+	$(BIN)/kmc conformance run --kafka-version 4.0 --kafka-version 4.1 --runs 20
+	$(BIN)/kmc conformance run follower-leo --kafka-version 4.0 --kafka-version 4.1 --kafka-version 4.4 --repeat 3
 
 gate: install
 	mkdir -p out

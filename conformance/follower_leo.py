@@ -86,6 +86,8 @@ class LeoRun:
     lost: bool | None = None
     diverged_at: int | None = None
     run_dir: str = ""
+    pauses: list = field(default_factory=list)      # (broker, seconds between SIGSTOP and SIGCONT)
+    experiment_seconds: float = 0.0
 
     def outcome(self) -> str:
         if self.lost:
@@ -99,6 +101,7 @@ class LeoRun:
         return {"version": self.version, "outcome": self.outcome(), "lost": self.lost,
                 "epoch_skip_seen": self.epoch_skip_seen, "acked_while_isr_lacked": self.acked_while_isr_lacked,
                 "diverged_at": self.diverged_at, "steps": [s.__dict__ for s in self.steps],
+                "pauses": self.pauses, "experiment_seconds": round(self.experiment_seconds, 2),
                 "verdict": self.verdict, "evidence": self.evidence, "run_dir": self.run_dir}
 
 
@@ -118,6 +121,12 @@ def run(release, run_dir: Path, *, barrier_s: float = 30.0, log=print) -> LeoRun
         try:
             _experiment(cluster, result, barrier_s, log)
         finally:
+            stopped = {}
+            for ev in cluster.interventions:
+                if ev["kind"] == "SIGSTOP":
+                    stopped[ev["broker"]] = ev["ts"]
+                elif ev["kind"] == "SIGCONT" and ev["broker"] in stopped:
+                    result.pauses.append((ev["broker"], round(ev["ts"] - stopped.pop(ev["broker"]), 2)))
             events.save(run_dir, events.collect(cluster, result.history, TOPIC))
     return result
 
@@ -242,7 +251,8 @@ def _experiment(cluster: Cluster, result: LeoRun, barrier_s: float, log) -> None
         result.verdict = verdict.as_dict()
         result.lost = any(l["value"] == "r1" for l in verdict.lost)
         current.status, current.observed = "done", f"final read {final}; {verdict.summary()}"
-        log(f"  done in {time.monotonic() - t0:.1f} s")
+        result.experiment_seconds = time.monotonic() - t0
+        log(f"  done in {result.experiment_seconds:.1f} s")
     except (Diverged, TimeoutError) as exc:
         if current is not None:
             current.status = "diverged"
