@@ -107,6 +107,13 @@ class Admin:
         with client as admin:
             admin.elect_leaders(election_type, {topic: [0]})
 
+    def set_topic_config(self, topic: str, configs: dict[str, str], via: int | None = None) -> None:
+        """IncrementalAlterConfigs (SET) on a topic."""
+        from kafka.admin import ConfigResource, ConfigResourceType  # noqa: PLC0415 (only here)
+        client, _ = self._via(via)
+        with client as admin:
+            admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, dict(configs))], incremental=True)
+
     def end_offset(self, topic: str, via: int | None = None) -> int:
         from kafka.admin import OffsetSpec  # noqa: PLC0415 (only here)
         client, _ = self._via(via)

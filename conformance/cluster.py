@@ -324,6 +324,37 @@ class Cluster:
         if restart:
             self.restart(b, timeout)
 
+    def power_loss(self, b: int, topics: list[str]) -> dict[str, int]:
+        """An approximation of power loss, and no more: kill -9, then cut each of ``topics``'
+        partition logs on broker ``b`` back to the recovery point Kafka last checkpointed
+        (``recovery-point-offset-checkpoint``; the log start when it has no entry), whole batches,
+        and delete the offset indexes so that recovery rebuilds them. Returns the records cut
+        per topic.
+
+        It is power loss only where nothing of the partition's data was fsynced after that
+        checkpoint: Kafka fsyncs a partition's data at a segment roll, at ``log.flush.*``
+        thresholds (off by default) and at a clean shutdown; with one segment, default flush
+        settings and kill -9, none of these happens, so the checkpointed recovery point is the
+        last fsync and everything after it may be lost (the worst case, which kmc's power-loss
+        model allows). Checkpoint files (HW, leader epochs) and the metadata log are kept, as
+        Kafka fsyncs them. It is not a model of a disk's or a file system's behaviour (torn
+        writes, reordered metadata): that would need a file system layer (LazyFS or FUSE)."""
+        from conformance import segments  # noqa: PLC0415 - the reader stays out of the launcher
+        self.kill9(b)
+        data = self.brokers[b].layout.data_dir
+        cut = {}
+        for topic in topics:
+            pdir = segments.partition_dir(data, topic)
+            if len(segments.segments(pdir)) != 1:
+                raise RuntimeError(f"power-loss emulation needs one segment; {pdir} has {len(segments.segments(pdir))}")
+            point = segments.offset_checkpoint(data, "recovery-point-offset-checkpoint", topic) or 0
+            before = len(segments.read_log(pdir))
+            segments.truncate_to(pdir, point)
+            cut[topic] = before - len(segments.read_log(pdir))
+        self._note("power loss", b, recovery_points={t: segments.offset_checkpoint(data, "recovery-point-offset-checkpoint", t)
+                                                     for t in topics}, records_cut=cut)
+        return cut
+
     def pids(self) -> dict[str, int]:
         return {p.name: p.pid for p in self.procs.started if p.alive()}
 

@@ -301,7 +301,7 @@ ACTIONS: dict[str, Row] = {
     "ControllerUnfenceBroker": Row("SIGCONT", _none, unfence),
     "BrokerApplyPartitionChange": Row("SIGCONT the broker (an ISR-only change applies on the next metadata fetch)",
                                       _b("broker"), lambda c, p, b, a: "resumed", "coarse"),
-    "LeaderShrinkIsr": Row("freeze the follower for replica.lag.time.max.ms", _none,
+    "LeaderShrinkIsr": Row("(Kafka shrinks after replica.lag.time.max.ms of lag: not scheduled)", _none,
                            not_forceable("a shrink takes replica.lag.time.max.ms of lag; not scheduled here"), "no"),
     "LeaderExpandIsr": Row("(inside the follower's fetch in Kafka)", _none,
                            not_forceable("an expansion happens inside a fetch, not as a step"), "no"),

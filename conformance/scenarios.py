@@ -49,6 +49,18 @@ def _save(run_dir: Path, result: ScenarioResult, cluster=None, history=None, top
     return result
 
 
+def _until(cond, seconds: float):
+    """Poll ``cond`` every 100 ms until it is true or ``seconds`` pass; its last value. Used where
+    the question is whether something happens at all within a window (an absence cannot be
+    observed any other way)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = cond()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(0.1)
+
+
 def _topic_ready(cluster: Cluster, topic: str, leader: int, followers: list[int]) -> None:
     mark = cluster.mark(leader)
     for f in followers:
@@ -215,8 +227,8 @@ def elr_last_isr(release, run_dir: Path, log=print) -> ScenarioResult:
             act()
             if barrier:
                 cluster.wait_for(mc, barrier, BARRIER_S)
-            else:
-                time.sleep(3)   # after registration: the controller's unclean-shutdown handling
+            else:   # after registration: the controller's unclean-shutdown handling removes it from the ELR
+                _until(lambda: 1 not in admin.partition(topic, via=2).elr, 10)
             view = admin.partition(topic, via=2)
             got = view.as_dict()
             match = all(sorted(got[k]) == sorted(v) if isinstance(v, list) else got[k] == v for k, v in exp)
@@ -229,6 +241,117 @@ def elr_last_isr(release, run_dir: Path, log=print) -> ScenarioResult:
         res = ScenarioResult("elr-last-isr", release.version, f"{kmc} (rule eligible-leader-replicas "
                              f"{'on' if elr else 'off'} in kmc {line})", "docs/kraft.md (kmc's rule, not a kmc run)",
                              real, agrees, time.monotonic() - t0, str(run_dir), {"steps": observed})
+        return _save(run_dir, res, cluster, None, topic)
+
+
+# ---------------------------------------------------------------------------- last replica standing
+
+def last_replica_standing(release, run_dir: Path, log=print) -> ScenarioResult:
+    """KIP-966's motivation, with power loss approximated (``Cluster.power_loss``: kill -9, then
+    the log cut back to the checkpointed recovery point). Two replicas [0,1] (broker 2 holds none
+    and answers the admin requests), acks=all, min.insync.replicas=2, unclean election off: r1
+    is committed on both; 1 is paused past replica.lag.time.max.ms (5 s here) so that leader 0
+    shrinks the ISR to itself; 0 loses power; 1 resumes; the controller fences 0 (session timeout
+    12 s); 0 restarts. Without ELR (4.0's default) 0 is still the last ISR member and leads again
+    with an empty log; with ELR (4.1) 1 is eligible and leads."""
+    t0 = time.monotonic()
+    line = kmcside.kmc_line(release.line)
+    flags = dict(replication_factor=2, crash_model="power-loss")
+    kmc = kmcside.verdict(line, "no-acked-loss", **flags)
+    topic = "kmc-lrs"
+    history = History()
+    settings = ClusterSettings(timeouts=Timeouts(broker_session_timeout_ms=12000, broker_heartbeat_interval_ms=1000,
+                                                 replica_lag_time_max_ms=5000), min_insync_replicas=2)
+    with Cluster.start(release, run_dir, settings) as cluster:
+        admin = Admin(cluster)
+        ctl = cluster.controller.node_id
+        admin.create_topic(topic, [0, 1], {"min.insync.replicas": "2"})
+        _topic_ready(cluster, topic, 0, [1])
+        producer = Producer(cluster.bootstrap(), topic, history, acks="all")
+        producer.send("r1")
+        producer.wait(30)
+        producer.close()
+        if not history.acked():
+            raise TimeoutError("r1 was not acknowledged with all three replicas up")
+        m0 = cluster.mark(0)
+        cluster.pause(1)
+        cluster.wait_for(m0, rf"\[Partition {topic}-0 broker=0\] ISR updated to 0[ .]", BARRIER_S)
+        cut = cluster.power_loss(0, [topic])
+        mc = cluster.mark(ctl)
+        cluster.resume(1)
+        m = cluster.wait_for(mc, rf"partition change for {topic}-0 .*leader: 0 -> (-?\d+)", BARRIER_S)
+        after_fence = admin.partition(topic, via=2).as_dict()
+        mc = cluster.mark(ctl)
+        cluster.restart(0)
+        _until(lambda: admin.partition(topic, via=2).leader >= 0, 15)
+        final_view = admin.partition(topic, via=2).as_dict()
+        final = read_partition(cluster.bootstrap(), topic, history, label="final")
+        verdict = check(history, final)
+        real = (f"acknowledged r1 lost: 0 lost {cut[topic]} record(s) and led again "
+                f"(after the fence: leader {after_fence['leader']}, ISR {after_fence['isr']}, ELR {after_fence['elr']})"
+                if not verdict.ok else
+                f"no loss: leader {final_view['leader']} after the fence of 0 ({m.group(0)[-60:]}); "
+                f"0 lost {cut[topic]} record(s) to the emulated power loss")
+        res = ScenarioResult("last-replica-standing", release.version, kmc,
+                             kmcside.command(line, "no-acked-loss", **flags), real,
+                             (not verdict.ok) == kmc.startswith("violated"), time.monotonic() - t0, str(run_dir),
+                             {"verdict": verdict.as_dict(), "final": final, "after_fence": after_fence,
+                              "final_view": final_view, "records_cut": cut})
+        return _save(run_dir, res, cluster, history, topic)
+
+
+# ---------------------------------------------------------------------------- KAFKA-19522
+
+def kafka_19522(release, run_dir: Path, log=print) -> ScenarioResult:
+    """KAFKA-19522: with ELR on, a partition whose ISR and ELR are empty may elect its last known
+    leader even when that broker is fenced (``PartitionChangeBuilder.canElectLastKnownLeader``
+    returns true whatever ``isAcceptableLeader`` says in 4.0.2's bytecode; 4.1.2 and 4.4.0 return
+    false for a broker that is not acceptable). Two replicas [0, 1], min.insync.replicas=2, ELR
+    on (4.0: ``--feature eligible.leader.replicas.version=1`` at format): kill -9 1, kill -9 0
+    (ISR empty, ELR [0, 1], last known leader 0), then min.insync.replicas -> 1 (the controller
+    clears the topic's ELR), then restart 1: its unfencing runs elections for the partitions
+    without a leader."""
+    t0 = time.monotonic()
+    line = kmcside.kmc_line(release.line)
+    topic = "kmc-19522"
+    features = {"eligible.leader.replicas.version": 1} if release.line == "4.0" else {}
+    observed = []
+    with Cluster.start(release, run_dir, ClusterSettings(min_insync_replicas=2), features=features) as cluster:
+        admin = Admin(cluster)
+        ctl = cluster.controller.node_id
+        admin.create_topic(topic, [0, 1], {"min.insync.replicas": "2"})
+        _topic_ready(cluster, topic, 0, [1])
+
+        def look(what):
+            observed.append({"step": what, "observed": admin.partition(topic, via=2).as_dict()})
+
+        mc = cluster.mark(ctl)
+        cluster.kill9(1)
+        cluster.wait_for(mc, rf"partition change for {topic}-0 .*isr: \[0, 1\] -> \[0\]", BARRIER_S)
+        look("kill -9 1")
+        mc = cluster.mark(ctl)
+        cluster.kill9(0)
+        cluster.wait_for(mc, rf"partition change for {topic}-0 .*leader: 0 -> -1", BARRIER_S)
+        look("kill -9 0")
+        mc = cluster.mark(ctl)
+        admin.set_topic_config(topic, {"min.insync.replicas": "1"}, via=2)
+        cluster.wait_for(mc, rf"Removed ELRs from \d+ partitions of topic {topic}", BARRIER_S)
+        _until(lambda: not admin.partition(topic, via=2).elr, 10)     # broker 2's image catches up
+        look("min.insync.replicas -> 1 (ELR cleared)")
+        mc = cluster.mark(ctl)
+        cluster.restart(1)
+        # the unfencing's elections run in the controller event that unfences 1: a window of 10 s
+        _until(lambda: cluster.find(mc, rf"partition change for {topic}-0 .*leader: -1 -> "), 10)
+        look("restart 1 (unfenced)")
+        elected = cluster.find(mc, rf"partition change for {topic}-0 .*leader: -1 -> (\d+)")
+        fenced_elected = any(m.group(1) == "0" for m in elected)
+        real = (f"fenced last known leader 0 elected on 1's unfencing ({elected[0].group(0)[-80:]})" if fenced_elected
+                else f"no leader after 1's unfencing: {observed[-1]['observed']}")
+        kmc_text = (f"kmc {line}: rule last-known-leader-check {'on' if line == '4.1' else 'off'}; "
+                    "this schedule is outside kmc (kraft.md difference 3: unfencing elects only the unfenced broker)")
+        res = ScenarioResult("kafka-19522", release.version, kmc_text, "docs/kraft.md (kmc's rule, not a kmc run)",
+                             real, None, time.monotonic() - t0, str(run_dir),
+                             {"steps": observed, "fenced_last_known_leader_elected": fenced_elected})
         return _save(run_dir, res, cluster, None, topic)
 
 
@@ -251,6 +374,8 @@ DESCRIPTIONS = {
     "unclean-election": "min.insync=1, unclean election on: the last ISR member dies, a stale replica is elected",
     "acks-all-random": "acks=all, min.insync=2, unclean off, random kill -9/SIGSTOP/SIGTERM: Jepsen-style check",
     "elr-last-isr": "KIP-966: ISR, ELR, last known ELR after the last ISR member fails (4.0 default vs 4.1)",
+    "last-replica-standing": "power loss approximated (kill -9, log cut to the recovery point): the last ISR member leads again?",
+    "kafka-19522": "ISR and ELR empty, last known leader fenced: is it elected when another broker unfences?",
     "follower-leo": "docs/findings.md: pauses and reorder+preferred elections, no crash: an acked record lost",
 }
 
@@ -259,5 +384,7 @@ SCENARIOS = {
     "unclean-election": unclean_election,
     "acks-all-random": acks_all_random,
     "elr-last-isr": elr_last_isr,
+    "last-replica-standing": last_replica_standing,
+    "kafka-19522": kafka_19522,
     "follower-leo": follower_leo_scenario,
 }
