@@ -87,6 +87,7 @@ class LeoRun:
     diverged_at: int | None = None
     run_dir: str = ""
     pauses: list = field(default_factory=list)      # (broker, seconds between SIGSTOP and SIGCONT)
+    cluster_start_seconds: float = 0.0
     experiment_seconds: float = 0.0
 
     def outcome(self) -> str:
@@ -101,7 +102,7 @@ class LeoRun:
         return {"version": self.version, "outcome": self.outcome(), "lost": self.lost,
                 "epoch_skip_seen": self.epoch_skip_seen, "acked_while_isr_lacked": self.acked_while_isr_lacked,
                 "diverged_at": self.diverged_at, "steps": [s.__dict__ for s in self.steps],
-                "pauses": self.pauses, "experiment_seconds": round(self.experiment_seconds, 2),
+                "pauses": self.pauses, "cluster_start_seconds": round(self.cluster_start_seconds, 1), "experiment_seconds": round(self.experiment_seconds, 2),
                 "verdict": self.verdict, "evidence": self.evidence, "run_dir": self.run_dir}
 
 
@@ -118,6 +119,7 @@ def run(release, run_dir: Path, *, barrier_s: float = 30.0, log=print) -> LeoRun
     result = LeoRun(release.version, run_dir=str(run_dir))
     with Cluster.start(release, run_dir, settings()) as cluster:
         log(f"  cluster up in {cluster.start_seconds:.1f} s")
+        result.cluster_start_seconds = cluster.start_seconds
         try:
             _experiment(cluster, result, barrier_s, log)
         finally:

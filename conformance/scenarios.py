@@ -44,6 +44,7 @@ class ScenarioResult:
 def _save(run_dir: Path, result: ScenarioResult, cluster=None, history=None, topic=None) -> ScenarioResult:
     run_dir.mkdir(parents=True, exist_ok=True)
     if cluster is not None:
+        result.details["cluster_start_seconds"] = round(cluster.start_seconds, 1)
         events.save(run_dir, events.collect(cluster, history, topic))
     (run_dir / "result.json").write_text(json.dumps(result.as_dict(), indent=1, default=str))
     return result
