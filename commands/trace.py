@@ -99,6 +99,10 @@ def run_command(file, cluster, kafka_version, out_dir, time_limit):
         fail(str(e))
     read_trace(file)  # a bad file fails here, with one line, before any JVM starts
     try:
+        cluster_replay.check_trace(Path(file))
+    except ValueError as e:
+        fail(str(e))
+    try:
         release = jars.ensure(kafka_version, log=lambda s: click.echo(s, err=True))
     except jars.JarsUnavailable as e:
         click.echo(f"kmc: cannot run Kafka {kafka_version}: {e}", err=True)

@@ -347,12 +347,18 @@ def settings_for(doc: dict) -> ClusterSettings:
                            unclean_leader_election=bool(cfg.get("unclean.leader.election.enable", False)))
 
 
-def run(release, trace_path: Path, run_dir: Path, log=print) -> ReplayReport:
+def check_trace(trace_path: Path) -> dict:
+    """The trace as JSON, or ValueError (one line) if it cannot run on Kafka 4.x."""
     doc = load(trace_path)
-    cfg = _config(doc)
     if not _kraft(doc):
         raise ValueError("only KRaft traces can run on Kafka 4.x (the trace's rules lack 'kraft': "
                          "give kmc check --kafka-version 3.3 or later)")
+    return doc
+
+
+def run(release, trace_path: Path, run_dir: Path, log=print) -> ReplayReport:
+    doc = check_trace(trace_path)
+    cfg = _config(doc)
     states = doc["states"]
     prop = (doc["#meta"].get("kmc", {}).get("property") or doc["#meta"].get("description", "").split(" for ")[-1].split(":")[0]) or None
     rf = int(cfg.get("replication.factor", 3))
