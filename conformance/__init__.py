@@ -22,6 +22,7 @@ One job per module, from the ground up (each imports only modules listed before 
 ``history``               a real client's history (sends, acks, reads) and a Jepsen-style
                           check of it
 ``nemesis``               random bounded fault schedules
+``kmcside``               kmc's verdict for a scenario's question (``checker.check``)
 ``scenarios``             the named scenarios of docs/conformance.md
 ``follower_leo``          the follower-LEO experiment (docs/findings.md)
 ``replay``                a kmc ITF trace replayed as interventions with observation barriers
