@@ -291,9 +291,12 @@ class Cluster:
             raise TimeoutError(f"broker {b} did not finish its controlled shutdown within {timeout:.0f} s")
 
     def pause(self, b: int) -> None:
+        """SIGSTOP, and return only once every thread of the JVM has stopped."""
         node = self.brokers[b]
         self._note("SIGSTOP", b)
         self.procs.signal(node.proc, signal.SIGSTOP)
+        if not self.procs.wait_stopped(node.proc):
+            raise TimeoutError(f"broker {b} did not stop within 5 s of SIGSTOP")
         node.paused = True
 
     def resume(self, b: int) -> None:

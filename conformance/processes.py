@@ -87,6 +87,26 @@ class ProcessSet:
             except ProcessLookupError:
                 pass
 
+    def wait_stopped(self, proc: Started, timeout: float = 5.0) -> bool:
+        """After SIGSTOP: wait until every thread of the process is stopped (state T in
+        ``/proc/<pid>/task/*/stat``). A signal is delivered asynchronously, and a JVM thread busy
+        on another core can still answer a request a few milliseconds after ``kill`` returned:
+        found when a follower resumed right after its leader was paused got a record the paused
+        leader should no longer have served."""
+        deadline = time.monotonic() + timeout
+        task_dir = Path(f"/proc/{proc.pid}/task")
+        while time.monotonic() < deadline:
+            try:
+                states = [(t / "stat").read_text().rsplit(")", 1)[1].split()[0] for t in task_dir.iterdir()]
+            except (FileNotFoundError, ProcessLookupError):
+                return not proc.alive()
+            except OSError:
+                states = []
+            if states and all(st in ("T", "t", "Z", "X") for st in states):
+                return True
+            time.sleep(0.005)
+        return False
+
     def kill(self, proc: Started, timeout: float = 30.0) -> None:
         """kill -9 the group and reap it."""
         self.signal(proc, signal.SIGKILL)
