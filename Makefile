@@ -40,9 +40,10 @@ demo: install
 	    echo "(exit code $$code: 0 = proved within the bounds)"; test $$code -eq 0
 
 test: install
-	@echo "Running the test suite: 10-17 minutes on 2 cores, a dot per test. Tests that need chromium"
-	@echo "(the HTML viewer in a browser) or Java (Spark) are skipped without them, and listed with the"
-	@echo "reason at the end; .ci/run installs both (apt-get install chromium openjdk-17-jre-headless)."
+	@echo "Running the test suite: 10-19 minutes on 2 cores, a dot per test. Tests that need chromium"
+	@echo "(the HTML viewer in a browser), Java (Spark, real Kafka brokers) or Kafka's jars are skipped without"
+	@echo "them, and listed with the reason at the end; .ci/run installs them (chromium, openjdk-17-jre-headless,"
+	@echo "maven, then python3 -m conformance.jars 4.1)."
 	$(BIN)/python -m pytest -q
 
 # the local engine on three sizes, the simulator, kmc advise on the examples, BMC vs BFS in
