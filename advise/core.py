@@ -29,7 +29,7 @@ from advise.settings import Release, Settings, grid, releases
 from advise.sweep import (
     AVAILABILITY, SAFETY, CellResult, availability_config, bounds_for, run_cells, safety_config,
 )
-from checker.result import EXIT_HOLDS, EXIT_INCOMPLETE, EXIT_VIOLATED
+from checker.result import EXIT_HOLDS, EXIT_INCOMPLETE, EXIT_VIOLATED, INTERRUPTED
 from model.config import ModelConfig
 from model.errors import ConfigError
 from properties import get_properties
@@ -54,6 +54,7 @@ class Advice:
     changes: list = field(default_factory=list)  # Change, for each step up from a kept cell
     seconds: float = 0.0
     notes: list = field(default_factory=list)
+    interrupted: tuple | None = None  # (cells checked, cells planned) when SIGINT/SIGTERM stopped it
 
     def availability_of(self, s: Settings) -> CellResult | None:
         return self.availability.get(s.but(crash_model="process"))
@@ -69,7 +70,10 @@ class Advice:
 
     @property
     def exit_code(self) -> int:
-        """0: the user's settings keep the goals; 1: they do not; 3: not decided."""
+        """0: the user's settings keep the goals; 1: they do not; 3: not decided (or the sweep
+        was interrupted)."""
+        if self.interrupted:
+            return EXIT_INCOMPLETE
         status = self.user_status
         if status == KEPT:
             return EXIT_HOLDS
@@ -123,9 +127,19 @@ def advise(config: ModelConfig, *, goals=DEFAULT_GOALS, replication_factors=None
     jobs = [(s, SAFETY, safety_config(s, config, overrides)) for s in cells]
     asked = list(dict.fromkeys(s.but(crash_model="process") for s in cells))
     jobs += [(s, AVAILABILITY, availability_config(s, config)) for s in asked]
-    for cell in run_cells(jobs, cache=cache, time_limit=time_limit, max_states=max_states,
-                          progress=progress):
+    cells = run_cells(jobs, cache=cache, time_limit=time_limit, max_states=max_states,
+                      progress=progress)
+    for cell in cells:
         (advice.safety if cell.kind == SAFETY else advice.availability)[cell.settings] = cell
+    if len(cells) < len(jobs) or any(c.limit == INTERRUPTED for c in cells):
+        # stopped by SIGINT/SIGTERM: the cells not checked would be read as "unknown", and the
+        # advice drawn from the rest could name settings it never compared; none is drawn
+        done = sum(c.limit != INTERRUPTED for c in cells)
+        advice.interrupted = (done, len(jobs))
+        advice.notes.append(f"interrupted (SIGINT or SIGTERM) after {done} of {len(jobs)} cells: "
+                            "no advice is drawn from a sweep that did not finish")
+        advice.seconds = time.monotonic() - started
+        return advice
     _draw_advice(advice)
     advice.seconds = time.monotonic() - started
     return advice

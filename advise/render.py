@@ -169,7 +169,16 @@ def _summary(advice, s) -> str:
     return "; ".join(parts)
 
 
+def _interrupted_lines(advice) -> list:
+    done, total = advice.interrupted
+    return [f"kmc advise: INTERRUPTED (SIGINT or SIGTERM) after {done} of {total} cells, "
+            f"{advice.seconds:.0f} s: no advice is drawn from a sweep that did not finish "
+            "(the cells checked are in the result cache; run it again to go on from there)"]
+
+
 def render_text(advice) -> str:
+    if advice.interrupted:
+        return "\n".join(_interrupted_lines(advice))
     lines = _header_lines(advice)
     for title, header, rows, marks, _cells in _table_sections(advice):
         lines += ["", title] + _format(header, rows, marks)
@@ -178,6 +187,9 @@ def render_text(advice) -> str:
            for v in c.verdicts.values()):
         lines.append("traces: TRACE-DIR/<cell>/<property>.itf.json, one per VIOLATED verdict and "
                      "witness (kmc trace show FILE); --json lists each file")
+    else:
+        lines.append("traces: --trace-dir DIR writes each counterexample and witness as a trace "
+                     "file (kmc trace show FILE)")
     lines += [""] + _advice_lines(advice)
     if advice.notes:
         lines += [""] + [f"note: {n}" for n in advice.notes]
@@ -190,6 +202,8 @@ LEGEND = ("holds = within the bounds; VIOLATED n = shortest counterexample of n 
 
 
 def render_markdown(advice) -> str:
+    if advice.interrupted:
+        return "\n".join(f"*{line}*" for line in _interrupted_lines(advice)) + "\n"
     lines = [f"## kmc advise: {', '.join(advice.goals)}", ""]
     lines += [f"- {line}" for line in _header_lines(advice)[1:]]
     for title, header, rows, marks, cells in _table_sections(advice):
@@ -231,5 +245,7 @@ def to_json(advice) -> dict:
         "changes": [c.to_json() for c in advice.changes],
         "seconds": round(advice.seconds, 3),
         "notes": list(advice.notes),
+        "interrupted": ({"cells_checked": advice.interrupted[0], "cells_planned": advice.interrupted[1]}
+                        if advice.interrupted else None),
         "exit_code": advice.exit_code,
     }

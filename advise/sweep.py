@@ -22,7 +22,8 @@ from typing import Callable
 from advise import availability as A
 from advise.settings import Settings
 from checker import check
-from checker.result import HOLDS, INCOMPLETE
+from checker.interrupt import interrupted
+from checker.result import HOLDS, INCOMPLETE, INTERRUPTED
 from model.config import Bounds, ModelConfig, default_bounds
 from properties import get_properties
 from viewer.trace_file import trace_to_itf
@@ -150,13 +151,20 @@ def _answer(config: ModelConfig, prop_result, witness):
 
 def run_cells(jobs: list, *, cache=None, time_limit=None, max_states=None,
               progress: Callable | None = None) -> list[CellResult]:
-    """Run ``jobs`` (``(settings, kind, config)``) in order; ``progress(i, n, cell)`` after each."""
+    """Run ``jobs`` (``(settings, kind, config)``) in order; ``progress(i, n, cell)`` after each.
+
+    SIGINT or SIGTERM stops the sweep: the cell under way comes back with limit "interrupted"
+    and no later cell is started (the caller sees fewer cells than jobs)."""
     cells = []
     for i, (settings, kind, config) in enumerate(jobs, 1):
+        if interrupted():
+            break
         cell = run_cell(settings, kind, config, cache=cache, time_limit=time_limit,
                         max_states=max_states)
         cells.append(cell)
         if progress is not None:
             progress(i, len(jobs), cell)
+        if cell.limit == INTERRUPTED or interrupted():
+            break
     return cells
 

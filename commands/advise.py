@@ -54,16 +54,15 @@ def _replication_factors(text):
               help="Result cache (cells answered before on the same model are not re-run). "
                    "[default: results in kmc's cache directory]")
 @click.option("--no-cache", is_flag=True, help="Check every cell again.")
-@click.option("--trace-dir", default="advise-traces", show_default=True,
-              type=click.Path(file_okay=False), metavar="DIR",
-              help="Where counterexamples and witnesses are written, DIR/<cell>/<property>.itf.json.")
-@click.option("--no-traces", is_flag=True, help="Write no trace files.")
+@click.option("--trace-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write every counterexample and witness as a trace file, "
+                   "DIR/<cell>/<property>.itf.json. [default: none written]")
 @click.option("--force", is_flag=True, help="Overwrite trace files that differ from this run's.")
 @click.option("--json", "as_json", is_flag=True, help="Print the advice as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the advice as Markdown.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def advise_command(kafka_version, config_files, goals, replication_factors, full, no_releases,
-                   cell_time_limit, max_states, cache_dir, no_cache, trace_dir, no_traces, force,
+                   cell_time_limit, max_states, cache_dir, no_cache, trace_dir, force,
                    as_json, markdown, quiet, **options):
     """Which settings keep your data safe, and what they cost.
 
@@ -101,13 +100,12 @@ def advise_command(kafka_version, config_files, goals, replication_factors, full
     advice = advise(config, goals=goals, replication_factors=rfs, bound_overrides=bound_overrides,
                     sweep_releases=not no_releases, full=full, cache=cache,
                     time_limit=cell_time_limit, max_states=max_states, progress=progress)
-    if not no_traces:
+    if trace_dir and not advice.interrupted:
         advice.notes += write_traces(advice, trace_dir, force=force)
     if as_json:
         click.echo(json.dumps(to_json(advice), indent=2))
     elif markdown:
         click.echo(render_markdown(advice), nl=False)
     else:
-        text = render_text(advice)
-        click.echo(text.replace("TRACE-DIR", trace_dir) if not no_traces else text)
+        click.echo(render_text(advice).replace("TRACE-DIR", trace_dir or "TRACE-DIR"))
     return advice.exit_code

@@ -4,7 +4,6 @@ exhaustive reach; a violation is shortened and written as a trace file."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
 
 import click
@@ -12,9 +11,10 @@ import click
 from checker.compiled import ensure_compiled
 from checker.simulate import DEFAULT_DEPTH, simulate
 from commands.options import config_options, pop_config_options, source_options
-from commands.usage import check_output_path
+from commands.usage import check_output_path, write_output
 from model.options import config_from_options
 from properties import get_properties
+from viewer.safe_text import terminal_safe
 from viewer.simulation import progress_line, render_simulation
 from viewer.trace_file import write_trace
 
@@ -36,8 +36,7 @@ DEFAULT_TIME_LIMIT = 60.0
               help=f"Stop after this many seconds. [default: {DEFAULT_TIME_LIMIT:.0f} unless --walks is given]")
 @click.option("--no-shorten", is_flag=True, help="Show the violating walk as found, not shortened.")
 @click.option("--trace-out", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Where to write the counterexample. [default: "
-                   "simulate-PROPERTY-seedN.itf.json here, never overwriting a file]")
+              help="Write the counterexample (shortened) as a trace file. [default: none written]")
 @click.option("--force", is_flag=True, help="Overwrite the --trace-out file if it exists.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
@@ -68,22 +67,17 @@ def simulate_command(kafka_version, config_files, properties, seed, depth, walks
                       progress=progress, shorten=not no_shorten)
     trace = next((p.trace for p in result.properties if p.trace is not None), None)
     written = None
-    if trace is not None:
-        written = trace_out or _fresh_name(f"simulate-{trace.property_name}-seed{seed}", ".itf.json")
-        write_trace(written, trace, result)
+    if trace is not None and trace_out:
+        write_output(trace_out, "--trace-out", lambda: write_trace(trace_out, trace, result))
+        written = trace_out
     if as_json:
         click.echo(json.dumps({**result.to_json(), "trace_file": written}, indent=2))
     else:
         click.echo(render_simulation(result))
         if written:
-            click.echo(f"trace written to {written} (kmc trace show / replay / html read it)")
+            click.echo(f"trace written to {terminal_safe(written)} (kmc trace show / replay / html "
+                       "read it)")
+        elif trace is not None:
+            click.echo("--trace-out FILE writes this counterexample as a trace file (kmc trace "
+                       "show / replay / html read it)")
     return result.exit_code
-
-
-def _fresh_name(stem: str, suffix: str) -> str:
-    """``stem + suffix`` in the current directory, or ``stem-2 + suffix``, ... if taken."""
-    name, n = stem + suffix, 1
-    while os.path.exists(name):
-        n += 1
-        name = f"{stem}-{n}{suffix}"
-    return name

@@ -148,6 +148,25 @@ def test_the_cli_writes_traces_beside_the_table_and_exits_with_the_users_verdict
     (["--json", "--markdown"], "choose one"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
-    r = kmc("advise", "-q", "--no-cache", "--no-traces", *args)
+    r = kmc("advise", "-q", "--no-cache", *args)
     assert r.exit_code == 2
     assert message in r.output and "Traceback" not in r.output
+
+
+def test_an_interrupted_advise_says_so_and_stops_with_exit_3(tmp_path):
+    # issue 22: Ctrl-C used to walk every remaining cell and then print advice as if complete
+    import signal
+
+    from tests.test_interrupt import Running
+
+    run = Running("advise", "-r", 2, "--replication-factors", 2, "--no-releases", "--cache",
+                  tmp_path / "cache", cwd=tmp_path)
+    run.wait_for("[2/")
+    code, out, err, seconds = run.stop_with(signal.SIGINT)
+    assert code == 3, (out, err)
+    assert seconds < 15
+    assert "INTERRUPTED (SIGINT or SIGTERM) after" in out and "no advice is drawn" in out
+    assert "Weakest settings" not in out and "Traceback" not in err
+    later = [line for line in err.splitlines() if line.startswith("[")]
+    assert len(later) < 10, err  # it stopped; it did not walk the remaining cells
+    assert list(tmp_path.glob("*traces*")) == []
