@@ -14,7 +14,7 @@ from checker.result import INCOMPLETE, INTERRUPTED, CheckResult, CheckStats, Pro
 from model.config import ModelConfig
 from model.errors import ConfigError
 from model.estimate import estimated_states
-from properties import get_properties
+from properties import get_properties, reported_only
 
 
 def check(
@@ -86,6 +86,8 @@ def check(
         # the interruption surfaced as another error from a library it hit mid-call (numba while
         # compiling, py4j while waiting for Spark): it is still an interruption, not a failure
         result = _interrupted(chosen.name, config, props, last[0], time.monotonic() - started)
+    for p in result.properties:  # the default set's stronger invariants: reported, not failing
+        p.reported_only = reported_only(p.name, asked_by_name=bool(properties))
     if too_big:
         result.notes.insert(0, too_big)
     if config.acks == "0" and any(p.name == "no-acked-loss" for p in props):

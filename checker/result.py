@@ -51,14 +51,18 @@ class CheckStats:
 
 @dataclass
 class PropertyResult:
-    """The verdict on one property, with the shortest counterexample when VIOLATED."""
+    """The verdict on one property, with the shortest counterexample when VIOLATED.
+
+    ``reported_only``: a stronger invariant than Kafka promises that came with the default set
+    (``properties.reported_only``): its verdict is shown but does not decide the exit code."""
 
     name: str
     verdict: str
     trace: object = None  # checker.trace.Trace
+    reported_only: bool = False
 
     def to_json(self) -> dict:
-        out = {"property": self.name, "verdict": self.verdict}
+        out = {"property": self.name, "verdict": self.verdict, "reported_only": self.reported_only}
         if self.trace is not None:
             out["trace_length"] = len(self.trace.steps)
             out["trace"] = self.trace.to_json()
@@ -90,10 +94,11 @@ class CheckResult:
     def exit_code(self) -> int:
         """0 every property holds, 1 one is violated, 3 incomplete. An interrupted run is 3 even
         if it found a violation first: a run that was asked to stop is not a verdict to trust
-        (the violation is still reported, with its trace)."""
+        (the violation is still reported, with its trace). Verdicts reported only (stronger
+        invariants of the default set) do not count."""
         if self.interrupted:
             return EXIT_INCOMPLETE
-        verdicts = {p.verdict for p in self.properties}
+        verdicts = {p.verdict for p in self.properties if not p.reported_only}
         if VIOLATED in verdicts:
             return EXIT_VIOLATED
         if INCOMPLETE in verdicts:

@@ -96,16 +96,24 @@ def render_result(result, *, with_trace: bool = True) -> str:
         elif p.verdict == INCOMPLETE:
             extra = ("  (no violation within the depth: not a proof)" if result.engine == "bmc"
                      else "  (search not finished)")
+        if getattr(p, "reported_only", False):
+            extra += "  (reported, not failing)"
         lines.append(f"  {p.name:<{width}}  {p.verdict}{extra}")
+    reported = [p.name for p in result.properties if getattr(p, "reported_only", False)]
+    if reported:
+        lines.append(
+            f"reported, not failing: {', '.join(reported)}: stronger than what Kafka promises "
+            "(kmc list says why); the exit code follows the others. Name one with -p to fail "
+            "on it.")
     if with_trace:
-        for p in result.properties:
-            if p.trace is not None:
-                lines.append("")
-                what = "Shortest witness" if is_reachability(p.name) else "Counterexample"
-                lines.append(f"{what} for {p.name} ({len(p.trace)} steps):")
-                lines.append(render_trace(p.trace))
-                break
-        others = [p.name for p in result.properties if p.trace is not None][1:]
+        traced = sorted((p for p in result.properties if p.trace is not None),
+                        key=lambda p: getattr(p, "reported_only", False))  # a failing one first
+        for p in traced[:1]:
+            lines.append("")
+            what = "Shortest witness" if is_reachability(p.name) else "Counterexample"
+            lines.append(f"{what} for {p.name} ({len(p.trace)} steps):")
+            lines.append(render_trace(p.trace))
+        others = [p.name for p in traced][1:]
         if others:
             lines.append("")
             lines.append(
