@@ -10,8 +10,10 @@ import click
 import spark_explore  # noqa: F401  (joins the engine registry, so --engine lists it)
 from checker import check
 from checker.engines import ENGINES, engine_choices
+from checker.result import HOLDS
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import check_output_path, fail, same_file, write_output
+from gate.known import beyond
 from model.options import config_from_options
 from viewer.html import write_html
 from viewer.report import render_result
@@ -90,6 +92,10 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
         warn=_notice,  # even with --quiet: a run that cannot finish must not be silent
         **engine_options,
     )
+    if not result.interrupted:  # a HOLDS says what it does not cover: known losses beyond it
+        result.known_beyond = beyond(config, [p.name for p in result.properties if p.verdict == HOLDS])
+    # (notes quote the user's files: their bytes are kept off the terminal)
+    result.notes += [f"note: {terminal_safe(n)}" for n in getattr(provenance, "notes", ())]
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:

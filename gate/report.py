@@ -16,9 +16,11 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
+from checker.result import scope_of
 from gate.run import (
     ALLOWED, CACHED, ERROR, FAIL, INCOMPLETE_STATUS, INTERRUPTED_STATUS, PASS, exit_code,
 )
+from viewer.report import beyond_line
 from viewer.safe_text import terminal_safe, xml_safe
 from viewer.text import render_trace
 
@@ -104,7 +106,10 @@ def junit_xml(suite, outcomes) -> bytes:
         tc = ET.SubElement(ts, "testcase", {"classname": classname, "name": xml_safe(o.spec.name),
                                             "time": f"{o.seconds:.3f}"})
         summary = (f"expected {o.spec.expected_text()}; got {o.got}; "
-                   f"{o.states if o.states is not None else '-'} distinct states")
+                   f"{o.states if o.states is not None else '-'} distinct states\n"
+                   f"scope: {scope_of(o.spec.config.as_dict())['holds_means']}")
+        if o.result_json:
+            summary += "".join(f"\n{beyond_line(e)}" for e in o.result_json.get("known_beyond", ()))
         reasons = "\n".join(o.reasons)
         traces = "\n\n".join(
             f"Counterexample for {name} ({len(trace)} steps):\n{render_trace(trace)}"
@@ -151,6 +156,7 @@ def json_report(suite, outcomes) -> dict:
                     "allow_incomplete": o.spec.allow_incomplete,
                 },
                 "got": o.got,
+                "scope": scope_of(o.spec.config.as_dict()),
                 "reasons": o.reasons,
                 "cached": o.status == CACHED,
                 "cached_at": o.cached_at,

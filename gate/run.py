@@ -26,6 +26,7 @@ from typing import Callable
 import checker  # checker.check is looked up at each run (tests replace it)
 from checker.interrupt import interrupted
 from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from gate.known import beyond
 from gate.suite import CheckSpec
 from model.errors import KmcError
 
@@ -156,6 +157,7 @@ def run_check(spec: CheckSpec, warn: Callable[[str], None] | None = None) -> Out
                        seconds=time.monotonic() - started)
     if result.interrupted:
         return interrupted_outcome(spec, result, time.monotonic() - started)
+    result.known_beyond = beyond(spec.config, [p.name for p in result.properties if p.verdict == HOLDS])
     return judge(spec, result)
 
 

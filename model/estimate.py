@@ -10,8 +10,15 @@ the last two measured values. That slope has only steepened as bounds grew (reco
 5.8 at RF=2; epochs: 3.9 then 4.3), so the figure is a lower estimate; on the one large run
 measured (RF=3, 3 records, 3 epochs, 1 crash: 225 million states, docs/checker.md) it says 133
 million. Beyond three replicas each replica multiplies the states by ``REPLICA_STEP`` (measured
-from RF=3 to RF=4 at 1 record, 2 epochs, no crash; it grows with the bounds). Other rules, acks
-and crash models change the figure by small factors; an estimate is an order of magnitude.
+from RF=3 to RF=4 at 1 record, 2 epochs, no crash; it grows with the bounds).
+
+Later releases and other crash models are larger: ``config_states`` multiplies by
+``FAMILY_FACTOR`` (how many times kip-320's states each family of rules has at the replication
+factor's default bounds: KRaft with ELR, Kafka 4.1, has 51 times as many at RF=3) and
+``CRASH_FACTOR`` (power-loss crashes add each broker's flushed offset and the flushes: about 7
+times as many states), both measured by ``python bench/state_counts.py --families``. Acks,
+``min.insync.replicas`` and unclean election change the figure by small factors; an estimate is
+an order of magnitude.
 """
 
 from __future__ import annotations
@@ -46,6 +53,52 @@ MEASURED = {
     },
 }
 REPLICA_STEP = 55.5  # RF=4 / RF=3 at (1, 2, 0): 2,032,846 / 36,618 states (same command, --rf 4)
+
+FAMILY_RELEASES = {"kip-320": "2.1", "broker-epoch": "2.2", "alter-partition": "2.8",
+                   "kraft": "3.9", "kraft-elr": "4.1"}
+"""The release each family of rules is measured on (``family_of`` says which a rule set is)."""
+
+# python bench/state_counts.py --families: states of the family's release / states of kip-320, at
+# the replication factor's default bounds, process crashes
+FAMILY_FACTOR = {
+    "kip-320": {2: 1.00, 3: 1.00},  # Kafka 2.1
+    "broker-epoch": {2: 0.59, 3: 0.56},  # Kafka 2.2
+    "alter-partition": {2: 1.93, 3: 5.88},  # Kafka 2.8
+    "kraft": {2: 8.51, 3: 46.04},  # Kafka 3.9
+    "kraft-elr": {2: 8.70, 3: 50.88},  # Kafka 4.1
+}
+# the same command: states with power-loss / disk-loss crashes / with process crashes, RF=2
+CRASH_FACTOR = {
+    "kip-320": {"power-loss": 7.72, "disk-loss": 1.27},
+    "broker-epoch": {"power-loss": 6.33, "disk-loss": 0.93},
+    "alter-partition": {"power-loss": 7.83, "disk-loss": 1.18},
+    "kraft": {"power-loss": 6.94, "disk-loss": 0.98},
+    "kraft-elr": {"power-loss": 6.99, "disk-loss": 0.98},
+}
+
+
+def family_of(rules) -> str:
+    """The family of a rule set, for ``FAMILY_FACTOR``: the newest structural change it has."""
+    rules = set(rules)
+    for rule, family in (("eligible-leader-replicas", "kraft-elr"), ("kraft", "kraft"),
+                         ("alter-partition", "alter-partition"), ("broker-epoch", "broker-epoch")):
+        if rule in rules:
+            return family
+    return "kip-320"
+
+
+def config_states(config) -> float:
+    """A lower estimate of the distinct states of ``config`` (a ``ModelConfig``): kip-320's
+    (``estimated_states``) times its family's and its crash model's measured factors. The fault
+    bounds add more, not counted."""
+    b = config.bounds
+    states = estimated_states(config.replication_factor, b.max_records, b.max_leader_epoch,
+                              b.max_crashes, symmetry=config.symmetry)
+    family = family_of(config.rules)
+    states *= FAMILY_FACTOR.get(family, {}).get(min(config.replication_factor, 3), 1.0)
+    if b.max_crashes and b.max_unflushed_losses:
+        states *= CRASH_FACTOR.get(family, {}).get(config.crash_model, 1.0)
+    return states
 
 
 def estimated_states(replication_factor: int, max_records: int, max_leader_epoch: int,
