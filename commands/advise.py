@@ -9,7 +9,8 @@ import sys
 import click
 
 from advise import DEFAULT_GOALS, advise
-from advise.render import render_markdown, render_text, to_json
+from advise.render import progress_words, render_markdown, render_text, to_json
+from advise.sweep import DEFAULT_CELL_MAX_STATES
 from advise.traces import write_traces
 from checker.compiled import ensure_compiled
 from commands.options import config_options, pop_config_options, source_options
@@ -48,8 +49,10 @@ def _replication_factors(text):
               help="Sweep every setting under every release, not only your settings.")
 @click.option("--no-releases", is_flag=True, help="Do not check your settings under other releases.")
 @click.option("--cell-time-limit", type=click.FloatRange(min=0, min_open=True), default=300.0,
-              show_default=True, help="Seconds one cell may take before it is left incomplete.")
-@click.option("--max-states", type=click.IntRange(1), help="Distinct states one cell may explore.")
+              show_default=True, help="Seconds one check may take before it is left incomplete "
+                                      "(its setting is then 'not refuted', never kept).")
+@click.option("--max-states", type=click.IntRange(1),
+              help=f"Distinct states one check may explore. [default: {DEFAULT_CELL_MAX_STATES:,}]")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Result cache (cells answered before on the same model are not re-run). "
                    "[default: results in kmc's cache directory]")
@@ -69,9 +72,12 @@ def advise_command(kafka_version, config_files, goals, replication_factors, full
     Starting from your settings (flags or --config Kafka properties files), every combination
     of acks, min.insync.replicas, unclean.leader.election.enable and the flush policy is checked
     at replication factors 2 and 3, and your settings under each Kafka release where a rule
-    changed; each is a complete check (cached). Availability (can a write be acknowledged with
-    a broker down? can the partition lose its leader while a broker runs?) is asked of the
-    explorer too.
+    changed. Each setting's goal is checked at kmc's default bounds and at the bounds of every
+    loss the known-results suite finds at its replication factor (the bound flags replace the
+    default ones, never the known losses'); a setting is listed as keeping the goal only if it
+    holds at all of them. Availability (can a write be acknowledged with a broker down? can the
+    partition lose its leader while a broker runs?) is asked of the explorer too. Checks are
+    cached.
 
     Exit code 0: your settings keep the goal; 1: they do not; 2: bad input; 3: undecided.
     """
@@ -91,10 +97,10 @@ def advise_command(kafka_version, config_files, goals, replication_factors, full
         click.echo("")
     ensure_compiled(None if quiet else (lambda line: click.echo(line, err=True)))
 
-    def progress(i, n, cell):
+    def progress(i, n, advice, settings):
         if not quiet:
-            took = "cached" if cell.cached else f"{cell.seconds:.1f} s"
-            click.echo(f"[{i}/{n}] {cell.kind} {cell.settings.words(release=True)}: {took}", err=True)
+            click.echo(f"[{i}/{n}] {settings.words(release=True)}: {progress_words(advice, settings)}",
+                       err=True)
             sys.stderr.flush()
 
     advice = advise(config, goals=goals, replication_factors=rfs, bound_overrides=bound_overrides,
