@@ -69,3 +69,22 @@ def test_a_goal_check_that_hits_a_limit_never_keeps_the_goal():
     cell = run_cell(s, GOAL, s.config(ModelConfig(), default_bounds(2)), names=["no-acked-loss"],
                     max_states=100)
     assert cell.limit == "max-states" and cell.verdicts["no-acked-loss"].verdict == "INCOMPLETE"
+
+
+@pytest.mark.parametrize("version, rf", [("2.1", 2), ("4.1", 2), ("3.7", 2), ("0.8", 2)])
+def test_without_crashes_unclean_election_and_the_flush_policy_change_nothing(version, rf):
+    # advise's equivalence (docs/advise.md): with max-crashes=0 (and no session expiry or
+    # controlled shutdown) no broker is ever down, the controller never elects from outside
+    # the ISR, and no flush matters: the four settings have the same verdicts and counterexamples
+    from model import Bounds
+
+    answers = set()
+    for unclean in (False, True):
+        for crash in ("process", "power-loss"):
+            config = ModelConfig(kafka_version=version, replication_factor=rf, min_insync_replicas=1,
+                                 unclean_leader_election_enable=unclean, crash_model=crash,
+                                 bounds=Bounds(2, 3, 0, 1))
+            result = check(config, ["no-acked-loss", "log-matching", "monotonic-visibility"])
+            answers.add(tuple((p.name, p.verdict, len(p.trace) if p.trace else None)
+                              for p in result.properties))
+    assert len(answers) == 1, answers
