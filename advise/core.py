@@ -46,6 +46,7 @@ from advise.sweep import (
     bounds_for, run_cell, safety_config,
 )
 from checker.interrupt import interrupted
+from gate.known import known_losses
 from checker.result import EXIT_HOLDS, EXIT_INCOMPLETE, EXIT_VIOLATED, INTERRUPTED, VIOLATED
 from model.config import ModelConfig
 from model.errors import ConfigError
@@ -270,8 +271,6 @@ def _corner_order(s: Settings, found: list) -> list:
     """The corners to try first: those of a known loss closest to ``s`` (the same rules and
     crash model count double, then each setting apart), then the cheapest (``corners``' order).
     Only the order, and so the time, depends on it: every corner is checked until one refutes."""
-    from gate.known import known_losses
-
     losses = {loss.name: loss for loss in known_losses()}
     rules = None
 

@@ -43,13 +43,15 @@ sys.path.insert(0, str(ROOT))
 from checker.symbolic.strengthen import all_names  # noqa: E402  (after the path: a checkout)
 from cli import cli  # noqa: E402
 from model.protocols import VARIANTS  # noqa: E402
+from properties import BUILT_IN, PROPERTIES  # noqa: E402
 
 README = ROOT / "README.md"
 FILES = (README, ROOT / "docs" / "traces.md", ROOT / "docs" / "ci.md", ROOT / "docs" / "advise.md")
 EXAMPLE = ["check", "-q", "--protocol", "hw-truncation", "-r", "2", "-p", "no-acked-loss"]
 EXAMPLE_HEAD = f"`kmc {' '.join(EXAMPLE)}` prints (exit code 1):\n\n```\n"
 TIMING = re.compile(r"[\d.]+ s \([\d,]+ states/s\)")
-SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b|[\d,]+ states/s|\d+ min \d+ s")
+SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b|[\d,]+ states/s|\d+ min \d+ s"
+                     r"|\b\d+\.\d(?=\s+(?:pass|FAIL|INCOMPLETE|cached|ERROR|INTERRUPTED)\b)")  # gate's seconds
 LIBRARY = re.compile(r"library of (\d+) strengthening invariants")
 MARKER = re.compile(r"^<!-- figure: (?P<spec>.*?) -->\n```[^\n]*\n(?P<body>.*?)^```$", re.M | re.S)
 ADVISE_PROSE = re.compile(r"\((\d+) settings, ([\d,]+) checks, ([\d,]+) distinct states\)")
@@ -102,10 +104,15 @@ def render(figure: Figure, workdir: Path) -> str:
     """The block ``figure`` should show: the command's output, shaped by its options."""
     cwd = os.getcwd()
     os.chdir(workdir)
+    loaded = {n: p for n, p in PROPERTIES.items() if n not in BUILT_IN and not p.is_reachability
+              and not p.history}  # properties a test of the same process --loaded: not kmc's
+    for name in loaded:
+        del PROPERTIES[name]
     try:
         result = CliRunner().invoke(cli, figure.args)
     finally:
         os.chdir(cwd)
+        PROPERTIES.update(loaded)
     want = int(figure.options.get("exit", ["0"])[0])
     if result.exit_code != want:
         raise AssertionError(f"{figure.label}: exit code {result.exit_code}, the figure says {want}:"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from gate.suite import load_suite
 from model.config import BOUND_NAMES, ModelConfig
 
 KNOWN_RESULTS = Path(__file__).resolve().parent.parent / "scenarios" / "known-results.toml"
@@ -58,8 +59,6 @@ def known_losses(path: str = str(KNOWN_RESULTS)) -> tuple[KnownLoss, ...]:
     """Every (row, violated property) of the suite at ``path``; empty if it is not there."""
     if not Path(path).is_file():
         return ()
-    from gate.suite import load_suite  # the suite loader imports the engines' registry
-
     out = []
     for spec in load_suite(path).checks:
         if spec.expect != "violated":

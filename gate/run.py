@@ -158,6 +158,7 @@ def run_check(spec: CheckSpec, warn: Callable[[str], None] | None = None) -> Out
     if result.interrupted:
         return interrupted_outcome(spec, result, time.monotonic() - started)
     result.known_beyond = beyond(spec.config, [p.name for p in result.properties if p.verdict == HOLDS])
+    result.notes += [f"note: {n}" for n in getattr(spec.provenance, "notes", ())]  # from its files
     return judge(spec, result)
 
 

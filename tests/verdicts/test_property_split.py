@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from click.testing import CliRunner
 
 from checker import check
@@ -24,14 +23,6 @@ KIP101 = ["check", "--protocol", "kip-101", "-r", "2", "-q"]
 def kmc(*args):
     return CliRunner().invoke(cli, [str(a) for a in args])
 
-
-@pytest.fixture(autouse=True)
-def only_the_built_in_properties(monkeypatch):
-    """Other tests in this process may have loaded properties of their own (kmc --load): they
-    join the default set, which these tests are about."""
-    for name, prop in list(PROPERTIES.items()):
-        if name not in BUILT_IN and not prop.is_reachability and not prop.history:
-            monkeypatch.delitem(PROPERTIES, name)
 
 
 def test_the_split_names_kafkas_promises_and_the_stronger_invariants():
