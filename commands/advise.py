@@ -106,8 +106,9 @@ def advise_command(kafka_version, config_files, goals, replication_factors, full
     advice = advise(config, goals=goals, replication_factors=rfs, bound_overrides=bound_overrides,
                     sweep_releases=not no_releases, full=full, cache=cache,
                     time_limit=cell_time_limit, max_states=max_states, progress=progress)
-    # a typo in the files (the flush policy's note does not apply: advise sweeps both policies)
-    advice.notes += [n for n in getattr(provenance, "notes", ()) if "did you mean" in n]
+    # the configuration's notes (a typo in the files ...), but the flush policy's: advise sweeps
+    # both policies, each with the crash model it matters under
+    advice.notes += [n for n in getattr(provenance, "notes", ()) if "flush policy matters" not in n]
     if trace_dir and not advice.interrupted:
         advice.notes += write_traces(advice, trace_dir, force=force)
     if as_json:
