@@ -24,7 +24,8 @@ demo: install
 	    --property no-acked-loss; code=$$?; echo "(exit code $$code: 1 = violated)"; test $$code -eq 1
 	@echo
 	@echo "== 2. Kafka 2.1 (kip-320), same settings, 3 replicas: no acknowledged record lost within the bounds"
-	@echo "   (a few seconds; a progress line every 5 s)"
+	@echo "   (a few seconds; a progress line every 5 s; the verdict names the bounds it covers and the"
+	@echo "   known loss beyond them, step 3's finding)"
 	@$(BIN)/kmc check --protocol kip-320 -r 3 --acks all --min-insync-replicas 2 \
 	    --property no-acked-loss; code=$$?; echo "(exit code $$code: 0 = holds within the bounds)"; test $$code -eq 0
 	@echo

@@ -145,8 +145,9 @@ MANDATORY_SINCE = {"kraft": "4.0"}
 
 
 def _release_lines() -> tuple[str, ...]:
-    """Releases in which some rule first appeared, oldest first ("0.8" has none of them)."""
-    since = {r.since for r in RULES.values() if r.since}
+    """Releases in which some rule first appeared, oldest first, from 0.8 (once, though its
+    ``controller-epoch`` rule names it as its ``since`` too)."""
+    since = {r.since for r in RULES.values() if r.since} - {"0.8"}
     return ("0.8",) + tuple(sorted(since, key=_version_key))
 
 
