@@ -343,31 +343,46 @@ def advise(config: ModelConfig, *, goals=DEFAULT_GOALS, replication_factors=None
         advice.seconds = time.monotonic() - started
         return advice
 
-    # 1. the goal of every cell, at every corner
-    for i, s in enumerate(_order(cells), 1):
-        if interrupted():
-            return stop(i - 1)
-        if invariant_goals:
-            evidence = _goal_evidence(s, config, advice, invariant_goals, run)
-            advice.evidence[s] = evidence
-            if any(c.cell is not None and c.cell.limit == INTERRUPTED for c in evidence.checks):
+    decided = [0]
+
+    def sweep() -> Advice | None:
+        # 1. the goal of every cell, at every corner
+        for i, s in enumerate(_order(cells), 1):
+            decided[0] = i - 1
+            if interrupted():
                 return stop(i - 1)
-        if progress is not None:
-            progress(i, len(cells), advice, s)
-    # 2. availability (for the cells that keep the goal and the user's) and every invariant
-    # (for the cells that keep the goal: what a stronger setting changes)
-    need_availability = [s for s in cells if any(g in A.BY_NAME for g in goals)
-                         or advice.status(s) == KEPT or s == user]
-    for s in dict.fromkeys(x.but(crash_model="process") for x in need_availability):
-        if interrupted():
-            return stop(len(cells))
-        advice.availability[s] = run(s, AVAILABILITY, availability_config(s, config))
-    for s in [x for x in cells if advice.status(x) == KEPT]:
-        if interrupted():
-            return stop(len(cells))
-        advice.safety[s] = run(s, SAFETY, safety_config(s, config, overrides))
-        if advice.safety[s].limit == INTERRUPTED:
-            return stop(len(cells))
+            if invariant_goals:
+                evidence = _goal_evidence(s, config, advice, invariant_goals, run)
+                advice.evidence[s] = evidence
+                if any(c.cell is not None and c.cell.limit == INTERRUPTED for c in evidence.checks):
+                    return stop(i - 1)
+            if progress is not None:
+                progress(i, len(cells), advice, s)
+        decided[0] = len(cells)
+        # 2. availability (for the cells that keep the goal and the user's) and every invariant
+        # (for the cells that keep the goal: what a stronger setting changes)
+        need_availability = [s for s in cells if any(g in A.BY_NAME for g in goals)
+                             or advice.status(s) == KEPT or s == user]
+        for s in dict.fromkeys(x.but(crash_model="process") for x in need_availability):
+            if interrupted():
+                return stop(len(cells))
+            advice.availability[s] = run(s, AVAILABILITY, availability_config(s, config))
+        for s in [x for x in cells if advice.status(x) == KEPT]:
+            if interrupted():
+                return stop(len(cells))
+            advice.safety[s] = run(s, SAFETY, safety_config(s, config, overrides))
+            if advice.safety[s].limit == INTERRUPTED:
+                return stop(len(cells))
+        return None
+
+    # A signal can land anywhere in the main thread (between two cells, in a progress line,
+    # in a cell no engine runs for): wherever it lands, the sweep stops the same way.
+    try:
+        stopped = sweep()
+    except KeyboardInterrupt:
+        return stop(decided[0])
+    if stopped is not None:
+        return stopped
     _draw_advice(advice)
     advice.seconds = time.monotonic() - started
     return advice

@@ -205,7 +205,7 @@ def test_an_interrupted_advise_says_so_and_stops_with_exit_3(tmp_path):
     code, out, err, seconds = run.stop_with(signal.SIGINT)
     assert code == 3, (out, err)
     assert seconds < 15
-    assert "INTERRUPTED (SIGINT or SIGTERM) after" in out and "no advice is drawn" in out
+    assert "INTERRUPTED (SIGINT or SIGTERM) after" in out and "no advice is drawn" in out, err
     assert "Weakest settings" not in out and "Traceback" not in err
     later = [line for line in err.splitlines() if line.startswith("[")]
     assert len(later) < 10, err  # it stopped; it did not walk the remaining cells
