@@ -29,11 +29,26 @@ shrink) happens during the short pauses.
  8  wait                                                       the producer's ack of r1 (offset 0)
                                                                while broker 1 (ISR) has no r1
  9  reorder [1,0,2] + preferred election; SIGCONT 1           controller: leader 0 -> 1, epoch 3
-10  read the partition                                         r1 at offset 0, or not
+10  settle: the old producer's r2; a new producer's r3         r3 acknowledged; the three replicas'
+    acknowledged; every broker runs                            files identical and holding r3
+11  read the partition; judge r1 on every replica's files      r1 at its offset, or on no replica
 === ========================================================= ==================================
 
 Each step reports what it observed; a barrier that times out ends the run as *diverged at step
 k* with what was seen instead, so a run that does not lose r1 says where Kafka left the path.
+
+**When r1 counts as lost** (``judge``): it was acknowledged, the final read does not return it
+at its offset, *and no replica's segment files hold it*, read after the cluster has settled:
+every broker running, a record written after the last election (r3, by a new producer: the
+first producer's r2 fails with OutOfOrderSequence because the new leader lost r1's sequence)
+acknowledged, and the three replicas' logs identical. Before this settling step the harness read
+the new leader at its high watermark some 0.4 s after the election and killed the cluster: in 17
+of the 19 runs kept from issue 23, two of the three replicas' files still held r1 (their
+truncation to the new leader comes a fetch round later), so "lost" rested on one broker's view.
+A replica that still holds r1 after settling would make the run *not settled*, never *lost*.
+The run also records what "no crash, no unclean election" rests on (``checks``): every JVM
+alive, one start per node, no ``UNCLEAN partition change`` and no ISR change in the
+controller's log.
 """
 
 from __future__ import annotations
@@ -84,6 +99,9 @@ class LeoRun:
     acked_while_isr_lacked: bool | None = None
     epoch_skip_seen: bool | None = None
     lost: bool | None = None
+    judgement: dict | None = None                   # judge(): r1 on the read and on each replica
+    checks: dict | None = None                      # no crash, no unclean election, ISR unchanged
+    replica_logs: dict | None = None                # each broker's partition log after settling
     diverged_at: int | None = None
     run_dir: str = ""
     pauses: list = field(default_factory=list)      # (broker, seconds between SIGSTOP and SIGCONT)
@@ -92,7 +110,15 @@ class LeoRun:
 
     def outcome(self) -> str:
         if self.lost:
-            return "reproduced: acknowledged r1 lost, no crash"
+            j, c = self.judgement or {}, self.checks or {}
+            quiet = c.get("all_alive") and not c.get("restarts") and not c.get("unclean_elections") \
+                and not c.get("isr_changes")
+            return (f"reproduced: acknowledged r1@{j.get('offset')} on no replica after settling "
+                    f"(offset {j.get('offset')} now holds {j.get('offset_now_holds')})"
+                    + ("; no crash, no unclean election, ISR unchanged" if quiet else f"; checks: {c}"))
+        if self.judgement and self.judgement.get("replicas_holding"):
+            return (f"not settled: r1 acknowledged, still on broker(s) {self.judgement['replicas_holding']}"
+                    f"; {(self.verdict or {}).get('summary', '')}")
         if self.diverged_at is not None:
             step = self.steps[self.diverged_at - 1]
             return f"diverged at step {step.number} ({step.action}): {step.observed}"
@@ -103,7 +129,8 @@ class LeoRun:
                 "epoch_skip_seen": self.epoch_skip_seen, "acked_while_isr_lacked": self.acked_while_isr_lacked,
                 "diverged_at": self.diverged_at, "steps": [s.__dict__ for s in self.steps],
                 "pauses": self.pauses, "cluster_start_seconds": round(self.cluster_start_seconds, 1), "experiment_seconds": round(self.experiment_seconds, 2),
-                "verdict": self.verdict, "evidence": self.evidence, "run_dir": self.run_dir}
+                "verdict": self.verdict, "judgement": self.judgement, "checks": self.checks,
+                "replica_logs": self.replica_logs, "evidence": self.evidence, "run_dir": self.run_dir}
 
 
 class Diverged(Exception):
@@ -245,14 +272,19 @@ def _experiment(cluster: Cluster, result: LeoRun, barrier_s: float, log) -> None
         cluster.wait_for(m1, rf"Leader {TOPIC}-0 .* starts at leader epoch {e3} ", barrier_s)
         current.status, current.observed = "done", f"controller: leader 0 -> 1, epoch {m.group(1)} -> {e3}"
 
-        current = _step(result, "read the partition back")
-        producer.send("r2")
-        producer.wait(30)
+        current = _step(result, "settle: every broker runs; a new producer's r3 acknowledged and on every replica")
+        _settle(cluster, result, producer, marks[ctl], barrier_s)
+        current.status = "done"
+        current.observed = (f"replica logs {result.replica_logs}; checks {result.checks}")
+
+        current = _step(result, "read the partition back; judge r1 on the read and on every replica")
         final = read_partition(cluster.bootstrap(), TOPIC, result.history, label="final")
         verdict = check(result.history, final)
         result.verdict = verdict.as_dict()
-        result.lost = any(l["value"] == "r1" for l in verdict.lost)
-        current.status, current.observed = "done", f"final read {final}; {verdict.summary()}"
+        logs = {b: [(r["offset"], r["value"]) for r in rs] for b, rs in result.replica_logs.items()}
+        result.judgement = judge("r1", result.history.acked().get("r1"), final, logs)
+        result.lost = result.judgement["lost"]
+        current.status, current.observed = "done", f"final read {final}; {verdict.summary()}; {result.judgement}"
         result.experiment_seconds = time.monotonic() - t0
         log(f"  done in {result.experiment_seconds:.1f} s")
     except (Diverged, TimeoutError) as exc:
@@ -263,6 +295,61 @@ def _experiment(cluster: Cluster, result: LeoRun, barrier_s: float, log) -> None
     finally:
         producer.close()
         result.evidence = collect_evidence(cluster, marks)
+
+
+def _settle(cluster: Cluster, result: LeoRun, producer: Producer, ctl_mark, barrier_s: float) -> None:
+    """Let the cluster converge after the last election, so that "lost" is judged on every
+    replica and not on one broker's view a fraction of a second after the election."""
+    producer.send("r2")          # the first producer: OutOfOrderSequence when the leader lost r1
+    producer.wait(30)
+    fresh = Producer(cluster.bootstrap(), TOPIC, result.history, acks="all", request_timeout_ms=30000)
+    try:
+        fresh.send("r3")
+        fresh.wait(barrier_s)
+    finally:
+        fresh.close()
+    if result.history.acked().get("r3") is None:
+        raise Diverged("the cluster did not settle: r3 was not acknowledged")
+
+    def converged():
+        logs = {b: [(r.offset, r.value) for r in segments.read_log(_data(cluster, b))] for b in cluster.brokers}
+        first = logs[min(logs)]
+        same = all(v == first for v in logs.values()) and any(v == b"r3" for _, v in first)
+        return logs if same else None
+    try:
+        _wait(converged, barrier_s, "the replicas' logs did not converge")
+    finally:
+        result.replica_logs = {b: [r.as_dict() for r in segments.read_log(_data(cluster, b))] for b in cluster.brokers}
+        result.checks = quiet_checks(cluster, ctl_mark)
+
+
+def quiet_checks(cluster: Cluster, ctl_mark) -> dict:
+    """What "no crash, no unclean election, ISR unchanged" rests on in this run: every JVM still
+    alive and unpaused, one "Kafka Server started" per node log, and, in the controller's log since
+    the topic was created, no ``UNCLEAN partition change`` and no partition change with an
+    ``isr:`` field (reorders and elections change replicas/leader only)."""
+    nodes = [cluster.controller, *cluster.brokers.values()]
+    starts = {n.node_id: cluster._read_from(n, 0).count("Kafka Server started") for n in nodes}
+    lines = [m.group(0) for m in cluster.find(ctl_mark, r"(UNCLEAN )?partition change for " + TOPIC + r"-0 .*")]
+    return {"all_alive": all(n.running() and not n.paused for n in nodes),
+            "restarts": sum(c - 1 for c in starts.values() if c > 1) + sum(1 for c in starts.values() if c == 0),
+            "unclean_elections": sum(1 for line in lines if line.startswith("UNCLEAN")),
+            "isr_changes": sum(1 for line in lines if "isr: [" in line)}
+
+
+def judge(value: str, acked_offset: int | None, final: list[tuple[int, str]],
+          replica_logs: dict[int, list[tuple[int, bytes | str | None]]]) -> dict:
+    """Is the acknowledged ``value`` lost? Only if the final read does not return it at its offset
+    *and* no replica's log holds it anywhere: a record still in some replica's files can come back
+    with an election, so that is "not settled", never "lost"."""
+    def text(v):
+        return v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+    holding = sorted(b for b, log in replica_logs.items() if any(text(v) == value for _, v in log))
+    at = dict(final)
+    in_read = acked_offset is not None and at.get(acked_offset) == value
+    return {"value": value, "offset": acked_offset, "in_final_read": in_read,
+            "offset_now_holds": at.get(acked_offset), "replicas_holding": holding,
+            "lost": acked_offset is not None and not in_read and not holding}
 
 
 def collect_evidence(cluster: Cluster, marks: dict) -> list[dict]:
