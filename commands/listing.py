@@ -40,10 +40,22 @@ def list_command():
         previous = rules
     click.echo(f"  Kafka releases kmc knows: {', '.join(str(v) for v in RELEASES)}")
     click.echo("")
-    click.echo("Properties (--property; all of them by default):")
+    click.echo("What Kafka promises (--property; checked by default, a violation fails the run, "
+               "exit code 1):")
     for name, prop in PROPERTIES.items():
-        if not prop.is_reachability:
+        if not prop.is_reachability and not prop.stronger and not prop.history:
             click.echo(f"  {name:<28} {prop.description}")
+    click.echo("  asked by name only (the state keeps a history for them):")
+    for name, prop in PROPERTIES.items():
+        if prop.history:
+            click.echo(f"  {name:<28} {prop.description}")
+    click.echo("")
+    click.echo("Stronger invariants (checked by default and reported, not failing; -p NAME makes a "
+               "violation fail the run):")
+    for name, prop in PROPERTIES.items():
+        if prop.stronger:
+            click.echo(f"  {name:<28} {prop.description}")
+            click.echo(f"  {'':<28} why not failing by default: {prop.stronger}")
     click.echo("")
     click.echo("Reachability questions (--property NAME: VIOLATED means reached, the trace is a "
                "shortest witness; kmc advise asks them):")

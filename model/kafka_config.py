@@ -13,11 +13,17 @@ What is read, and how Kafka resolves it:
   by the same key in a topic-level config.
 - ``default.replication.factor`` (broker) is overridden by ``replication.factor`` (the topic's).
 - ``acks`` (producer).
-- ``log.flush.interval.messages`` (broker) is overridden by ``flush.messages`` (topic). It decides
-  the crash model: ``1`` fsyncs every write before it is acknowledged or replicated, so a power
-  loss loses nothing a replica had: crash model ``process``. Any other value, or none (Kafka's
-  default never forces an fsync and leaves flushing to the OS), means a broker that loses power
-  loses its unflushed records: crash model ``power-loss``. ``kmc check --crash-model`` overrides.
+- ``log.flush.interval.messages`` (broker) is overridden by ``flush.messages`` (topic), and
+  ``log.flush.interval.ms`` by ``flush.ms``: the flush policy. It matters only under power loss.
+  The crash model is not read from the files: it is what the world may do to a broker, with the
+  same default whatever the entry point (``process``: a crash keeps the OS page cache, so
+  unflushed writes survive, as after ``kill -9`` or a JVM crash); ``--crash-model`` chooses
+  another. Under ``--crash-model power-loss``, ``flush.messages=1`` fsyncs every write before it
+  is acknowledged or replicated, so a power loss loses nothing a replica had: the check runs
+  with process crashes and the provenance says why. Any other flush setting (Kafka's default
+  never forces an fsync; ``flush.ms`` bounds the time, which kmc does not model) leaves a power
+  loss taking the unflushed records. A flush key set under another crash model gets a note
+  saying it does not matter there.
 
 Which kind a file is (broker, topic or producer) only matters where a topic config overrides a
 broker one under the same key. It is told from the keys (a ``log.*`` key, ``broker.id``,
@@ -47,6 +53,7 @@ since the software may be newer than the protocol it speaks.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,8 +92,11 @@ _SOURCES = {
     "acks": (("acks", None),),
     "crash_model": (("log.flush.interval.messages", BROKER), ("flush.messages", TOPIC)),
 }
+FLUSH_MS_KEYS = (("log.flush.interval.ms", BROKER), ("flush.ms", TOPIC))
+"""The time-based flush policy: read for a note only, since kmc has no clock."""
 IBP_KEY = "inter.broker.protocol.version"
 MODELLED_KEYS = (frozenset(key for keys in _SOURCES.values() for key, _ in keys)
+                 | {key for key, _ in FLUSH_MS_KEYS}
                  | {IBP_KEY, "process.roles", "controller.quorum.voters",
                     "controller.quorum.bootstrap.servers", "zookeeper.connect",
                     "eligible.leader.replicas.enable"})
@@ -180,7 +190,7 @@ def _parse_value(field: str, setting: _Setting):
     if field == "crash_model":
         if not re.fullmatch(r"\+?\d+", raw) or int(raw) < 1:
             raise ConfigError(f"{where} must be a whole number >= 1")
-        return "process" if int(raw) == 1 else "power-loss"
+        return int(raw) == 1  # the flush policy: every write fsynced, or not
     raise AssertionError(field)
 
 
@@ -264,7 +274,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             lines.append(f"  {protocol_row[0]}  <- {protocol_row[1]}")
         if lines:
             lines.insert(0, "configuration:")
-        return values, lines
+        return values, Provenance(lines)
 
     files = []
     for path in config_files:
@@ -302,9 +312,15 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             rows.append((f"{IBP_KEY}={raw.strip()}", f"{path}: not used, {flag} wins"))
     _metadata_mode(files, values, rows, protocol)
     defaults_of = f"Kafka {version}" if version is not None else "Kafka 3.0 and later (no --kafka-version)"
+    notes: list[str] = []
     for field, found in settings.items():
         name = KAFKA_NAMES[field]
         chosen = None
+        if field == "crash_model":
+            value, source = _crash_model(found, files, overrides.get(field), notes)
+            values[field] = value
+            rows.append((f"{name}={value}", source))
+            continue
         if found:
             rank = {BROKER: 0, TOPIC: 1}
             chosen = max(found, key=lambda s: (rank[s.level], s.order))
@@ -313,11 +329,6 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             source = f"{chosen.path}: {chosen.key}={chosen.raw.strip()}"
             if losers:
                 source += " (overrides " + ", ".join(f"{s.key}={s.raw.strip()} in {s.path}" for s in losers) + ")"
-            if field == "crash_model":
-                source += (
-                    " (every write is fsynced)" if value == "process"
-                    else " (not every write is fsynced: a broker that loses power loses its unflushed records)"
-                )
         else:
             value, source = _kafka_default(field, version, defaults_of)
         if field in overrides:
@@ -337,9 +348,17 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
 
     for f in files:
         ignored = sorted(k for k in f.entries if k not in MODELLED_KEYS)
+        typos = {k: close for k in ignored if (close := _did_you_mean(k))}
+        ignored = [k for k in ignored if k not in typos]
         if ignored:
             lines.append(f"  ignored (not modelled) in {f.path}: {', '.join(ignored)}")
-    return values, lines
+        for key, close in typos.items():
+            note = (f"{f.path}: {key}={f.entries[key].strip()} is not a Kafka setting; did you mean "
+                    f"{close}? (Kafka ignores an unknown key too, so {close} keeps the value "
+                    "shown above)")
+            lines.append(f"  {note}")
+            notes.append(note)
+    return values, Provenance(lines, notes)
 
 
 def _release_words(version: Version) -> str:
@@ -375,10 +394,69 @@ def _kafka_default(field: str, version: Version | None, defaults_of: str):
         if version is not None and not version.at_least("3.0"):
             return "1", f"the producer's default before Kafka 3.0 ({defaults_of})"
         return "all", f"the producer's default since Kafka 3.0 ({defaults_of})"
-    if field == "crash_model":
-        return "power-loss", (
-            "log.flush.interval.messages is not set: Kafka's default never forces an fsync, so a "
-            "broker that loses power loses its unflushed records (--crash-model process assumes "
-            "crashes keep the log)"
-        )
     raise AssertionError(field)
+
+
+class Provenance(list):
+    """The provenance lines (where each value came from), with ``notes``: the lines to show
+    again with the verdict (a flush setting that does not matter under the crash model checked,
+    a key that looks like a typo), so that ``--json`` and the gate carry them too."""
+
+    def __init__(self, lines=(), notes=()):
+        super().__init__(lines)
+        self.notes = list(notes)
+
+
+# Kafka's own keys that sit close to a modelled one and must not be taken for its typo.
+_KNOWN_NEIGHBOURS = frozenset({
+    "log.flush.scheduler.interval.ms", "unclean.leader.election.interval.ms",
+    "eligible.leader.replicas.version", "log.flush.offset.checkpoint.interval.ms",
+    "log.flush.start.offset.checkpoint.interval.ms",
+})
+
+
+def _did_you_mean(key: str) -> str | None:
+    """The modelled key ``key`` is probably a typo of (``ack`` -> ``acks``), or None."""
+    if key in _KNOWN_NEIGHBOURS:
+        return None
+    close = difflib.get_close_matches(key, sorted(MODELLED_KEYS), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def _crash_model(found: list, files, flag: str | None, notes: list) -> tuple[str, str]:
+    """The crash model and its provenance: ``--crash-model`` or kmc's default, ``process``,
+    whatever the files say; the flush policy in ``found`` (``flush.messages`` and
+    ``log.flush.interval.messages`` settings) turns power loss into process crashes when every
+    write is fsynced. ``notes`` hears about flush settings that do not matter."""
+    rank = {BROKER: 0, TOPIC: 1}
+    flush = max(found, key=lambda s: (rank[s.level], s.order)) if found else None
+    every_write = _parse_value("crash_model", flush) if flush is not None else False
+    timed = [(f.path, key, f.entries[key].strip()) for f in files for key, _ in FLUSH_MS_KEYS
+             if key in f.entries]
+    set_here = ([f"{flush.key}={flush.raw.strip()} in {flush.path}"] if flush else []) + [
+        f"{key}={raw} in {path}" for path, key, raw in timed]
+    if flag == "power-loss":
+        if every_write:
+            return "process", (
+                f"--crash-model power-loss with {flush.path}: {flush.key}={flush.raw.strip()}: every "
+                "write is fsynced before it is acknowledged or replicated, so a power loss loses "
+                "nothing a replica had; checked as process crashes")
+        why = (f"{', '.join(set_here)}: not every write is fsynced" if set_here
+               else "no flush.messages / log.flush.interval.messages: Kafka's default never forces "
+                    "an fsync")
+        if timed:
+            notes.append(f"{', '.join(f'{k}={v}' for _, k, v in timed)}: Kafka fsyncs at that "
+                         "interval; kmc has no clock, so under power loss any record not yet "
+                         "flushed may be lost (FlushLog is a free choice of when)")
+        return "power-loss", f"command-line flag ({why}, so a power loss takes the unflushed records)"
+    if set_here:
+        crash = flag or "process"
+        notes.append(f"{', '.join(set_here)}: the flush policy matters only under --crash-model "
+                     f"power-loss (a power failure); with {crash} crashes "
+                     + ("every write survives in the page cache" if crash == "process"
+                        else "the disk is lost whatever was flushed"))
+    if flag is not None:
+        return flag, "command-line flag"
+    return "process", ("kmc's default crash model, whatever the entry point: a crash keeps the OS "
+                       "page cache, so unflushed writes survive (kill -9, a JVM crash); "
+                       "--crash-model power-loss checks power failures")

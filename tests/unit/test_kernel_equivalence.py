@@ -3,7 +3,7 @@ equal here, state by state.
 
 For every RF=2 configuration of the known-results suite (scenarios/known-results.toml) and the
 small bench size, every reachable state is visited with the reference model
-(checker/reference, the oracle), and in each one the kernel's successors (model/kernel/actions.py) must be
+(checker/reference, the oracle), and in each one the kernel's successors (model/kernel/actions/) must be
 the reference's successors: the same actions, in the same order, leading to the same states,
 byte for byte in row form (so the kernel's rows are in normal form: unused slots zero). The
 compiled properties must also agree with the Python ones on every one of those states.
