@@ -37,7 +37,9 @@ def check(
 
     ``progress(stats)`` is called every few seconds; ``notice(line)`` gets one-off lines (the
     kernel's first compilation); ``warn(line)`` is told, before the run starts, when the bounds
-    are too large to finish (``bounds_warning``; the line is also kept in the result's notes).
+    are too large to finish (``bounds_warning``) and when the configuration is not checked as
+    given (``ModelConfig.notes``: a release newer than kmc models, a setting its rules ignore);
+    those lines are also kept in the result's notes.
 
     SIGINT or SIGTERM (``checker.interrupt``) during the run gives a result with limit
     "interrupted": the engine's own, or, for an engine that does not stop by itself, one built
@@ -65,6 +67,9 @@ def check(
         long = long_run_estimate(config, chosen.name)
         if long:
             warn(long)
+    config_notes = config.notes()  # a release kmc does not model as itself, ignored settings
+    for line in config_notes if warn is not None else ():
+        warn(line)
     extras = {"memory_limit": memory_limit, "coverage": coverage, "notice": notice}
     last = [CheckStats()]  # the latest statistics an engine reported, for an interruption
 
@@ -94,6 +99,7 @@ def check(
         p.reported_only = reported_only(p.name, asked_by_name=bool(properties))
     if too_big:
         result.notes.insert(0, too_big)
+    result.notes[:0] = config_notes
     if config.acks == "0" and any(p.name == "no-acked-loss" for p in props):
         result.notes.append(
             "note: with acks=0 the producer is never acknowledged, so no-acked-loss cannot fail "

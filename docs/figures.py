@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from checker.symbolic.strengthen import all_names  # noqa: E402  (after the path: a checkout)
 from cli import cli  # noqa: E402
-from model.protocols import VARIANTS  # noqa: E402
+from model.rules import PROTOCOLS  # noqa: E402
 from properties import BUILT_IN, PROPERTIES  # noqa: E402
 
 README = ROOT / "README.md"
@@ -223,9 +223,9 @@ def problems(text: str) -> list:
     if counts != [strengthening_count()] * len(counts) or not counts:
         out.append(f"the README says {counts} strengthening invariants; "
                    f"kmc prove --strengthen all uses {strengthening_count()}")
-    for name, variant in VARIANTS.items():
-        if f"| `{name}` | {variant.kafka_versions} |" not in text:
-            out.append(f"the protocol table's row for {name} does not say Kafka {variant.kafka_versions}")
+    for name, protocol in PROTOCOLS.items():
+        if f"| `{name}` | {protocol.versions} |" not in text:
+            out.append(f"the protocol table's row for {name} does not say Kafka {protocol.versions}")
     return out
 
 

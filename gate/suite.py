@@ -57,7 +57,7 @@ from model.config import BOUND_NAMES, ModelConfig
 from model.errors import ConfigError, KmcError
 from model.files import nesting_depth, read_text
 from model.options import config_from_options
-from model.protocols import get_variant
+from model.rules import check_protocol
 from properties import PROPERTIES, get_properties
 
 HOLDS, VIOLATED = "holds", "violated"
@@ -341,7 +341,7 @@ def _config(d: dict, where: _Where, base: Path):
                 raise where.error(key, f"must be a string, got {value!r}")
             if key == "protocol":
                 try:
-                    get_variant(value)
+                    check_protocol(value)
                 except ConfigError as e:
                     raise where.error(key, str(e)) from None
         elif key in ("replication.factor", "min.insync.replicas"):

@@ -36,8 +36,8 @@ Absent keys take Kafka's documented defaults: ``min.insync.replicas=1``,
 before 3.0, KIP-679), ``default.replication.factor=1``. kmc needs at least 2 replicas, so an
 absent replication factor is an error that says what to set, unless ``-r`` gives it.
 
-``--kafka-version X.Y`` picks the protocol that version ran (``kafka_protocol``) and the
-defaults of that version; without it, the defaults of Kafka 3.0 and later apply and the protocol
+``--kafka-version X.Y`` picks the rules of that release (``model/rules.py``; versions are
+parsed and checked by ``model/releases.py``) and the defaults of that version; without it, the defaults of Kafka 3.0 and later apply and the protocol
 comes from ``--protocol``.
 
 ``inter.broker.protocol.version`` in a broker file (``2.0``, ``2.1-IV2``, ``0.10.2``) is the
@@ -62,6 +62,11 @@ from jproperties import Properties
 
 from model.errors import ConfigError
 from model.files import read_bytes
+from model.releases import (
+    KRAFT_SINCE, NEWEST_MODELLED, ZOOKEEPER_REMOVED_IN, Version, as_version, is_kraft_release,
+    parse_protocol_version, parse_version, rules_release,
+)
+from model.rules import protocol_of, release_rules
 
 BROKER, TOPIC, PRODUCER = "broker", "topic", "producer"
 
@@ -107,57 +112,6 @@ KAFKA_NAMES = {
     "crash_model": "crash.model",
 }
 
-# Release lines that exist, by major version; any later major is accepted as "2.1 and later".
-_RELEASE_LINES = {0: range(8, 12), 1: range(0, 2), 2: range(0, 9), 3: range(0, 10)}
-LATEST_KNOWN_MAJOR = 4
-
-
-@dataclass(frozen=True)
-class KafkaVersion:
-    """A Kafka release line, ``major.minor`` (a patch number is accepted and not used)."""
-
-    major: int
-    minor: int
-
-    def __str__(self) -> str:
-        return f"{self.major}.{self.minor}"
-
-    def at_least(self, major: int, minor: int) -> bool:
-        return (self.major, self.minor) >= (major, minor)
-
-
-def parse_kafka_version(text: str) -> KafkaVersion:
-    """``"2.8"``, ``"0.10.2"``, ``"0.10.2.1"`` or ``"3.7.1"`` -> ``KafkaVersion``; a
-    ``ConfigError`` otherwise (an empty version included)."""
-    m = re.fullmatch(r"\s*(\d{1,4})\.(\d{1,4})(?:\.(\d{1,4})){0,2}\s*", str(text))
-    if not m or (int(m.group(1)) > 0 and str(text).strip().count(".") > 2):
-        raise ConfigError(
-            f"--kafka-version {text!r} is not a Kafka version; write it as X.Y, e.g. 0.10, 2.0, 3.7"
-        )
-    major, minor = int(m.group(1)), int(m.group(2))
-    if major in _RELEASE_LINES:
-        if minor not in _RELEASE_LINES[major]:
-            lines = _RELEASE_LINES[major]
-            raise ConfigError(
-                f"--kafka-version {text}: there is no Kafka {major}.{minor} "
-                f"(the {major}.x releases are {major}.{lines[0]} to {major}.{lines[-1]})"
-            )
-    elif major > LATEST_KNOWN_MAJOR + 1 or major < 0:
-        raise ConfigError(f"--kafka-version {text}: there is no Kafka {major}.x")
-    return KafkaVersion(major, minor)
-
-
-def kafka_protocol(version: KafkaVersion) -> str:
-    """The replication protocol variant a Kafka version ran."""
-    if not version.at_least(0, 11):
-        return "hw-truncation"
-    if not version.at_least(2, 0):
-        return "kip-101"
-    if not version.at_least(2, 1):
-        return "kip-279"
-    return "kip-320"
-
-
 @dataclass(frozen=True)
 class PropertiesFile:
     """One parsed properties file and the kind it was taken for."""
@@ -165,33 +119,6 @@ class PropertiesFile:
     path: str
     kind: str
     entries: dict
-
-
-# ``inter.broker.protocol.version`` sub-versions that predate the replication change of their
-# release (Kafka's ApiVersion.scala): below the sub-version, the release before's rules apply.
-_IBP_CHANGE = {(0, 11): (2, "0.10"), (2, 1): (1, "2.0")}
-
-
-def parse_protocol_version(text: str) -> tuple[KafkaVersion, str]:
-    """``inter.broker.protocol.version`` -> (the release whose rules the brokers run, a note);
-    a ``ConfigError`` for a value Kafka would refuse too."""
-    raw = str(text).strip()
-    m = re.fullmatch(r"(\d{1,4}(?:\.\d{1,4}){1,3})(?:-IV(\d{1,3}))?", raw)
-    if not m:
-        raise ConfigError(
-            f"{IBP_KEY}={raw!r} is not a protocol version; Kafka writes it as X.Y or X.Y-IVn "
-            "(0.X.Y before 1.0), e.g. 2.1 or 0.11.0-IV2")
-    try:
-        version = parse_kafka_version(m.group(1))
-    except ConfigError as e:
-        raise ConfigError(f"{IBP_KEY}={raw!r}: {str(e).split(': ', 1)[-1]}") from None
-    sub = m.group(2)
-    change = _IBP_CHANGE.get((version.major, version.minor))
-    if sub is not None and change is not None and int(sub) < change[0]:
-        before = parse_kafka_version(change[1])
-        return before, (f"sub-version IV{sub} comes before Kafka {version}'s replication change "
-                        f"(IV{change[0]}), so the rules of Kafka {before}")
-    return version, ""
 
 
 def read_properties(path: str) -> dict:
@@ -271,9 +198,6 @@ def _show(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-LATEST_MODELLED = "4.1"
-"""The newest release whose rules kmc models (``model/rules.py``)."""
-
 KRAFT_KEYS = ("process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers")
 ZOOKEEPER_KEY = "zookeeper.connect"
 ELR_KEY = "eligible.leader.replicas.enable"
@@ -296,17 +220,17 @@ def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
     if kraft:
         path, key = kraft[0]
         if version is None:
-            values["kafka_version"] = LATEST_MODELLED
-            values["protocol"] = kafka_protocol(parse_kafka_version(LATEST_MODELLED))
-            rows.append((f"KRaft, rules of Kafka {LATEST_MODELLED}",
+            values["kafka_version"] = str(NEWEST_MODELLED)
+            values["protocol"] = protocol_of(NEWEST_MODELLED)
+            rows.append((f"KRaft, rules of Kafka {NEWEST_MODELLED}",
                          f"{path}: {key} (a KRaft cluster; no --kafka-version or "
                          f"{IBP_KEY}, so the newest release kmc models; --kafka-version picks another)"))
-        elif parse_kafka_version(version).at_least(3, 3):
+        elif is_kraft_release(parse_version(version)):
             rows.append(("KRaft", f"{path}: {key}"))
         else:
-            rows.append(("ZooKeeper mode", f"{path}: {key} is set, but KRaft before 3.3 was early "
-                                           "access and is not modelled"))
-    elif zk and version is not None and parse_kafka_version(version).at_least(3, 3):
+            rows.append(("ZooKeeper mode", f"{path}: {key} is set, but KRaft before {KRAFT_SINCE} "
+                                           "was early access and is not modelled"))
+    elif zk and version is not None and is_kraft_release(parse_version(version)):
         changes.append("-kraft")
         rows.append(("ZooKeeper mode (--rule -kraft)", f"{zk[0]}: {ZOOKEEPER_KEY}"))
     elr = [(f.path, f.entries[ELR_KEY]) for f in files if ELR_KEY in f.entries]
@@ -322,7 +246,7 @@ def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
         for key in NOT_SHIPPED_KEYS:
             if key in f.entries:
                 rows.append((key, f"{f.path}: not modelled (KIP-966's unclean recovery has shipped "
-                                  "in no release up to 4.1)"))
+                                  f"in no release up to {NEWEST_MODELLED})"))
     if changes:
         values.setdefault("rule_changes", []).extend(changes)
 
@@ -337,24 +261,14 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
     then, as with ``kafka_version``, ``inter.broker.protocol.version`` in the files is not used.
     """
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
-    version = parse_kafka_version(kafka_version) if kafka_version is not None else None
+    version = parse_version(kafka_version) if kafka_version is not None else None
     values: dict = {}
     lines: list[str] = []
     if version is not None:
-        values["protocol"] = kafka_protocol(version)
+        values["protocol"] = protocol_of(version)
         values["kafka_version"] = str(version)
-        note = ""
-        if version.at_least(4, 1):
-            note = " (KRaft, with KIP-966 eligible leader replicas)"
-        elif version.at_least(4, 0):
-            note = (" (KRaft; eligible leader replicas are opt-in on 4.0: "
-                    "--rule +eligible-leader-replicas)")
-        elif version.at_least(3, 3):
-            note = " (KRaft; --rule -kraft checks ZooKeeper mode)"
-        elif version.at_least(2, 8):
-            note = " (ZooKeeper mode; KRaft was early access before 3.3)"
-        protocol_row = (f"rules of Kafka {version} ({values['protocol']})",
-                        f"--kafka-version {kafka_version}{note}")
+        protocol_row = (f"rules of Kafka {rules_release(version)} ({values['protocol']})",
+                        f"--kafka-version {kafka_version}{_release_words(version)}")
     if not config_files:
         if version is not None:
             lines.append(f"  {protocol_row[0]}  <- {protocol_row[1]}")
@@ -385,13 +299,13 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             f"--protocol {protocol}" if protocol is not None else None)
         if flag is None:
             try:
-                rules_version, note = parse_protocol_version(raw)
+                rules_version, note = parse_protocol_version(raw, key=IBP_KEY)
             except ConfigError as e:
                 raise ConfigError(f"--config {path}: {e}") from None
-            values["protocol"] = kafka_protocol(rules_version)
+            values["protocol"] = protocol_of(rules_version)
             values["kafka_version"] = str(rules_version)
             why = f"; {note}" if note else ""
-            rows.append((f"rules of Kafka {rules_version} ({values['protocol']})",
+            rows.append((f"rules of Kafka {rules_release(rules_version)} ({values['protocol']})",
                          f"{path}: {IBP_KEY}={raw.strip()} (the protocol the brokers speak{why}; "
                          "--kafka-version or --protocol would win)"))
         else:
@@ -447,18 +361,37 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
     return values, Provenance(lines, notes)
 
 
-def _kafka_default(field: str, version: KafkaVersion | None, defaults_of: str):
+def _release_words(version: Version) -> str:
+    """What ``--kafka-version`` picks, in a parenthesis: the metadata mode and what a rule
+    change can switch, from the release and rule tables."""
+    if version > NEWEST_MODELLED:
+        return (f" (newer than the newest release kmc models, so {NEWEST_MODELLED}'s rules: "
+                "see the warning)")
+    rules = release_rules(version)
+    if "eligible-leader-replicas" in rules:
+        return " (KRaft, with KIP-966 eligible leader replicas)"
+    if version >= ZOOKEEPER_REMOVED_IN:
+        return (f" (KRaft; eligible leader replicas are opt-in on {version}: "
+                "--rule +eligible-leader-replicas)")
+    if is_kraft_release(version):
+        return " (KRaft; --rule -kraft checks ZooKeeper mode)"
+    if version >= as_version("2.8"):
+        return f" (ZooKeeper mode; KRaft was early access before {KRAFT_SINCE})"
+    return ""
+
+
+def _kafka_default(field: str, version: Version | None, defaults_of: str):
     """Kafka's documented default for ``field`` as ``(value, provenance)``."""
     if field == "replication_factor":
         return None, "Kafka's default default.replication.factor=1, which kmc cannot check"
     if field == "min_insync_replicas":
         return 1, f"Kafka's default ({defaults_of})"
     if field == "unclean_leader_election_enable":
-        if version is not None and not version.at_least(0, 11):
+        if version is not None and not version.at_least("0.11"):
             return True, f"Kafka's default before 0.11 (KIP-106 made it false) ({defaults_of})"
         return False, f"Kafka's default ({defaults_of})"
     if field == "acks":
-        if version is not None and not version.at_least(3, 0):
+        if version is not None and not version.at_least("3.0"):
             return "1", f"the producer's default before Kafka 3.0 ({defaults_of})"
         return "all", f"the producer's default since Kafka 3.0 ({defaults_of})"
     raise AssertionError(field)

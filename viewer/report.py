@@ -26,6 +26,8 @@ def describe_config(config: dict) -> list:
     if version:
         mode = " (KRaft)" if "kraft" in config.get("rules", []) else ""
         head = f"Kafka {version}{mode}"
+        if config.get("rules.release"):  # a release newer than kmc models (ModelConfig.notes)
+            head += f" with the rules of Kafka {config['rules.release']}"
     else:
         head = f"protocol {config['protocol']}"
     head += "".join(f" {c}" for c in changes)
@@ -35,7 +37,9 @@ def describe_config(config: dict) -> list:
     return [
         f"{head}, replication.factor={config['replication.factor']}, "
         f"acks={config['acks']}, min.insync.replicas={config['min.insync.replicas']}, "
-        f"unclean.leader.election.enable={str(config['unclean.leader.election.enable']).lower()}, "
+        f"unclean.leader.election.enable={str(config['unclean.leader.election.enable']).lower()}"
+        + (" (ignored by these rules)" if "unclean.leader.election.enable" in config.get("ignored", ()) else "")
+        + ", "
         f"crash model {config['crash.model']} ({CRASH_MODEL_MEANING.get(config['crash.model'], '')})"
         + (", HW checkpoint every interval" if config.get("hw.checkpoint") == "interval" else "")
         + (", consumers fetch from followers" if config.get("fetch.from.followers") else "")

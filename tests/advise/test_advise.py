@@ -23,7 +23,7 @@ from advise.sweep import AVAILABILITY, run_cell
 from cli import cli
 from gate.cache import GateCache
 from model import ModelConfig
-from model.rules import RELEASES, RULES
+from model.rules import RULES, change_releases
 
 USER = ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=2, acks="all")
 
@@ -158,8 +158,9 @@ def test_the_outputs_say_the_same_thing(advice):
 
 def test_the_releases_swept_come_from_the_rule_table():
     swept = [r.kafka_version for r in releases()]
-    assert set(RELEASES) <= set(swept)
+    assert [str(v) for v in change_releases()] == swept
     assert {r.since for r in RULES.values() if r.since} <= set(swept)
+    assert {r.until for r in RULES.values() if r.until} <= set(swept)
     for named in ("0.11", "2.0", "2.1"):  # KIP-101, KIP-279, KIP-320
         assert named in swept
 

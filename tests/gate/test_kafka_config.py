@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from model.errors import ConfigError
+from model.releases import parse_version
+from model.rules import protocol_of
 from model.kafka_config import (
-    file_kind, kafka_protocol, parse_kafka_version, read_properties, resolve_kafka_config,
+    file_kind, read_properties, resolve_kafka_config,
 )
 
 SERVER = """\
@@ -147,16 +149,16 @@ def test_flags_override_files_in_provenance(write):
     ("2.1", "kip-320"), ("2.8.1", "kip-320"), ("3.7", "kip-320"), ("4.0", "kip-320"),
 ])
 def test_kafka_version_picks_protocol(version, protocol):
-    assert kafka_protocol(parse_kafka_version(version)) == protocol
+    assert protocol_of(parse_version(version)) == protocol
     values, lines = resolve_kafka_config([], version)
-    assert values == {"protocol": protocol, "kafka_version": str(parse_kafka_version(version))}
+    assert values == {"protocol": protocol, "kafka_version": str(parse_version(version))}
     assert any(f"--kafka-version {version}" in l for l in lines)
 
 
-@pytest.mark.parametrize("bad", ["abc", "2", "2.9", "1.5", "0.7", "3.10", "9.0", ""])
+@pytest.mark.parametrize("bad", ["abc", "2", "2.9", "1.5", "0.7", "3.10", "4.9", "4.6", "5.1", "9.0", ""])
 def test_bad_kafka_versions(bad):
     with pytest.raises(ConfigError, match="kafka-version"):
-        parse_kafka_version(bad)
+        parse_version(bad)
 
 
 def test_old_versions_have_old_defaults(write):
