@@ -13,6 +13,7 @@ from advise.render import progress_words, render_markdown, render_text, to_json
 from advise.sweep import DEFAULT_CELL_MAX_STATES
 from advise.traces import write_traces
 from checker.compiled import ensure_compiled
+from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import fail
 from gate.cache import GateCache, default_cache_dir
@@ -51,7 +52,7 @@ def _replication_factors(text):
 @click.option("--cell-time-limit", type=click.FloatRange(min=0, min_open=True), default=300.0,
               show_default=True, help="Seconds one check may take before it is left incomplete "
                                       "(its setting is then 'not refuted', never kept).")
-@click.option("--max-states", type=click.IntRange(1),
+@click.option("--max-states", type=BoundedInt(1),
               help=f"Distinct states one check may explore. [default: {DEFAULT_CELL_MAX_STATES:,}]")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Result cache (cells answered before on the same model are not re-run). "

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from commands.params import BoundedInt
 from conformance import jars, processes, report, scenarios
 from conformance.cluster import ClusterStartError
 from conformance.scenarios import ScenarioResult
@@ -61,9 +62,9 @@ def list_command():
 @click.argument("names", nargs=-1)
 @click.option("--kafka-version", "versions", multiple=True, default=("4.0", "4.1"), show_default=True,
               help="Kafka release line(s) to run (4.0, 4.1, 4.4).")
-@click.option("--runs", type=click.IntRange(1, 500), default=20, show_default=True,
+@click.option("--runs", type=BoundedInt(1, 500), default=20, show_default=True,
               help="Randomised runs of acks-all-random per release.")
-@click.option("--repeat", type=click.IntRange(1, 50), default=1, show_default=True,
+@click.option("--repeat", type=BoundedInt(1, 50), default=1, show_default=True,
               help="Run each of the other scenarios this many times.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Where run directories go (default ./kmc-runs); each run gets a new one.")

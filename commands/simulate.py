@@ -10,6 +10,7 @@ import click
 
 from checker.compiled import ensure_compiled
 from checker.simulate import DEFAULT_DEPTH, simulate
+from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import check_output_path, write_output
 from model.options import config_from_options
@@ -27,12 +28,12 @@ DEFAULT_TIME_LIMIT = 60.0
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
               help="Property to check in every state (repeatable); default: those Kafka promises "
                    "('kmc list').")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1),
+@click.option("--seed", type=BoundedInt(0, 2**64 - 1),
               help="Seed of the random walks: the same seed gives the same walks. [default: a "
                    "random one, printed]")
-@click.option("--depth", type=click.IntRange(1), default=DEFAULT_DEPTH, show_default=True,
+@click.option("--depth", type=BoundedInt(1), default=DEFAULT_DEPTH, show_default=True,
               help="Steps per walk at most.")
-@click.option("--walks", type=click.IntRange(1), help="Stop after this many walks.")
+@click.option("--walks", type=BoundedInt(1), help="Stop after this many walks.")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
               help=f"Stop after this many seconds. [default: {DEFAULT_TIME_LIMIT:.0f} unless --walks is given]")
 @click.option("--no-shorten", is_flag=True, help="Show the violating walk as found, not shortened.")
