@@ -68,8 +68,8 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     """
     if same_file(trace_out, html_out):
         fail("--trace-out and --html name the same file")
-    check_output_path(trace_out, force, "--trace-out")
-    check_output_path(html_out, force, "--html")
+    check_output_path(trace_out, force, "--trace-out", inputs=config_files)
+    check_output_path(html_out, force, "--html", inputs=config_files)
     config, provenance = config_from_options(
         kafka_version=kafka_version, config_files=config_files, symmetry=symmetry,
         **pop_config_options(options),
@@ -104,11 +104,11 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     trace = next((p.trace for p in sorted(result.properties, key=lambda p: p.reported_only)
                   if p.trace is not None), None)  # a failing property's first
     if trace is not None and trace_out:
-        write_output(trace_out, "--trace-out", lambda: write_trace(trace_out, trace, result))
+        write_output(trace_out, "--trace-out", lambda tmp: write_trace(tmp, trace, result))
         if not as_json:
             click.echo(f"trace written to {terminal_safe(trace_out)}")
     if trace is not None and html_out:
-        write_output(html_out, "--html", lambda: write_html(html_out, trace, result))
+        write_output(html_out, "--html", lambda tmp: write_html(tmp, trace, result))
         if not as_json:
             click.echo(f"HTML trace viewer written to {terminal_safe(html_out)}")
     if (trace_out or html_out) and trace is None and not as_json:

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from commands.params import BoundedInt
+from commands.usage import check_output_path, write_output
 from conformance import jars, processes, report, scenarios
 from conformance.cluster import ClusterStartError
 from conformance.scenarios import ScenarioResult
@@ -77,8 +78,7 @@ def run_command(names, versions, runs, repeat, out_dir, time_limit, json_out, ma
     unknown = [n for n in names if n not in scenarios.SCENARIOS]
     if unknown:
         raise click.UsageError(f"unknown scenario {unknown[0]!r}: 'kmc conformance list' names them")
-    if json_out and Path(json_out).exists():
-        raise click.UsageError(f"--json {json_out}: the file exists")
+    check_output_path(json_out, False, "--json")
     names = list(names) or list(scenarios.SCENARIOS)
     results: list[ScenarioResult] = []
     code = 0
@@ -109,5 +109,6 @@ def run_command(names, versions, runs, repeat, out_dir, time_limit, json_out, ma
     click.echo(report.table(results, markdown=markdown))
     click.echo(f"({len(results)} rows in {time.monotonic() - t0:.0f} s)")
     if json_out:
-        Path(json_out).write_text(json.dumps([r.as_dict() for r in results], indent=1, default=str))
+        text = json.dumps([r.as_dict() for r in results], indent=1, default=str)
+        write_output(json_out, "--json", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     return code

@@ -50,7 +50,7 @@ def simulate_command(kafka_version, config_files, properties, seed, depth, walks
     (the walk, shortened by delta debugging, is printed and written as a trace file); 3: no
     violation found, which is not a proof (INCOMPLETE); 2: bad input.
     """
-    check_output_path(trace_out, force, "--trace-out")
+    check_output_path(trace_out, force, "--trace-out", inputs=config_files)
     config, provenance = config_from_options(
         kafka_version=kafka_version, config_files=config_files, **pop_config_options(options))
     props = get_properties(list(properties) or None)
@@ -73,7 +73,7 @@ def simulate_command(kafka_version, config_files, properties, seed, depth, walks
     trace = next((p.trace for p in result.properties if p.trace is not None), None)
     written = None
     if trace is not None and trace_out:
-        write_output(trace_out, "--trace-out", lambda: write_trace(trace_out, trace, result))
+        write_output(trace_out, "--trace-out", lambda tmp: write_trace(tmp, trace, result))
         written = trace_out
     if as_json:
         click.echo(json.dumps({**result.to_json(), "trace_file": written}, indent=2))

@@ -68,10 +68,10 @@ def html_command(file, output, force):
     """Write a trace file as one self-contained HTML page (no network needed to view it)."""
     if same_file(file, output):
         fail(f"--output {output} is the trace file itself; give the page its own name")
-    check_output_path(output, force, "--output")
+    check_output_path(output, force, "--output", inputs=[file])
     tf = read_trace(file)
     page = render_html(tf.trace, tf.meta)
-    write_output(output, "--output", lambda: Path(output).write_text(page, encoding="utf-8"))
+    write_output(output, "--output", lambda tmp: Path(tmp).write_text(page, encoding="utf-8"))
     click.echo(f"HTML trace viewer written to {output} ({len(tf.trace.steps)} steps)")
     return 0
 

@@ -108,6 +108,7 @@ class CheckSpec:
     description: str = ""
     provenance: list = field(default_factory=list)
     default_properties: bool = False  # no ``properties`` key: stronger invariants reported only
+    config_files: list = field(default_factory=list)  # the properties files it reads (not written over)
 
     def identity(self) -> dict:
         """Everything that decides this check's outcome except the model's source (the cache
@@ -320,12 +321,15 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
         raise where.error("description", "must be a string")
 
     config, provenance = _config(d, where, base)
+    files = d.get("config-files", [])
+    files = [str(base / f) for f in ([files] if isinstance(files, str) else files)]
     return CheckSpec(
         name=d["name"], config=config, properties=props, expect=expect, violates=violates,
         trace_length=d.get("trace-length"), min_trace_length=d.get("min-trace-length"),
         allow_incomplete=allow_incomplete, max_states=limits.get("max-states"),
         max_depth=limits.get("max-depth"), time_limit=limits.get("time-limit"), engine=engine,
         description=description, provenance=provenance, default_properties=default_properties,
+        config_files=files,
     )
 
 
