@@ -33,19 +33,19 @@ from viewer.trace_file import write_trace
                    "stronger ones are reported only ('kmc list').")
 @click.option("--engine", type=click.Choice(engine_choices()), default="compiled", show_default=True,
               help="; ".join(f"{e.name}: {e.description}" for e in ENGINES.values()) + ".")
-@click.option("--max-states", type=BoundedInt(None), help="Stop (INCOMPLETE) after this many distinct states.")
+@click.option("--max-states", type=BoundedInt(None, None), help="Stop (INCOMPLETE) after this many distinct states.")
 @click.option("--memory-limit", metavar="SIZE",
               help="Stop (INCOMPLETE) before the explorer's memory would pass this (e.g. 2G, "
                    "500M); default: half the machine's RAM.")
 @click.option("--coverage", is_flag=True,
               help="Print, per action, how often it was enabled and the states it produced.")
 @click.option("--time-limit", type=float, help="Stop (INCOMPLETE) after this many seconds.")
-@click.option("--depth", "max_depth", type=BoundedInt(None), help="Explore at most this many steps (bmc: the depth K).")
+@click.option("--depth", "max_depth", type=BoundedInt(None, None), help="Explore at most this many steps (bmc: the depth K).")
 @click.option("--spark-master", metavar="URL", help="Spark master URL (default local[*]).")
-@click.option("--partitions", type=BoundedInt(None), help="Spark: number of partitions of the state space.")
+@click.option("--partitions", type=BoundedInt(None, None), help="Spark: number of partitions of the state space.")
 @click.option("--checkpoint-dir", metavar="DIR",
               help="Spark: checkpoint every few levels into DIR (a path or a Hadoop URI).")
-@click.option("--checkpoint-every", type=BoundedInt(None), metavar="N",
+@click.option("--checkpoint-every", type=BoundedInt(None, None), metavar="N",
               help="Spark: levels between checkpoints (default 5).")
 @click.option("--resume", is_flag=True,
               help="Spark: continue the run checkpointed in --checkpoint-dir.")

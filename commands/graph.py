@@ -17,7 +17,7 @@ from properties import get_properties
               help="Property whose violating states are marked (repeatable); default: all.")
 @click.option("--graphml", type=click.Path(dir_okay=False), metavar="FILE", help="Write GraphML here.")
 @click.option("--dot", type=click.Path(dir_okay=False), metavar="FILE", help="Write Graphviz DOT here.")
-@click.option("--max-nodes", type=BoundedInt(None), default=20000, show_default=True,
+@click.option("--max-nodes", type=BoundedInt(None, None), default=20000, show_default=True,
               help="Refuse state graphs with more states than this.")
 @click.option("--force", is_flag=True, help="Overwrite output files that exist.")
 def graph_command(properties, graphml, dot, max_nodes, force, **options):

@@ -43,7 +43,7 @@ _OPTIONS = (
                  help="Consumers may read from followers (KIP-392, replica.selector.class); "
                       "judged by the no-read-loss property. [default: off]"),
 ) + tuple(
-    click.option(f"--{name.replace('_', '-')}", name, type=BoundedInt(None),
+    click.option(f"--{name.replace('_', '-')}", name, type=BoundedInt(None, None),
                  help=f"Bound: {BOUND_HELP[name]}. [default: {_bound_default(name)}]")
     for name in BOUND_NAMES
 )

@@ -31,7 +31,7 @@ def trace_group():
 @trace_group.command("show")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--diff", "diff_only", is_flag=True, help="Show only what each step changed.")
-@click.option("--step", type=BoundedInt(None), metavar="N", help="Show only step N (0 = the initial state).")
+@click.option("--step", type=BoundedInt(None, None), metavar="N", help="Show only step N (0 = the initial state).")
 def show_command(file, diff_only, step):
     """Print a trace file step by step: logs with HW and LEO, controller, what changed."""
     tf = read_trace(file)

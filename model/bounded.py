@@ -93,11 +93,14 @@ def parse_int(value, what: str, *, minimum: int | None = None, maximum: int | No
             raise error(f"{what} must be a whole number, got {shown(value)}")
         digits = m.group(2).lstrip("0") or "0"
         if len(digits) > MAX_DIGITS:
-            sign = "-" if m.group(1) == "-" else ""
-            bound = limit_text(maximum) if not sign and maximum is not None else (
-                str(minimum) if minimum is not None else "any limit")
-            side = "at most" if not sign else "at least"
-            raise error(f"{what} has {len(digits):,} digits; it must be {side} {bound}")
+            negative = m.group(1) == "-"
+            if not negative and maximum is not None:
+                rule = f"it must be at most {limit_text(maximum)}"
+            elif negative and minimum is not None:
+                rule = f"it must be at least {minimum}"
+            else:
+                rule = f"kmc reads whole numbers of at most {MAX_DIGITS} digits"
+            raise error(f"{what} has {len(digits):,} digits; {rule}")
         number = int(m.group(1) + digits)
     else:
         number = value
