@@ -149,8 +149,12 @@ class TraceFile:
         return self.meta.get("property")
 
 
-def parse_trace(doc, source: str = "trace") -> TraceFile:
-    """Validate and decode an ITF document written by kmc; ``TraceFormatError`` otherwise."""
+def parse_trace(doc, source: str = "trace", *, judge: bool = True) -> TraceFile:
+    """Validate and decode an ITF document written by kmc; ``TraceFormatError`` otherwise.
+    With ``judge`` (``trace show``, ``trace html``), the metadata's violation step must be the
+    one the states show (``viewer.trace_meta``); ``trace replay`` passes ``judge=False`` and
+    judges it itself, as a verdict (a trace the current model no longer violates is "invalid",
+    exit code 1, not a malformed file)."""
     if not isinstance(doc, dict) or "states" not in doc or "vars" not in doc:
         raise TraceFormatError(f"{source} is not an ITF trace (it needs 'vars' and 'states')")
     top = doc.get("#meta")
@@ -229,15 +233,15 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
     prop = kmc.get("property")
     trace = Trace(decoded[0], [Step(a, s) for a, s in zip(actions[1:], decoded[1:])],
                   prop if isinstance(prop, str) else None)
-    if trace.property_name is not None:
+    if trace.property_name is None and kmc.get("violation_step") is not None:
+        raise TraceFormatError(f"{source}: #meta.kmc.violation_step is set but no property is named")
+    if judge and trace.property_name is not None:
         try:
             actual = violation_step(trace)
         except Exception as e:  # a property's check on states it was not written for
             raise TraceFormatError(f"{source}: the states cannot be judged by {trace.property_name} "
                                    f"({type(e).__name__}: {clip(str(e))})") from None
         check_violation_step(kmc, actual, source)
-    elif kmc.get("violation_step") is not None:
-        raise TraceFormatError(f"{source}: #meta.kmc.violation_step is set but no property is named")
     raw_states = [{k: raw[k] for k in STATE_VARS if k in raw} for raw in states]
     return TraceFile(source, trace, config, kmc, raw_states)
 
@@ -248,9 +252,9 @@ def _short(value) -> str:
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
-def read_trace(path: str) -> TraceFile:
+def read_trace(path: str, *, judge: bool = True) -> TraceFile:
     """Load and validate a kmc trace file (see ``parse_trace``); at most ``MAX_TRACE_BYTES``,
     JSON nested at most ``MAX_TRACE_DEPTH`` deep."""
     text = read_text(path, what="a trace file", limit=MAX_TRACE_BYTES, error=TraceFormatError)
     doc = parse_json(text, path, what="a trace file", max_depth=MAX_TRACE_DEPTH, error=TraceFormatError)
-    return parse_trace(doc, path)
+    return parse_trace(doc, path, judge=judge)
