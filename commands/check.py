@@ -15,6 +15,7 @@ from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import check_output_path, fail, same_file, write_output
 from gate.known import beyond
+from model.bounded import MAX_DIGITS, shown
 from model.options import config_from_options
 from viewer.html import write_html
 from viewer.report import render_result
@@ -137,7 +138,11 @@ def parse_size(text):
     """``--memory-limit``: a byte count with an optional K/M/G/T suffix (powers of 1024)."""
     if text is None:
         return None
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
+    m = re.fullmatch(r"\s*(\d{1,%d}(?:\.\d{1,%d})?)\s*([KMGT]?)i?B?\s*" % (MAX_DIGITS, MAX_DIGITS),
+                     str(text), re.IGNORECASE)
     if not m or float(m.group(1)) <= 0:
-        fail(f"--memory-limit {text!r} is not a size; write e.g. 500M or 2G")
-    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])
+        fail(f"--memory-limit {shown(text)} is not a size; write e.g. 500M or 2G")
+    size = float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()]
+    if size > 2**63 - 1:  # a 40-digit count is finite, but no machine has that memory
+        fail(f"--memory-limit {shown(text)} is larger than any memory (at most 8 EiB)")
+    return int(size)
