@@ -84,7 +84,7 @@ def parse_int(value, what: str, *, minimum: int | None = None, maximum: int | No
     """The whole number in ``value`` (a string such as ``" +12 "``, or an int from a parsed
     file), within ``[minimum, maximum]``; otherwise ``error("<what> ...")`` in one line quoting at
     most ``ECHO_LIMIT`` characters of the value. Booleans and floats are refused (``True`` is not
-    a count). ``why`` is appended to a range error (e.g. where the minimum comes from)."""
+    a count). ``why`` is appended to a below-the-minimum error (where the minimum comes from)."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise error(f"{what} must be a whole number, got {shown(value)}")
     if isinstance(value, str):
@@ -107,7 +107,7 @@ def parse_int(value, what: str, *, minimum: int | None = None, maximum: int | No
     if minimum is not None and number < minimum:
         raise error(f"{what} must be at least {minimum}{why}, got {int_text(number)}")
     if maximum is not None and number > maximum:
-        raise error(f"{what} must be at most {limit_text(maximum)}{why}, got {int_text(number)}")
+        raise error(f"{what} must be at most {limit_text(maximum)}, got {int_text(number)}")
     return number
 
 
