@@ -13,10 +13,13 @@ from advise.render import progress_words, render_markdown, render_text, to_json
 from advise.sweep import DEFAULT_CELL_MAX_STATES
 from advise.traces import write_traces
 from checker.compiled import ensure_compiled
+from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import fail
 from gate.cache import GateCache, default_cache_dir
+from model.bounded import parse_int, shown
 from model.config import BOUND_NAMES
+from model.errors import KmcError
 from model.options import config_from_options
 
 
@@ -25,14 +28,17 @@ def _replication_factors(text):
     if text is None:
         return None
     out = []
-    try:
-        for part in text.split(","):
-            lo, _, hi = part.strip().partition("-")
-            out += list(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        fail(f"--replication-factors {text!r}: write a list or range, e.g. 2,3 or 2-5")
-    if not out or any(not 2 <= rf <= 5 for rf in out):
-        fail(f"--replication-factors {text!r}: replication factors go from 2 to 5")
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        try:  # bounded before the range is built: "2-99999999999" is not a list to make
+            lo, hi = (parse_int(v, "", minimum=2, maximum=5) for v in (lo, hi or lo))
+        except KmcError as e:
+            if "whole number" in str(e):
+                fail(f"--replication-factors {shown(text)}: write a list or range, e.g. 2,3 or 2-5")
+            fail(f"--replication-factors {shown(text)}: replication factors go from 2 to 5")
+        out += list(range(lo, hi + 1))
+    if not out:
+        fail(f"--replication-factors {shown(text)}: write a list or range, e.g. 2,3 or 2-5")
     return sorted(set(out))
 
 
@@ -51,7 +57,7 @@ def _replication_factors(text):
 @click.option("--cell-time-limit", type=click.FloatRange(min=0, min_open=True), default=300.0,
               show_default=True, help="Seconds one check may take before it is left incomplete "
                                       "(its setting is then 'not refuted', never kept).")
-@click.option("--max-states", type=click.IntRange(1),
+@click.option("--max-states", type=BoundedInt(1),
               help=f"Distinct states one check may explore. [default: {DEFAULT_CELL_MAX_STATES:,}]")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Result cache (cells answered before on the same model are not re-run). "

@@ -11,9 +11,11 @@ import spark_explore  # noqa: F401  (joins the engine registry, so --engine list
 from checker import check
 from checker.engines import ENGINES, engine_choices
 from checker.result import HOLDS
+from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import check_output_path, fail, same_file, write_output
 from gate.known import beyond
+from model.bounded import MAX_DIGITS, shown
 from model.options import config_from_options
 from viewer.html import write_html
 from viewer.report import render_result
@@ -32,19 +34,19 @@ from viewer.trace_file import write_trace
                    "stronger ones are reported only ('kmc list').")
 @click.option("--engine", type=click.Choice(engine_choices()), default="compiled", show_default=True,
               help="; ".join(f"{e.name}: {e.description}" for e in ENGINES.values()) + ".")
-@click.option("--max-states", type=int, help="Stop (INCOMPLETE) after this many distinct states.")
+@click.option("--max-states", type=BoundedInt(None, None), help="Stop (INCOMPLETE) after this many distinct states.")
 @click.option("--memory-limit", metavar="SIZE",
               help="Stop (INCOMPLETE) before the explorer's memory would pass this (e.g. 2G, "
                    "500M); default: half the machine's RAM.")
 @click.option("--coverage", is_flag=True,
               help="Print, per action, how often it was enabled and the states it produced.")
 @click.option("--time-limit", type=float, help="Stop (INCOMPLETE) after this many seconds.")
-@click.option("--depth", "max_depth", type=int, help="Explore at most this many steps (bmc: the depth K).")
+@click.option("--depth", "max_depth", type=BoundedInt(None, None), help="Explore at most this many steps (bmc: the depth K).")
 @click.option("--spark-master", metavar="URL", help="Spark master URL (default local[*]).")
-@click.option("--partitions", type=int, help="Spark: number of partitions of the state space.")
+@click.option("--partitions", type=BoundedInt(None, None), help="Spark: number of partitions of the state space.")
 @click.option("--checkpoint-dir", metavar="DIR",
               help="Spark: checkpoint every few levels into DIR (a path or a Hadoop URI).")
-@click.option("--checkpoint-every", type=int, metavar="N",
+@click.option("--checkpoint-every", type=BoundedInt(None, None), metavar="N",
               help="Spark: levels between checkpoints (default 5).")
 @click.option("--resume", is_flag=True,
               help="Spark: continue the run checkpointed in --checkpoint-dir.")
@@ -67,8 +69,8 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     """
     if same_file(trace_out, html_out):
         fail("--trace-out and --html name the same file")
-    check_output_path(trace_out, force, "--trace-out")
-    check_output_path(html_out, force, "--html")
+    check_output_path(trace_out, force, "--trace-out", inputs=config_files)
+    check_output_path(html_out, force, "--html", inputs=config_files)
     config, provenance = config_from_options(
         kafka_version=kafka_version, config_files=config_files, symmetry=symmetry,
         **pop_config_options(options),
@@ -103,11 +105,11 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     trace = next((p.trace for p in sorted(result.properties, key=lambda p: p.reported_only)
                   if p.trace is not None), None)  # a failing property's first
     if trace is not None and trace_out:
-        write_output(trace_out, "--trace-out", lambda: write_trace(trace_out, trace, result))
+        write_output(trace_out, "--trace-out", lambda tmp: write_trace(tmp, trace, result))
         if not as_json:
             click.echo(f"trace written to {terminal_safe(trace_out)}")
     if trace is not None and html_out:
-        write_output(html_out, "--html", lambda: write_html(html_out, trace, result))
+        write_output(html_out, "--html", lambda tmp: write_html(tmp, trace, result))
         if not as_json:
             click.echo(f"HTML trace viewer written to {terminal_safe(html_out)}")
     if (trace_out or html_out) and trace is None and not as_json:
@@ -136,7 +138,11 @@ def parse_size(text):
     """``--memory-limit``: a byte count with an optional K/M/G/T suffix (powers of 1024)."""
     if text is None:
         return None
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
+    m = re.fullmatch(r"\s*(\d{1,%d}(?:\.\d{1,%d})?)\s*([KMGT]?)i?B?\s*" % (MAX_DIGITS, MAX_DIGITS),
+                     str(text), re.IGNORECASE)
     if not m or float(m.group(1)) <= 0:
-        fail(f"--memory-limit {text!r} is not a size; write e.g. 500M or 2G")
-    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])
+        fail(f"--memory-limit {shown(text)} is not a size; write e.g. 500M or 2G")
+    size = float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()]
+    if size > 2**63 - 1:  # a 40-digit count is finite, but no machine has that memory
+        fail(f"--memory-limit {shown(text)} is larger than any memory (at most 8 EiB)")
+    return int(size)

@@ -19,6 +19,7 @@ from gate.cache import GateCache
 from gate.report import WITHIN_NOTE, details, json_report, junit_xml, summary_table, verdict_line
 from gate.run import exit_code, run_suite
 from gate.suite import load_suite
+from model.bounded import shown
 from viewer.safe_text import terminal_safe
 
 
@@ -43,14 +44,15 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
     """
     if same_file(junit_out, json_out):
         raise click.UsageError("--junit and --json name the same file")
-    check_output_path(junit_out, force, "--junit")
-    check_output_path(json_out, force, "--json")
     suite = load_suite(suite_path)
+    inputs = [suite_path, *(f for c in suite.checks for f in c.config_files)]
+    check_output_path(junit_out, force, "--junit", inputs=inputs)
+    check_output_path(json_out, force, "--json", inputs=inputs)
     if only:
         names = {c.name for c in suite.checks}
         unknown = [n for n in only if n not in names]
         if unknown:
-            raise click.UsageError(f"--only {unknown[0]!r}: {suite_path} has no check of that name")
+            raise click.UsageError(f"--only {shown(unknown[0])}: {suite_path} has no check of that name")
         suite.checks = [c for c in suite.checks if c.name in only]
     cache = GateCache(cache_dir) if cache_dir else None
 
@@ -74,11 +76,11 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
     click.echo(verdict_line(outcomes))
     if junit_out:
         report = junit_xml(suite, outcomes)
-        write_output(junit_out, "--junit", lambda: _write(junit_out, report))
+        write_output(junit_out, "--junit", lambda tmp: _write(tmp, report))
         click.echo(f"JUnit report written to {terminal_safe(junit_out)}")
     if json_out:
         report = (json.dumps(json_report(suite, outcomes), indent=2) + "\n").encode()
-        write_output(json_out, "--json", lambda: _write(json_out, report))
+        write_output(json_out, "--json", lambda tmp: _write(tmp, report))
         click.echo(f"JSON results written to {terminal_safe(json_out)}")
     return exit_code(outcomes)
 

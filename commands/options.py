@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import click
 
+from commands.params import BoundedInt, INT32_MAX
 from model.config import BOUND_HELP, BOUND_NAMES, Bounds, default_bounds
 from model.constants import CRASH_MODELS, HW_CHECKPOINT_MODES
 
@@ -23,8 +24,8 @@ def _bound_default(name: str) -> str:
 _OPTIONS = (
     click.option("--protocol", metavar="NAME",
                  help="Replication protocol variant (see 'kmc list'). [default: kip-320]"),
-    click.option("--replication-factor", "-r", type=int, help="Replicas (2-5). [default: 3]"),
-    click.option("--min-insync-replicas", type=int, help="min.insync.replicas. [default: 2]"),
+    click.option("--replication-factor", "-r", type=BoundedInt(None, INT32_MAX), help="Replicas (2-5). [default: 3]"),
+    click.option("--min-insync-replicas", type=BoundedInt(None, INT32_MAX), help="min.insync.replicas. [default: 2]"),
     click.option("--acks", type=click.Choice(["0", "1", "all", "-1"]), help="Producer acks. [default: all]"),
     click.option("--unclean-leader-election/--no-unclean-leader-election", default=None,
                  help="unclean.leader.election.enable. [default: off]"),
@@ -42,7 +43,7 @@ _OPTIONS = (
                  help="Consumers may read from followers (KIP-392, replica.selector.class); "
                       "judged by the no-read-loss property. [default: off]"),
 ) + tuple(
-    click.option(f"--{name.replace('_', '-')}", name, type=int,
+    click.option(f"--{name.replace('_', '-')}", name, type=BoundedInt(None, None),
                  help=f"Bound: {BOUND_HELP[name]}. [default: {_bound_default(name)}]")
     for name in BOUND_NAMES
 )

@@ -60,6 +60,7 @@ from pathlib import Path
 
 from jproperties import Properties
 
+from model.bounded import INT32_MAX, INT64_MAX, clip, parse_int, shown
 from model.errors import ConfigError
 from model.files import read_bytes
 from model.releases import (
@@ -172,13 +173,39 @@ class _Setting:
     order: int
 
 
+# Kafka's ConfigDef type and validator of each modelled number (LogConfig, ServerLogConfigs and
+# ReplicationConfigs at 3.9.0-rc3): (minimum, maximum); a value outside is refused as Kafka
+# refuses it at start-up. replication.factor, a topic's, is kmc's name for the topic's factor
+# (kafka-topics --replication-factor, an int): INT like the broker's default.
+_NUMBER_LIMITS = {
+    "default.replication.factor": (None, INT32_MAX),   # INT, no validator
+    "replication.factor": (None, INT32_MAX),
+    "min.insync.replicas": (1, INT32_MAX),             # INT, atLeast(1)
+    "log.flush.interval.messages": (1, INT64_MAX),     # LONG, atLeast(1)
+    "flush.messages": (1, INT64_MAX),                  # LONG, atLeast(1)
+    "log.flush.interval.ms": (None, INT64_MAX),        # LONG, no validator
+    "flush.ms": (0, INT64_MAX),                        # LONG, atLeast(0)
+}
+
+
+def setting_text(key: str, raw: str) -> str:
+    """``key=value`` from a file, for provenance and messages: each part at most ``ECHO_LIMIT``
+    characters (a file may hold a 100 kB key or value)."""
+    return f"{clip(key)}={clip(raw.strip())}"
+
+
+def _number(path: str, key: str, raw: str) -> int:
+    """A modelled number of a properties file, within Kafka's limits for ``key``."""
+    low, high = _NUMBER_LIMITS[key]
+    return parse_int(raw, f"{path}: {clip(key)}", minimum=low, maximum=high,
+                     error=ConfigError, why=" (Kafka's validator for it)" if low is not None else "")
+
+
 def _parse_value(field: str, setting: _Setting):
     raw = setting.raw.strip()
-    where = f"{setting.path}: {setting.key}={setting.raw!r}"
+    where = f"{setting.path}: {setting_text(setting.key, setting.raw)}"
     if field in ("replication_factor", "min_insync_replicas"):
-        if not re.fullmatch(r"[+-]?\d+", raw):
-            raise ConfigError(f"{where} is not a whole number")
-        return int(raw)
+        return _number(setting.path, setting.key, raw)
     if field == "unclean_leader_election_enable":
         if raw.lower() not in ("true", "false"):
             raise ConfigError(f"{where} must be true or false")
@@ -188,9 +215,7 @@ def _parse_value(field: str, setting: _Setting):
             raise ConfigError(f"{where} must be 0, 1, all or -1")
         return "all" if raw.lower() in ("all", "-1") else raw
     if field == "crash_model":
-        if not re.fullmatch(r"\+?\d+", raw) or int(raw) < 1:
-            raise ConfigError(f"{where} must be a whole number >= 1")
-        return int(raw) == 1  # the flush policy: every write fsynced, or not
+        return _number(setting.path, setting.key, raw) == 1  # the flush policy: every write fsynced, or not
     raise AssertionError(field)
 
 
@@ -238,10 +263,10 @@ def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
         path, raw = elr[-1]
         on = raw.strip().lower()
         if on not in ("true", "false"):
-            raise ConfigError(f"{path}: {ELR_KEY}={raw!r} must be true or false")
+            raise ConfigError(f"{path}: {ELR_KEY}={shown(raw)} must be true or false")
         changes.append(("+" if on == "true" else "-") + "eligible-leader-replicas")
         rows.append((f"eligible-leader-replicas {'on' if on == 'true' else 'off'}",
-                     f"{path}: {ELR_KEY}={raw.strip()} (KIP-966; in effect with KRaft)"))
+                     f"{path}: {setting_text(ELR_KEY, raw)} (KIP-966; in effect with KRaft)"))
     for f in files:
         for key in NOT_SHIPPED_KEYS:
             if key in f.entries:
@@ -306,10 +331,10 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             values["kafka_version"] = str(rules_version)
             why = f"; {note}" if note else ""
             rows.append((f"rules of Kafka {rules_release(rules_version)} ({values['protocol']})",
-                         f"{path}: {IBP_KEY}={raw.strip()} (the protocol the brokers speak{why}; "
+                         f"{path}: {setting_text(IBP_KEY, raw)} (the protocol the brokers speak{why}; "
                          "--kafka-version or --protocol would win)"))
         else:
-            rows.append((f"{IBP_KEY}={raw.strip()}", f"{path}: not used, {flag} wins"))
+            rows.append((setting_text(IBP_KEY, raw), f"{path}: not used, {flag} wins"))
     _metadata_mode(files, values, rows, protocol)
     defaults_of = f"Kafka {version}" if version is not None else "Kafka 3.0 and later (no --kafka-version)"
     notes: list[str] = []
@@ -326,9 +351,9 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             chosen = max(found, key=lambda s: (rank[s.level], s.order))
             value = _parse_value(field, chosen)
             losers = [s for s in found if s is not chosen]
-            source = f"{chosen.path}: {chosen.key}={chosen.raw.strip()}"
+            source = f"{chosen.path}: {setting_text(chosen.key, chosen.raw)}"
             if losers:
-                source += " (overrides " + ", ".join(f"{s.key}={s.raw.strip()} in {s.path}" for s in losers) + ")"
+                source += " (overrides " + ", ".join(f"{setting_text(s.key, s.raw)} in {s.path}" for s in losers) + ")"
         else:
             value, source = _kafka_default(field, version, defaults_of)
         if field in overrides:
@@ -351,9 +376,9 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
         typos = {k: close for k in ignored if (close := _did_you_mean(k))}
         ignored = [k for k in ignored if k not in typos]
         if ignored:
-            lines.append(f"  ignored (not modelled) in {f.path}: {', '.join(ignored)}")
+            lines.append(f"  ignored (not modelled) in {f.path}: {', '.join(clip(k) for k in ignored)}")
         for key, close in typos.items():
-            note = (f"{f.path}: {key}={f.entries[key].strip()} is not a Kafka setting; did you mean "
+            note = (f"{f.path}: {setting_text(key, f.entries[key])} is not a Kafka setting; did you mean "
                     f"{close}? (Kafka ignores an unknown key too, so {close} keeps the value "
                     "shown above)")
             lines.append(f"  {note}")
@@ -431,14 +456,18 @@ def _crash_model(found: list, files, flag: str | None, notes: list) -> tuple[str
     rank = {BROKER: 0, TOPIC: 1}
     flush = max(found, key=lambda s: (rank[s.level], s.order)) if found else None
     every_write = _parse_value("crash_model", flush) if flush is not None else False
-    timed = [(f.path, key, f.entries[key].strip()) for f in files for key, _ in FLUSH_MS_KEYS
+    timed = [(f.path, key, clip(f.entries[key].strip())) for f in files for key, _ in FLUSH_MS_KEYS
              if key in f.entries]
-    set_here = ([f"{flush.key}={flush.raw.strip()} in {flush.path}"] if flush else []) + [
+    for f in files:  # read for a note only, but a value Kafka refuses is refused here too
+        for key, _ in FLUSH_MS_KEYS:
+            if key in f.entries:
+                _number(f.path, key, f.entries[key])
+    set_here = ([f"{setting_text(flush.key, flush.raw)} in {flush.path}"] if flush else []) + [
         f"{key}={raw} in {path}" for path, key, raw in timed]
     if flag == "power-loss":
         if every_write:
             return "process", (
-                f"--crash-model power-loss with {flush.path}: {flush.key}={flush.raw.strip()}: every "
+                f"--crash-model power-loss with {flush.path}: {setting_text(flush.key, flush.raw)}: every "
                 "write is fsynced before it is acknowledged or replicated, so a power loss loses "
                 "nothing a replica had; checked as process crashes")
         why = (f"{', '.join(set_here)}: not every write is fsynced" if set_here

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model.bounded import shown
 from model.errors import ConfigError
 from model.kernel import params as P
 from model.releases import (
@@ -318,11 +319,11 @@ def check_protocol(name: str) -> None:
     if plugins:
         named = ", ".join(f"{ep.name} ({ep.value})" for ep in plugins)
         raise ConfigError(
-            f"unknown protocol {name!r}: installed packages register protocols through the "
+            f"unknown protocol {shown(name)}: installed packages register protocols through the "
             f"{PLUGIN_GROUP} entry point ({named}), which kmc no longer loads: its model is the "
             f"compiled kernel, which a plugin cannot extend (docs/model.md); use --kafka-version "
             f"and --rule, or one of: {choices}")
-    raise ConfigError(f"unknown protocol {name!r}; choose one of: {choices}")
+    raise ConfigError(f"unknown protocol {shown(name)}; choose one of: {choices}")
 
 
 def rules_of(protocol: str) -> tuple[str, ...]:
@@ -341,7 +342,7 @@ def check_rule_name(name: str) -> Rule | None:
         return RULES[name]
     except KeyError:
         raise ConfigError(
-            f"unknown rule {name!r}; the rules are: {', '.join(RULES)}, and the group "
+            f"unknown rule {shown(name)}; the rules are: {', '.join(RULES)}, and the group "
             f"{', '.join(GROUPS)} (kmc list shows them)"
         ) from None
 
@@ -352,7 +353,7 @@ def parse_rule_change(text: str) -> str:
     text = str(text).strip()
     if len(text) < 2 or text[0] not in "+-":
         raise ConfigError(
-            f"--rule {text!r}: write +NAME to turn a rule on or -NAME to turn it off, "
+            f"--rule {shown(text)}: write +NAME to turn a rule on or -NAME to turn it off, "
             "e.g. --rule -fenced-fetch")
     check_rule_name(text[1:])
     return text

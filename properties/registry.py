@@ -32,6 +32,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
+from model.bounded import shown
 from model.errors import ConfigError
 
 
@@ -149,7 +150,7 @@ def get_properties(names=None) -> tuple:
     out = []
     for n in names:
         if n not in PROPERTIES:
-            raise ConfigError(f"unknown property {n!r}; choose from: {', '.join(PROPERTIES)}")
+            raise ConfigError(f"unknown property {shown(n)}; choose from: {', '.join(PROPERTIES)}")
         if PROPERTIES[n] not in out:
             out.append(PROPERTIES[n])
     return tuple(out)

@@ -174,7 +174,7 @@ def test_old_versions_have_old_defaults(write):
 
 def test_bad_values_and_files_name_the_file(write, tmp_path):
     bad = write("server.properties", "default.replication.factor=3\nmin.insync.replicas=two\n")
-    with pytest.raises(ConfigError, match=r"server.properties: min.insync.replicas='two'"):
+    with pytest.raises(ConfigError, match=r"server.properties: min.insync.replicas must be a whole number, got 'two'"):
         resolve_kafka_config([bad])
     with pytest.raises(ConfigError, match="no such file"):
         resolve_kafka_config([str(tmp_path / "absent.properties")])
