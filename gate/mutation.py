@@ -75,6 +75,15 @@ def mutants(kinds=(RULE, GUARD)) -> list[Mutant]:
     return out
 
 
+GUARD_APPLIES = {
+    "delayed-fetch-needs-leader": lambda config: config.bounds.max_delayed_fetches > 0,
+    "one-alter-in-flight": lambda config: "alter-partition" in config.rules,
+    "alter-needs-current-leader": lambda config: "alter-partition" in config.rules,
+}
+"""Guards whose action runs only in some configurations: rows outside them are not run (a guard
+not listed may change any row)."""
+
+
 def mutate_rule(spec, name: str):
     """``spec`` with rule ``name`` flipped, or None when that changes nothing in this row (or is
     no configuration kmc accepts: ZooKeeper mode in 4.x)."""
@@ -109,6 +118,9 @@ def candidates(mutant: Mutant, specs) -> list:
                 continue
             words = _rule_words(mutant.name)
         else:
+            applies = GUARD_APPLIES.get(mutant.name)
+            if applies is not None and not applies(spec.config):
+                continue
             mutated = spec
             words = GUARDS[mutant.name].words
         pairs.append((not _mentions(spec, words), spec, mutated))
