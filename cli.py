@@ -5,7 +5,8 @@ in the ``commands`` package and is added to the group below.
 
 Exit codes: 0 every property holds, 1 a property is violated, 2 usage or input error,
 3 incomplete (a limit was hit before the search finished, or the run was interrupted by SIGINT or
-SIGTERM: an interrupted run never exits 0 or 1, whatever it had found).
+SIGTERM: an interrupted run never exits 0 or 1, whatever it had found), 70 internal error (an
+unexpected exception, a bug in kmc: one line on stderr names the file its traceback went to).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import sys
 
 import click
 
+from checker.crash import internal_error_line, write_crash_report
 from checker.interrupt import interruptible, interrupted, signal_name
-from checker.result import EXIT_INCOMPLETE, EXIT_USAGE
+from checker.result import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_USAGE
 from commands.advise import advise_command
 from commands.check import check_command
 from commands.conformance import conformance_group
@@ -84,9 +86,12 @@ class KmcGroup(click.Group):
             _silence_stdout()
             _echo_err(f"kmc: error: {_os_error(e)}")
             return EXIT_USAGE
-        except Exception:
+        except Exception as e:
             if not interrupted():
-                raise  # a bug: its traceback is what a report needs
+                # a bug in kmc: never exit 1 (a CI would read it as a violation found); the
+                # traceback, which a report needs, goes to a file
+                _echo_err(internal_error_line(e, write_crash_report(e)))
+                return EXIT_INTERNAL
             # the interruption surfaced as another error from a library it hit mid-call
             _echo_err(f"kmc: interrupted{_by()} before a result was reached: nothing was verified")
             return EXIT_INCOMPLETE

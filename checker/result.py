@@ -10,6 +10,9 @@ VIOLATED = "VIOLATED"
 INCOMPLETE = "INCOMPLETE"
 
 EXIT_HOLDS, EXIT_VIOLATED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
+EXIT_INTERNAL = 70
+"""An unexpected exception: a bug in kmc, not a verdict (``EX_SOFTWARE`` of sysexits.h), so a CI
+never mistakes "kmc broke" for "kmc found a violation" (1) or "bad input" (2)."""
 
 INTERRUPTED = "interrupted"  # the ``limit`` of a run stopped by SIGINT or SIGTERM
 

@@ -4,7 +4,7 @@ Exit codes: 0 every check matched its expectation (cached and allowed-incomplete
 matched); 1 a check did not match; 2 a bad suite (nothing ran), a bad option, or a check that
 could not run; 3 nothing mismatched but a check was INCOMPLETE and not allowed to be, or the gate
 was interrupted (SIGINT/SIGTERM: the checks not finished are errors in the JUnit report, which is
-still written).
+still written); 70 a check's run raised an unexpected exception (a bug in kmc, ``gate/run.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import click
 
 from commands.usage import check_output_path, same_file, write_output
 from gate.cache import GateCache
-from gate.report import WITHIN_NOTE, details, json_report, junit_xml, summary_table, verdict_line
+from gate.report import (
+    WITHIN_NOTE, details, evidence_line, json_report, junit_xml, summary_table, verdict_line,
+)
 from gate.run import exit_code, run_suite
 from gate.suite import load_suite
 from model.bounded import shown
@@ -40,7 +42,7 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
 
     Exit code 0: every check matched; 1: a check did not match (the reason and the counterexample
     are printed); 2: bad suite or options (nothing ran); 3: a check was incomplete and the suite
-    does not allow it, or the gate was interrupted.
+    does not allow it, or the gate was interrupted; 70: an internal error (a bug in kmc).
     """
     if same_file(junit_out, json_out):
         raise click.UsageError("--junit and --json name the same file")
@@ -73,6 +75,8 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
         click.echo("")
         click.echo(text)
     click.echo("")
+    if any(c.rests_on for c in suite.checks):  # a suite that says what its rows rest on
+        click.echo(evidence_line(suite.checks))
     click.echo(verdict_line(outcomes))
     if junit_out:
         report = junit_xml(suite, outcomes)

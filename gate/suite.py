@@ -37,6 +37,12 @@ key such as ``min.insync.replicas = 2`` is read as the dotted name):
 - ``allow-incomplete = true``: a property the search could not finish (a limit was hit) does not
   fail the gate; it is reported as incomplete.
 - ``name`` (unique, required) and ``description``.
+- ``rests-on``: what the expectation rests on, one ``"KIND: detail"`` string or a list of them;
+  KIND is one of ``REST_KINDS``: an outside source (``kip``, ``jira``, ``jepsen``,
+  ``kafka-test``, ``kafka-source`` read at a named tag, ``real-broker`` a run of docs/
+  conformance.md) or ``regression-pin`` (kmc's own output, nothing outside kmc confirms it). A
+  row with at least one outside source counts as resting on one; ``kmc gate`` prints the counts.
+  A pinned ``trace-length`` is always kmc's own output, whatever the verdict rests on.
 
 Anything else, a wrong type, an unknown protocol or property, or an impossible configuration
 (``min.insync.replicas`` above the replication factor) is a ``SuiteError`` naming the file, the
@@ -77,8 +83,13 @@ BOUND_KEYS = {name.replace("_", "-"): name for name in BOUND_NAMES}
 GATE_KEYS = (
     "name", "description", "properties", "expect", "violates", "trace-length",
     "min-trace-length", "allow-incomplete", "max-states", "max-depth", "time-limit", "engine",
-    "kafka-version", "config-files", "rules",
+    "kafka-version", "config-files", "rules", "rests-on",
 )
+OUTSIDE_KINDS = ("kip", "jira", "jepsen", "kafka-test", "kafka-source", "real-broker")
+REGRESSION_PIN = "regression-pin"
+REST_KINDS = (*OUTSIDE_KINDS, REGRESSION_PIN)
+"""What a row's expectation may rest on (``rests-on``): a source outside kmc, or kmc's own
+output."""
 KNOWN_KEYS = (*GATE_KEYS, *CONFIG_KEYS, *BOUND_KEYS)
 TOP_LEVEL_KEYS = ("check", "defaults", "name", "description")
 MAX_SUITE_BYTES = 4 * 2**20
@@ -110,6 +121,16 @@ class CheckSpec:
     provenance: list = field(default_factory=list)
     default_properties: bool = False  # no ``properties`` key: stronger invariants reported only
     config_files: list = field(default_factory=list)  # the properties files it reads (not written over)
+    rests_on: list = field(default_factory=list)  # (kind, detail) pairs, ``REST_KINDS``
+
+    @property
+    def evidence(self) -> str:
+        """"outside" (some source outside kmc), "regression-pin" (kmc's own output only) or
+        "unstated"."""
+        kinds = {kind for kind, _ in self.rests_on}
+        if kinds & set(OUTSIDE_KINDS):
+            return "outside"
+        return REGRESSION_PIN if kinds else "unstated"
 
     def identity(self) -> dict:
         """Everything that decides this check's outcome except the model's source (the cache
@@ -334,6 +355,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     if not isinstance(description, str):
         raise where.error("description", "must be a string")
 
+    rests_on = _rests_on(where, d.get("rests-on"))
     config, provenance = _config(d, where, base)
     files = d.get("config-files", [])
     files = [str(base / f) for f in ([files] if isinstance(files, str) else files)]
@@ -344,7 +366,29 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
         max_depth=limits.get("max-depth"), time_limit=limits.get("time-limit"), engine=engine,
         description=description, provenance=provenance, default_properties=default_properties,
         config_files=files,
+        rests_on=rests_on,
     )
+
+
+def _rests_on(where, value) -> list:
+    """``rests-on`` as (kind, detail) pairs; the kinds are a closed set (``REST_KINDS``)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise where.error("rests-on", f'must be "KIND: detail" or a list of them, got {value!r}')
+    out = []
+    for item in value:
+        kind, _, detail = item.partition(":")
+        kind, detail = kind.strip(), detail.strip()
+        if kind not in REST_KINDS:
+            raise where.error("rests-on", f"{item!r}: the kind before ':' must be one of "
+                                          f"{', '.join(REST_KINDS)}")
+        if not detail:
+            raise where.error("rests-on", f"{item!r}: say which (\"{kind}: ...\")")
+        out.append((kind, detail))
+    return out
 
 
 def _config(d: dict, where: _Where, base: Path):

@@ -22,6 +22,7 @@ That is exact for equality tests and keeps the state space finite.
 
 from __future__ import annotations
 
+from model.kernel.guards import G_CLEAN_ELECTION_FROM_ISR, skipped
 from model.kernel.jit import kernel
 
 from model.kernel.fields import controller_epoch, set_leader_and_isr_controller_epoch
@@ -113,7 +114,7 @@ def leader_candidates(s, lay, cfg, isr, exclude):
     n = broker_count(lay)
     mask = 0
     for c in range(n):
-        if c != exclude and has(isr, c) and may_lead(s, lay, cfg, c):
+        if c != exclude and (has(isr, c) or skipped(cfg, G_CLEAN_ELECTION_FROM_ISR)) and may_lead(s, lay, cfg, c):
             mask |= 1 << c
     if mask != 0:
         return mask, ELECTED_FROM_ISR

@@ -14,6 +14,7 @@ from model.kernel import params as P
 from model.kernel.codec import encode
 from model.kernel.layout import Layout, broker_orders, build_layout
 from model.kernel.symmetry import SymmetryTables, symmetry_tables
+from model.kernel.guards import active_mutation
 from model.rules import PARAM_COUNT, RULES, fill_rule_switches
 from model.state import initial_state
 
@@ -148,6 +149,7 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.HW_CHECKPOINT_INTERVAL] = 1 if "hw_checkpoint" in features else 0
     cfg[P.TRACK_READS] = 1 if "reads" in features else 0
     cfg[P.FETCH_FROM_FOLLOWERS] = 1 if config.fetch_from_followers else 0
+    cfg[P.MUTATION] = active_mutation()  # 0 unless the mutation check skips a guard
     fill_rule_switches(cfg, config.rules)
     orders = broker_orders(n) if config.symmetry else broker_orders(n)[:1]
     start = initial_state(n)

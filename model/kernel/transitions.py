@@ -5,6 +5,7 @@ Each works in place on a successor row ``t`` (a copy of the state being expanded
 
 from __future__ import annotations
 
+from model.kernel.guards import G_HW_MIN_OVER_ISR, G_ISR_JOIN_NEEDS_HW, skipped
 from model.kernel.jit import kernel
 
 from model.kernel.epoch_cache import offset_for_truncation_0_11, offset_for_truncation_loop
@@ -56,7 +57,7 @@ def is_follower_in_sync(s, lay, cfg, leader, follower_leo):
     """``Partition.isFollowerInSync``: may a follower rejoin the ISR? Its LEO has reached the HW;
     since KAFKA-7128 also the start of the leader's current epoch, so a lagging HW cannot
     let it in without records the leader committed in an earlier epoch."""
-    if follower_leo < high_watermark(s, lay, leader):
+    if follower_leo < high_watermark(s, lay, leader) and not skipped(cfg, G_ISR_JOIN_NEEDS_HW):
         return False
     if cfg[RULE_ISR_JOIN_NEEDS_EPOCH_START] != 0:
         return follower_leo >= leader_epoch_start_offset(s, lay, leader)
@@ -132,7 +133,7 @@ def maybe_increment_leader_hw(t, lay, cfg, leader):
     isr = maximal_isr(t, lay, cfg, leader)
     new_hw = log_end_offset(t, lay, leader)
     for f in range(broker_count(lay)):
-        if f != leader and has(isr, f):
+        if f != leader and has(isr, f) and not skipped(cfg, G_HW_MIN_OVER_ISR):
             leo = remote_leo(t, lay, leader, f)
             if leo < new_hw:
                 new_hw = leo

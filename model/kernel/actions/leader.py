@@ -23,6 +23,10 @@ from model.kernel.fields import (
     set_alter, set_controller_isr, set_isr_of, set_partition_epoch_current, set_remote_current,
     set_remote_leo, size_of,
 )
+from model.kernel.guards import (
+    G_DELAYED_FETCH_NEEDS_LEADER, G_FETCH_NEEDS_LEADER, G_ONE_ALTER_IN_FLIGHT, G_SHRINK_ONLY_LAGGING,
+    skipped,
+)
 from model.kernel.jit import kernel
 from model.kernel.params import MAX_DELAYED_FETCHES
 from model.kernel.transitions import (
@@ -51,7 +55,7 @@ def leader_handle_fetch(s, lay, cfg, out, acts, k):
         if not may_fetch(s, lay, cfg, f):
             continue
         lead = leader_of(s, lay, f)
-        if not believes_it_leads(s, lay, lead):
+        if not believes_it_leads(s, lay, lead) and not skipped(cfg, G_FETCH_NEEDS_LEADER):
             continue  # NOT_LEADER_FOR_PARTITION
         if fenced and leader_epoch(s, lay, f) != leader_epoch(s, lay, lead):
             continue  # FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH
@@ -105,7 +109,7 @@ def leader_handle_delayed_fetch(s, lay, cfg, out, acts, k):
         begin(s, out, acts, k, LEADER_HANDLE_DELAYED_FETCH, f, NO_ARG)
         t = out[k]
         clear_delayed_fetch(t, lay, f)
-        refused = not believes_it_leads(s, lay, lead)
+        refused = not believes_it_leads(s, lay, lead) and not skipped(cfg, G_DELAYED_FETCH_NEEDS_LEADER)
         refused = refused or (fenced and delayed_fetch_epoch(s, lay, f) != leader_epoch(s, lay, lead))
         refused = refused or (cfg[RULE_STALE_FETCH_REJECTED] != 0 and not current)
         if not refused and offset <= log_end_offset(s, lay, lead):
@@ -135,12 +139,14 @@ def leader_shrink_isr(s, lay, cfg, out, acts, k):
         if size_of(isr) <= 1:
             continue
         if alter:
-            if alter_in_flight(s, lay, b):
+            if alter_in_flight(s, lay, b) and not skipped(cfg, G_ONE_ALTER_IN_FLIGHT):
                 continue
         elif not isr_change_allowed(s, lay, b):
             continue
         for f in range(n):
-            if f == b or not has(isr, f) or remote_leo(s, lay, b, f) >= log_end_offset(s, lay, b):
+            if f == b or not has(isr, f):
+                continue
+            if remote_leo(s, lay, b, f) >= log_end_offset(s, lay, b) and not skipped(cfg, G_SHRINK_ONLY_LAGGING):
                 continue
             begin(s, out, acts, k, LEADER_SHRINK_ISR, b, f)
             t = out[k]

@@ -12,6 +12,7 @@ from model.kernel.fields import (
     ACK_DONE, ACK_PENDING, append_record, believes_it_leads, broker_count, isr_of, leader_epoch,
     log_end_offset, records_written, set_ack, set_records_written, size_of,
 )
+from model.kernel.guards import G_PRODUCE_NEEDS_MIN_ISR, skipped
 from model.kernel.jit import kernel
 from model.kernel.params import ACKS, ACKS_1, ACKS_ALL, MAX_RECORDS, MIN_INSYNC_REPLICAS
 from model.kernel.transitions import finish, maybe_increment_leader_hw
@@ -32,7 +33,8 @@ def produce_record(s, lay, cfg, out, acts, k):
     for b in range(broker_count(lay)):
         if not believes_it_leads(s, lay, b):
             continue
-        if acks == ACKS_ALL and size_of(isr_of(s, lay, b)) < cfg[MIN_INSYNC_REPLICAS]:
+        if (acks == ACKS_ALL and size_of(isr_of(s, lay, b)) < cfg[MIN_INSYNC_REPLICAS]
+                and not skipped(cfg, G_PRODUCE_NEEDS_MIN_ISR)):
             continue  # NOT_ENOUGH_REPLICAS
         begin(s, out, acts, k, PRODUCE_RECORD, b, NO_ARG)
         t = out[k]
