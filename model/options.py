@@ -49,7 +49,8 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         from_files, provenance = resolve_kafka_config(config_files, kafka_version, overrides=dict(
             replication_factor=replication_factor, min_insync_replicas=min_insync_replicas,
             acks=acks, unclean_leader_election_enable=unclean_leader_election,
-            crash_model=crash_model,
+            crash_model=crash_model, enable_idempotence=enable_idempotence,
+            max_in_flight_requests_per_connection=max_in_flight_requests_per_connection,
         ), protocol=protocol)  # so the provenance names the flags that win over the files
         values.update(from_files)
     flags = {

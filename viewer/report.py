@@ -179,5 +179,6 @@ def _producer_words(config: dict) -> str:
     idempotent = "idempotent" if config["idempotent"] else "not idempotent"
     given = config.get("enable.idempotence")
     why = "" if given is not None else " by default"
+    judged = "" if config.get("bounds", {}).get("max_retries") else " (not judged: no --retries)"
     return (f", producer {idempotent}{why} with max.in.flight.requests.per.connection="
-            f"{config.get('max.in.flight.requests.per.connection')}")
+            f"{config.get('max.in.flight.requests.per.connection')}{judged}")

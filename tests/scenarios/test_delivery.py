@@ -188,3 +188,21 @@ def test_the_compiled_properties_agree_with_their_python_twins(options):
     assert len(seen) > 1000
     if not options["enable_idempotence"]:
         assert violated == set(DELIVERY)  # the comparison saw both verdicts
+
+
+def test_a_producer_file_sets_idempotence_and_in_flight_and_flags_win(tmp_path):
+    f = tmp_path / "producer.properties"
+    f.write_text("acks=all\nenable.idempotence=false\nmax.in.flight.requests.per.connection=2\n"
+                 "retries=2147483647\n")
+    config, provenance = config_from_options(config_files=[str(f)], replication_factor=2,
+                                             max_retries=1)
+    assert not config.idempotent and config.max_in_flight_requests_per_connection == 2
+    text = "\n".join(provenance)
+    assert "enable.idempotence=false" in text and "bound on resends is --retries" in text
+    assert "ignored (not modelled)" not in text
+    config, _ = config_from_options(config_files=[str(f)], replication_factor=2, max_retries=1,
+                                    enable_idempotence=True)
+    assert config.idempotent
+    f.write_text("enable.idempotence=maybe\n")
+    with pytest.raises(ConfigError, match="true or false"):
+        config_from_options(config_files=[str(f)], replication_factor=2)
