@@ -61,6 +61,8 @@ def list_command():
         if prop.by_name:
             click.echo(f"  {name:<28} {prop.description}")
             click.echo(f"  {'':<28} why not a promise: {prop.stronger}")
+    click.echo("  not modelled: transactions (transactional.id), the consumer's committed offsets "
+               "(docs/model.md, Delivery semantics)")
     click.echo("")
     click.echo("Reachability questions (--property NAME: VIOLATED means reached, the trace is a "
                "shortest witness; kmc advise asks them):")

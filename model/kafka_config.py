@@ -359,6 +359,9 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
         ignored = [k for k in ignored if k not in typos]
         if ignored:
             lines.append(f"  ignored (not modelled) in {f.path}: {', '.join(ignored)}")
+        if "transactional.id" in f.entries:
+            lines.append(f"  {f.path}: transactional.id: transactions are not modelled, only the "
+                         "idempotent producer they build on (docs/model.md, Delivery semantics)")
         for key, close in typos.items():
             note = (f"{f.path}: {key}={f.entries[key].strip()} is not a Kafka setting; did you mean "
                     f"{close}? (Kafka ignores an unknown key too, so {close} keeps the value "
