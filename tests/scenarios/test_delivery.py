@@ -206,3 +206,13 @@ def test_a_producer_file_sets_idempotence_and_in_flight_and_flags_win(tmp_path):
     f.write_text("enable.idempotence=maybe\n")
     with pytest.raises(ConfigError, match="true or false"):
         config_from_options(config_files=[str(f)], replication_factor=2)
+
+
+def test_known_beyond_names_the_duplicate_row_only_for_a_producer_that_is_not_idempotent():
+    """Without --retries no-duplicates holds trivially; the verdict names the known-results row
+    that violates it with a retry, for the same producer settings only (gate/known.py)."""
+    from gate.known import beyond
+    plain = beyond(producer(enable_idempotence=False, max_retries=0), ["no-duplicates"])
+    assert [k["known_result"] for k in plain] == [
+        "Retries without idempotence write an acknowledged record twice"]
+    assert beyond(producer(enable_idempotence=True, max_retries=0), ["no-duplicates"]) == []
