@@ -21,6 +21,7 @@ BOUND_WORDS = {
     "max_unflushed_losses": "crashes that lose data", "max_controlled_shutdowns":
     "controlled shutdowns", "max_session_expiries": "session expiries",
     "max_controller_failovers": "controller failovers", "max_delayed_fetches": "delayed fetches",
+    "max_retries": "producer retries",
 }
 
 

@@ -9,6 +9,7 @@ import sys
 import click
 
 from advise import DEFAULT_GOALS, advise
+from advise.delivery import DELIVERY_GOALS, advise_delivery, is_delivery, render_delivery
 from advise.render import progress_words, render_markdown, render_text, to_json
 from advise.sweep import DEFAULT_CELL_MAX_STATES
 from advise.traces import write_traces
@@ -102,6 +103,9 @@ def advise_command(kafka_version, config_files, goals, replication_factors, full
             click.echo(line)
         click.echo("")
     ensure_compiled(None if quiet else (lambda line: click.echo(line, err=True)))
+    if any(g in DELIVERY_GOALS for g in goals):
+        return _advise_delivery(config, goals, cell_time_limit, max_states, as_json, markdown,
+                                quiet)
 
     def progress(i, n, advice, settings):
         if not quiet:
@@ -123,4 +127,26 @@ def advise_command(kafka_version, config_files, goals, replication_factors, full
         click.echo(render_markdown(advice), nl=False)
     else:
         click.echo(render_text(advice).replace("TRACE-DIR", trace_dir or "TRACE-DIR"))
+    return advice.exit_code
+
+
+def _advise_delivery(config, goals, time_limit, max_states, as_json, markdown, quiet) -> int:
+    """The delivery goals (no-duplicates, in-order, exactly-once-to-log): a sweep of the
+    producer's settings (``advise/delivery.py``), on their own."""
+    if not is_delivery(goals):
+        fail(f"--goal {', '.join(g for g in goals if g in DELIVERY_GOALS)} is about the producer's "
+             "settings and is advised on its own: ask it without the other goals")
+    if as_json or markdown:
+        fail("--json and --markdown are not written for the delivery goals yet: the text "
+             "advice only")
+
+    def progress(i, n, cell):
+        if not quiet:
+            click.echo(f"[{i}/{n}] {cell.settings.words()}: "
+                       + ("refused" if cell.refused else "keeps the goal" if cell.keeps
+                          else "does not keep it"), err=True)
+
+    advice = advise_delivery(config, goals, time_limit=time_limit, max_states=max_states,
+                             progress=progress)
+    click.echo(render_delivery(advice), nl=False)
     return advice.exit_code

@@ -78,6 +78,8 @@ CONFIG_KEYS = {
     "crash.model": "crash_model",
     "hw.checkpoint": "hw_checkpoint",
     "fetch.from.followers": "fetch_from_followers",
+    "enable.idempotence": "enable_idempotence",
+    "max.in.flight.requests.per.connection": "max_in_flight_requests_per_connection",
 }
 BOUND_KEYS = {name.replace("_", "-"): name for name in BOUND_NAMES}
 GATE_KEYS = (
@@ -406,14 +408,16 @@ def _config(d: dict, where: _Where, base: Path):
                     check_protocol(value)
                 except ConfigError as e:
                     raise where.error(key, str(e)) from None
-        elif key in ("replication.factor", "min.insync.replicas"):
+        elif key in ("replication.factor", "min.insync.replicas",
+                     "max.in.flight.requests.per.connection"):
             _int(where, key, value, 1)
         elif key == "acks":
             if isinstance(value, int) and not isinstance(value, bool):
                 value = str(value)
             if not isinstance(value, str) or value.lower() not in ("0", "1", "all", "-1"):
                 raise where.error(key, f'must be "0", "1", "all" or "-1", got {shown(d[key])}')
-        elif key in ("unclean.leader.election.enable", "fetch.from.followers") and not isinstance(value, bool):
+        elif key in ("unclean.leader.election.enable", "fetch.from.followers",
+                     "enable.idempotence") and not isinstance(value, bool):
             raise where.error(key, f"must be true or false, got {shown(value)}")
         options[option] = value
     for key, option in BOUND_KEYS.items():

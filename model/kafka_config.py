@@ -96,7 +96,13 @@ _SOURCES = {
 FLUSH_MS_KEYS = (("log.flush.interval.ms", BROKER), ("flush.ms", TOPIC))
 """The time-based flush policy: read for a note only, since kmc has no clock."""
 IBP_KEY = "inter.broker.protocol.version"
+PRODUCER_KEYS = {"enable.idempotence": "enable_idempotence",
+                 "max.in.flight.requests.per.connection": "max_in_flight_requests_per_connection"}
+"""The producer's settings read from a producer file (issue 26): judged when the producer retries
+(``--retries``); a file without them leaves the release's defaults, with no provenance line."""
+RETRIES_KEY = "retries"
 MODELLED_KEYS = (frozenset(key for keys in _SOURCES.values() for key, _ in keys)
+                 | set(PRODUCER_KEYS) | {RETRIES_KEY}
                  | {key for key, _ in FLUSH_MS_KEYS}
                  | {IBP_KEY, "process.roles", "controller.quorum.voters",
                     "controller.quorum.bootstrap.servers", "zookeeper.connect",
@@ -185,6 +191,7 @@ _NUMBER_LIMITS = {
     "flush.messages": (1, INT64_MAX),                  # LONG, atLeast(1)
     "log.flush.interval.ms": (None, INT64_MAX),        # LONG, no validator
     "flush.ms": (0, INT64_MAX),                        # LONG, atLeast(0)
+    "max.in.flight.requests.per.connection": (1, INT32_MAX),  # INT, atLeast(1)
 }
 
 
@@ -368,6 +375,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             )
         values[field] = value
         rows.append((f"{name}={_show(value)}", source))
+    rows += _producer_rows(files, values, overrides)
     width = max(len(lhs) for lhs, _ in rows)
     lines.extend(f"  {lhs:<{width}}  <- {source}" for lhs, source in rows)
 
@@ -377,6 +385,9 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
         ignored = [k for k in ignored if k not in typos]
         if ignored:
             lines.append(f"  ignored (not modelled) in {f.path}: {', '.join(clip(k) for k in ignored)}")
+        if "transactional.id" in f.entries:
+            lines.append(f"  {f.path}: transactional.id: transactions are not modelled, only the "
+                         "idempotent producer they build on (docs/model.md, Delivery semantics)")
         for key, close in typos.items():
             note = (f"{f.path}: {setting_text(key, f.entries[key])} is not a Kafka setting; did you mean "
                     f"{close}? (Kafka ignores an unknown key too, so {close} keeps the value "
@@ -489,3 +500,36 @@ def _crash_model(found: list, files, flag: str | None, notes: list) -> tuple[str
     return "process", ("kmc's default crash model, whatever the entry point: a crash keeps the OS "
                        "page cache, so unflushed writes survive (kill -9, a JVM crash); "
                        "--crash-model power-loss checks power failures")
+
+
+def _producer_rows(files, values: dict, overrides: dict) -> list:
+    """The producer's settings found in the files (a later file wins), into ``values``, with
+    their provenance rows. ``retries`` is read for its row only: the model's bound on resends is
+    ``--retries`` (Kafka's default, 2147483647, could never be explored), and a file's
+    ``retries=0`` says the producer never resends."""
+    rows = []
+    for key, field in PRODUCER_KEYS.items():
+        found = [(f.path, f.entries[key]) for f in files if key in f.entries]
+        if not found:
+            continue
+        path, raw = found[-1]
+        text = raw.strip()
+        where = f"{path}: {setting_text(key, raw)}"
+        if field == "enable_idempotence":
+            if text.lower() not in ("true", "false"):
+                raise ConfigError(f"{where} must be true or false")
+            value = text.lower() == "true"
+        else:
+            value = _number(path, key, text)
+        if overrides.get(field) is not None:
+            rows.append((f"{key}={_show(overrides[field])}",
+                         f"command-line flag (instead of {_show(value)} from {where})"))
+            continue
+        values[field] = value
+        rows.append((f"{key}={_show(value)}", where + " (judged with --retries)"))
+    found = [(f.path, f.entries[RETRIES_KEY]) for f in files if RETRIES_KEY in f.entries]
+    if found:
+        path, raw = found[-1]
+        rows.append((setting_text(RETRIES_KEY, raw),
+                     f"{path}: the model's bound on resends is --retries (0 unless given)"))
+    return rows

@@ -40,6 +40,7 @@ class Rule:
     features: tuple = ()
     actions: tuple = ()
     honours: tuple = ()
+    producer: bool = False
 
     def in_release(self, version: Version) -> bool:
         """Does Kafka ``version`` have this rule? (Never for a rule no release has.)"""
@@ -63,8 +64,10 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(name: str, *, since: str, source: str, summary: str, until: str = "", requires=(),
-         features=(), actions=(), honours=()) -> int:
-    """Add a row to the table; returns the rule's kernel switch (its ``cfg`` index)."""
+         features=(), actions=(), honours=(), producer: bool = False) -> int:
+    """Add a row to the table; returns the rule's kernel switch (its ``cfg`` index).
+    ``producer``: the rule changes only what a retrying producer meets (judged with
+    ``--retries`` > 0), so ``change_releases`` leaves its release out unless asked."""
     if name in RULES:
         raise ValueError(f"rule {name!r} is in the table twice")
     for release in filter(None, (since, until)):
@@ -72,7 +75,7 @@ def rule(name: str, *, since: str, source: str, summary: str, until: str = "", r
             raise ValueError(f"rule {name!r}: Kafka {release} is not in model/releases.py")
     switch = P.SETTING_COUNT + len(RULES)
     RULES[name] = Rule(name, source, since, summary, switch, until, tuple(requires),
-                       tuple(features), tuple(actions), tuple(honours))
+                       tuple(features), tuple(actions), tuple(honours), producer)
     return switch
 
 
@@ -201,6 +204,36 @@ RULE_LAST_KNOWN_LEADER_CHECK = rule(
             "(3.7-4.0 elected it anyway)",
     requires=("eligible-leader-replicas",))
 
+# -- the producer (issue 26): judged only when the producer retries (--retries N)
+RULE_IDEMPOTENT_PRODUCER = rule(
+    "idempotent-producer", since="0.11", producer=True,
+    source="KIP-98 (ProducerStateManager, ProducerAppendInfo.checkSequence, "
+           "Log.analyzeAndValidateProducerState at 0.11.0.0)",
+    summary="the broker checks the idempotent producer's sequence numbers: a batch it already "
+            "has is acknowledged at its first offset (DuplicateSequence), one that leaves a gap "
+            "is refused (OutOfOrderSequence); enable.idempotence")
+RULE_PRODUCER_STATE_FIVE_BATCHES = rule(
+    "producer-state-five-batches", since="1.0", producer=True,
+    source="KAFKA-5494 (ProducerStateEntry.NumBatchesToRetain = 5 at 1.0.0; 0.11.0.0 kept only "
+           "the last batch, ProducerIdEntry)",
+    summary="the broker remembers the last 5 batches of each producer, so an idempotent "
+            "producer may have up to 5 requests in flight (0.11: the last batch, and 1)",
+    requires=("idempotent-producer",))
+RULE_UNKNOWN_PRODUCER_ACCEPTS_ANY_SEQUENCE = rule(
+    "unknown-producer-accepts-any-sequence", since="2.5", producer=True,
+    source="KIP-360 (ProducerStateManager.checkSequence at 2.5.0: no current producer epoch, "
+           "any sequence is accepted; 2.4.0 threw UnknownProducerIdException)",
+    summary="a leader with no state for the producer (none of its batches in the log) accepts "
+            "whatever sequence comes; before, a sequence other than 0 failed with "
+            "UNKNOWN_PRODUCER_ID",
+    requires=("idempotent-producer",))
+RULE_IDEMPOTENCE_BY_DEFAULT = rule(
+    "idempotence-by-default", since="3.0", producer=True,
+    source="KIP-679 (ProducerConfig: enable.idempotence=true and acks=all by default at 3.0.0; "
+           "KAFKA-13598: a conflicting acks or max.in.flight turns the default off)",
+    summary="the producer is idempotent unless told otherwise",
+    requires=("idempotent-producer",))
+
 PARAM_COUNT = P.SETTING_COUNT + len(RULES)
 """The length of the kernel's ``cfg`` array: the settings and bounds, then one switch per rule."""
 
@@ -225,10 +258,12 @@ def release_rules(version) -> tuple[str, ...]:
     return tuple(r.name for r in RULES.values() if r.in_release(version))
 
 
-def change_releases() -> tuple[Version, ...]:
+def change_releases(producer: bool = False) -> tuple[Version, ...]:
     """The releases at which some rule starts or stops, oldest first, from 0.8 (what
-    ``kmc advise`` sweeps and ``kmc list`` prints)."""
-    points = {RELEASES[0]} | {as_version(v) for r in RULES.values() for v in (r.since, r.until) if v}
+    ``kmc advise`` sweeps and ``kmc list`` prints); the producer's rules count only with
+    ``producer`` (``kmc advise --goal no-duplicates``)."""
+    points = {RELEASES[0]} | {as_version(v) for r in RULES.values() for v in (r.since, r.until)
+                              if v and (producer or not r.producer)}
     return tuple(sorted(v for v in points if v <= NEWEST_MODELLED))
 
 

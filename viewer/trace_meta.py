@@ -31,6 +31,7 @@ from viewer.itf import TraceFormatError
 from viewer.safe_text import terminal_safe
 
 _INT, _BOOL, _STR, _STRS, _OBJ = "a whole number", "true or false", "a string", "a list of strings", "an object"
+_OPT_BOOL = "true, false or null"
 
 CONFIG_TYPES = {
     "protocol": _STR, "replication.factor": _INT, "min.insync.replicas": _INT, "acks": _STR,
@@ -38,6 +39,8 @@ CONFIG_TYPES = {
     "symmetry": _BOOL, "kafka.version": _STR, "rule.changes": _STRS, "rules": _STRS,
     "rules.release": _STR, "ignored": _STRS, "hw.checkpoint": _STR,
     "fetch.from.followers": _BOOL, "track.reads": _BOOL,
+    "enable.idempotence": _OPT_BOOL, "idempotent": _BOOL,
+    "max.in.flight.requests.per.connection": _INT,
 }
 """Every key ``ModelConfig.as_dict()`` writes, with its JSON type."""
 
@@ -47,6 +50,8 @@ def _is(value, kind: str) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if kind == _BOOL:
         return isinstance(value, bool)
+    if kind == _OPT_BOOL:
+        return value is None or isinstance(value, bool)
     if kind == _STR:
         return isinstance(value, str)
     if kind == _STRS:

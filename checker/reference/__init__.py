@@ -58,7 +58,8 @@ def make_reference_model(config):
             or config.track_reads):
         raise ConfigError(
             "this engine models neither the fault bounds (--max-controlled-shutdowns, "
-            "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches) nor "
+            "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches, the "
+            "producer's --retries) nor "
             "--hw-checkpoint interval, --fetch-from-followers or no-read-loss; they need the "
             "compiled engine "
             "(--engine compiled)")

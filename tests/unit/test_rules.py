@@ -43,8 +43,27 @@ KRAFT_3_3 = ("alter-partition", "kraft", "isr-eligibility")
         "kraft-unclean-election", "eligible-leader-replicas", "last-known-leader-check")),
 ])
 def test_each_release_has_the_rules_of_its_kips_and_jiras(version, expected):
-    assert release_rules(version) == expected
-    assert ModelConfig(kafka_version=version).rules == expected
+    replication = tuple(r for r in release_rules(version) if not RULES[r].producer)
+    assert replication == expected
+    assert tuple(r for r in ModelConfig(kafka_version=version).rules
+                 if not RULES[r].producer) == expected
+
+
+@pytest.mark.parametrize("version,expected", [
+    ("0.10", ()),
+    ("0.11", ("idempotent-producer",)),
+    ("1.0", ("idempotent-producer", "producer-state-five-batches")),
+    ("2.4", ("idempotent-producer", "producer-state-five-batches")),
+    ("2.5", ("idempotent-producer", "producer-state-five-batches",
+             "unknown-producer-accepts-any-sequence")),
+    ("3.0", ("idempotent-producer", "producer-state-five-batches",
+             "unknown-producer-accepts-any-sequence", "idempotence-by-default")),
+    ("4.1", ("idempotent-producer", "producer-state-five-batches",
+             "unknown-producer-accepts-any-sequence", "idempotence-by-default")),
+])
+def test_the_producers_rules_by_release(version, expected):
+    """KIP-98 (0.11), KAFKA-5494 (1.0), KIP-360 (2.5), KIP-679 (3.0): issue 26."""
+    assert tuple(r for r in release_rules(version) if RULES[r].producer) == expected
 
 
 def test_presets_are_the_rule_sets_of_the_releases_that_introduced_them():
