@@ -26,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -50,10 +51,15 @@ def run_row(name: str, time_limit: float) -> dict:
     protocol = [] if "--kafka-version" in flags else PRESET
     args = [str(KMC), *COMMON, *protocol, *flags, "--time-limit", str(time_limit)]
     started = time.monotonic()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - started
-    out, err = proc.stdout.read(), proc.stderr.read()
+    # the output goes to files, not pipes: a result with traces (4.1's reported-only invariants
+    # at RF=3) is larger than a pipe's buffer, and the child would block on it while we wait
+    with tempfile.TemporaryFile("w+") as out_file, tempfile.TemporaryFile("w+") as err_file:
+        proc = subprocess.Popen(args, stdout=out_file, stderr=err_file, text=True, cwd=ROOT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - started
+        out_file.seek(0)
+        err_file.seek(0)
+        out, err = out_file.read(), err_file.read()
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1, 3):
         raise SystemExit(f"bench {name} failed: {err.strip().splitlines()[-1:]}")

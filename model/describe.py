@@ -125,14 +125,35 @@ def _leader_handle_delayed_fetch(p, before, after) -> str:
     return text + _ack_changes(before, after)
 
 
+def _why_behind(before, lead: int, f: int) -> str:
+    """Why follower ``f`` can have stayed behind leader ``lead`` for replica.lag.time.max.ms
+    (the time abstraction, docs/model.md "Time"), or that only the untimed rules allow it."""
+    r, leader = before.replicas[f], before.replicas[lead]
+    if not r.alive:
+        return f"broker {f} is down"
+    if getattr(r, "shutting_down", False):
+        return f"broker {f} is shutting down, its fetchers stopped"
+    if r.leader == f:
+        return f"broker {f} still believes it leads epoch {r.leader_epoch}: its metadata lags"
+    if r.leader != lead:
+        follows = "no leader" if r.leader == NO_LEADER else f"broker {r.leader}"
+        return f"broker {f} still follows {follows}: its metadata lags"
+    if r.leader_epoch != leader.leader_epoch:
+        return f"broker {f} is still in epoch {r.leader_epoch}: its metadata lags"
+    return (f"broker {f} fetches from it in its epoch: in Kafka only after it stalled for "
+            f"replica.lag.time.max.ms, e.g. a GC pause or a network cut; not with --rule +timed")
+
+
 @describes("LeaderShrinkIsr")
 def _leader_shrink_isr(p, before, after) -> str:
     lead, f = p["leader"], p["follower"]
     r0, r1 = before.replicas[lead], after.replicas[lead]
+    why = _why_behind(before, lead, f)
     if r1.alter_partition and not r0.alter_partition:
-        return (f"broker {lead} asks the controller to remove lagging broker {f} from the ISR: "
-                f"AlterPartition(ISR {_set(r1.alter_partition[1])})")
-    return _isr_written(f"broker {lead} removes lagging broker {f} from the ISR", r0, r1, before, after)
+        return (f"broker {lead} asks the controller to remove lagging broker {f} from the ISR "
+                f"({why}): AlterPartition(ISR {_set(r1.alter_partition[1])})")
+    return _isr_written(f"broker {lead} removes lagging broker {f} from the ISR ({why})", r0, r1,
+                        before, after)
 
 
 @describes("LeaderExpandIsr")

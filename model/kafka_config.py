@@ -271,9 +271,18 @@ def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
         on = raw.strip().lower()
         if on not in ("true", "false"):
             raise ConfigError(f"{path}: {ELR_KEY}={shown(raw)} must be true or false")
-        changes.append(("+" if on == "true" else "-") + "eligible-leader-replicas")
-        rows.append((f"eligible-leader-replicas {'on' if on == 'true' else 'off'}",
-                     f"{path}: {setting_text(ELR_KEY, raw)} (KIP-966; in effect with KRaft)"))
+        release = values.get("kafka_version")
+        if release is not None and parse_version(release) >= ZOOKEEPER_REMOVED_IN:
+            # KAFKA-18062: 4.0 replaced the 3.x broker key (KRaftConfigs.ELR_ENABLED_CONFIG at
+            # 3.9.0-rc3) with the feature eligible.leader.replicas.version; no 4.1.2 jar has it
+            rows.append((f"{ELR_KEY} ignored",
+                         f"{path}: Kafka {release} has no such key (4.0 replaced it with the "
+                         "feature eligible.leader.replicas.version, KAFKA-18062); "
+                         "--rule +/-eligible-leader-replicas says which"))
+        else:
+            changes.append(("+" if on == "true" else "-") + "eligible-leader-replicas")
+            rows.append((f"eligible-leader-replicas {'on' if on == 'true' else 'off'}",
+                         f"{path}: {setting_text(ELR_KEY, raw)} (KIP-966; in effect with KRaft)"))
     for f in files:
         for key in NOT_SHIPPED_KEYS:
             if key in f.entries:

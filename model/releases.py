@@ -58,8 +58,11 @@ RELEASES: tuple[Version, ...] = tuple(as_version(v) for v in (
 """Every Kafka release line, oldest first (4.2 to 4.4 per /work/shared/research/kafka-4.2-4.4.md:
 released 2026-02-17, 2026-05-22 and on Maven Central)."""
 
-NEWEST_MODELLED = as_version("4.1")
-"""The newest release whose rules ``model/rules.py`` has: a newer one runs these rules."""
+NEWEST_MODELLED = as_version("4.4")
+"""The newest release whose rules ``model/rules.py`` has: a newer one runs these rules. 4.2 to
+4.4 were read in kafka-metadata's sources jars (4.2.0, 4.3.0 from Maven Central) and 4.4.0's
+bytecode (``javap -c``): their one change on kmc's paths is the rule
+``last-known-leader-when-leaderless`` (4.2; docs/kraft.md, "Kafka 4.2 to 4.4")."""
 
 KRAFT_SINCE = as_version("3.3")
 """KRaft production-ready (KIP-833): ``--kafka-version 3.3`` and later check a KRaft cluster
