@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -79,8 +80,11 @@ def _exercise() -> None:
     config = ModelConfig(protocol="kip-320", replication_factor=3,
                          bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1))
     props = get_properties(None)
-    compiled_bfs(config, props)  # expand_chunk, holds, class_fingerprint, insert
-    compiled_bfs(config, props, max_depth=2)  # count_beyond
+    compiled_bfs(config, props, workers=1)  # the three phases, holds, class_fingerprint, rehash
+    compiled_bfs(config, props, workers=1, max_states=50)  # recount
+    with tempfile.TemporaryDirectory(prefix="kmc-warmup-") as tmp:  # the structures on disk
+        compiled_bfs(config, props, workers=1, max_depth=6, memory_limit=1, disk_dir=tmp,
+                     fp_bits=128)
     model = CompiledModel(config)  # successors, canonical
     state = model.init_states()[0]
     model.canonical(model.successors(state)[0][1])
