@@ -4,7 +4,7 @@ The estimate comes from the shape of the search: breadth-first levels grow, peak
 shrink, in these models roughly geometrically. Once the level being built is smaller than the
 one being expanded (extrapolated from how much of the latter is done), the levels still to come
 are taken as a geometric series with that ratio, and the time as their states over the rate at
-which the current level is expanded. While levels still grow there is no estimate (they give
+which this run has expanded states so far. While levels still grow there is no estimate (they give
 no hint of where they will peak).
 """
 
@@ -39,12 +39,11 @@ def eta(search) -> float | None:
     """Seconds left, from the level sizes so far; None while levels still grow."""
     size = search.level_sizes[-1]
     done = search.expanded
-    if size <= 0 or done <= 0 or search.level_started is None:
+    expanded = search.level_first + done - search.first_expanded  # by this process
+    spent = time.monotonic() - search.started
+    if size <= 0 or done <= 0 or expanded <= 0 or spent <= 0:
         return None
-    spent = time.monotonic() - search.level_started
-    if spent <= 0:
-        return None
-    rate = done / spent  # states of this level expanded per second
+    rate = expanded / spent  # states expanded per second
     next_size = search.next_live * size / done  # the next level, extrapolated
     ratio = next_size / size
     if ratio >= 1:

@@ -43,7 +43,7 @@ SLICE_ROWS = 2048  # rows of a slice: a phase's unit of work
 SLICES_PER_WORKER = 4  # slices of a batch per worker: a free worker always finds one
 CANDIDATES = 1 << 14  # candidates a slice can hold (8 a row: more are rare, and end the batch)
 INITIAL_CAPACITY = 1 << 15  # slots per shard of a new table
-PENDING_SHARE = 0.08  # of the memory budget, the pending lists (once fingerprints are on disk)
+PENDING_SHARE = 0.05  # of the memory budget, the pending lists (once fingerprints are on disk)
 MIN_PENDING = 1 << 16
 PROGRESS_EVERY_SECONDS = 5.0
 
@@ -139,10 +139,11 @@ class Search:
         self.expanded = 0  # states of the level expanded so far
         self.beyond = 0
         self.at_depth_limit = False
-        self.level_started = None  # when the level being expanded began
+        self.first_expanded = 0  # states expanded before this process began (a resumed run)
         self.parents_on_disk = False  # the memory budget sent the parent index to disk
         self.frontier_on_disk = False  # ... and the frontier
         self.pool = BlockPool()
+        self.baseline_measured = False
         self.next_report = self.started + progress_every
 
     # ------------------------------------------------------------------ set-up
@@ -151,8 +152,7 @@ class Search:
         """The initial state: state 0, level 0."""
         spec, s = self.spec, self.buffers[0]
         shards = shards_for(self.workers.n)
-        self.visited = Visited(shards, self.words, self._initial_capacity(shards), None,
-                               self.workers)
+        self.visited = Visited(shards, self.words, INITIAL_CAPACITY, None, self.workers)
         init = spec.initial
         hi = np.uint64(X.class_fingerprint(init, spec.lay, spec.sym, s.order_cmp, s.scratch, s.best))
         lo = np.uint64(X.class_fingerprint_lo(init, spec.lay, spec.sym, s.order_cmp, s.scratch,
@@ -169,15 +169,15 @@ class Search:
         self._judge_python([decode(init, spec.layout)], lambda k: Violation(-1, 0))
         self.level_sizes = [1]
 
-    def _initial_capacity(self, shards: int) -> int:
-        """Slots per shard to start with: room for the states ``model/estimate.py`` expects (a
-        lower estimate, so the table rarely grows more than once or twice), within half the
-        memory budget."""
+    def _expected_capacity(self, shards: int) -> int:
+        """Slots per shard for the states ``model/estimate.py`` expects (a lower estimate, so
+        the table rarely grows more than once or twice after), within half the memory budget:
+        the first growth goes straight there."""
         b = self.spec.config.bounds
         expected = estimated_states(self.spec.config.replication_factor, b.max_records,
                                     b.max_leader_epoch, b.max_crashes,
                                     symmetry=self.spec.config.symmetry)
-        budget = self.space.memory_limit // 2 // (8 * self.words * shards)
+        budget = max(self.space.memory_room(0), 0) // 2 // (8 * self.words * shards)
         return int(max(INITIAL_CAPACITY, min(expected / T.MAX_LOAD / shards, budget)))
 
     @property
@@ -191,6 +191,7 @@ class Search:
     # ------------------------------------------------------------------ the search
 
     def explore(self) -> None:
+        self.first_expanded = self.level_first
         if self.max_states is not None and self.distinct >= self.max_states:
             self.limit = "max-states"
         while self.level_sizes[-1] > 0 and self.open_count > 0 and not self.stopping:
@@ -201,7 +202,6 @@ class Search:
                     self.limit = "max-depth"
                 return
             self._new_next_level()
-            self.level_started = time.monotonic()
             for first, block in self.level.read_blocks():
                 rows, parent, succ = self._live(first, block)
                 self.parents.append(parent, succ)  # this level's states get their numbers
@@ -352,6 +352,9 @@ class Search:
                           s.violated, s.coverage, spec.lay)
         self.workers.run_items(len(active), admit, parallel)
         self.nxt.commit(fresh)
+        if not self.baseline_measured:  # the kernel's code is loaded now: what the process itself takes
+            self.baseline_measured = True
+            self.space.baseline = max(self.space.baseline, rss_bytes() - self.memory_in_use())
         cut_row = self._account(active, rows, first_rank, block, fresh)
         return reached if cut_row is None else cut_row + 1
 
@@ -528,8 +531,9 @@ class Search:
         full shards to disk."""
         vis = self.visited
         while vis.needs_room(batch):
-            if self._make_room(vis.grown_bytes()):
-                vis.grow()
+            capacity = max(int(vis.table.shape[1] * T.GROWTH), self._expected_capacity(vis.shards))
+            if self._make_room(vis.grown_bytes(capacity)):
+                vis.grow(capacity)
                 continue
             if not self.space.disk_allowed:
                 raise MemoryLimitError()
@@ -538,7 +542,9 @@ class Search:
             if not vis.on_disk:  # the first time: all of it to disk, then the largest table that fits
                 vis.start_pending(self.pending_entries())
                 self._after_resolve(vis.flush(range(vis.shards), self.reserve_disk))
-                room = self.space.memory_room(self.memory_in_use() - vis.table.nbytes)
+                # the pending lists are copied and sorted when checked: room for that too
+                room = self.space.memory_room(self.memory_in_use() - vis.table.nbytes
+                                              + vis.memory_bytes - vis.table.nbytes)
                 capacity = max(self.min_capacity(), int(room * 0.9) // (8 * self.words * vis.shards))
                 shards = vis.shards
                 vis.table = None  # freed before the new one is allocated

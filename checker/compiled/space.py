@@ -18,6 +18,7 @@ import tempfile
 from model.errors import KmcError
 
 DISK_SHARE = 0.8  # of the free space, the default disk budget
+MARGIN = 0.9  # of the memory budget, what the structures may take
 
 
 class MemoryLimitError(KmcError):
@@ -110,8 +111,9 @@ class Space:
         self.peak_used = max(self.peak_used, used)
 
     def memory_room(self, in_use: int) -> int:
-        """Bytes left under the memory limit, given the structures' ``in_use`` bytes."""
-        return self.memory_limit - self.baseline - in_use
+        """Bytes left under the memory limit, given the structures' ``in_use`` bytes (a tenth of
+        what the process may add is kept back: numpy's temporaries, blocks read from disk)."""
+        return int((self.memory_limit - self.baseline) * MARGIN) - in_use
 
     def remove(self) -> None:
         """Delete the working directory if this run made it."""

@@ -42,10 +42,10 @@ def compact_shard(table, s):
 def sort_in_place(rows: np.ndarray) -> None:
     """Sort contiguous fingerprint rows in place (first word, then second)."""
     if rows.shape[1] == 1:
-        rows[:, 0].sort(kind="stable")
+        rows[:, 0].sort(kind="quicksort")  # introsort: in place, no buffer the size of a shard
     else:
         view = rows.view([(f"w{w}", "<u8") for w in range(rows.shape[1])]).reshape(-1)
-        view.sort(kind="stable", order=[f"w{w}" for w in range(rows.shape[1])])
+        view.sort(kind="quicksort", order=[f"w{w}" for w in range(rows.shape[1])])
 
 
 class Visited:
@@ -88,15 +88,16 @@ class Visited:
         """Would ``batch`` more insertions overfill a shard?"""
         return bool((self.fills + batch > self.max_fill()).any())
 
-    def grown_bytes(self) -> int:
-        return int(self.table.nbytes * T.GROWTH)
+    def grown_bytes(self, capacity: int) -> int:
+        return self.table.shape[0] * capacity * self.words * 8
 
     # ------------------------------------------------------------------ memory
 
-    def grow(self) -> None:
-        """Every shard 1.6x larger, its fingerprints rehashed (a worker per shard)."""
+    def grow(self, capacity: int) -> None:
+        """Every shard ``capacity`` slots (1.6x or more), its fingerprints rehashed (a worker
+        per shard)."""
         old = self.table
-        new = T.new_table(old.shape[0], int(old.shape[1] * T.GROWTH), self.words)
+        new = T.new_table(old.shape[0], capacity, self.words)
         self.workers.run(lambda w: [T.rehash_shard(old, new, s)
                                     for s in range(w, old.shape[0], self.workers.n)])
         self.table = new
