@@ -501,12 +501,19 @@ class Search:
         return self._fits(extra)
 
     def _spill_sequential(self) -> None:
+        """The parent index, the rest of the level being expanded and the next level to their
+        files (each read once, in order), and every later level straight there."""
         directory = self.space.directory
         if self.parents.path is None:
             self.parents.path = f"{directory}/parents.bin"
         self.reserve_disk(self.parents.memory_bytes)
         self.parents.spill()
         self.parents_on_disk = self.frontier_on_disk = True
+        if self.level.memory_bytes > self.level.next_block_bytes():
+            if self.level.path is None:
+                self.level.path = self._level_path(len(self.level_sizes) - 1)
+            self.reserve_disk(self.level.memory_bytes)
+            self.level.spill(everything=True)
         if self.nxt is not None:
             if self.nxt.path is None:
                 self.nxt.path = self._level_path(len(self.level_sizes))
@@ -543,8 +550,8 @@ class Search:
                 vis.start_pending(self.pending_entries())
                 self._after_resolve(vis.flush(range(vis.shards), self.reserve_disk))
                 # the pending lists are copied and sorted when checked: room for that too
-                room = self.space.memory_room(self.memory_in_use() - vis.table.nbytes
-                                              + vis.memory_bytes - vis.table.nbytes)
+                pending = vis.memory_bytes - vis.table.nbytes
+                room = self.space.memory_room(self.memory_in_use() - vis.table.nbytes + pending)
                 capacity = max(self.min_capacity(), int(room * 0.9) // (8 * self.words * vis.shards))
                 shards = vis.shards
                 vis.table = None  # freed before the new one is allocated
