@@ -22,6 +22,7 @@ from checker.interrupt import interruptible, interrupted, signal_name
 from checker.result import EXIT_INCOMPLETE, EXIT_USAGE
 from commands.advise import advise_command
 from commands.check import check_command
+from commands.conformance import conformance_group
 from commands.gate import gate_command
 from commands.graph import graph_command
 from commands.listing import list_command
@@ -184,7 +185,7 @@ def cli(load):
 
 
 for command in (check_command, simulate_command, advise_command, list_command, prove_command, trace_group, graph_command,
-                gate_command):
+                gate_command, conformance_group):
     cli.add_command(command)
 
 

@@ -1,10 +1,10 @@
 """From a sweep's cells to advice: does a cell keep the user's goal, which settings are the
 weakest that keep it, and what each step to a stronger setting changes.
 
-A goal is a property name: an invariant must hold (complete, within the bounds), an
-availability question must have its good answer (``advise/availability.py``). A goal about
-acknowledged records kept with ``acks=0`` is *vacuous* (nothing is ever acknowledged) and
-does not count as kept.
+A goal is a property name: an invariant must hold at every corner of the cell's bounds
+(``advise/core.py``, ``advise/evidence.py``), an availability question must have its good
+answer (``advise/availability.py``). A goal about acknowledged records with ``acks=0`` is
+*vacuous* (nothing is ever acknowledged) and does not count as kept.
 
 The weakest settings keeping the goal are the minimal elements, under the weak-to-strong order
 of ``Settings``, of the cells that keep it, at each replication factor (an operator rarely
@@ -33,25 +33,6 @@ NOT_MODELLED = {
     "unclean.leader.election.enable": "",
     "flush": "an fsync for every write (throughput)",
 }
-
-
-def goal_status(safety_cell, availability_cell, goal: str, settings: Settings) -> str:
-    """Whether a cell keeps ``goal``: KEPT, BROKEN, UNKNOWN (a limit was hit, or a witness
-    could not be checked) or VACUOUS."""
-    question = A.BY_NAME.get(goal)
-    if question is not None:
-        verdict = availability_cell.verdicts[goal] if availability_cell else None
-        if verdict is None or verdict.answer not in (A.YES, A.NO):
-            return UNKNOWN
-        return KEPT if verdict.answer == question.good else BROKEN
-    verdict = safety_cell.verdicts.get(goal) if safety_cell else None
-    if verdict is None or verdict.verdict not in (HOLDS, VIOLATED):
-        return UNKNOWN
-    if verdict.verdict == VIOLATED:
-        return BROKEN
-    if settings.acks == "0" and goal in VACUOUS_WITHOUT_ACKS:
-        return VACUOUS
-    return KEPT
 
 
 def all_kept(statuses) -> str:

@@ -11,8 +11,8 @@ Settings are partially ordered from weak to strong, coordinate by coordinate: fe
 ``acks`` 0 < 1 < all, a smaller ``min.insync.replicas``, unclean election on, the default flush.
 Two settings of different releases are not compared (a release is not a setting one weakens).
 
-The releases come from the rule table (``model.rules``): every release in which some rule
-changed, so a release added there (KRaft, 4.x) is swept without a change here.
+The releases come from the rule table (``model.rules``): every release at which some rule starts
+or stops, so a release added there (KRaft, 4.x) is swept without a change here.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from model.config import Bounds, ModelConfig
-from model.kafka_config import kafka_protocol, parse_kafka_version
-from model.rules import RELEASES, RULES
+from model.releases import is_kraft_release, parse_version
+from model.rules import change_releases, protocol_of
 
 ACKS = ("0", "1", "all")  # weak to strong
 FLUSH_WORDS = {"power-loss": "default", "process": "every write"}
@@ -48,7 +48,7 @@ class Release:
     def mode(self) -> str:
         """How a release's brokers replicate, in a word: KRaft from 3.3, else the protocol
         generation (``kip-320`` ...)."""
-        if self.kafka_version and parse_kafka_version(self.kafka_version).at_least(3, 3):
+        if self.kafka_version and is_kraft_release(parse_version(self.kafka_version)):
             return "KRaft"
         return self.protocol
 
@@ -56,15 +56,10 @@ class Release:
         return {"kafka_version": self.kafka_version or None, "protocol": self.protocol}
 
 
-def _version_key(text: str) -> tuple:
-    return tuple(int(x) for x in text.split("."))
-
-
 def releases() -> tuple[Release, ...]:
-    """Every release in which some protocol rule changed (``model.rules``), oldest first."""
-    versions = set(RELEASES) | {r.since for r in RULES.values() if r.since}
-    return tuple(Release(v, kafka_protocol(parse_kafka_version(v)))
-                 for v in sorted(versions, key=_version_key))
+    """Every release at which some protocol rule starts or stops (``model.rules``), oldest
+    first."""
+    return tuple(Release(str(v), protocol_of(v)) for v in change_releases())
 
 
 def release_of(config: ModelConfig) -> Release:

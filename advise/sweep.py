@@ -1,23 +1,30 @@
-"""Running ``kmc advise``'s cells: each a real check through the engine registry, kept in the
-result cache so a cell already answered on the same model source is not explored again.
+"""Running ``kmc advise``'s checks: each a real check through the engine registry, kept in the
+result cache so a check already answered on the same model source is not explored again.
 
-A *safety cell* checks every invariant (``properties.get_properties(None)``) on one
-``Settings`` at the sweep's bounds for its replication factor. An *availability cell* asks
-the availability questions (``advise/availability.py``) about the same settings, with their
-own small bounds and process crashes, so the two flush policies share one. Only complete
-runs are cached (the cache key leaves the limits out: a complete answer does not depend on
-them); a cell that hits a limit is INCOMPLETE and runs again next time.
+Three kinds of check, all on one ``Settings``:
 
-A cell's result is plain data (``CellResult``): per property its verdict, the length of the
+* a *goal check* (``GOAL``) asks only the goal's invariants at one corner of the cell's bounds
+  (``advise/evidence.py``): it stops at the first counterexample, so a cell that loses data
+  costs little;
+* a *safety check* (``SAFETY``) asks every invariant at kmc's default bounds for the
+  replication factor (or the bounds the user gave): for the table and for what each stronger
+  setting changes, run only for the cells that keep the goal and for the user's;
+* an *availability check* (``AVAILABILITY``) asks the availability questions
+  (``advise/availability.py``), with their own small bounds and process crashes, so the two
+  flush policies share one.
+
+Only complete runs are cached (the cache key leaves the limits out: a complete answer does not
+depend on them); a check that hits a limit is INCOMPLETE and runs again next time.
+
+A check's result is plain data (``CellResult``): per property its verdict, the length of the
 shortest counterexample or witness, and the trace as an ITF document (what a trace file holds),
-so cached and fresh cells are written and rendered the same way.
+so cached and fresh checks are written and rendered the same way.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace, dataclass, field
-from typing import Callable
+from dataclasses import dataclass, field
 
 from advise import availability as A
 from advise.settings import Settings
@@ -27,8 +34,12 @@ from model.config import Bounds, ModelConfig, default_bounds
 from properties import get_properties
 from viewer.trace_file import trace_to_itf
 
-SAFETY, AVAILABILITY = "safety", "availability"
-FORMAT = 1  # of what advise stores in the cache (part of the key)
+SAFETY, AVAILABILITY, GOAL = "safety", "availability", "goal"
+FORMAT = 2  # of what advise stores in the cache (part of the key)
+DEFAULT_CELL_MAX_STATES = 10_000_000
+"""Distinct states one check may explore unless ``--max-states`` says otherwise: about half a
+minute of the compiled engine here. A corner that needs more leaves its cell "not refuted
+within" the corners checked, and the output says which corner was not finished."""
 
 
 @dataclass
@@ -56,7 +67,7 @@ class Verdict:
 @dataclass
 class CellResult:
     settings: Settings
-    kind: str  # SAFETY or AVAILABILITY
+    kind: str  # SAFETY, AVAILABILITY or GOAL
     config: dict  # ModelConfig.as_dict() of what was checked
     verdicts: dict = field(default_factory=dict)  # name -> Verdict
     states: int = 0
@@ -73,20 +84,11 @@ class CellResult:
         }
 
 
-SWEEP_MAX_LEADER_EPOCH_RF3 = 1
-"""At three replicas and more, a sweep cell takes leader epochs up to 1 unless told otherwise:
-a KRaft release at RF=3 with kmc's defaults (epochs up to 2) is about 12 million states, a
-minute a cell on a small machine, and the sweep has dozens of cells. Violations that need two
-leadership changes at RF>=3 (docs/findings.md) need ``--max-leader-epoch 2``."""
-
-
 def bounds_for(replication_factor: int, overrides: dict) -> Bounds:
-    """The sweep's bounds at a replication factor: the user's bound flags, else kmc's defaults
-    for that replication factor (``model.config.default_bounds``), with leader epochs up to 1
-    from three replicas on (``SWEEP_MAX_LEADER_EPOCH_RF3``)."""
+    """The base bounds at a replication factor: the user's bound flags, else kmc's defaults for
+    that replication factor (``model.config.default_bounds``). The goal is checked at these and
+    at the bounds of every known loss (``advise.evidence.corners``)."""
     base = default_bounds(replication_factor)
-    if replication_factor >= 3:
-        base = replace(base, max_leader_epoch=SWEEP_MAX_LEADER_EPOCH_RF3)
     return Bounds(**{k: (overrides.get(k) if overrides.get(k) is not None else v)
                      for k, v in base.as_dict().items()})
 
@@ -100,10 +102,14 @@ def availability_config(settings: Settings, base: ModelConfig) -> ModelConfig:
 
 
 def run_cell(settings: Settings, kind: str, config: ModelConfig, *, cache=None,
-             time_limit: float | None = None, max_states: int | None = None) -> CellResult:
-    """Check one cell (from ``cache`` if it holds a complete run of it)."""
-    names = ([p.name for p in get_properties(None)] if kind == SAFETY
-             else [q.property_name for q in A.QUESTIONS])
+             time_limit: float | None = None, max_states: int | None = None,
+             names=None) -> CellResult:
+    """Check one cell (from ``cache`` if it holds a complete run of it): every invariant
+    (``SAFETY``), the availability questions, or ``names`` (``GOAL``)."""
+    if names is None:
+        names = ([p.name for p in get_properties(None)] if kind == SAFETY
+                 else [q.property_name for q in A.QUESTIONS])
+    names = list(names)
     identity = {"advise": FORMAT, "kind": kind, "config": config.as_dict(), "properties": names,
                 "engine": "compiled"}
     entry = cache.get(identity) if cache is not None else None
@@ -146,17 +152,3 @@ def _answer(config: ModelConfig, prop_result, witness):
         return A.YES, witness
     checked = A.broker_down_first(config, witness)
     return (A.YES, checked) if checked is not None else (A.UNCLEAR, witness)
-
-
-def run_cells(jobs: list, *, cache=None, time_limit=None, max_states=None,
-              progress: Callable | None = None) -> list[CellResult]:
-    """Run ``jobs`` (``(settings, kind, config)``) in order; ``progress(i, n, cell)`` after each."""
-    cells = []
-    for i, (settings, kind, config) in enumerate(jobs, 1):
-        cell = run_cell(settings, kind, config, cache=cache, time_limit=time_limit,
-                        max_states=max_states)
-        cells.append(cell)
-        if progress is not None:
-            progress(i, len(jobs), cell)
-    return cells
-

@@ -22,12 +22,12 @@ def write_traces(advice, directory: str, *, force: bool = False) -> list[str]:
     if root.exists() and not root.is_dir():
         raise KmcError(f"--trace-dir {directory} exists and is not a directory")
     kept = []
-    cells = list(advice.safety.values()) + list(advice.availability.values())
-    for cell in cells:
+    for cell in advice.all_checks():
         for verdict in cell.verdicts.values():
             if verdict.itf is None:
                 continue
-            path = root / cell.settings.slug() / f"{verdict.name}.itf.json"
+            where = cell.settings.slug() + _corner_suffix(cell)
+            path = root / where / f"{verdict.name}.itf.json"
             text = dumps(verdict.itf)
             try:
                 if path.exists() and path.read_text(encoding="utf-8") != text and not force:
@@ -43,3 +43,12 @@ def write_traces(advice, directory: str, *, force: bool = False) -> list[str]:
         return [f"{len(kept)} trace file(s) under {directory} differ from what this run found and "
                 f"were kept (e.g. {kept[0]}); pass --force to overwrite them"]
     return []
+
+
+def _corner_suffix(cell) -> str:
+    """A goal check's corner in its directory name (``-at-2-3-0``), so the counterexamples of
+    one setting at several bounds do not overwrite each other."""
+    if cell.kind != "goal":
+        return ""
+    b = cell.config["bounds"]
+    return f"-at-{b['max_records']}-{b['max_leader_epoch']}-{b['max_crashes']}"

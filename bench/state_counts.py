@@ -8,6 +8,12 @@ Python dict literal, to paste into ``model/estimate.py``. A row that hits the ti
 out. About 3 minutes on 2 shared cores.
 
     python bench/state_counts.py [--rf 2,3] [--time-limit 60]
+
+``--families`` prints the other table, ``FAMILY_FACTOR``: how many times kip-320's states each
+family of rules (ZooKeeper with broker epochs, AlterPartition, KRaft, KRaft with ELR) has at a
+replication factor's default bounds, with process crashes, and ``CRASH_FACTOR``: how many times
+a family's process-crash states power-loss and disk-loss crashes have, at RF=2's default bounds
+(RF=3 power-loss runs take minutes). About 3 minutes on 2 shared cores.
 """
 
 from __future__ import annotations
@@ -25,11 +31,43 @@ from model import Bounds, ModelConfig  # noqa: E402
 BOXES = {2: (3, 3, 2), 3: (2, 3, 2)}  # the largest records, epochs, crashes measured per RF
 
 
+def families(time_limit: float) -> None:
+    """Print ``FAMILY_FACTOR`` and ``CRASH_FACTOR`` for ``model/estimate.py``."""
+    from model.config import default_bounds
+    from model.estimate import FAMILY_RELEASES
+
+    def states(rf, version, crash="process"):
+        config = ModelConfig(kafka_version=version, replication_factor=rf, crash_model=crash,
+                             bounds=default_bounds(rf))
+        result = check(config, ["hw-le-leo"], time_limit=time_limit)
+        return result.stats.distinct_states if result.limit is None else None
+
+    print("FAMILY_FACTOR = {")
+    base = {rf: states(rf, "2.1") for rf in (2, 3)}
+    for family, version in FAMILY_RELEASES.items():
+        factors = {rf: (n / base[rf] if (n := states(rf, version)) else None) for rf in (2, 3)}
+        print(f"    {family!r}: {{2: {factors[2]:.2f}, 3: {factors[3]:.2f}}},  # Kafka {version}",
+              flush=True)
+    print("}")
+    print("CRASH_FACTOR = {")
+    for family, version in FAMILY_RELEASES.items():
+        process = states(2, version)
+        factors = {crash: states(2, version, crash) / process for crash in ("power-loss", "disk-loss")}
+        print(f"    {family!r}: {{'power-loss': {factors['power-loss']:.2f}, "
+              f"'disk-loss': {factors['disk-loss']:.2f}}},", flush=True)
+    print("}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rf", default="2,3")
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--families", action="store_true",
+                        help="the factors of each family of rules and crash model instead")
     args = parser.parse_args()
+    if args.families:
+        families(max(args.time_limit, 300.0))
+        return
     for rf in (int(x) for x in args.rf.split(",")):
         records, epochs, crashes = BOXES[rf]
         print(f"    {rf}: {{")

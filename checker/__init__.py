@@ -3,11 +3,11 @@ configuration; the reference BFS, stable fingerprints, traces by replay, results
 
 The local engines join the registry here, in the order ``kmc check --engine`` lists them:
 ``compiled`` (``checker.compiled``; ``bfs`` is another name for it), ``reference``
-(``checker.bfs``) and ``bmc`` (``checker.symbolic``, listed after the explicit-state engines).
+(``checker.reference``) and ``bmc`` (``checker.symbolic``, listed after the explicit-state engines).
 """
 
 from checker.api import check
-from checker.bfs import bfs, run_reference
+from checker.reference.bfs import bfs, run_reference
 from checker.compiled import OPTIONS as COMPILED_OPTIONS, run_compiled
 from checker.engines import ENGINES, Engine, engine_choices, get_engine, register_engine
 from checker.fingerprint import fingerprint

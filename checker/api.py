@@ -13,8 +13,8 @@ from checker.limits import check_limit
 from checker.result import INCOMPLETE, INTERRUPTED, CheckResult, CheckStats, PropertyResult
 from model.config import ModelConfig
 from model.errors import ConfigError
-from model.estimate import estimated_states
-from properties import get_properties
+from model.estimate import config_states, family_of
+from properties import get_properties, reported_only
 
 
 def check(
@@ -37,7 +37,9 @@ def check(
 
     ``progress(stats)`` is called every few seconds; ``notice(line)`` gets one-off lines (the
     kernel's first compilation); ``warn(line)`` is told, before the run starts, when the bounds
-    are too large to finish (``bounds_warning``; the line is also kept in the result's notes).
+    are too large to finish (``bounds_warning``) and when the configuration is not checked as
+    given (``ModelConfig.notes``: a release newer than kmc models, a setting its rules ignore);
+    those lines are also kept in the result's notes.
 
     SIGINT or SIGTERM (``checker.interrupt``) during the run gives a result with limit
     "interrupted": the engine's own, or, for an engine that does not stop by itself, one built
@@ -63,6 +65,13 @@ def check(
         and engine_options.get("disk_limit") != 0)
     if too_big and warn is not None:
         warn(too_big)
+    elif warn is not None and not chosen.symbolic:
+        long = long_run_estimate(config, chosen.name)
+        if long:
+            warn(long)
+    config_notes = config.notes()  # a release kmc does not model as itself, ignored settings
+    for line in config_notes if warn is not None else ():
+        warn(line)
     extras = {"memory_limit": memory_limit, "coverage": coverage, "notice": notice}
     last = [CheckStats()]  # the latest statistics an engine reported, for an interruption
 
@@ -88,8 +97,11 @@ def check(
         # the interruption surfaced as another error from a library it hit mid-call (numba while
         # compiling, py4j while waiting for Spark): it is still an interruption, not a failure
         result = _interrupted(chosen.name, config, props, last[0], time.monotonic() - started)
+    for p in result.properties:  # the default set's stronger invariants: reported, not failing
+        p.reported_only = reported_only(p.name, asked_by_name=bool(properties))
     if too_big:
         result.notes.insert(0, too_big)
+    result.notes[:0] = config_notes
     if config.acks == "0" and any(p.name == "no-acked-loss" for p in props):
         result.notes.append(
             "note: with acks=0 the producer is never acknowledged, so no-acked-loss cannot fail "
@@ -106,6 +118,27 @@ def check(
 # not listed is taken to be like the reference engine.
 ENGINE_PACE = {"compiled": (500_000, 20), "reference": (10_000, 200), "spark": (150_000, 16)}
 IMPRACTICAL_SECONDS = 600.0  # the estimate is a lower one: ten minutes of it may well be hours
+LONG_RUN_SECONDS = 60.0  # a run estimated to take longer says so before it starts
+
+
+def long_run_estimate(config: ModelConfig, engine: str = "compiled") -> str | None:
+    """A line announcing a run estimated (``model.estimate.config_states``, a lower estimate) to
+    take more than a minute: its states, time and memory, before it starts; None otherwise."""
+    states = config_states(config)
+    rate, per_state = ENGINE_PACE.get(engine, ENGINE_PACE["reference"])
+    seconds = states / rate
+    if seconds < LONG_RUN_SECONDS:
+        return None
+    return (f"estimate: about {states:.1e} distinct states or more ({_family_words(config)}; "
+            f"model/estimate.py), so at least {_duration(seconds)} and {_bytes(states * per_state)} "
+            f"at the {engine} engine's ~{rate:,} states/s; smaller bounds answer sooner")
+
+
+def _family_words(config: ModelConfig) -> str:
+    b = config.bounds
+    return (f"replication.factor={config.replication_factor}, max-records={b.max_records}, "
+            f"max-leader-epoch={b.max_leader_epoch}, max-crashes={b.max_crashes}, "
+            f"{family_of(config.rules)} rules, {config.crash_model} crashes")
 
 
 def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: int | None = None,
@@ -113,8 +146,7 @@ def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: 
     """A warning line if ``config``'s bounds are estimated (``model.estimate``, a lower estimate)
     to take over ten minutes or more memory than the run may use; None if they look practical."""
     b = config.bounds
-    states = estimated_states(config.replication_factor, b.max_records, b.max_leader_epoch,
-                              b.max_crashes, symmetry=config.symmetry)
+    states = config_states(config)
     rate, per_state = ENGINE_PACE.get(engine, ENGINE_PACE["reference"])
     seconds, needed = states / rate, states * per_state
     limit = memory_limit or default_memory_limit()

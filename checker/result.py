@@ -13,6 +13,42 @@ EXIT_HOLDS, EXIT_VIOLATED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 INTERRUPTED = "interrupted"  # the ``limit`` of a run stopped by SIGINT or SIGTERM
 
+BOUND_WORDS = {
+    "max_records": "records", "max_leader_epoch": "leader epochs", "max_crashes": "crashes",
+    "max_unflushed_losses": "crashes that lose data", "max_controlled_shutdowns":
+    "controlled shutdowns", "max_session_expiries": "session expiries",
+    "max_controller_failovers": "controller failovers", "max_delayed_fetches": "delayed fetches",
+}
+
+
+def scope_words(config: dict) -> str:
+    """What a verdict covers, in words: "records <= 2, leader epochs <= 2, crashes <= 1, process
+    crashes" (the fault bounds only when on; crashes that lose data only when a crash can)."""
+    bounds = config.get("bounds", {})
+    crash = config.get("crash.model", "process")
+    parts = []
+    for key, words in BOUND_WORDS.items():
+        value = bounds.get(key)
+        if value is None:
+            continue
+        if key == "max_unflushed_losses" and (crash == "process" or not bounds.get("max_crashes")):
+            continue
+        if key not in ("max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses") and not value:
+            continue
+        parts.append(f"{words} <= {value}")
+    return ", ".join(parts) + f", {crash} crashes"
+
+
+def scope_of(config: dict) -> dict:
+    """A result's scope as data: its bounds and crash model, and the sentence a HOLDS stands
+    for."""
+    return {
+        "bounds": dict(config.get("bounds", {})),
+        "crash_model": config.get("crash.model"),
+        "holds_means": f"holds for every behaviour within {scope_words(config)}; larger bounds "
+                       "are not checked",
+    }
+
 
 @dataclass
 class CheckStats:
@@ -56,14 +92,18 @@ class CheckStats:
 
 @dataclass
 class PropertyResult:
-    """The verdict on one property, with the shortest counterexample when VIOLATED."""
+    """The verdict on one property, with the shortest counterexample when VIOLATED.
+
+    ``reported_only``: a stronger invariant than Kafka promises that came with the default set
+    (``properties.reported_only``): its verdict is shown but does not decide the exit code."""
 
     name: str
     verdict: str
     trace: object = None  # checker.trace.Trace
+    reported_only: bool = False
 
     def to_json(self) -> dict:
-        out = {"property": self.name, "verdict": self.verdict}
+        out = {"property": self.name, "verdict": self.verdict, "reported_only": self.reported_only}
         if self.trace is not None:
             out["trace_length"] = len(self.trace.steps)
             out["trace"] = self.trace.to_json()
@@ -86,6 +126,7 @@ class CheckResult:
     limit: str | None = None
     notes: list = field(default_factory=list)
     coverage: object = None  # per-action coverage (``kmc check --coverage``), or None
+    known_beyond: list = field(default_factory=list)  # known losses beyond the bounds (dicts)
 
     @property
     def interrupted(self) -> bool:
@@ -95,10 +136,11 @@ class CheckResult:
     def exit_code(self) -> int:
         """0 every property holds, 1 one is violated, 3 incomplete. An interrupted run is 3 even
         if it found a violation first: a run that was asked to stop is not a verdict to trust
-        (the violation is still reported, with its trace)."""
+        (the violation is still reported, with its trace). Verdicts reported only (stronger
+        invariants of the default set) do not count."""
         if self.interrupted:
             return EXIT_INCOMPLETE
-        verdicts = {p.verdict for p in self.properties}
+        verdicts = {p.verdict for p in self.properties if not p.reported_only}
         if VIOLATED in verdicts:
             return EXIT_VIOLATED
         if INCOMPLETE in verdicts:
@@ -123,6 +165,8 @@ class CheckResult:
             "stats": self.stats.to_json(),
             "properties": [p.to_json() for p in self.properties],
             "exit_code": self.exit_code,
+            "scope": scope_of(self.config),
+            "known_beyond": list(self.known_beyond),
             "notes": list(self.notes),
             **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }

@@ -9,7 +9,8 @@ import sys
 import click
 
 from advise import DEFAULT_GOALS, advise
-from advise.render import render_markdown, render_text, to_json
+from advise.render import progress_words, render_markdown, render_text, to_json
+from advise.sweep import DEFAULT_CELL_MAX_STATES
 from advise.traces import write_traces
 from checker.compiled import ensure_compiled
 from commands.options import config_options, pop_config_options, source_options
@@ -48,31 +49,35 @@ def _replication_factors(text):
               help="Sweep every setting under every release, not only your settings.")
 @click.option("--no-releases", is_flag=True, help="Do not check your settings under other releases.")
 @click.option("--cell-time-limit", type=click.FloatRange(min=0, min_open=True), default=300.0,
-              show_default=True, help="Seconds one cell may take before it is left incomplete.")
-@click.option("--max-states", type=click.IntRange(1), help="Distinct states one cell may explore.")
+              show_default=True, help="Seconds one check may take before it is left incomplete "
+                                      "(its setting is then 'not refuted', never kept).")
+@click.option("--max-states", type=click.IntRange(1),
+              help=f"Distinct states one check may explore. [default: {DEFAULT_CELL_MAX_STATES:,}]")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Result cache (cells answered before on the same model are not re-run). "
                    "[default: results in kmc's cache directory]")
 @click.option("--no-cache", is_flag=True, help="Check every cell again.")
-@click.option("--trace-dir", default="advise-traces", show_default=True,
-              type=click.Path(file_okay=False), metavar="DIR",
-              help="Where counterexamples and witnesses are written, DIR/<cell>/<property>.itf.json.")
-@click.option("--no-traces", is_flag=True, help="Write no trace files.")
+@click.option("--trace-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write every counterexample and witness as a trace file, "
+                   "DIR/<cell>/<property>.itf.json. [default: none written]")
 @click.option("--force", is_flag=True, help="Overwrite trace files that differ from this run's.")
 @click.option("--json", "as_json", is_flag=True, help="Print the advice as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the advice as Markdown.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def advise_command(kafka_version, config_files, goals, replication_factors, full, no_releases,
-                   cell_time_limit, max_states, cache_dir, no_cache, trace_dir, no_traces, force,
+                   cell_time_limit, max_states, cache_dir, no_cache, trace_dir, force,
                    as_json, markdown, quiet, **options):
     """Which settings keep your data safe, and what they cost.
 
     Starting from your settings (flags or --config Kafka properties files), every combination
     of acks, min.insync.replicas, unclean.leader.election.enable and the flush policy is checked
     at replication factors 2 and 3, and your settings under each Kafka release where a rule
-    changed; each is a complete check (cached). Availability (can a write be acknowledged with
-    a broker down? can the partition lose its leader while a broker runs?) is asked of the
-    explorer too.
+    changed. Each setting's goal is checked at kmc's default bounds and at the bounds of every
+    loss the known-results suite finds at its replication factor (the bound flags replace the
+    default ones, never the known losses'); a setting is listed as keeping the goal only if it
+    holds at all of them. Availability (can a write be acknowledged with a broker down? can the
+    partition lose its leader while a broker runs?) is asked of the explorer too. Checks are
+    cached.
 
     Exit code 0: your settings keep the goal; 1: they do not; 2: bad input; 3: undecided.
     """
@@ -92,22 +97,24 @@ def advise_command(kafka_version, config_files, goals, replication_factors, full
         click.echo("")
     ensure_compiled(None if quiet else (lambda line: click.echo(line, err=True)))
 
-    def progress(i, n, cell):
+    def progress(i, n, advice, settings):
         if not quiet:
-            took = "cached" if cell.cached else f"{cell.seconds:.1f} s"
-            click.echo(f"[{i}/{n}] {cell.kind} {cell.settings.words(release=True)}: {took}", err=True)
+            click.echo(f"[{i}/{n}] {settings.words(release=True)}: {progress_words(advice, settings)}",
+                       err=True)
             sys.stderr.flush()
 
     advice = advise(config, goals=goals, replication_factors=rfs, bound_overrides=bound_overrides,
                     sweep_releases=not no_releases, full=full, cache=cache,
                     time_limit=cell_time_limit, max_states=max_states, progress=progress)
-    if not no_traces:
+    # the configuration's notes (a typo in the files ...), but the flush policy's: advise sweeps
+    # both policies, each with the crash model it matters under
+    advice.notes += [n for n in getattr(provenance, "notes", ()) if "flush policy matters" not in n]
+    if trace_dir and not advice.interrupted:
         advice.notes += write_traces(advice, trace_dir, force=force)
     if as_json:
         click.echo(json.dumps(to_json(advice), indent=2))
     elif markdown:
         click.echo(render_markdown(advice), nl=False)
     else:
-        text = render_text(advice)
-        click.echo(text.replace("TRACE-DIR", trace_dir) if not no_traces else text)
+        click.echo(render_text(advice).replace("TRACE-DIR", trace_dir or "TRACE-DIR"))
     return advice.exit_code

@@ -10,8 +10,10 @@ import click
 import spark_explore  # noqa: F401  (joins the engine registry, so --engine lists it)
 from checker import check
 from checker.engines import ENGINES, engine_choices
+from checker.result import HOLDS
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import check_output_path, fail, same_file, write_output
+from gate.known import beyond
 from model.options import config_from_options
 from viewer.html import write_html
 from viewer.report import render_result
@@ -26,7 +28,9 @@ from checker.compiled.progress import describe_eta
 @click.option("--symmetry/--no-symmetry", default=True, show_default=True,
               help="Explore states that differ only by renaming brokers 1..N-1 once.")
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
-              help="Property to check (repeatable); default: all of them.")
+              help="Property to check (repeatable); a property named here fails the run when "
+                   "violated. Default: every invariant; those Kafka promises fail the run, the "
+                   "stronger ones are reported only ('kmc list').")
 @click.option("--engine", type=click.Choice(engine_choices()), default="compiled", show_default=True,
               help="; ".join(f"{e.name}: {e.description}" for e in ENGINES.values()) + ".")
 @click.option("--max-states", type=int, help="Stop (INCOMPLETE) after this many distinct states.")
@@ -74,7 +78,8 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     """Check properties of a Kafka replication configuration.
 
     Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
-    counterexample is printed); 2: bad input; 3: incomplete (a limit was hit).
+    counterexample is printed); 2: bad input; 3: incomplete (a limit was hit). Without -p, a
+    violated invariant stronger than what Kafka promises is reported and does not change it.
     """
     if same_file(trace_out, html_out):
         fail("--trace-out and --html name the same file")
@@ -112,11 +117,16 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
         warn=_notice,  # even with --quiet: a run that cannot finish must not be silent
         **engine_options,
     )
+    if not result.interrupted:  # a HOLDS says what it does not cover: known losses beyond it
+        result.known_beyond = beyond(config, [p.name for p in result.properties if p.verdict == HOLDS])
+    # (notes quote the user's files: their bytes are kept off the terminal)
+    result.notes += [f"note: {terminal_safe(n)}" for n in getattr(provenance, "notes", ())]
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
         click.echo(render_result(result))
-    trace = next((p.trace for p in result.properties if p.trace is not None), None)
+    trace = next((p.trace for p in sorted(result.properties, key=lambda p: p.reported_only)
+                  if p.trace is not None), None)  # a failing property's first
     if trace is not None and trace_out:
         write_output(trace_out, "--trace-out", lambda: write_trace(trace_out, trace, result))
         if not as_json:

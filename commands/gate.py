@@ -16,7 +16,7 @@ import click
 
 from commands.usage import check_output_path, same_file, write_output
 from gate.cache import GateCache
-from gate.report import details, json_report, junit_xml, summary_table, verdict_line
+from gate.report import WITHIN_NOTE, details, json_report, junit_xml, summary_table, verdict_line
 from gate.run import exit_code, run_suite
 from gate.suite import load_suite
 from viewer.safe_text import terminal_safe
@@ -65,6 +65,7 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
 
     outcomes = run_suite(suite, cache=cache, progress=progress, warn=warn)
     click.echo(summary_table(outcomes))
+    click.echo(WITHIN_NOTE)
     text = details(outcomes)
     if text:
         click.echo("")

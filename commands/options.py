@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import click
 
-from model.config import BOUND_HELP, BOUND_NAMES, Bounds
+from model.config import BOUND_HELP, BOUND_NAMES, Bounds, default_bounds
 from model.constants import CRASH_MODELS, HW_CHECKPOINT_MODES
 
 FAULT_BOUNDS = tuple(name for name in BOUND_NAMES if Bounds.__dataclass_fields__[name].metadata["fault"])
+
+
+def _bound_default(name: str) -> str:
+    """A bound's default for ``--help``: it depends on the replication factor
+    (``model.config.default_bounds``), so both values are shown when they differ."""
+    if name in FAULT_BOUNDS:
+        return "0"
+    two, more = getattr(default_bounds(2), name), getattr(default_bounds(3), name)
+    return str(two) if two == more else f"{two} at RF=2, {more} at RF>=3"
 
 _OPTIONS = (
     click.option("--protocol", metavar="NAME",
@@ -34,7 +43,7 @@ _OPTIONS = (
                       "judged by the no-read-loss property. [default: off]"),
 ) + tuple(
     click.option(f"--{name.replace('_', '-')}", name, type=int,
-                 help=f"Bound: {BOUND_HELP[name]}." + (" [default: 0]" if name in FAULT_BOUNDS else ""))
+                 help=f"Bound: {BOUND_HELP[name]}. [default: {_bound_default(name)}]")
     for name in BOUND_NAMES
 )
 

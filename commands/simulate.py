@@ -4,7 +4,6 @@ exhaustive reach; a violation is shortened and written as a trace file."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
 
 import click
@@ -12,9 +11,10 @@ import click
 from checker.compiled import ensure_compiled
 from checker.simulate import DEFAULT_DEPTH, simulate
 from commands.options import config_options, pop_config_options, source_options
-from commands.usage import check_output_path
+from commands.usage import check_output_path, write_output
 from model.options import config_from_options
-from properties import get_properties
+from properties import get_properties, promised
+from viewer.safe_text import terminal_safe
 from viewer.simulation import progress_line, render_simulation
 from viewer.trace_file import write_trace
 
@@ -25,7 +25,8 @@ DEFAULT_TIME_LIMIT = 60.0
 @config_options
 @source_options
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
-              help="Property to check in every state (repeatable); default: all of them.")
+              help="Property to check in every state (repeatable); default: those Kafka promises "
+                   "('kmc list').")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1),
               help="Seed of the random walks: the same seed gives the same walks. [default: a "
                    "random one, printed]")
@@ -36,8 +37,7 @@ DEFAULT_TIME_LIMIT = 60.0
               help=f"Stop after this many seconds. [default: {DEFAULT_TIME_LIMIT:.0f} unless --walks is given]")
 @click.option("--no-shorten", is_flag=True, help="Show the violating walk as found, not shortened.")
 @click.option("--trace-out", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Where to write the counterexample. [default: "
-                   "simulate-PROPERTY-seedN.itf.json here, never overwriting a file]")
+              help="Write the counterexample (shortened) as a trace file. [default: none written]")
 @click.option("--force", is_flag=True, help="Overwrite the --trace-out file if it exists.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
@@ -53,8 +53,11 @@ def simulate_command(kafka_version, config_files, properties, seed, depth, walks
     config, provenance = config_from_options(
         kafka_version=kafka_version, config_files=config_files, **pop_config_options(options))
     props = get_properties(list(properties) or None)
-    if not properties:  # by default the compiled ones (a property loaded with --load is asked by name)
-        props = tuple(p for p in props if getattr(p, "compiled", False))
+    if not properties:
+        # by default what Kafka promises: walks stop at the first violation, so a stronger
+        # invariant (reported only by kmc check) would end them for nothing; and the compiled
+        # ones only (a property loaded with --load is asked by name)
+        props = tuple(p for p in promised() if getattr(p, "compiled", False))
     if seed is None:
         seed = secrets.randbits(32)
     if time_limit is None and walks is None:
@@ -68,22 +71,17 @@ def simulate_command(kafka_version, config_files, properties, seed, depth, walks
                       progress=progress, shorten=not no_shorten)
     trace = next((p.trace for p in result.properties if p.trace is not None), None)
     written = None
-    if trace is not None:
-        written = trace_out or _fresh_name(f"simulate-{trace.property_name}-seed{seed}", ".itf.json")
-        write_trace(written, trace, result)
+    if trace is not None and trace_out:
+        write_output(trace_out, "--trace-out", lambda: write_trace(trace_out, trace, result))
+        written = trace_out
     if as_json:
         click.echo(json.dumps({**result.to_json(), "trace_file": written}, indent=2))
     else:
         click.echo(render_simulation(result))
         if written:
-            click.echo(f"trace written to {written} (kmc trace show / replay / html read it)")
+            click.echo(f"trace written to {terminal_safe(written)} (kmc trace show / replay / html "
+                       "read it)")
+        elif trace is not None:
+            click.echo("--trace-out FILE writes this counterexample as a trace file (kmc trace "
+                       "show / replay / html read it)")
     return result.exit_code
-
-
-def _fresh_name(stem: str, suffix: str) -> str:
-    """``stem + suffix`` in the current directory, or ``stem-2 + suffix``, ... if taken."""
-    name, n = stem + suffix, 1
-    while os.path.exists(name):
-        n += 1
-        name = f"{stem}-{n}{suffix}"
-    return name

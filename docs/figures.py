@@ -1,17 +1,38 @@
-"""The README's figures, taken from the tool rather than typed: ``python docs/figures.py`` checks
-them (``tests/test_readme.py`` runs the same check), ``python docs/figures.py --write`` updates
-the README from a fresh run.
+"""The figures of the README and the docs, taken from the tool rather than typed:
+``python docs/figures.py`` checks them (``tests/test_readme.py`` runs the same check),
+``python docs/figures.py --write`` updates the files from fresh runs (``--slow`` runs the
+figures marked slow too: ``kmc advise`` on the example files, minutes cold).
 
-* the example counterexample: the README shows the output of the command it names, which is
-  run here; only its timing (seconds and states/s) may differ;
+What is checked:
+
+* the README's example counterexample: the output of the command it names, run here; only its
+  timing (seconds and states/s) may differ;
 * the number of strengthening invariants ``kmc prove --strengthen all`` proves with;
-* the protocol table: each preset with the Kafka releases ``kmc list`` gives it.
+* the protocol table: each preset with the Kafka releases ``kmc list`` gives it;
+* every *figure block* of ``FILES``: a fenced code block right after a marker line
+
+      <!-- figure: kmc ARGS; OPTION; OPTION ... -->
+
+  holds the output of ``kmc ARGS`` (run in a scratch directory where ``examples/`` is the
+  repository's, so files a command writes stay there and later figures of the same page can
+  read them). Options: ``prompt`` (the block starts with ``$ kmc ARGS``), ``exit=N`` (the exit
+  code to expect), ``keep=1:6,-2:`` (only these lines: 1-based ranges, negative from the end,
+  an open end to the last line; ``...`` where lines are left out), ``grep=TEXT`` (only the lines
+  containing TEXT; repeatable),
+  ``slow`` (run only with ``--slow``). Timings (``12.3 s``, ``45,678 states/s``) may differ; the
+  rest must not;
+* prose figures of slow blocks: the README's sentence about ``kmc advise`` on the example files
+  names the settings, checks and distinct states its figure block in docs/advise.md shows.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import sys
+import tempfile
+
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -21,13 +42,20 @@ sys.path.insert(0, str(ROOT))
 
 from checker.symbolic.strengthen import all_names  # noqa: E402  (after the path: a checkout)
 from cli import cli  # noqa: E402
-from model.protocols import VARIANTS  # noqa: E402
+from model.rules import PROTOCOLS  # noqa: E402
+from properties import BUILT_IN, PROPERTIES  # noqa: E402
 
 README = ROOT / "README.md"
+FILES = (README, ROOT / "docs" / "traces.md", ROOT / "docs" / "ci.md", ROOT / "docs" / "advise.md")
 EXAMPLE = ["check", "-q", "--protocol", "hw-truncation", "-r", "2", "-p", "no-acked-loss"]
 EXAMPLE_HEAD = f"`kmc {' '.join(EXAMPLE)}` prints (exit code 1):\n\n```\n"
 TIMING = re.compile(r"[\d.]+ s \([\d,]+ states/s\)")
+SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b|[\d,]+ states/s|\d+ min \d+ s"
+                     r"|\b\d+\.\d(?=\s+(?:pass|FAIL|INCOMPLETE|cached|ERROR|INTERRUPTED)\b)")  # gate's seconds
 LIBRARY = re.compile(r"library of (\d+) strengthening invariants")
+MARKER = re.compile(r"^<!-- figure: (?P<spec>.*?) -->\n```[^\n]*\n(?P<body>.*?)^```$", re.M | re.S)
+ADVISE_PROSE = re.compile(r"\((\d+) settings, ([\d,]+) checks, ([\d,]+) distinct states\)")
+ADVISE_CHECKED = re.compile(r"checked: (\d+) settings, ([\d,]+) checks run \(([\d,]+) distinct states\)")
 
 
 def example_output() -> str:
@@ -39,6 +67,141 @@ def example_output() -> str:
 def strengthening_count() -> int:
     """How many invariants ``kmc prove -p no-acked-loss --strengthen all`` adds."""
     return len([n for n in all_names() if n != "no-acked-loss"])
+
+
+class Figure:
+    """One figure block: where it is, the command, its options and what the file shows (a
+    plain class: the tests load this file without registering it as a module)."""
+
+    def __init__(self, path: Path, args: list, options: dict, shown: str, span: tuple):
+        self.path, self.args, self.options, self.shown, self.span = path, args, options, shown, span
+
+    @property
+    def slow(self) -> bool:
+        return "slow" in self.options
+
+    @property
+    def label(self) -> str:
+        return f"{self.path.relative_to(ROOT)}: kmc {' '.join(self.args)}"
+
+
+def figures(path: Path, text: str) -> list[Figure]:
+    found = []
+    for m in MARKER.finditer(text):
+        parts = [p.strip() for p in m.group("spec").split(";")]
+        command, options = parts[0], {}
+        for part in parts[1:]:
+            key, _, value = part.partition("=")
+            options.setdefault(key.strip(), []).append(value.strip())
+        args = shlex.split(command)
+        if args[:1] != ["kmc"]:
+            raise ValueError(f"{path}: a figure's command starts with kmc: {command!r}")
+        found.append(Figure(path, args[1:], options, m.group("body"), m.span("body")))
+    return found
+
+
+def render(figure: Figure, workdir: Path) -> str:
+    """The block ``figure`` should show: the command's output, shaped by its options."""
+    cwd = os.getcwd()
+    os.chdir(workdir)
+    loaded = {n: p for n, p in PROPERTIES.items() if n not in BUILT_IN and not p.is_reachability
+              and not p.history}  # properties a test of the same process --loaded: not kmc's
+    for name in loaded:
+        del PROPERTIES[name]
+    try:
+        result = CliRunner().invoke(cli, figure.args)
+    finally:
+        os.chdir(cwd)
+        PROPERTIES.update(loaded)
+    want = int(figure.options.get("exit", ["0"])[0])
+    if result.exit_code != want:
+        raise AssertionError(f"{figure.label}: exit code {result.exit_code}, the figure says {want}:"
+                             f"\n{result.output[-2000:]}")
+    lines = [line.rstrip() for line in result.stdout.rstrip("\n").split("\n")]
+    for text in figure.options.get("grep", []):
+        lines = [line for line in lines if text in line]
+    if "keep" in figure.options:
+        lines = _keep(lines, figure.options["keep"][0])
+    if "prompt" in figure.options:
+        lines.insert(0, "$ kmc " + " ".join(shlex.quote(a) for a in figure.args))
+    return "\n".join(lines) + "\n"
+
+
+def _keep(lines: list, spec: str) -> list:
+    chosen: list[int] = []
+    for part in spec.split(","):
+        lo, _, hi = part.partition(":") if ":" in part else (part, "", part)
+        first = _index(int(lo), len(lines))
+        last = _index(int(hi), len(lines)) if hi else len(lines) - 1
+        chosen += [i for i in range(first, last + 1) if i not in chosen]
+    out, previous = [], -1
+    for i in chosen:
+        if i > previous + 1:
+            out.append("...")
+        out.append(lines[i])
+        previous = i
+    if previous < len(lines) - 1:
+        out.append("...")
+    return out
+
+
+def _index(n: int, size: int) -> int:
+    return n - 1 if n > 0 else size + n
+
+
+def _same(a: str, b: str) -> bool:
+    def norm(text):
+        return [SECONDS.sub("T", line.rstrip()) for line in text.strip("\n").split("\n")]
+    return norm(a) == norm(b)
+
+
+def _workdir() -> Path:
+    work = Path(tempfile.mkdtemp(prefix="kmc-figures-"))
+    (work / "examples").symlink_to(ROOT / "examples")
+    return work
+
+
+def block_problems(path: Path, text: str, *, slow: bool = False) -> list:
+    """What in ``path``'s figure blocks disagrees with the tool, one entry each."""
+    out = []
+    work = _workdir()
+    for figure in figures(path, text):
+        if figure.slow and not slow:
+            continue
+        real = render(figure, work)
+        if not _same(figure.shown, real):
+            first = next((f"shown: {a!r}\n  kmc:   {b!r}" for a, b in zip(
+                figure.shown.split("\n"), real.split("\n"))
+                if SECONDS.sub("T", a.rstrip()) != SECONDS.sub("T", b.rstrip())),
+                "the number of lines differs")
+            out.append(f"{figure.label}: the figure differs from a real run:\n  {first}")
+    return out
+
+
+def write_blocks(path: Path, text: str, *, slow: bool = False) -> str:
+    """``text`` with every figure block (the slow ones only with ``slow``) from a fresh run."""
+    work = _workdir()
+    pieces, last = [], 0
+    for figure in figures(path, text):
+        real = render(figure, work) if (slow or not figure.slow) else figure.shown
+        start, end = figure.span
+        pieces += [text[last:start], real]
+        last = end
+    return "".join(pieces) + text[last:]
+
+
+def prose_problems(texts: dict) -> list:
+    """The README's figures of the slow advise run agree with docs/advise.md's block."""
+    advise = texts.get(ROOT / "docs" / "advise.md", "")
+    checked = ADVISE_CHECKED.search(advise)
+    said = ADVISE_PROSE.findall(texts.get(README, ""))
+    if checked is None:
+        return ["docs/advise.md has no figure block with kmc advise's 'checked:' line"]
+    if not said:
+        return ["the README no longer names the settings, checks and states of kmc advise's run"]
+    want = tuple(x.replace(",", "") for x in checked.groups())
+    return [f"the README says {', '.join(s)} for kmc advise's run; docs/advise.md's run says "
+            f"{', '.join(want)}" for s in said if tuple(x.replace(",", "") for x in s) != want]
 
 
 def problems(text: str) -> list:
@@ -60,10 +223,18 @@ def problems(text: str) -> list:
     if counts != [strengthening_count()] * len(counts) or not counts:
         out.append(f"the README says {counts} strengthening invariants; "
                    f"kmc prove --strengthen all uses {strengthening_count()}")
-    for name, variant in VARIANTS.items():
-        if f"| `{name}` | {variant.kafka_versions} |" not in text:
-            out.append(f"the protocol table's row for {name} does not say Kafka {variant.kafka_versions}")
+    for name, protocol in PROTOCOLS.items():
+        if f"| `{name}` | {protocol.versions} |" not in text:
+            out.append(f"the protocol table's row for {name} does not say Kafka {protocol.versions}")
     return out
+
+
+def all_problems(*, slow: bool = False) -> list:
+    texts = {path: path.read_text(encoding="utf-8") for path in FILES}
+    out = problems(texts[README])
+    for path, text in texts.items():
+        out += block_problems(path, text, slow=slow)
+    return out + prose_problems(texts)
 
 
 def write(text: str) -> str:
@@ -75,14 +246,24 @@ def write(text: str) -> str:
 
 
 def main() -> int:
-    text = README.read_text(encoding="utf-8")
+    slow = "--slow" in sys.argv[1:]
     if "--write" in sys.argv[1:]:
-        README.write_text(write(text), encoding="utf-8")
-        text = README.read_text(encoding="utf-8")
-    found = problems(text)
+        for path in FILES:
+            text = path.read_text(encoding="utf-8")
+            if path == README:
+                text = write(text)
+            path.write_text(write_blocks(path, text, slow=slow), encoding="utf-8")
+        advise = (ROOT / "docs" / "advise.md").read_text(encoding="utf-8")
+        checked = ADVISE_CHECKED.search(advise)
+        if checked is not None:  # the README's sentence about the advise run, from its block
+            settings, checks, states = checked.groups()
+            README.write_text(ADVISE_PROSE.sub(
+                f"({settings} settings, {checks} checks, {states} distinct states)",
+                README.read_text(encoding="utf-8")), encoding="utf-8")
+    found = all_problems(slow=slow)
     for line in found:
         print(line)
-    print("README figures agree with the tool" if not found else f"{len(found)} figure(s) to update")
+    print("figures agree with the tool" if not found else f"{len(found)} figure(s) to update")
     return 1 if found else 0
 
 

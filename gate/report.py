@@ -16,13 +16,25 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
+from checker.result import scope_of
 from gate.run import (
     ALLOWED, CACHED, ERROR, FAIL, INCOMPLETE_STATUS, INTERRUPTED_STATUS, PASS, exit_code,
 )
+from viewer.report import beyond_line
 from viewer.safe_text import terminal_safe, xml_safe
 from viewer.text import render_trace
 
-HEADERS = ("check", "expected", "got", "states", "seconds", "status")
+HEADERS = ("check", "expected", "got", "within (r,e,c)", "states", "seconds", "status")
+WITHIN_NOTE = ("within (r,e,c): the check covers every behaviour with at most r records, leader "
+               "epochs up to e and c crashes (+ the fault bounds it turns on), and nothing beyond; "
+               "the JUnit and JSON reports say it in words, with the known losses beyond it")
+
+
+def within(config) -> str:
+    """A check's bounds in a table cell: ``(2,2,1)``, then any fault bound that is on."""
+    b = config.bounds
+    faults = "".join(f" {k.replace('max_', '').replace('_', '-')}={v}" for k, v in b.faults().items())
+    return f"({b.max_records},{b.max_leader_epoch},{b.max_crashes}){faults}"
 
 
 def summary_table(outcomes) -> str:
@@ -31,9 +43,10 @@ def summary_table(outcomes) -> str:
         states = f"{o.states:,}" if o.states is not None else "-"
         seconds = "-" if o.status == CACHED else f"{o.seconds:.1f}"
         rows.append(tuple(terminal_safe(c) for c in (
-            o.spec.name, o.spec.expected_text(), o.got, states, seconds, o.status)))
+            o.spec.name, o.spec.expected_text(), o.got, within(o.spec.config), states, seconds,
+            o.status)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
-    right = {3, 4}
+    right = {4, 5}
     lines = []
     for n, row in enumerate(rows):
         cells = [c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(row)]
@@ -104,7 +117,11 @@ def junit_xml(suite, outcomes) -> bytes:
         tc = ET.SubElement(ts, "testcase", {"classname": classname, "name": xml_safe(o.spec.name),
                                             "time": f"{o.seconds:.3f}"})
         summary = (f"expected {o.spec.expected_text()}; got {o.got}; "
-                   f"{o.states if o.states is not None else '-'} distinct states")
+                   f"{o.states if o.states is not None else '-'} distinct states\n"
+                   f"scope: {scope_of(o.spec.config.as_dict())['holds_means']}")
+        if o.result_json:
+            summary += "".join(f"\n{beyond_line(e)}" for e in o.result_json.get("known_beyond", ()))
+            summary += "".join(f"\n{n}" for n in o.result_json.get("notes", ()))
         reasons = "\n".join(o.reasons)
         traces = "\n\n".join(
             f"Counterexample for {name} ({len(trace)} steps):\n{render_trace(trace)}"
@@ -151,6 +168,7 @@ def json_report(suite, outcomes) -> dict:
                     "allow_incomplete": o.spec.allow_incomplete,
                 },
                 "got": o.got,
+                "scope": scope_of(o.spec.config.as_dict()),
                 "reasons": o.reasons,
                 "cached": o.status == CACHED,
                 "cached_at": o.cached_at,

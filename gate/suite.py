@@ -26,8 +26,10 @@ key such as ``min.insync.replicas = 2`` is read as the dotted name):
   the same inside a ``bounds`` table).
 - limits: ``max-states``, ``max-depth``, ``time-limit`` (seconds); ``engine`` (compiled, the
   default; reference; spark; bmc; ``bfs`` is another name for compiled).
-- ``properties``: the properties to check (a list, or "all"); default: ``violates`` if given,
-  else all of them.
+- ``properties``: the properties to check (a list, or "all": every invariant, each failing the
+  check if it disagrees); default: ``violates`` if given, else the default set, as ``kmc check``
+  without ``-p``: what Kafka promises must agree, and the stronger invariants (``kmc list``) are
+  checked and reported without failing the check.
 - ``expect = "holds"``: every checked property must hold. ``expect = "violated"``: every property
   in ``violates`` (default: every checked property) must be violated and every other checked
   property must hold; ``trace-length = N`` pins the shortest counterexample's length,
@@ -55,7 +57,7 @@ from model.config import BOUND_NAMES, ModelConfig
 from model.errors import ConfigError, KmcError
 from model.files import nesting_depth, read_text
 from model.options import config_from_options
-from model.protocols import get_variant
+from model.rules import check_protocol
 from properties import PROPERTIES, get_properties
 
 HOLDS, VIOLATED = "holds", "violated"
@@ -105,6 +107,7 @@ class CheckSpec:
     engine: str = "compiled"
     description: str = ""
     provenance: list = field(default_factory=list)
+    default_properties: bool = False  # no ``properties`` key: stronger invariants reported only
 
     def identity(self) -> dict:
         """Everything that decides this check's outcome except the model's source (the cache
@@ -121,6 +124,7 @@ class CheckSpec:
             "max_depth": self.max_depth,
             "time_limit": self.time_limit,
             "engine": self.engine,
+            **({"default_properties": True} if self.default_properties else {}),
         }
 
     def expected_text(self) -> str:
@@ -256,6 +260,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
 
     # Properties: which are checked, and which must be violated.
     props = d.get("properties")
+    default_properties = props is None and d.get("violates") is None
     if props == "all":
         props = _invariants()
     elif props is not None:
@@ -320,7 +325,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
         trace_length=d.get("trace-length"), min_trace_length=d.get("min-trace-length"),
         allow_incomplete=allow_incomplete, max_states=limits.get("max-states"),
         max_depth=limits.get("max-depth"), time_limit=limits.get("time-limit"), engine=engine,
-        description=description, provenance=provenance,
+        description=description, provenance=provenance, default_properties=default_properties,
     )
 
 
@@ -336,7 +341,7 @@ def _config(d: dict, where: _Where, base: Path):
                 raise where.error(key, f"must be a string, got {value!r}")
             if key == "protocol":
                 try:
-                    get_variant(value)
+                    check_protocol(value)
                 except ConfigError as e:
                     raise where.error(key, str(e)) from None
         elif key in ("replication.factor", "min.insync.replicas"):

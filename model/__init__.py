@@ -1,4 +1,6 @@
-"""kmc's model of Kafka's replication protocol for one partition.
+"""kmc's model of Kafka's replication protocol for one partition: the compiled kernel
+(``model/kernel/``), its rules by release (``model/rules.py``), and the readable states it is
+read and written as.
 
 Public API::
 
@@ -12,15 +14,10 @@ from model.config import Bounds, ModelConfig
 from model.errors import ConfigError, KmcError
 from model.state import ClusterState, PartitionState, ReplicaState, from_plain, to_plain
 from model.compiled_model import CompiledModel
-from model.variants import (
-    VARIANTS, ReplicationModel, action, get_variant, make_reference_model, register_variant,
-)
 
 __all__ = [
     "ACTION_PARAMS", "Action", "Bounds", "ClusterState", "ConfigError", "KmcError", "ModelConfig",
-    "PartitionState", "ReplicaState", "ReplicationModel", "VARIANTS", "action", "from_plain",
-    "get_variant", "make_model", "make_reference_model", "register_variant", "to_plain",
-    "CompiledModel",
+    "PartitionState", "ReplicaState", "from_plain", "make_model", "to_plain", "CompiledModel",
 ]
 
 

@@ -2,10 +2,10 @@
 ``successors``, ``next_state``, ``canonical``) on ``ClusterState``s, computed by the kernel.
 
 This is what traces, ``kmc trace replay``, ``kmc graph`` and the viewer use: every rule runs in
-the kernel (``model/kernel/actions.py``) and the readable states are decodings of its rows, so
-the rules are written once. (``model/variants`` keeps the earlier pure-Python definition of the
-four 2018-era protocols as the reference engine's model, a cross-check proven equal to the
-kernel by ``tests/unit/test_kernel_equivalence.py``.)
+the kernel (``model/kernel/actions/``) and the readable states are decodings of its rows, so
+the rules are written once. (``checker/reference`` keeps the earlier pure-Python definition of
+the four 2018-era protocols as the oracle, proven equal to the kernel by
+``tests/unit/test_kernel_equivalence.py``.)
 """
 
 from __future__ import annotations

@@ -10,10 +10,10 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 from model.constants import ACKS_CHOICES, CRASH_MODELS, HW_CHECKPOINT_MODES
 from model.errors import ConfigError
-from model.kafka_config import parse_kafka_version
-from model.protocols import get_variant
+from model.releases import parse_version, release_notes, rules_release
 from model.rules import (
-    PRESETS, apply_rule_changes, check_mandatory, parse_rule_change, release_rules, without_unmet,
+    apply_rule_changes, check_mandatory, check_protocol, ignored_settings, parse_rule_change,
+    release_rules, rules_of, without_unmet,
 )
 
 MAX_REPLICATION_FACTOR = 5
@@ -115,7 +115,7 @@ class ModelConfig:
             lost) or "disk-loss" (the disk is replaced: the whole log is lost).
         bounds: the exploration bounds.
         symmetry: explore states that differ only by renaming brokers 1..N-1 once (see
-            ``model.symmetry``); turn off for properties that single out a broker.
+            ``model/kernel/symmetry.py``); turn off for properties that single out a broker.
         kafka_version: the Kafka release ("X.Y") whose rules apply, or "" for the rules of
             ``protocol`` (a named preset).
         rule_changes: ``+NAME`` / ``-NAME`` changes to those rules (``--rule``), in order.
@@ -170,11 +170,11 @@ class ModelConfig:
         if self.hw_checkpoint not in HW_CHECKPOINT_MODES:
             raise ConfigError(f"unknown HW checkpoint mode {self.hw_checkpoint!r}; choose one of "
                               f"{', '.join(HW_CHECKPOINT_MODES)}")
-        get_variant(self.protocol)  # raises ConfigError naming the known protocols
+        check_protocol(self.protocol)  # raises ConfigError naming the known protocols
         object.__setattr__(self, "rule_changes", tuple(
             parse_rule_change(c) for c in self.rule_changes))
         if self.kafka_version:
-            object.__setattr__(self, "kafka_version", str(parse_kafka_version(self.kafka_version)))
+            object.__setattr__(self, "kafka_version", str(parse_version(self.kafka_version)))
             check_mandatory(self.kafka_version, self.rules)
         if self.bounds.max_controller_failovers and "kraft" in self.rules:
             raise ConfigError(
@@ -189,8 +189,38 @@ class ModelConfig:
         if self.kafka_version:
             base = release_rules(self.kafka_version)
         else:
-            base = PRESETS.get(self.protocol, ())
+            base = rules_of(self.protocol)
         return without_unmet(apply_rule_changes(base, self.rule_changes))
+
+    @property
+    def rules_release(self) -> str:
+        """The release whose rules are used: ``kafka_version``, or the newest release kmc
+        models for a newer one ("" without a version)."""
+        return str(rules_release(parse_version(self.kafka_version))) if self.kafka_version else ""
+
+    @property
+    def ignored(self) -> dict:
+        """The settings given that the rules in force ignore, by Kafka name, each with why
+        (``model.rules.ignored_settings``: the KRaft controller before 3.9 and
+        ``unclean.leader.election.enable``). A setting left at its default is not listed."""
+        out = {}
+        for setting, rule in ignored_settings(self.rules):
+            if getattr(self, setting):
+                out[setting.replace("_", ".")] = (
+                    f"the rule {rule.name} (Kafka {rule.releases}, {rule.source.split(' (')[0]}) "
+                    "is off")
+        return out
+
+    def notes(self) -> list[str]:
+        """Lines every result of this configuration carries: a release kmc does not model as
+        itself (checked with the newest modelled release's rules), and settings its rules
+        ignore (checked as if at their defaults)."""
+        lines = release_notes(parse_version(self.kafka_version)) if self.kafka_version else []
+        where = f" in Kafka {self.kafka_version}" if self.kafka_version else ""
+        for setting, why in self.ignored.items():
+            lines.append(f"warning: {setting}=true is not in force{where}: {why}, so the "
+                         "setting is ignored and the check runs as if it were false")
+        return lines
 
     @property
     def broker_ids(self) -> tuple:
@@ -213,6 +243,9 @@ class ModelConfig:
             "kafka.version": self.kafka_version,
             "rule.changes": list(self.rule_changes),
             "rules": list(self.rules),
+            **({"rules.release": self.rules_release}
+               if self.rules_release != self.kafka_version else {}),
+            **({"ignored": sorted(self.ignored)} if self.ignored else {}),
             "hw.checkpoint": self.hw_checkpoint,
             "fetch.from.followers": self.fetch_from_followers,
             "track.reads": self.track_reads,

@@ -16,6 +16,14 @@ UNKNOWN_OFFSET = -1
 
 ACKS_CHOICES = ("0", "1", "all")
 CRASH_MODELS = ("process", "power-loss", "disk-loss")
+CRASH_MODEL_MEANING = {
+    "process": "a crash keeps every write, flushed or not: the OS page cache survives kill -9 or "
+               "a JVM crash",
+    "power-loss": "a crash loses the records not yet fsynced: Kafka's default flush leaves them to "
+                  "the OS, flush.messages=1 fsyncs every write",
+    "disk-loss": "a crash may lose the whole log: the disk is replaced",
+}
+"""Each crash model in one phrase, in Kafka's terms (docs/model.md, "The environment")."""
 HW_CHECKPOINT_MODES = ("immediate", "interval")
 
 # AlterPartition (KIP-497) states of a leader's pending ISR change (``ReplicaState.alter_partition``)

@@ -1,256 +1,371 @@
-"""Actions in Kafka words, for traces: ``describe(action, before, after)``."""
+"""Actions in Kafka words, for traces: ``describe(action, before, after)``.
+
+One describer per action (``@describes("ActionName")``), grouped as the kernel's actions are
+(``model/kernel/actions/``: the producer, a leader, a follower, a broker, the controller, the
+world's faults). A describer reads the readable states before and after the step and says what
+happened in one sentence; ``tests/unit/test_actions.py`` checks every action has one.
+"""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from model.actions import Action
 from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_STUCK, NO_LEADER
+
+DESCRIBERS: dict[str, Callable] = {}
+"""The describer of each action, by name: ``describer(params, before, after) -> str``."""
+
+
+def describes(*names: str):
+    """Decorator: register a describer for the actions ``names``."""
+    def register(describer: Callable) -> Callable:
+        for name in names:
+            DESCRIBERS[name] = describer
+        return describer
+    return register
+
+
+def describe(act: Action, before, after) -> str:
+    """One sentence saying what ``act`` did between the two states."""
+    describer = DESCRIBERS.get(act.name)
+    return describer(act.params(), before, after) if describer else str(act)
 
 
 def _records(records) -> str:
     return ", ".join(f"r{rid}" for rid, _ in records) or "no records"
 
 
-def describe(act: Action, before, after) -> str:
-    """One sentence saying what ``act`` did between the two states."""
-    p = act.params()
-    name = act.name
-    if name == "ProduceRecord":
-        b = p["leader"]
-        r0, r1 = before.replicas[b], after.replicas[b]
-        rid, epoch = r1.log[len(r0.log)] if len(r1.log) > len(r0.log) else (after.records_written, r1.leader_epoch)
-        text = (
-            f"the producer sends r{rid}; broker {b} (leader in epoch {r0.leader_epoch}) appends it "
-            f"at offset {len(r0.log)}"
+# ------------------------------------------------------------------------------ the producer
+
+@describes("ProduceRecord")
+def _produce_record(p, before, after) -> str:
+    b = p["leader"]
+    r0, r1 = before.replicas[b], after.replicas[b]
+    rid, epoch = r1.log[len(r0.log)] if len(r1.log) > len(r0.log) else (after.records_written, r1.leader_epoch)
+    text = (
+        f"the producer sends r{rid}; broker {b} (leader in epoch {r0.leader_epoch}) appends it "
+        f"at offset {len(r0.log)}"
+    )
+    if r1.high_watermark != r0.high_watermark:
+        text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+    return text + _ack_changes(before, after)
+
+
+# ------------------------------------------------------------------------------ a leader
+
+@describes("LeaderHandleFetch")
+def _leader_handle_fetch(p, before, after) -> str:
+    lead, f = p["leader"], p["follower"]
+    r0, r1 = before.replicas[lead], after.replicas[lead]
+    resp = after.replicas[f].fetch_response
+    offset = len(before.replicas[f].log)
+    if resp and resp[2] > resp[5]:
+        return (
+            f"broker {lead} answers broker {f}'s fetch at offset {offset} with "
+            f"OFFSET_OUT_OF_RANGE (its log ends at {resp[5]})"
         )
+    text = (
+        f"broker {lead} handles broker {f}'s fetch at offset {offset}: remote LEO of {f} = "
+        f"{offset}"
+    )
+    if r1.high_watermark != r0.high_watermark:
+        text += f", HW {r0.high_watermark} -> {r1.high_watermark}"
+    else:
+        text += f", HW stays {r1.high_watermark}"
+    if r1.isr != r0.isr:
+        text += f", ISR {_set(r1.isr)}"
+    elif r1.alter_partition and not r0.alter_partition:
+        text += f", asks the controller for ISR {_set(r1.alter_partition[1])}"
+    text += f"; it sends {_records(resp[3])} and HW {resp[4]}"
+    return text + _ack_changes(before, after)
+
+
+@describes("LeaderHandleDelayedFetch")
+def _leader_handle_delayed_fetch(p, before, after) -> str:
+    f = p["follower"]
+    req = before.replicas[f].fetch_request
+    lead = req[0]
+    r0, r1 = before.replicas[lead], after.replicas[lead]
+    if r0.remote_log_end_offsets == r1.remote_log_end_offsets:
+        return f"broker {lead} gets broker {f}'s delayed fetch at offset {req[2]} and refuses it"
+    stale = "" if req[3] else " (sent by an earlier incarnation of the broker)"
+    text = (f"broker {lead} handles broker {f}'s delayed fetch at offset {req[2]}{stale}: "
+            f"remote LEO of {f} = {req[2]}")
+    if r1.isr != r0.isr or r1.alter_partition != r0.alter_partition:
+        text += f"; ISR {_set(r1.isr)}" + (" (asked)" if r1.alter_partition else "")
+    if r1.high_watermark != r0.high_watermark:
+        text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+    return text + _ack_changes(before, after)
+
+
+@describes("LeaderShrinkIsr")
+def _leader_shrink_isr(p, before, after) -> str:
+    lead, f = p["leader"], p["follower"]
+    r0, r1 = before.replicas[lead], after.replicas[lead]
+    if r1.alter_partition and not r0.alter_partition:
+        return (f"broker {lead} asks the controller to remove lagging broker {f} from the ISR: "
+                f"AlterPartition(ISR {_set(r1.alter_partition[1])})")
+    return _isr_written(f"broker {lead} removes lagging broker {f} from the ISR", r0, r1, before, after)
+
+
+@describes("LeaderExpandIsr")
+def _leader_expand_isr(p, before, after) -> str:
+    lead, f = p["leader"], p["follower"]
+    r0, r1 = before.replicas[lead], after.replicas[lead]
+    return _isr_written(f"broker {lead} adds caught-up broker {f} to the ISR", r0, r1, before, after)
+
+
+def _isr_written(text: str, r0, r1, before, after) -> str:
+    text += f": {_set(r1.isr)}"
+    if r1.high_watermark != r0.high_watermark:
+        text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+    return text + _ack_changes(before, after)
+
+
+@describes("LeaderHandleAlterPartitionResponse")
+def _leader_handle_alter_partition_response(p, before, after) -> str:
+    b = p["leader"]
+    r0, r1 = before.replicas[b], after.replicas[b]
+    resp = r0.alter_partition
+    if resp and resp[0] == ALTER_REFUSED:
+        return f"broker {b} gets INELIGIBLE_REPLICA back and keeps its ISR {_set(r1.isr)}"
+    if r1.alter_partition:
+        return f"broker {b} ignores an answer for leader epoch {resp[2]} (it is in epoch {r1.leader_epoch})"
+    text = f"broker {b} takes the ISR the controller committed: {_set(r1.isr)}"
+    if r1.high_watermark != r0.high_watermark:
+        text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+    return text + _ack_changes(before, after)
+
+
+# ------------------------------------------------------------------------------ a follower
+
+@describes("FollowerHandleFetchResponse")
+def _follower_handle_fetch_response(p, before, after) -> str:
+    f = p["follower"]
+    r0, r1 = before.replicas[f], after.replicas[f]
+    resp = r0.fetch_response
+    if r1.log == r0.log and r1.high_watermark == r0.high_watermark and not resp[3]:
+        if resp[2] == len(r0.log) and r0.leader == resp[0] and r0.leader_epoch == resp[1]:
+            return f"broker {f} handles the fetch response: nothing changes"
+        return f"broker {f} drops a stale fetch response from broker {resp[0]}"
+    if resp[2] > resp[5]:
+        return f"broker {f} truncates its log to the leader's log end offset {resp[5]} (offset out of range)"
+    return (
+        f"broker {f} appends {_records(resp[3])} from broker {resp[0]}'s response: LEO "
+        f"{len(r0.log)} -> {len(r1.log)}, HW = min(LEO {len(r1.log)}, leader HW {resp[4]}) = "
+        f"{r1.high_watermark}"
+    )
+
+
+@describes("FollowerTruncate")
+def _follower_truncate(p, before, after) -> str:
+    f = p["follower"]
+    r0, r1 = before.replicas[f], after.replicas[f]
+    lost = len(r0.log) - len(r1.log)
+    return (
+        f"broker {f} asks leader {r0.leader} OffsetsForLeaderEpoch(epoch "
+        f"{r0.log[-1][1] if r0.log else -1}) and truncates its log to offset {len(r1.log)}"
+        + (f" (drops {_records(r0.log[len(r1.log):])})" if lost else " (nothing to drop)")
+    )
+
+
+# ------------------------------------------------------------------------------ a broker applying what the controller sent, starting and stopping
+
+@describes("BecomeLeaderOrFollower")
+def _become_leader_or_follower(p, before, after) -> str:
+    b, epoch = p["broker"], p["leader_epoch"]
+    r0, r1 = before.replicas[b], after.replicas[b]
+    if r1.leader == b:
+        text = f"broker {b} applies LeaderAndIsr(epoch {epoch}) and becomes leader, ISR {_set(r1.isr)}"
         if r1.high_watermark != r0.high_watermark:
             text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
         return text + _ack_changes(before, after)
-    if name == "LeaderHandleFetch":
-        lead, f = p["leader"], p["follower"]
-        r0, r1 = before.replicas[lead], after.replicas[lead]
-        resp = after.replicas[f].fetch_response
-        offset = len(before.replicas[f].log)
-        if resp and resp[2] > resp[5]:
-            return (
-                f"broker {lead} answers broker {f}'s fetch at offset {offset} with "
-                f"OFFSET_OUT_OF_RANGE (its log ends at {resp[5]})"
-            )
-        text = (
-            f"broker {lead} handles broker {f}'s fetch at offset {offset}: remote LEO of {f} = "
-            f"{offset}"
+    who = "no leader" if r1.leader == NO_LEADER else f"leader {r1.leader}"
+    text = f"broker {b} applies LeaderAndIsr(epoch {epoch}, {who}) and becomes follower"
+    if len(r1.log) < len(r0.log):
+        text += (
+            f" and truncates its log to its high watermark {len(r1.log)}"
+            f" (drops {_records(r0.log[len(r1.log):])})"
         )
-        if r1.high_watermark != r0.high_watermark:
-            text += f", HW {r0.high_watermark} -> {r1.high_watermark}"
-        else:
-            text += f", HW stays {r1.high_watermark}"
-        if r1.isr != r0.isr:
-            text += f", ISR {_set(r1.isr)}"
-        elif r1.alter_partition and not r0.alter_partition:
-            text += f", asks the controller for ISR {_set(r1.alter_partition[1])}"
-        text += f"; it sends {_records(resp[3])} and HW {resp[4]}"
-        return text + _ack_changes(before, after)
-    if name == "FollowerHandleFetchResponse":
-        f = p["follower"]
-        r0, r1 = before.replicas[f], after.replicas[f]
-        resp = r0.fetch_response
-        if r1.log == r0.log and r1.high_watermark == r0.high_watermark and not resp[3]:
-            if resp[2] == len(r0.log) and r0.leader == resp[0] and r0.leader_epoch == resp[1]:
-                return f"broker {f} handles the fetch response: nothing changes"
-            return f"broker {f} drops a stale fetch response from broker {resp[0]}"
-        if resp[2] > resp[5]:
-            return f"broker {f} truncates its log to the leader's log end offset {resp[5]} (offset out of range)"
-        return (
-            f"broker {f} appends {_records(resp[3])} from broker {resp[0]}'s response: LEO "
-            f"{len(r0.log)} -> {len(r1.log)}, HW = min(LEO {len(r1.log)}, leader HW {resp[4]}) = "
-            f"{r1.high_watermark}"
-        )
-    if name == "FollowerTruncate":
-        f = p["follower"]
-        r0, r1 = before.replicas[f], after.replicas[f]
-        lost = len(r0.log) - len(r1.log)
-        return (
-            f"broker {f} asks leader {r0.leader} OffsetsForLeaderEpoch(epoch "
-            f"{r0.log[-1][1] if r0.log else -1}) and truncates its log to offset {len(r1.log)}"
-            + (f" (drops {_records(r0.log[len(r1.log):])})" if lost else " (nothing to drop)")
-        )
-    if name in ("LeaderShrinkIsr", "LeaderExpandIsr"):
-        lead, f = p["leader"], p["follower"]
-        r0, r1 = before.replicas[lead], after.replicas[lead]
-        verb = "removes lagging" if name == "LeaderShrinkIsr" else "adds caught-up"
-        if r1.alter_partition and not r0.alter_partition:
-            return (f"broker {lead} asks the controller to remove lagging broker {f} from the ISR: "
-                    f"AlterPartition(ISR {_set(r1.alter_partition[1])})")
-        text = f"broker {lead} {verb} broker {f} {'from' if 'Shrink' in name else 'to'} the ISR: {_set(r1.isr)}"
-        if r1.high_watermark != r0.high_watermark:
-            text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
-        return text + _ack_changes(before, after)
-    if name == "BecomeLeaderOrFollower":
-        b, epoch = p["broker"], p["leader_epoch"]
-        r0, r1 = before.replicas[b], after.replicas[b]
-        if r1.leader == b:
-            text = f"broker {b} applies LeaderAndIsr(epoch {epoch}) and becomes leader, ISR {_set(r1.isr)}"
-            if r1.high_watermark != r0.high_watermark:
-                text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
-            return text + _ack_changes(before, after)
-        who = "no leader" if r1.leader == NO_LEADER else f"leader {r1.leader}"
-        text = f"broker {b} applies LeaderAndIsr(epoch {epoch}, {who}) and becomes follower"
-        if len(r1.log) < len(r0.log):
-            text += (
-                f" and truncates its log to its high watermark {len(r1.log)}"
-                f" (drops {_records(r0.log[len(r1.log):])})"
-            )
-        elif r1.truncating:
-            text += "; it must truncate before fetching"
-        return text + _ack_changes(before, after)
-    if name == "ControllerElectLeader":
-        c = after.controller
-        return (
-            f"the controller moves leadership to broker {c.leader} with no failure (a preferred "
-            f"replica election): epoch {c.leader_epoch}, ISR {_set(c.isr)}"
-        )
-    if name == "ControllerHandleBrokerFailure":
-        b = p["broker"]
-        c0, c = before.controller, after.controller
-        text = f"the controller notices broker {b} is dead"
-        if c.leader_epoch != c0.leader_epoch:
-            if c.leader != c0.leader:
-                kind = "unclean " if c.leader != NO_LEADER and c.leader not in c0.isr else ""
-                who = "no leader (offline)" if c.leader == NO_LEADER else f"{kind}leader {c.leader}"
-                text += f" and elects {who}"
-            text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
-        return text
-    if name == "BrokerCrash":
-        b = p["broker"]
-        r0, r1 = before.replicas[b], after.replicas[b]
-        text = f"broker {b} crashes"
-        if len(r1.log) < len(r0.log):
-            text += (f" and loses {_records(r0.log[len(r1.log):])}: not on the disk it restarts "
-                     "with (a power loss before a flush, or a replaced disk)")
-        return text
-    if name == "BrokerRestart":
-        b = p["broker"]
-        c0, c = before.controller, after.controller
-        text = f"broker {b} restarts with its log (LEO {len(after.replicas[b].log)}, HW {after.replicas[b].high_watermark})"
-        if c.leader_epoch != c0.leader_epoch:
-            text += f"; the controller elects it leader: epoch {c.leader_epoch}, ISR {_set(c.isr)}"
-        return text + "; the controller sends it LeaderAndIsr"
-    if name == "FlushLog":
-        b = p["broker"]
-        return f"broker {b} flushes its log to disk up to offset {after.replicas[b].flushed_offset}"
-    if name == "CheckpointHighWatermark":
-        b = p["broker"]
-        return (f"broker {b} writes its HW {after.replicas[b].checkpointed_hw} to its checkpoint "
-                f"file (was {before.replicas[b].checkpointed_hw})")
-    if name == "ControllerHandleControlledShutdown":
-        b = p["broker"]
-        c0, c = before.controller, after.controller
-        text = f"broker {b} asks for a controlled shutdown; the controller marks it shutting down"
+    elif r1.truncating:
+        text += "; it must truncate before fetching"
+    return text + _ack_changes(before, after)
+
+
+@describes("BrokerApplyPartitionChange")
+def _broker_apply_partition_change(p, before, after) -> str:
+    b = p["broker"]
+    r0, r1 = before.replicas[b], after.replicas[b]
+    isr = r0.partition_change[0] if r0.partition_change else ()
+    text = f"broker {b} applies a PartitionChangeRecord (ISR {_set(isr)}, same leader epoch)"
+    if r1.high_watermark != r0.high_watermark:
+        text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
+    return text + _ack_changes(before, after)
+
+
+@describes("BrokerHandleZombieLeaderAndIsr")
+def _broker_handle_zombie_leader_and_isr(p, before, after) -> str:
+    b = p["broker"]
+    z = before.zombie_controller
+    r0, r1 = before.replicas[b], after.replicas[b]
+    if r1.leader_epoch == r0.leader_epoch and r1.leader == r0.leader:
+        return (f"broker {b} refuses the zombie controller's LeaderAndIsr "
+                f"(STALE_CONTROLLER_EPOCH: it has obeyed controller epoch {r0.controller_epoch_seen})")
+    role = "leader" if r1.leader == b else f"follower of {r1.leader}"
+    return f"broker {b} applies the zombie controller's LeaderAndIsr(epoch {z[2]}) and becomes {role}"
+
+
+@describes("BrokerRestart")
+def _broker_restart(p, before, after) -> str:
+    b = p["broker"]
+    c0, c = before.controller, after.controller
+    text = f"broker {b} restarts with its log (LEO {len(after.replicas[b].log)}, HW {after.replicas[b].high_watermark})"
+    if c.leader_epoch != c0.leader_epoch:
+        text += f"; the controller elects it leader: epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+    return text + "; the controller sends it LeaderAndIsr"
+
+
+@describes("BrokerShutdown")
+def _broker_shutdown(p, before, after) -> str:
+    b = p["broker"]
+    return f"broker {b} completes its controlled shutdown and stops (log flushed, HW checkpointed)"
+
+
+@describes("CheckpointHighWatermark")
+def _checkpoint_high_watermark(p, before, after) -> str:
+    b = p["broker"]
+    return (f"broker {b} writes its HW {after.replicas[b].checkpointed_hw} to its checkpoint "
+            f"file (was {before.replicas[b].checkpointed_hw})")
+
+
+# ------------------------------------------------------------------------------ the controller
+
+@describes("ControllerElectLeader")
+def _controller_elect_leader(p, before, after) -> str:
+    c = after.controller
+    return (
+        f"the controller moves leadership to broker {c.leader} with no failure (a preferred "
+        f"replica election): epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+    )
+
+
+@describes("ControllerHandleBrokerFailure")
+def _controller_handle_broker_failure(p, before, after) -> str:
+    b = p["broker"]
+    c0, c = before.controller, after.controller
+    text = f"the controller notices broker {b} is dead"
+    if c.leader_epoch != c0.leader_epoch:
         if c.leader != c0.leader:
-            text += f" and moves leadership to broker {c.leader}"
-        if c.leader_epoch != c0.leader_epoch:
-            text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
-        return text
-    if name == "BrokerShutdown":
-        b = p["broker"]
-        return f"broker {b} completes its controlled shutdown and stops (log flushed, HW checkpointed)"
-    if name == "ControllerFenceBroker":
-        b = p["broker"]
+            kind = "unclean " if c.leader != NO_LEADER and c.leader not in c0.isr else ""
+            who = "no leader (offline)" if c.leader == NO_LEADER else f"{kind}leader {c.leader}"
+            text += f" and elects {who}"
+        text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+    return text
+
+
+@describes("ControllerUnfenceBroker")
+def _controller_unfence_broker(p, before, after) -> str:
+    b = p["broker"]
+    c0, c = before.controller, after.controller
+    text = f"broker {b} registers (heartbeats) again; the controller sends it LeaderAndIsr"
+    if c.leader_epoch != c0.leader_epoch:
+        text += f" after electing it leader: epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+    return text
+
+
+@describes("ControllerHandleControlledShutdown")
+def _controller_handle_controlled_shutdown(p, before, after) -> str:
+    b = p["broker"]
+    c0, c = before.controller, after.controller
+    text = f"broker {b} asks for a controlled shutdown; the controller marks it shutting down"
+    if c.leader != c0.leader:
+        text += f" and moves leadership to broker {c.leader}"
+    if c.leader_epoch != c0.leader_epoch:
+        text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+    return text
+
+
+@describes("ControllerHandleAlterPartition")
+def _controller_handle_alter_partition(p, before, after) -> str:
+    b = p["leader"]
+    req = before.replicas[b].alter_partition
+    got = after.replicas[b].alter_partition
+    asked = _set(req[1]) if req else "?"
+    text = f"the controller handles broker {b}'s AlterPartition(ISR {asked})"
+    outcome = got[0] if got else 0
+    if outcome == ALTER_ACCEPTED:
         c0, c = before.controller, after.controller
-        text = (f"the controller loses broker {b}, which is still running (its ZooKeeper session "
-                f"expires / its heartbeats stop arriving), and handles it as failed")
-        if c.leader_epoch != c0.leader_epoch:
-            if c.leader != c0.leader:
-                who = "no leader (offline)" if c.leader == NO_LEADER else f"leader {c.leader}"
-                text += f"; it elects {who}"
-            text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
-        return text
-    if name == "ControllerHandleAlterPartition":
-        b = p["leader"]
-        req = before.replicas[b].alter_partition
-        got = after.replicas[b].alter_partition
-        asked = _set(req[1]) if req else "?"
-        text = f"the controller handles broker {b}'s AlterPartition(ISR {asked})"
-        outcome = got[0] if got else 0
-        if outcome == ALTER_ACCEPTED:
-            c0, c = before.controller, after.controller
-            text += f": accepted, ISR {_set(c.isr)}" if c.isr != c0.isr else ": accepted (no change)"
-        elif outcome == ALTER_REFUSED:
-            text += ": INELIGIBLE_REPLICA (a member is fenced, shutting down or of a stale broker epoch)"
-        elif outcome == ALTER_STUCK:
-            if req and req[2] < before.controller.leader_epoch:
-                text += f": FENCED_LEADER_EPOCH (sent in epoch {req[2]}, the partition is at {before.controller.leader_epoch})"
-            else:
-                text += ": INVALID_UPDATE_VERSION (a stale partition epoch); the leader waits for metadata"
-        return text
-    if name == "LeaderHandleAlterPartitionResponse":
-        b = p["leader"]
-        r0, r1 = before.replicas[b], after.replicas[b]
-        resp = r0.alter_partition
-        if resp and resp[0] == ALTER_REFUSED:
-            return f"broker {b} gets INELIGIBLE_REPLICA back and keeps its ISR {_set(r1.isr)}"
-        if r1.alter_partition:
-            return f"broker {b} ignores an answer for leader epoch {resp[2]} (it is in epoch {r1.leader_epoch})"
-        text = f"broker {b} takes the ISR the controller committed: {_set(r1.isr)}"
-        if r1.high_watermark != r0.high_watermark:
-            text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
-        return text + _ack_changes(before, after)
-    if name == "BrokerApplyPartitionChange":
-        b = p["broker"]
-        r0, r1 = before.replicas[b], after.replicas[b]
-        isr = r0.partition_change[0] if r0.partition_change else ()
-        text = f"broker {b} applies a PartitionChangeRecord (ISR {_set(isr)}, same leader epoch)"
-        if r1.high_watermark != r0.high_watermark:
-            text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
-        return text + _ack_changes(before, after)
-    if name == "FetchDelayed":
-        f = p["follower"]
-        req = after.replicas[f].fetch_request
-        return (f"broker {f}'s fetch at offset {req[2]} to broker {req[0]} is held up on its way "
-                "(it will arrive later)")
-    if name == "LeaderHandleDelayedFetch":
-        f = p["follower"]
-        req = before.replicas[f].fetch_request
-        lead = req[0]
-        r0, r1 = before.replicas[lead], after.replicas[lead]
-        if r0.remote_log_end_offsets == r1.remote_log_end_offsets:
-            return f"broker {lead} gets broker {f}'s delayed fetch at offset {req[2]} and refuses it"
-        stale = "" if req[3] else " (sent by an earlier incarnation of the broker)"
-        text = (f"broker {lead} handles broker {f}'s delayed fetch at offset {req[2]}{stale}: "
-                f"remote LEO of {f} = {req[2]}")
-        if r1.isr != r0.isr or r1.alter_partition != r0.alter_partition:
-            text += f"; ISR {_set(r1.isr)}" + (" (asked)" if r1.alter_partition else "")
-        if r1.high_watermark != r0.high_watermark:
-            text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
-        return text + _ack_changes(before, after)
-    if name == "ControllerFailover":
-        c = after.controller
-        z = after.zombie_controller
-        return (f"the controller fails over: controller epoch {after.controller_epoch}; the new "
-                f"controller reads the partition from ZooKeeper (leader {c.leader}, epoch "
-                f"{c.leader_epoch}) and sends it to every live broker; the old controller "
-                f"(epoch {z[0]}) does not know yet")
-    if name == "ZombieControllerSendLeaderAndIsr":
-        b = p["broker"]
-        z = after.zombie_controller
-        return (f"the zombie controller (epoch {z[0]}) sends broker {b} its stale view: "
-                f"LeaderAndIsr(epoch {z[2]}, leader {z[1]})")
-    if name == "BrokerHandleZombieLeaderAndIsr":
-        b = p["broker"]
-        z = before.zombie_controller
-        r0, r1 = before.replicas[b], after.replicas[b]
-        if r1.leader_epoch == r0.leader_epoch and r1.leader == r0.leader:
-            return (f"broker {b} refuses the zombie controller's LeaderAndIsr "
-                    f"(STALE_CONTROLLER_EPOCH: it has obeyed controller epoch {r0.controller_epoch_seen})")
-        role = "leader" if r1.leader == b else f"follower of {r1.leader}"
-        return f"broker {b} applies the zombie controller's LeaderAndIsr(epoch {z[2]}) and becomes {role}"
-    if name == "ControllerUnfenceBroker":
-        b = p["broker"]
-        c0, c = before.controller, after.controller
-        text = f"broker {b} registers (heartbeats) again; the controller sends it LeaderAndIsr"
-        if c.leader_epoch != c0.leader_epoch:
-            text += f" after electing it leader: epoch {c.leader_epoch}, ISR {_set(c.isr)}"
-        return text
-    return str(act)
+        text += f": accepted, ISR {_set(c.isr)}" if c.isr != c0.isr else ": accepted (no change)"
+        if c.leader_epoch != c0.leader_epoch:  # KRaft 3.3-3.5: a shrink is a new leader epoch
+            text += f", in a new leader epoch {c.leader_epoch} sent to every live broker"
+    elif outcome == ALTER_REFUSED:
+        text += ": INELIGIBLE_REPLICA (a member is fenced, shutting down or of a stale broker epoch)"
+    elif outcome == ALTER_STUCK:
+        if req and req[2] < before.controller.leader_epoch:
+            text += f": FENCED_LEADER_EPOCH (sent in epoch {req[2]}, the partition is at {before.controller.leader_epoch})"
+        else:
+            text += ": INVALID_UPDATE_VERSION (a stale partition epoch); the leader waits for metadata"
+    return text
+
+
+# ------------------------------------------------------------------------------ the world's faults
+
+@describes("BrokerCrash")
+def _broker_crash(p, before, after) -> str:
+    b = p["broker"]
+    r0, r1 = before.replicas[b], after.replicas[b]
+    text = f"broker {b} crashes"
+    if len(r1.log) < len(r0.log):
+        text += (f" and loses {_records(r0.log[len(r1.log):])}: not on the disk it restarts "
+                 "with (a power loss before a flush, or a replaced disk)")
+    return text
+
+
+@describes("FlushLog")
+def _flush_log(p, before, after) -> str:
+    b = p["broker"]
+    return f"broker {b} flushes its log to disk up to offset {after.replicas[b].flushed_offset}"
+
+
+@describes("FetchDelayed")
+def _fetch_delayed(p, before, after) -> str:
+    f = p["follower"]
+    req = after.replicas[f].fetch_request
+    return (f"broker {f}'s fetch at offset {req[2]} to broker {req[0]} is held up on its way "
+            "(it will arrive later)")
+
+
+@describes("ControllerFailover")
+def _controller_failover(p, before, after) -> str:
+    c = after.controller
+    z = after.zombie_controller
+    return (f"the controller fails over: controller epoch {after.controller_epoch}; the new "
+            f"controller reads the partition from ZooKeeper (leader {c.leader}, epoch "
+            f"{c.leader_epoch}) and sends it to every live broker; the old controller "
+            f"(epoch {z[0]}) does not know yet")
+
+
+@describes("ControllerFenceBroker")
+def _controller_fence_broker(p, before, after) -> str:
+    b = p["broker"]
+    c0, c = before.controller, after.controller
+    text = (f"the controller loses broker {b}, which is still running (its ZooKeeper session "
+            f"expires / its heartbeats stop arriving), and handles it as failed")
+    if c.leader_epoch != c0.leader_epoch:
+        if c.leader != c0.leader:
+            who = "no leader (offline)" if c.leader == NO_LEADER else f"leader {c.leader}"
+            text += f"; it elects {who}"
+        text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+    return text
+
+
+@describes("ZombieControllerSendLeaderAndIsr")
+def _zombie_controller_send_leader_and_isr(p, before, after) -> str:
+    b = p["broker"]
+    z = after.zombie_controller
+    return (f"the zombie controller (epoch {z[0]}) sends broker {b} its stale view: "
+            f"LeaderAndIsr(epoch {z[2]}, leader {z[1]})")
 
 
 def _set(items) -> str:

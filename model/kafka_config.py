@@ -13,11 +13,17 @@ What is read, and how Kafka resolves it:
   by the same key in a topic-level config.
 - ``default.replication.factor`` (broker) is overridden by ``replication.factor`` (the topic's).
 - ``acks`` (producer).
-- ``log.flush.interval.messages`` (broker) is overridden by ``flush.messages`` (topic). It decides
-  the crash model: ``1`` fsyncs every write before it is acknowledged or replicated, so a power
-  loss loses nothing a replica had: crash model ``process``. Any other value, or none (Kafka's
-  default never forces an fsync and leaves flushing to the OS), means a broker that loses power
-  loses its unflushed records: crash model ``power-loss``. ``kmc check --crash-model`` overrides.
+- ``log.flush.interval.messages`` (broker) is overridden by ``flush.messages`` (topic), and
+  ``log.flush.interval.ms`` by ``flush.ms``: the flush policy. It matters only under power loss.
+  The crash model is not read from the files: it is what the world may do to a broker, with the
+  same default whatever the entry point (``process``: a crash keeps the OS page cache, so
+  unflushed writes survive, as after ``kill -9`` or a JVM crash); ``--crash-model`` chooses
+  another. Under ``--crash-model power-loss``, ``flush.messages=1`` fsyncs every write before it
+  is acknowledged or replicated, so a power loss loses nothing a replica had: the check runs
+  with process crashes and the provenance says why. Any other flush setting (Kafka's default
+  never forces an fsync; ``flush.ms`` bounds the time, which kmc does not model) leaves a power
+  loss taking the unflushed records. A flush key set under another crash model gets a note
+  saying it does not matter there.
 
 Which kind a file is (broker, topic or producer) only matters where a topic config overrides a
 broker one under the same key. It is told from the keys (a ``log.*`` key, ``broker.id``,
@@ -30,8 +36,8 @@ Absent keys take Kafka's documented defaults: ``min.insync.replicas=1``,
 before 3.0, KIP-679), ``default.replication.factor=1``. kmc needs at least 2 replicas, so an
 absent replication factor is an error that says what to set, unless ``-r`` gives it.
 
-``--kafka-version X.Y`` picks the protocol that version ran (``kafka_protocol``) and the
-defaults of that version; without it, the defaults of Kafka 3.0 and later apply and the protocol
+``--kafka-version X.Y`` picks the rules of that release (``model/rules.py``; versions are
+parsed and checked by ``model/releases.py``) and the defaults of that version; without it, the defaults of Kafka 3.0 and later apply and the protocol
 comes from ``--protocol``.
 
 ``inter.broker.protocol.version`` in a broker file (``2.0``, ``2.1-IV2``, ``0.10.2``) is the
@@ -47,6 +53,7 @@ since the software may be newer than the protocol it speaks.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +62,11 @@ from jproperties import Properties
 
 from model.errors import ConfigError
 from model.files import read_bytes
+from model.releases import (
+    KRAFT_SINCE, NEWEST_MODELLED, ZOOKEEPER_REMOVED_IN, Version, as_version, is_kraft_release,
+    parse_protocol_version, parse_version, rules_release,
+)
+from model.rules import protocol_of, release_rules
 
 BROKER, TOPIC, PRODUCER = "broker", "topic", "producer"
 
@@ -80,8 +92,11 @@ _SOURCES = {
     "acks": (("acks", None),),
     "crash_model": (("log.flush.interval.messages", BROKER), ("flush.messages", TOPIC)),
 }
+FLUSH_MS_KEYS = (("log.flush.interval.ms", BROKER), ("flush.ms", TOPIC))
+"""The time-based flush policy: read for a note only, since kmc has no clock."""
 IBP_KEY = "inter.broker.protocol.version"
 MODELLED_KEYS = (frozenset(key for keys in _SOURCES.values() for key, _ in keys)
+                 | {key for key, _ in FLUSH_MS_KEYS}
                  | {IBP_KEY, "process.roles", "controller.quorum.voters",
                     "controller.quorum.bootstrap.servers", "zookeeper.connect",
                     "eligible.leader.replicas.enable"})
@@ -97,57 +112,6 @@ KAFKA_NAMES = {
     "crash_model": "crash.model",
 }
 
-# Release lines that exist, by major version; any later major is accepted as "2.1 and later".
-_RELEASE_LINES = {0: range(8, 12), 1: range(0, 2), 2: range(0, 9), 3: range(0, 10)}
-LATEST_KNOWN_MAJOR = 4
-
-
-@dataclass(frozen=True)
-class KafkaVersion:
-    """A Kafka release line, ``major.minor`` (a patch number is accepted and not used)."""
-
-    major: int
-    minor: int
-
-    def __str__(self) -> str:
-        return f"{self.major}.{self.minor}"
-
-    def at_least(self, major: int, minor: int) -> bool:
-        return (self.major, self.minor) >= (major, minor)
-
-
-def parse_kafka_version(text: str) -> KafkaVersion:
-    """``"2.8"``, ``"0.10.2"``, ``"0.10.2.1"`` or ``"3.7.1"`` -> ``KafkaVersion``; a
-    ``ConfigError`` otherwise (an empty version included)."""
-    m = re.fullmatch(r"\s*(\d{1,4})\.(\d{1,4})(?:\.(\d{1,4})){0,2}\s*", str(text))
-    if not m or (int(m.group(1)) > 0 and str(text).strip().count(".") > 2):
-        raise ConfigError(
-            f"--kafka-version {text!r} is not a Kafka version; write it as X.Y, e.g. 0.10, 2.0, 3.7"
-        )
-    major, minor = int(m.group(1)), int(m.group(2))
-    if major in _RELEASE_LINES:
-        if minor not in _RELEASE_LINES[major]:
-            lines = _RELEASE_LINES[major]
-            raise ConfigError(
-                f"--kafka-version {text}: there is no Kafka {major}.{minor} "
-                f"(the {major}.x releases are {major}.{lines[0]} to {major}.{lines[-1]})"
-            )
-    elif major > LATEST_KNOWN_MAJOR + 1 or major < 0:
-        raise ConfigError(f"--kafka-version {text}: there is no Kafka {major}.x")
-    return KafkaVersion(major, minor)
-
-
-def kafka_protocol(version: KafkaVersion) -> str:
-    """The replication protocol variant a Kafka version ran."""
-    if not version.at_least(0, 11):
-        return "hw-truncation"
-    if not version.at_least(2, 0):
-        return "kip-101"
-    if not version.at_least(2, 1):
-        return "kip-279"
-    return "kip-320"
-
-
 @dataclass(frozen=True)
 class PropertiesFile:
     """One parsed properties file and the kind it was taken for."""
@@ -155,33 +119,6 @@ class PropertiesFile:
     path: str
     kind: str
     entries: dict
-
-
-# ``inter.broker.protocol.version`` sub-versions that predate the replication change of their
-# release (Kafka's ApiVersion.scala): below the sub-version, the release before's rules apply.
-_IBP_CHANGE = {(0, 11): (2, "0.10"), (2, 1): (1, "2.0")}
-
-
-def parse_protocol_version(text: str) -> tuple[KafkaVersion, str]:
-    """``inter.broker.protocol.version`` -> (the release whose rules the brokers run, a note);
-    a ``ConfigError`` for a value Kafka would refuse too."""
-    raw = str(text).strip()
-    m = re.fullmatch(r"(\d{1,4}(?:\.\d{1,4}){1,3})(?:-IV(\d{1,3}))?", raw)
-    if not m:
-        raise ConfigError(
-            f"{IBP_KEY}={raw!r} is not a protocol version; Kafka writes it as X.Y or X.Y-IVn "
-            "(0.X.Y before 1.0), e.g. 2.1 or 0.11.0-IV2")
-    try:
-        version = parse_kafka_version(m.group(1))
-    except ConfigError as e:
-        raise ConfigError(f"{IBP_KEY}={raw!r}: {str(e).split(': ', 1)[-1]}") from None
-    sub = m.group(2)
-    change = _IBP_CHANGE.get((version.major, version.minor))
-    if sub is not None and change is not None and int(sub) < change[0]:
-        before = parse_kafka_version(change[1])
-        return before, (f"sub-version IV{sub} comes before Kafka {version}'s replication change "
-                        f"(IV{change[0]}), so the rules of Kafka {before}")
-    return version, ""
 
 
 def read_properties(path: str) -> dict:
@@ -253,16 +190,13 @@ def _parse_value(field: str, setting: _Setting):
     if field == "crash_model":
         if not re.fullmatch(r"\+?\d+", raw) or int(raw) < 1:
             raise ConfigError(f"{where} must be a whole number >= 1")
-        return "process" if int(raw) == 1 else "power-loss"
+        return int(raw) == 1  # the flush policy: every write fsynced, or not
     raise AssertionError(field)
 
 
 def _show(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
-
-LATEST_MODELLED = "4.1"
-"""The newest release whose rules kmc models (``model/rules.py``)."""
 
 KRAFT_KEYS = ("process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers")
 ZOOKEEPER_KEY = "zookeeper.connect"
@@ -286,17 +220,17 @@ def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
     if kraft:
         path, key = kraft[0]
         if version is None:
-            values["kafka_version"] = LATEST_MODELLED
-            values["protocol"] = kafka_protocol(parse_kafka_version(LATEST_MODELLED))
-            rows.append((f"KRaft, rules of Kafka {LATEST_MODELLED}",
+            values["kafka_version"] = str(NEWEST_MODELLED)
+            values["protocol"] = protocol_of(NEWEST_MODELLED)
+            rows.append((f"KRaft, rules of Kafka {NEWEST_MODELLED}",
                          f"{path}: {key} (a KRaft cluster; no --kafka-version or "
                          f"{IBP_KEY}, so the newest release kmc models; --kafka-version picks another)"))
-        elif parse_kafka_version(version).at_least(3, 3):
+        elif is_kraft_release(parse_version(version)):
             rows.append(("KRaft", f"{path}: {key}"))
         else:
-            rows.append(("ZooKeeper mode", f"{path}: {key} is set, but KRaft before 3.3 was early "
-                                           "access and is not modelled"))
-    elif zk and version is not None and parse_kafka_version(version).at_least(3, 3):
+            rows.append(("ZooKeeper mode", f"{path}: {key} is set, but KRaft before {KRAFT_SINCE} "
+                                           "was early access and is not modelled"))
+    elif zk and version is not None and is_kraft_release(parse_version(version)):
         changes.append("-kraft")
         rows.append(("ZooKeeper mode (--rule -kraft)", f"{zk[0]}: {ZOOKEEPER_KEY}"))
     elr = [(f.path, f.entries[ELR_KEY]) for f in files if ELR_KEY in f.entries]
@@ -312,7 +246,7 @@ def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
         for key in NOT_SHIPPED_KEYS:
             if key in f.entries:
                 rows.append((key, f"{f.path}: not modelled (KIP-966's unclean recovery has shipped "
-                                  "in no release up to 4.1)"))
+                                  f"in no release up to {NEWEST_MODELLED})"))
     if changes:
         values.setdefault("rule_changes", []).extend(changes)
 
@@ -327,30 +261,20 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
     then, as with ``kafka_version``, ``inter.broker.protocol.version`` in the files is not used.
     """
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
-    version = parse_kafka_version(kafka_version) if kafka_version is not None else None
+    version = parse_version(kafka_version) if kafka_version is not None else None
     values: dict = {}
     lines: list[str] = []
     if version is not None:
-        values["protocol"] = kafka_protocol(version)
+        values["protocol"] = protocol_of(version)
         values["kafka_version"] = str(version)
-        note = ""
-        if version.at_least(4, 1):
-            note = " (KRaft, with KIP-966 eligible leader replicas)"
-        elif version.at_least(4, 0):
-            note = (" (KRaft; eligible leader replicas are opt-in on 4.0: "
-                    "--rule +eligible-leader-replicas)")
-        elif version.at_least(3, 3):
-            note = " (KRaft; --rule -kraft checks ZooKeeper mode)"
-        elif version.at_least(2, 8):
-            note = " (ZooKeeper mode; KRaft was early access before 3.3)"
-        protocol_row = (f"rules of Kafka {version} ({values['protocol']})",
-                        f"--kafka-version {kafka_version}{note}")
+        protocol_row = (f"rules of Kafka {rules_release(version)} ({values['protocol']})",
+                        f"--kafka-version {kafka_version}{_release_words(version)}")
     if not config_files:
         if version is not None:
             lines.append(f"  {protocol_row[0]}  <- {protocol_row[1]}")
         if lines:
             lines.insert(0, "configuration:")
-        return values, lines
+        return values, Provenance(lines)
 
     files = []
     for path in config_files:
@@ -375,22 +299,28 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             f"--protocol {protocol}" if protocol is not None else None)
         if flag is None:
             try:
-                rules_version, note = parse_protocol_version(raw)
+                rules_version, note = parse_protocol_version(raw, key=IBP_KEY)
             except ConfigError as e:
                 raise ConfigError(f"--config {path}: {e}") from None
-            values["protocol"] = kafka_protocol(rules_version)
+            values["protocol"] = protocol_of(rules_version)
             values["kafka_version"] = str(rules_version)
             why = f"; {note}" if note else ""
-            rows.append((f"rules of Kafka {rules_version} ({values['protocol']})",
+            rows.append((f"rules of Kafka {rules_release(rules_version)} ({values['protocol']})",
                          f"{path}: {IBP_KEY}={raw.strip()} (the protocol the brokers speak{why}; "
                          "--kafka-version or --protocol would win)"))
         else:
             rows.append((f"{IBP_KEY}={raw.strip()}", f"{path}: not used, {flag} wins"))
     _metadata_mode(files, values, rows, protocol)
     defaults_of = f"Kafka {version}" if version is not None else "Kafka 3.0 and later (no --kafka-version)"
+    notes: list[str] = []
     for field, found in settings.items():
         name = KAFKA_NAMES[field]
         chosen = None
+        if field == "crash_model":
+            value, source = _crash_model(found, files, overrides.get(field), notes)
+            values[field] = value
+            rows.append((f"{name}={value}", source))
+            continue
         if found:
             rank = {BROKER: 0, TOPIC: 1}
             chosen = max(found, key=lambda s: (rank[s.level], s.order))
@@ -399,11 +329,6 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             source = f"{chosen.path}: {chosen.key}={chosen.raw.strip()}"
             if losers:
                 source += " (overrides " + ", ".join(f"{s.key}={s.raw.strip()} in {s.path}" for s in losers) + ")"
-            if field == "crash_model":
-                source += (
-                    " (every write is fsynced)" if value == "process"
-                    else " (not every write is fsynced: a broker that loses power loses its unflushed records)"
-                )
         else:
             value, source = _kafka_default(field, version, defaults_of)
         if field in overrides:
@@ -423,29 +348,115 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
 
     for f in files:
         ignored = sorted(k for k in f.entries if k not in MODELLED_KEYS)
+        typos = {k: close for k in ignored if (close := _did_you_mean(k))}
+        ignored = [k for k in ignored if k not in typos]
         if ignored:
             lines.append(f"  ignored (not modelled) in {f.path}: {', '.join(ignored)}")
-    return values, lines
+        for key, close in typos.items():
+            note = (f"{f.path}: {key}={f.entries[key].strip()} is not a Kafka setting; did you mean "
+                    f"{close}? (Kafka ignores an unknown key too, so {close} keeps the value "
+                    "shown above)")
+            lines.append(f"  {note}")
+            notes.append(note)
+    return values, Provenance(lines, notes)
 
 
-def _kafka_default(field: str, version: KafkaVersion | None, defaults_of: str):
+def _release_words(version: Version) -> str:
+    """What ``--kafka-version`` picks, in a parenthesis: the metadata mode and what a rule
+    change can switch, from the release and rule tables."""
+    if version > NEWEST_MODELLED:
+        return (f" (newer than the newest release kmc models, so {NEWEST_MODELLED}'s rules: "
+                "see the warning)")
+    rules = release_rules(version)
+    if "eligible-leader-replicas" in rules:
+        return " (KRaft, with KIP-966 eligible leader replicas)"
+    if version >= ZOOKEEPER_REMOVED_IN:
+        return (f" (KRaft; eligible leader replicas are opt-in on {version}: "
+                "--rule +eligible-leader-replicas)")
+    if is_kraft_release(version):
+        return " (KRaft; --rule -kraft checks ZooKeeper mode)"
+    if version >= as_version("2.8"):
+        return f" (ZooKeeper mode; KRaft was early access before {KRAFT_SINCE})"
+    return ""
+
+
+def _kafka_default(field: str, version: Version | None, defaults_of: str):
     """Kafka's documented default for ``field`` as ``(value, provenance)``."""
     if field == "replication_factor":
         return None, "Kafka's default default.replication.factor=1, which kmc cannot check"
     if field == "min_insync_replicas":
         return 1, f"Kafka's default ({defaults_of})"
     if field == "unclean_leader_election_enable":
-        if version is not None and not version.at_least(0, 11):
+        if version is not None and not version.at_least("0.11"):
             return True, f"Kafka's default before 0.11 (KIP-106 made it false) ({defaults_of})"
         return False, f"Kafka's default ({defaults_of})"
     if field == "acks":
-        if version is not None and not version.at_least(3, 0):
+        if version is not None and not version.at_least("3.0"):
             return "1", f"the producer's default before Kafka 3.0 ({defaults_of})"
         return "all", f"the producer's default since Kafka 3.0 ({defaults_of})"
-    if field == "crash_model":
-        return "power-loss", (
-            "log.flush.interval.messages is not set: Kafka's default never forces an fsync, so a "
-            "broker that loses power loses its unflushed records (--crash-model process assumes "
-            "crashes keep the log)"
-        )
     raise AssertionError(field)
+
+
+class Provenance(list):
+    """The provenance lines (where each value came from), with ``notes``: the lines to show
+    again with the verdict (a flush setting that does not matter under the crash model checked,
+    a key that looks like a typo), so that ``--json`` and the gate carry them too."""
+
+    def __init__(self, lines=(), notes=()):
+        super().__init__(lines)
+        self.notes = list(notes)
+
+
+# Kafka's own keys that sit close to a modelled one and must not be taken for its typo.
+_KNOWN_NEIGHBOURS = frozenset({
+    "log.flush.scheduler.interval.ms", "unclean.leader.election.interval.ms",
+    "eligible.leader.replicas.version", "log.flush.offset.checkpoint.interval.ms",
+    "log.flush.start.offset.checkpoint.interval.ms",
+})
+
+
+def _did_you_mean(key: str) -> str | None:
+    """The modelled key ``key`` is probably a typo of (``ack`` -> ``acks``), or None."""
+    if key in _KNOWN_NEIGHBOURS:
+        return None
+    close = difflib.get_close_matches(key, sorted(MODELLED_KEYS), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def _crash_model(found: list, files, flag: str | None, notes: list) -> tuple[str, str]:
+    """The crash model and its provenance: ``--crash-model`` or kmc's default, ``process``,
+    whatever the files say; the flush policy in ``found`` (``flush.messages`` and
+    ``log.flush.interval.messages`` settings) turns power loss into process crashes when every
+    write is fsynced. ``notes`` hears about flush settings that do not matter."""
+    rank = {BROKER: 0, TOPIC: 1}
+    flush = max(found, key=lambda s: (rank[s.level], s.order)) if found else None
+    every_write = _parse_value("crash_model", flush) if flush is not None else False
+    timed = [(f.path, key, f.entries[key].strip()) for f in files for key, _ in FLUSH_MS_KEYS
+             if key in f.entries]
+    set_here = ([f"{flush.key}={flush.raw.strip()} in {flush.path}"] if flush else []) + [
+        f"{key}={raw} in {path}" for path, key, raw in timed]
+    if flag == "power-loss":
+        if every_write:
+            return "process", (
+                f"--crash-model power-loss with {flush.path}: {flush.key}={flush.raw.strip()}: every "
+                "write is fsynced before it is acknowledged or replicated, so a power loss loses "
+                "nothing a replica had; checked as process crashes")
+        why = (f"{', '.join(set_here)}: not every write is fsynced" if set_here
+               else "no flush.messages / log.flush.interval.messages: Kafka's default never forces "
+                    "an fsync")
+        if timed:
+            notes.append(f"{', '.join(f'{k}={v}' for _, k, v in timed)}: Kafka fsyncs at that "
+                         "interval; kmc has no clock, so under power loss any record not yet "
+                         "flushed may be lost (FlushLog is a free choice of when)")
+        return "power-loss", f"command-line flag ({why}, so a power loss takes the unflushed records)"
+    if set_here:
+        crash = flag or "process"
+        notes.append(f"{', '.join(set_here)}: the flush policy matters only under --crash-model "
+                     f"power-loss (a power failure); with {crash} crashes "
+                     + ("every write survives in the page cache" if crash == "process"
+                        else "the disk is lost whatever was flushed"))
+    if flag is not None:
+        return flag, "command-line flag"
+    return "process", ("kmc's default crash model, whatever the entry point: a crash keeps the OS "
+                       "page cache, so unflushed writes survive (kill -9, a JVM crash); "
+                       "--crash-model power-loss checks power failures")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from model.config import BOUND_NAMES, Bounds, ModelConfig, default_bounds
 from model.errors import ConfigError
-from model.kafka_config import resolve_kafka_config
+from model.kafka_config import Provenance, resolve_kafka_config
 
 
 def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
@@ -21,7 +21,12 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
                         **bounds):
     """Build the configuration from flags (which win), Kafka properties files and Kafka's
     defaults. ``bounds`` are the ``Bounds`` fields by name (``max_records=...``; None = the
-    default for the replication factor). Returns ``(config, provenance_lines)``."""
+    default for the replication factor). Returns ``(config, provenance)``: the lines saying
+    where each value came from, a list whose ``notes`` are the lines to show with the verdict
+    too (``model.kafka_config.Provenance``).
+
+    One set of defaults whatever the entry point: the crash model is ``process`` unless
+    ``crash_model`` says otherwise, from flags and from Kafka properties files alike."""
     unknown = sorted(set(bounds) - set(BOUND_NAMES))
     if unknown:
         raise TypeError(f"config_from_options: unknown options {unknown}")
@@ -38,7 +43,7 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         "unclean_leader_election_enable": False,
         "crash_model": "process",
     }
-    provenance: list[str] = []
+    provenance = Provenance()
     if config_files or kafka_version is not None:  # an empty --kafka-version is an error, not "none"
         from_files, provenance = resolve_kafka_config(config_files, kafka_version, overrides=dict(
             replication_factor=replication_factor, min_insync_replicas=min_insync_replicas,
@@ -56,6 +61,8 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         "fetch_from_followers": fetch_from_followers,
     }
     for key, value in flags.items():
+        if key == "crash_model" and config_files:
+            continue  # resolved with the files' flush policy (model.kafka_config._crash_model)
         if value is not None:
             values[key] = value
     try:

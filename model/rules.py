@@ -1,8 +1,17 @@
-"""Protocol rules: each behaviour that changed in some Kafka release, named, with its source.
+"""The rule table: each behaviour that changed between Kafka releases, named, with its source,
+the releases that have it and the kernel switch it owns.
 
-A *protocol* is a set of rules. The named protocols (``--protocol kip-320``) are presets; the
-compiled kernel reads the rules as switches in its ``cfg`` array (``model/kernel/params.py``),
-so turning a rule on or off needs no recompilation.
+A rule is one row (``rule(...)``): its name (``--rule +NAME`` / ``-NAME``), the KIP or JIRA and
+the Kafka code it rests on, ``since`` (the first release with it) and ``until`` (the first
+release without it; "" while the newest still has it), what it changes, the rules it needs, the
+layout features and actions it brings (``spec.layout_features``, ``spec.model_actions``) and the
+settings a release ignores without it (``honours``). The row's value is the rule's *switch*: its
+index in the kernel's ``cfg`` array, which the kernel reads as ``cfg[RULE_X] != 0``. Rules are
+run-time data, so turning one on or off needs no recompilation.
+
+A release's rules are the rows it falls in (``release_rules``); a named protocol
+(``--protocol kip-320``) is a name for one release's rules (``PROTOCOLS``). Versions come from
+``model/releases.py``.
 """
 
 from __future__ import annotations
@@ -11,158 +20,215 @@ from dataclasses import dataclass
 
 from model.errors import ConfigError
 from model.kernel import params as P
+from model.releases import (
+    NEWEST_MODELLED, RELEASES, ZOOKEEPER_REMOVED_IN, Version, as_version, rules_release,
+)
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One versioned behaviour of Kafka.
-
-    Attributes:
-        name: the rule's name (``--rule +NAME`` / ``-NAME``).
-        source: the KIP or JIRA that introduced it, and the Kafka code that has it.
-        since: the first Kafka release with it ("" for a rule no Kafka release has).
-        summary: what it changes, in one line.
-        param: the kernel switch it sets.
-        value: the value it sets the switch to when on.
-        requires: rules it only makes sense with (KRaft-only rules require ``kraft``); a rule
-            whose requirements are off is dropped from the rule set, and ``kmc list`` says so.
-    """
+    """One versioned behaviour of Kafka (see the module docstring for the fields)."""
 
     name: str
     source: str
     since: str
     summary: str
-    param: int
-    value: int = 1
+    switch: int
+    until: str = ""
     requires: tuple = ()
+    features: tuple = ()
+    actions: tuple = ()
+    honours: tuple = ()
+
+    def in_release(self, version: Version) -> bool:
+        """Does Kafka ``version`` have this rule? (Never for a rule no release has.)"""
+        if not self.since:
+            return False
+        version = rules_release(version)
+        return version >= as_version(self.since) and (not self.until or version < as_version(self.until))
+
+    @property
+    def releases(self) -> str:
+        """The releases that have it, in words: "2.1+", "3.3-3.5", or "no Kafka"."""
+        if not self.since:
+            return "no Kafka"
+        if not self.until:
+            return f"{self.since}+"
+        last = max(v for v in RELEASES if v < as_version(self.until))
+        return f"{self.since}-{last}"
 
 
 RULES: dict[str, Rule] = {}
 
 
-def _rule(*args, **kwargs) -> Rule:
-    r = Rule(*args, **kwargs)
-    RULES[r.name] = r
-    return r
+def rule(name: str, *, since: str, source: str, summary: str, until: str = "", requires=(),
+         features=(), actions=(), honours=()) -> int:
+    """Add a row to the table; returns the rule's kernel switch (its ``cfg`` index)."""
+    if name in RULES:
+        raise ValueError(f"rule {name!r} is in the table twice")
+    for release in filter(None, (since, until)):
+        if as_version(release) not in RELEASES:
+            raise ValueError(f"rule {name!r}: Kafka {release} is not in model/releases.py")
+    switch = P.SETTING_COUNT + len(RULES)
+    RULES[name] = Rule(name, source, since, summary, switch, until, tuple(requires),
+                       tuple(features), tuple(actions), tuple(honours))
+    return switch
 
 
-CONTROLLER_EPOCH = _rule(
-    "controller-epoch",
-    "Kafka 0.8 controller design (KafkaController epoch; ReplicaManager.becomeLeaderOrFollower "
-    "answers STALE_CONTROLLER_EPOCH)", "0.8",
-    "a broker refuses LeaderAndIsr from a controller older than one it has obeyed (matters with "
-    "--max-controller-failovers, ZooKeeper mode)", P.RULE_CONTROLLER_EPOCH)
-EPOCH_TRUNCATION = _rule(
-    "epoch-truncation", "KIP-101 (AbstractFetcherThread, OffsetsForLeaderEpoch)", "0.11",
-    "a new follower truncates by OffsetsForLeaderEpoch, not to its own high watermark",
-    P.RULE_TRUNCATION, P.TRUNCATE_BY_EPOCH_0_11)
-EPOCH_TRUNCATION_LOOP = _rule(
-    "epoch-truncation-loop", "KIP-279 (OffsetsForLeaderEpoch returns the epoch)", "2.0",
-    "leader and follower iterate OffsetsForLeaderEpoch until they agree on an epoch",
-    P.RULE_TRUNCATION, P.TRUNCATE_BY_EPOCH_LOOP)
-FENCED_FETCH = _rule(
-    "fenced-fetch", "KIP-320 (currentLeaderEpoch in Fetch and OffsetsForLeaderEpoch)", "2.1",
-    "a leader serves fetches and OffsetsForLeaderEpoch only in the follower's epoch",
-    P.RULE_FENCED_FETCH)
-EPOCH_CACHE_ON_ELECTION = _rule(
-    "epoch-cache-on-election", "KAFKA-7415 (Partition.makeLeader assigns the epoch start offset)",
-    "2.1", "a new leader's epoch cache holds its epoch before it writes in it",
-    P.RULE_EPOCH_CACHE_ON_ELECTION)
-TRUNCATE_ON_EPOCH_CHANGE = _rule(
-    "truncate-on-epoch-change", "KIP-320 (Partition.makeFollower restarts the fetcher)", "2.1",
-    "a follower truncates again on every new leader epoch, not only on a new leader",
-    P.RULE_TRUNCATE_ON_EPOCH_CHANGE)
-ISR_JOIN_NEEDS_EPOCH_START = _rule(
-    "isr-join-needs-epoch-start", "KAFKA-7128 (Partition.isFollowerInSync)", "2.1",
-    "a follower rejoins the ISR only once it reached the leader epoch's start offset",
-    P.RULE_ISR_JOIN_NEEDS_EPOCH_START)
-RESET_FOLLOWERS_ON_EPOCH = _rule(
-    "reset-followers-on-epoch", "kmc 0.1 (stricter than Replica.resetReplicaState)", "",
-    "a leader forgets its followers' LEOs on every new epoch, not only when it is newly leader",
-    P.RULE_RESET_FOLLOWERS_ON_EPOCH)
-ISR_EXPANSION_AS_OWN_STEP = _rule(
-    "isr-expansion-as-own-step", "kmc 0.1 (looser than Partition.updateFollowerFetchState)", "",
-    "a leader adds a caught-up follower to the ISR in a step of its own, any time after its fetch",
-    P.RULE_ISR_EXPANSION_AS_OWN_STEP)
-BROKER_EPOCH = _rule(
-    "broker-epoch", "KIP-380 (KafkaController.processBrokerChange: bounced brokers)", "2.2",
-    "a restarted broker is handled as failed, then started, even if its session never expired",
-    P.RULE_BROKER_EPOCH)
-HW_NEEDS_MIN_ISR = _rule(
-    "hw-needs-min-isr", "KAFKA-15583 (Partition.maybeIncrementLeaderHW: isUnderMinIsr)", "3.7",
-    "the high watermark does not advance while the ISR is smaller than min.insync.replicas",
-    P.RULE_HW_NEEDS_MIN_ISR)
+# ------------------------------------------------------------------------------ the table
 
-ALTER_PARTITION = _rule(
-    "alter-partition",
-    "KIP-497 (AlterIsr / AlterPartition, Partition.prepareIsrExpand/prepareIsrShrink, IBP 2.7-IV2)",
-    "2.7", "the leader asks the controller to change the ISR and waits for the answer, counting "
-    "a follower it adds in the HW meanwhile (maximal ISR)", P.RULE_ALTER_PARTITION)
-KRAFT = _rule(
-    "kraft", "KIP-500/KIP-631 (QuorumController, metadata log; production-ready in 3.3, KIP-833)",
-    "3.3", "the controller is a Raft quorum: partition changes are records of one metadata log "
-    "that brokers apply in order, and brokers register and heartbeat", P.RULE_KRAFT)
-ISR_ELIGIBILITY = _rule(
-    "isr-eligibility",
-    "KIP-841 (Partition.isReplicaIsrEligible, ReplicationControlManager INELIGIBLE_REPLICA)",
-    "3.3", "a fenced or shutting-down broker cannot join the ISR: the leader does not ask, the "
-    "controller refuses", P.RULE_ISR_ELIGIBILITY, requires=("kraft", "alter-partition"))
-BROKER_EPOCH_IN_FETCH = _rule(
-    "broker-epoch-in-fetch",
-    "KIP-903 (Fetch ReplicaEpoch, AlterPartition NewIsrWithEpochs, metadata.version 3.5-IV1)",
-    "3.5", "fetches and ISR changes carry broker epochs: a replica's earlier incarnation cannot "
-    "put it in the ISR", P.RULE_BROKER_EPOCH_IN_FETCH, requires=("kraft", "alter-partition"))
-STALE_FETCH_REJECTED = _rule(
-    "stale-fetch-rejected", "KAFKA-15221 (Replica.updateFetchStateOrThrow)", "3.7",
-    "a leader ignores a fetch from an earlier incarnation of the follower (its broker epoch is "
-    "older than the registered one)", P.RULE_STALE_FETCH_REJECTED,
-    requires=("broker-epoch-in-fetch",))
-ISR_SHRINK_KEEPS_LEADER_EPOCH = _rule(
-    "isr-shrink-keeps-leader-epoch",
-    "KAFKA-15021 (PartitionChangeBuilder, metadata.version 3.6-IV0)", "3.6",
-    "the controller removes a replica from the ISR without bumping the leader epoch (only the "
-    "partition epoch)", P.RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH, requires=("kraft",))
-KRAFT_UNCLEAN_ELECTION = _rule(
-    "kraft-unclean-election",
-    "KAFKA-12670 (ConfigurationControlManager, QuorumController.maybeElectUncleanLeaders)",
-    "3.9", "the KRaft controller honours unclean.leader.election.enable (3.0-3.8 ignore it)",
-    P.RULE_KRAFT_UNCLEAN_ELECTION, requires=("kraft",))
-ELIGIBLE_LEADER_REPLICAS = _rule(
-    "eligible-leader-replicas",
-    "KIP-966 (PartitionChangeBuilder ELR, ReplicationControlManager.handleBrokerUncleanShutdown; "
-    "4.0 with eligible.leader.replicas.version=1, default on new 4.1 clusters)", "4.1",
-    "replicas leaving an ISR below min.insync.replicas stay eligible to lead; a broker that "
-    "restarts after an unclean shutdown leaves the ISR and the ELR", P.RULE_ELR,
+RULE_CONTROLLER_EPOCH = rule(
+    "controller-epoch", since="0.8",
+    source="Kafka 0.8 controller design (KafkaController epoch; "
+           "ReplicaManager.becomeLeaderOrFollower answers STALE_CONTROLLER_EPOCH)",
+    summary="a broker refuses LeaderAndIsr from a controller older than one it has obeyed "
+            "(matters with --max-controller-failovers, ZooKeeper mode)")
+RULE_EPOCH_TRUNCATION = rule(
+    "epoch-truncation", since="0.11",
+    source="KIP-101 (AbstractFetcherThread, OffsetsForLeaderEpoch)",
+    summary="a new follower truncates by OffsetsForLeaderEpoch, not to its own high watermark",
+    actions=("FollowerTruncate",))
+RULE_EPOCH_TRUNCATION_LOOP = rule(
+    "epoch-truncation-loop", since="2.0",
+    source="KIP-279 (OffsetsForLeaderEpoch returns the epoch)",
+    summary="leader and follower iterate OffsetsForLeaderEpoch until they agree on an epoch",
+    actions=("FollowerTruncate",))
+RULE_FENCED_FETCH = rule(
+    "fenced-fetch", since="2.1",
+    source="KIP-320 (currentLeaderEpoch in Fetch and OffsetsForLeaderEpoch)",
+    summary="a leader serves fetches and OffsetsForLeaderEpoch only in the follower's epoch")
+RULE_EPOCH_CACHE_ON_ELECTION = rule(
+    "epoch-cache-on-election", since="2.1",
+    source="KAFKA-7415 (Partition.makeLeader assigns the epoch start offset)",
+    summary="a new leader's epoch cache holds its epoch before it writes in it")
+RULE_TRUNCATE_ON_EPOCH_CHANGE = rule(
+    "truncate-on-epoch-change", since="2.1",
+    source="KIP-320 (Partition.makeFollower restarts the fetcher)",
+    summary="a follower truncates again on every new leader epoch, not only on a new leader")
+RULE_ISR_JOIN_NEEDS_EPOCH_START = rule(
+    "isr-join-needs-epoch-start", since="2.1",
+    source="KAFKA-7128 (Partition.isFollowerInSync)",
+    summary="a follower rejoins the ISR only once it reached the leader epoch's start offset")
+RULE_RESET_FOLLOWERS_ON_EPOCH = rule(
+    "reset-followers-on-epoch", since="",
+    source="kmc 0.1 (stricter than Replica.resetReplicaState)",
+    summary="a leader forgets its followers' LEOs on every new epoch, not only when it is newly "
+            "leader")
+RULE_ISR_EXPANSION_AS_OWN_STEP = rule(
+    "isr-expansion-as-own-step", since="",
+    source="kmc 0.1 (looser than Partition.updateFollowerFetchState)",
+    summary="a leader adds a caught-up follower to the ISR in a step of its own, any time after "
+            "its fetch",
+    actions=("LeaderExpandIsr",))
+RULE_BROKER_EPOCH = rule(
+    "broker-epoch", since="2.2",
+    source="KIP-380 (KafkaController.processBrokerChange: bounced brokers)",
+    summary="a restarted broker is handled as failed, then started, even if its session never "
+            "expired")
+RULE_HW_NEEDS_MIN_ISR = rule(
+    "hw-needs-min-isr", since="3.7",
+    source="KAFKA-15583 (Partition.maybeIncrementLeaderHW: isUnderMinIsr)",
+    summary="the high watermark does not advance while the ISR is smaller than "
+            "min.insync.replicas")
+RULE_ALTER_PARTITION = rule(
+    "alter-partition", since="2.7",
+    source="KIP-497 (AlterIsr / AlterPartition, Partition.prepareIsrExpand/prepareIsrShrink, "
+           "IBP 2.7-IV2)",
+    summary="the leader asks the controller to change the ISR and waits for the answer, "
+            "counting a follower it adds in the HW meanwhile (maximal ISR)",
+    features=("alter_partition",),
+    actions=("ControllerHandleAlterPartition", "LeaderHandleAlterPartitionResponse"))
+RULE_KRAFT = rule(
+    "kraft", since="3.3",
+    source="KIP-500/KIP-631 (QuorumController, metadata log; production-ready in 3.3, KIP-833)",
+    summary="the controller is a Raft quorum: partition changes are records of one metadata log "
+            "that brokers apply in order, and brokers register and heartbeat",
+    features=("kraft",), actions=("BrokerApplyPartitionChange",))
+RULE_ISR_ELIGIBILITY = rule(
+    "isr-eligibility", since="3.3",
+    source="KIP-841 (Partition.isReplicaIsrEligible, ReplicationControlManager "
+           "INELIGIBLE_REPLICA)",
+    summary="a fenced or shutting-down broker cannot join the ISR: the leader does not ask, the "
+            "controller refuses",
     requires=("kraft", "alter-partition"))
-LAST_KNOWN_LEADER_CHECK = _rule(
-    "last-known-leader-check", "KAFKA-19522 (PartitionChangeBuilder.canElectLastKnownLeader)",
-    "4.1", "the last known leader is elected from an empty ISR and ELR only if it is not fenced "
-    "(3.7-4.0 elected it anyway)", P.RULE_LAST_KNOWN_LEADER_CHECK,
+RULE_BROKER_EPOCH_IN_FETCH = rule(
+    "broker-epoch-in-fetch", since="3.5",
+    source="KIP-903 (Fetch ReplicaEpoch, AlterPartition NewIsrWithEpochs, metadata.version "
+           "3.5-IV1)",
+    summary="fetches and ISR changes carry broker epochs: a replica's earlier incarnation cannot "
+            "put it in the ISR",
+    requires=("kraft", "alter-partition"), features=("broker_epochs",))
+RULE_STALE_FETCH_REJECTED = rule(
+    "stale-fetch-rejected", since="3.7",
+    source="KAFKA-15221 (Replica.updateFetchStateOrThrow)",
+    summary="a leader ignores a fetch from an earlier incarnation of the follower (its broker "
+            "epoch is older than the registered one)",
+    requires=("broker-epoch-in-fetch",))
+RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH = rule(
+    "isr-shrink-keeps-leader-epoch", since="3.6",
+    source="KAFKA-15021 (PartitionChangeBuilder, metadata.version 3.6-IV0)",
+    summary="the controller removes a replica from the ISR without bumping the leader epoch "
+            "(only the partition epoch)",
+    requires=("kraft",))
+RULE_ALTER_PARTITION_SHRINK_BUMPS_LEADER_EPOCH = rule(
+    "alter-partition-shrink-bumps-leader-epoch", since="3.3", until="3.6",
+    source="KAFKA-15021 (PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded: every ISR "
+           "shrink until metadata.version 3.6-IV0; ReplicationControlManager.alterPartition "
+           "answers with the new leader epoch)",
+    summary="the KRaft controller bumps the leader epoch when a leader's AlterPartition removes "
+            "a replica from the ISR (not when it adds one); the leader ignores the answer and "
+            "waits for the new metadata",
+    requires=("kraft", "alter-partition"))
+RULE_KRAFT_UNCLEAN_ELECTION = rule(
+    "kraft-unclean-election", since="3.9",
+    source="KAFKA-12670 (ConfigurationControlManager, "
+           "QuorumController.maybeElectUncleanLeaders)",
+    summary="the KRaft controller honours unclean.leader.election.enable (3.0-3.8 ignore it)",
+    requires=("kraft",), honours=("unclean_leader_election_enable",))
+RULE_ELR = rule(
+    "eligible-leader-replicas", since="4.1",
+    source="KIP-966 (PartitionChangeBuilder ELR, "
+           "ReplicationControlManager.handleBrokerUncleanShutdown; 4.0 with "
+           "eligible.leader.replicas.version=1, default on new 4.1 clusters)",
+    summary="replicas leaving an ISR below min.insync.replicas stay eligible to lead; a broker "
+            "that restarts after an unclean shutdown leaves the ISR and the ELR",
+    requires=("kraft", "alter-partition"), features=("elr",))
+RULE_LAST_KNOWN_LEADER_CHECK = rule(
+    "last-known-leader-check", since="4.1",
+    source="KAFKA-19522 (PartitionChangeBuilder.canElectLastKnownLeader)",
+    summary="the last known leader is elected from an empty ISR and ELR only if it is not fenced "
+            "(3.7-4.0 elected it anyway)",
     requires=("eligible-leader-replicas",))
 
-MANDATORY_SINCE = {"kraft": "4.0"}
-"""Rules that a release cannot run without: Kafka 4.0 removed ZooKeeper mode (KIP-833)."""
+PARAM_COUNT = P.SETTING_COUNT + len(RULES)
+"""The length of the kernel's ``cfg`` array: the settings and bounds, then one switch per rule."""
+
+MANDATORY = {"kraft": ZOOKEEPER_REMOVED_IN}
+"""Rules a release cannot run without: Kafka 4.0 removed ZooKeeper mode (KIP-833)."""
+
+KMC_0_1 = ("isr-expansion-as-own-step", "reset-followers-on-epoch")
+"""kmc 0.1's abstractions that no Kafka release has, kept as rules so that the reference engine
+and the z3 engine (which model exactly these) can cross-check the kernel: ``--rule +kmc-0.1``
+turns both on."""
+
+GROUPS: dict[str, tuple[str, ...]] = {"kmc-0.1": KMC_0_1}
 
 
-def _release_lines() -> tuple[str, ...]:
-    """Releases in which some rule first appeared, oldest first ("0.8" has none of them)."""
-    since = {r.since for r in RULES.values() if r.since}
-    return ("0.8",) + tuple(sorted(since, key=_version_key))
+# ------------------------------------------------------------------------------ releases
+
+def release_rules(version) -> tuple[str, ...]:
+    """The rules Kafka ``version`` (a ``Version`` or "X.Y") has, in the table's order: those
+    whose ``since``/``until`` range holds it; a release newer than ``NEWEST_MODELLED`` has that
+    release's rules. Rules no release has (``since == ""``) are never included."""
+    version = as_version(version)
+    return tuple(r.name for r in RULES.values() if r.in_release(version))
 
 
-def _version_key(text: str) -> tuple[int, int]:
-    major, minor = text.split(".")[:2]
-    return int(major), int(minor)
-
-
-RELEASES: tuple[str, ...] = _release_lines()
-
-
-def release_rules(version: str) -> tuple[str, ...]:
-    """The rules Kafka ``version`` ("X.Y") has: every rule whose ``since`` is not later, in
-    the table's order. Rules no release has (``since == ""``) are never included."""
-    key = _version_key(version)
-    return tuple(r.name for r in RULES.values() if r.since and _version_key(r.since) <= key)
+def change_releases() -> tuple[Version, ...]:
+    """The releases at which some rule starts or stops, oldest first, from 0.8 (what
+    ``kmc advise`` sweeps and ``kmc list`` prints)."""
+    points = {RELEASES[0]} | {as_version(v) for r in RULES.values() for v in (r.since, r.until) if v}
+    return tuple(sorted(v for v in points if v <= NEWEST_MODELLED))
 
 
 def without_unmet(rule_names) -> tuple[str, ...]:
@@ -176,41 +242,96 @@ def without_unmet(rule_names) -> tuple[str, ...]:
         chosen = kept
 
 
-def check_mandatory(version: str, rule_names) -> None:
+def check_mandatory(version, rule_names) -> None:
     """A ``ConfigError`` if ``version`` cannot run without a rule that was turned off."""
-    for name, since in MANDATORY_SINCE.items():
-        if _version_key(version) >= _version_key(since) and name not in rule_names:
+    for name, since in MANDATORY.items():
+        if as_version(version) >= since and name not in rule_names:
             raise ConfigError(
-                f"Kafka {version} has no ZooKeeper mode (removed in 4.0, KIP-833); "
+                f"Kafka {version} has no ZooKeeper mode (removed in {since}, KIP-833); "
                 f"--rule -{name} applies to 3.x and earlier only")
 
 
-# The named protocols are the rule sets of the release that introduced each, so
-# ``--protocol kip-320`` is Kafka 2.1 exactly.
+def ignored_settings(rule_names) -> list[tuple[str, Rule]]:
+    """The settings the rules ``rule_names`` ignore, each with the rule that would honour it:
+    a rule's ``honours`` are ignored where its requirements are in force and it is not (the
+    KRaft controller before 3.9 and unclean.leader.election.enable, KAFKA-12670)."""
+    chosen = set(rule_names)
+    return [(setting, r) for r in RULES.values() for setting in r.honours
+            if r.name not in chosen and all(req in chosen for req in r.requires)]
+
+
+# ------------------------------------------------------------------------------ named protocols
+
+@dataclass(frozen=True)
+class Protocol:
+    """A named protocol (``--protocol NAME``): a name for the rule set of the release that
+    introduced it, so ``--protocol kip-320`` is Kafka 2.1 exactly. It is a row of this table,
+    not a model of its own: every protocol runs in the compiled kernel."""
+
+    name: str
+    release: str
+    versions: str
+    summary: str
+
+
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
+    Protocol("hw-truncation", "0.10", "0.8 - 0.10.2",
+             "a new follower truncates its log to its own high watermark"),
+    Protocol("kip-101", "0.11", "0.11 - 1.1",
+             "truncate to the leader's end offset for the follower's latest epoch"),
+    Protocol("kip-279", "2.0", "2.0",
+             "iterate OffsetsForLeaderEpoch until leader and follower agree on an epoch"),
+    Protocol("kip-320", "2.1", "2.1",
+             "fetch, truncation, HW and ISR changes fenced by the current leader epoch"),
+)}
+
 PRESETS: dict[str, tuple[str, ...]] = {
-    "hw-truncation": release_rules("0.10"),
-    "kip-101": release_rules("0.11"),
-    "kip-279": release_rules("2.0"),
-    "kip-320": release_rules("2.1"),
-}
+    name: release_rules(p.release) for name, p in PROTOCOLS.items()}
+"""The rules of each named protocol."""
+
+PLUGIN_GROUP = "kmc.protocols"
+"""The entry-point group through which kmc 0.1 loaded third-party protocol classes. kmc's model
+is the compiled kernel now, which a plugin cannot extend, so the group is no longer read."""
+
+
+def protocol_of(version) -> str:
+    """The named protocol a release's replication descends from: the newest preset whose
+    release is not later (``kip-320`` for 2.1 and everything after)."""
+    version = as_version(version)
+    return max((p for p in PROTOCOLS.values() if as_version(p.release) <= version),
+               key=lambda p: as_version(p.release), default=next(iter(PROTOCOLS.values()))).name
+
+
+def check_protocol(name: str) -> None:
+    """A ``ConfigError`` unless ``name`` is a named protocol. If installed packages still
+    register protocols through the old ``kmc.protocols`` entry point, the error says that kmc no
+    longer loads them: such a protocol has no rules in the kernel, and running it would check
+    none."""
+    if name in PROTOCOLS:
+        return
+    choices = ", ".join(PROTOCOLS)
+    try:
+        from importlib.metadata import entry_points  # only on this error path
+        plugins = list(entry_points(group=PLUGIN_GROUP))
+    except Exception:  # a broken installation's metadata must not hide the real error
+        plugins = []
+    if plugins:
+        named = ", ".join(f"{ep.name} ({ep.value})" for ep in plugins)
+        raise ConfigError(
+            f"unknown protocol {name!r}: installed packages register protocols through the "
+            f"{PLUGIN_GROUP} entry point ({named}), which kmc no longer loads: its model is the "
+            f"compiled kernel, which a plugin cannot extend (docs/model.md); use --kafka-version "
+            f"and --rule, or one of: {choices}")
+    raise ConfigError(f"unknown protocol {name!r}; choose one of: {choices}")
 
 
 def rules_of(protocol: str) -> tuple[str, ...]:
     """The rules of a named protocol."""
-    try:
-        return PRESETS[protocol]
-    except KeyError:
-        raise ConfigError(
-            f"unknown protocol {protocol!r}; choose one of: {', '.join(PRESETS)}") from None
+    check_protocol(protocol)
+    return PRESETS[protocol]
 
 
-KMC_0_1 = ("isr-expansion-as-own-step", "reset-followers-on-epoch")
-"""kmc 0.1's abstractions that no Kafka release has, kept as rules so that the reference engine
-and the z3 engine (which model exactly these) can cross-check the kernel: ``--rule +kmc-0.1``
-turns both on."""
-
-GROUPS: dict[str, tuple[str, ...]] = {"kmc-0.1": KMC_0_1}
-
+# ------------------------------------------------------------------------------ --rule
 
 def check_rule_name(name: str) -> Rule | None:
     """The rule called ``name`` (None for a group of rules, ``GROUPS``)."""
@@ -251,10 +372,7 @@ def apply_rule_changes(base: tuple[str, ...], changes: tuple[str, ...]) -> tuple
     return tuple(name for name in RULES if name in chosen)
 
 
-def fill_rule_params(cfg, rule_names) -> None:
-    """Set the kernel switches of ``rule_names`` in ``cfg`` (in the table's order: a later rule
-    that sets the same switch wins, as epoch-truncation-loop does over epoch-truncation)."""
-    for name in RULES:
-        if name in rule_names:
-            rule = RULES[name]
-            cfg[rule.param] = rule.value
+def fill_rule_switches(cfg, rule_names) -> None:
+    """Turn on the kernel switch of each rule in ``rule_names`` (every other stays 0)."""
+    for name in rule_names:
+        cfg[RULES[name].switch] = 1

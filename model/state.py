@@ -1,8 +1,12 @@
-"""The replication state of one partition, as immutable records of small ints.
+"""The replication state of one partition, readable: immutable records of small ints.
 
-These are the hot-path records of the explorer: ``typing.NamedTuple`` (fast to build, hash and
-``_replace``), holding only ints, bools and tuples, so a state has one canonical plain-tuple form
-(``to_plain``) that fingerprints and serialises identically in every process.
+``ClusterState`` (the partition), ``ReplicaState`` (one per broker) and ``PartitionState`` (the
+controller's record) are made from the state schema (``model/schema.py``): one attribute per
+field, in the schema's order, with the schema's documentation. A readable state is the decoding
+of a kernel row (``model/kernel/codec.py``); traces, the viewer, ITF files and properties written
+in Python read it. The records are ``namedtuple``s (fast to build, hash and ``_replace``) holding
+only ints, bools and tuples, so a state has one canonical plain-tuple form (``to_plain``) that
+fingerprints and serialises identically in every process.
 
 Brokers are numbered ``0 .. replication_factor-1`` (Kafka's default ``broker.id`` is 0) and every
 per-broker tuple is indexed by broker id.
@@ -10,72 +14,31 @@ per-broker tuple is indexed by broker id.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections import namedtuple
 
+from model import schema as S
 from model.constants import NO_LEADER
 
 
-class ReplicaState(NamedTuple):
-    """One broker's replica of the partition, and that broker's view of the partition.
+def _record_base(name: str, fields) -> type:
+    """The namedtuple of ``fields``; the optional ones (trailing) default to their defaults."""
+    names = [f.name for f in fields]
+    optional = [f for f in fields if f.optional]
+    if optional and [f.name for f in optional] != names[-len(optional):]:
+        raise ValueError(f"{name}: the optional fields must come last in model/schema.py")
+    return namedtuple(name, names, defaults=[f.default for f in optional])
 
-    Attributes:
-        alive: the broker process runs.
-        log: records ``(record_id, leader_epoch)`` at offsets 0, 1, ...; LEO = ``len(log)``.
-        high_watermark: records below it are committed (``UnifiedLog.highWatermark``); HW <= LEO.
-        leader_epoch: the epoch of the last LeaderAndIsr request this broker applied (-1 after a
-            restart, when it has applied none).
-        leader: the broker this one believes leads the partition (itself if it is leader).
-        isr: the in-sync replicas as this broker knows them (kept by a leader, ``()`` otherwise).
-        remote_log_end_offsets: on a leader, each follower's LEO as of that follower's last
-            fetch (``Replica.logEndOffset`` on the leader; -1 = not known yet).
-        truncating: a follower that must still truncate its log against the leader
-            (OffsetsForLeaderEpoch, KIP-101 and later) before it may fetch.
-        fetch_response: a fetch response on its way to this follower, ``()`` if none, else
-            ``(leader, leader_epoch_when_sent, fetch_offset, records, leader_hw, leader_leo)``.
-        flushed_offset: records below it are on disk (only tracked with power-loss crashes).
-        checkpointed_hw: the HW in the broker's checkpoint file, what a restart reads back
-            (tracked with --hw-checkpoint interval; -1 otherwise: the file follows the HW).
-        shutting_down: the controller has handled this broker's controlled shutdown and keeps
-            it out of elections; the broker stops next (with --max-controlled-shutdowns).
-        fetch_request: a fetch of this broker's held up in flight (--max-delayed-fetches), ``()``
-            if none, else ``(leader, leader_epoch, fetch_offset, current)``; ``current`` is
-            false once the broker has restarted since (a new broker epoch, KIP-903).
-        alter_partition: the leader's pending ISR change (KIP-497, 2.7+), ``()`` if none, else
-            ``(state, isr, leader_epoch, partition_epoch_current, member_epoch_current)``:
-            state 1 the request is on its way to the controller (``isr`` proposed), 2 accepted
-            (the answer carrying ``isr`` is on its way back), 3 refused (INELIGIBLE_REPLICA), 4
-            stuck (an error without retry: waiting for new metadata).
-        partition_epoch_current: this broker knows the controller's current partition epoch.
-        partition_change: KRaft: a ``PartitionChangeRecord`` keeping the leader epoch still to
-            apply, ``()`` if none, else ``(isr, leader_epoch, current)``.
-        remote_current: on a leader, per follower: its last fetch came from its current
-            incarnation (KIP-903); ``()`` when not tracked.
-        clean_shutdown: its last stop was a controlled shutdown (KIP-966's clean-shutdown file).
-        controller_epoch_seen: the newest controller epoch it has obeyed (ZooKeeper mode, with
-            --max-controller-failovers).
-        zombie_request: the zombie controller's LeaderAndIsr is on its way to it.
-    """
 
-    alive: bool
-    log: tuple
-    high_watermark: int
-    leader_epoch: int
-    leader: int
-    isr: tuple
-    remote_log_end_offsets: tuple
-    truncating: bool
-    fetch_response: tuple
-    flushed_offset: int
-    checkpointed_hw: int = -1
-    shutting_down: bool = False
-    fetch_request: tuple = ()
-    alter_partition: tuple = ()
-    partition_epoch_current: bool = True
-    partition_change: tuple = ()
-    remote_current: tuple = ()
-    clean_shutdown: bool = False
-    controller_epoch_seen: int = 0
-    zombie_request: bool = False
+def _doc(summary: str, fields) -> str:
+    lines = [summary, "", "Attributes (``model/schema.py``):"]
+    lines += [f"    {f.name}: {f.doc}" for f in fields if f.doc]
+    return "\n".join(lines)
+
+
+class ReplicaState(_record_base("ReplicaState", S.REPLICA)):
+    __slots__ = ()
+    __doc__ = _doc("One broker's replica of the partition, and that broker's view of the partition.",
+                   S.REPLICA)
 
     @property
     def log_end_offset(self) -> int:
@@ -83,82 +46,23 @@ class ReplicaState(NamedTuple):
         return len(self.log)
 
 
-class PartitionState(NamedTuple):
-    """The controller's record of the partition (ZooKeeper's ``/brokers/topics/.../state`` znode,
-    or the KRaft ``PartitionRecord``), updated atomically.
-
-    Attributes:
-        leader: the elected leader, or -1 (``NO_LEADER``).
-        leader_epoch: bumped by every election and every controller-side ISR change.
-        isr: the in-sync replicas (sorted broker ids).
-        live_brokers: the brokers the controller believes alive (its view lags real crashes
-            until it detects them: the ZooKeeper session or KRaft heartbeat timeout).
-    """
-
-    leader: int
-    leader_epoch: int
-    isr: tuple
-    live_brokers: tuple
+class PartitionState(_record_base("PartitionState", S.CONTROLLER)):
+    __slots__ = ()
+    __doc__ = ("The controller's record of the partition (ZooKeeper's "
+               "``/brokers/topics/.../state`` znode, or the KRaft ``PartitionRecord``), updated "
+               "atomically: ``leader`` (-1 for none), ``leader_epoch`` (bumped by every election "
+               "and every controller-side ISR change), ``isr`` (sorted ids) and ``live_brokers`` "
+               "(the brokers the controller believes alive: its view lags real crashes until it "
+               "detects them, the ZooKeeper session or KRaft heartbeat timeout).")
 
 
-class ClusterState(NamedTuple):
-    """Everything about the partition: replicas, controller, messages in flight, the producer.
+_CLUSTER_FIELDS = (S.Field("replicas", "replicas", doc="one ``ReplicaState`` per broker"),) + S.CLUSTER
 
-    Attributes:
-        replicas: one ``ReplicaState`` per broker.
-        controller: the controller's ``PartitionState``.
-        leader_and_isr: LeaderAndIsr requests sent and not yet applied, sorted tuples
-            ``(broker, leader_epoch, leader, isr)``; a request whose epoch is not newer than its
-            target's is dropped (the broker would ignore it).
-        pending_acks: acks=all produce requests waiting in a leader's purgatory for the HW,
-            ``(leader, record_id, offset)``.
-        acked: records the producer got a successful acknowledgement for, ``(record_id, offset)``.
-        consumer_visible: record ids a consumer could have read (below a true leader's HW), as the
-            longest such prefix seen so far; history kept for ``monotonic-visibility``.
-        records_written: how many records the producer has sent (the next record id is this + 1).
-        crashes: how many broker crashes have happened (a bound).
-        unflushed_losses: crashes that lost unflushed records (a bound, power-loss only).
-        controlled_shutdowns: controlled shutdowns the controller has handled (a bound).
-        session_expiries: times the controller lost a running broker (a bound).
-        delayed_fetches: fetches held up in flight so far (a bound).
-        leader_recovering: KIP-704: the leader was elected uncleanly and has not yet had an
-            AlterPartition accepted (KRaft).
-        elr, last_known_elr: KIP-966's eligible leader replicas and last known ELR (sorted ids).
-        leader_and_isr_current: the LeaderAndIsr requests in flight that carry the controller's
-            latest record, ``(broker, leader_epoch)`` pairs (partition epochs, see
-            ``model/kernel/controller.py``).
-        controller_epoch, controller_failovers: the active controller's epoch (ZooKeeper mode)
-            and the failovers so far (a bound).
-        zombie_controller: the deposed controller that has not noticed, ``()`` if none, else
-            ``(controller_epoch, leader, leader_epoch, isr)``: its frozen view of the partition.
-        leader_and_isr_controller_epochs: the controller epoch each LeaderAndIsr in flight
-            carries, ``(broker, leader_epoch, controller_epoch)`` triples.
-        read_offsets: history for ``no-read-loss`` (kept only when that property is checked):
-            ``(record, offset)`` for every record a consumer could have read, at the offset it
-            was first readable.
-    """
 
-    replicas: tuple
-    controller: PartitionState
-    leader_and_isr: tuple
-    pending_acks: tuple
-    acked: tuple
-    consumer_visible: tuple
-    records_written: int
-    crashes: int
-    unflushed_losses: int
-    controlled_shutdowns: int = 0
-    session_expiries: int = 0
-    delayed_fetches: int = 0
-    leader_recovering: bool = False
-    elr: tuple = ()
-    last_known_elr: tuple = ()
-    leader_and_isr_current: tuple = ()
-    controller_epoch: int = 0
-    controller_failovers: int = 0
-    zombie_controller: tuple = ()
-    leader_and_isr_controller_epochs: tuple = ()
-    read_offsets: tuple = ()
+class ClusterState(_record_base("ClusterState", _CLUSTER_FIELDS)):
+    __slots__ = ()
+    __doc__ = _doc("Everything about the partition: replicas, controller, messages in flight, the "
+                   "producer.", _CLUSTER_FIELDS)
 
     def true_leader(self) -> int:
         """The controller's leader, if it is alive and has taken up the controller's epoch; else -1.
@@ -175,103 +79,14 @@ class ClusterState(NamedTuple):
         return NO_LEADER
 
 
-# The fields added after kmc 0.1's state, with their kind and default: trace files (JSON, ITF)
-# and the reference model's symmetry are driven by these tables, so a new field needs no code
-# there. Kinds: "int", "bool", "broker" (a broker id or -1), "brokers" (a set of broker ids, a
-# sorted tuple), "per-broker" (a tuple of ints indexed by broker id), "requests" (a sorted
-# tuple of (broker, leader_epoch) pairs), or a tuple of (name, kind) pairs for a message that
-# may be in flight (``()`` when there is none).
-FETCH_REQUEST = (("leader", "broker"), ("leader_epoch", "int"), ("fetch_offset", "int"),
-                 ("current", "bool"))
-ALTER_PARTITION = (("state", "int"), ("isr", "brokers"), ("leader_epoch", "int"),
-                   ("partition_epoch_current", "bool"), ("member_epoch_current", "bool"))
-PARTITION_CHANGE = (("isr", "brokers"), ("leader_epoch", "int"), ("current", "bool"))
-REPLICA_EXTENSIONS: tuple = (
-    ("checkpointed_hw", "int", -1),
-    ("shutting_down", "bool", False),
-    ("fetch_request", FETCH_REQUEST, ()),
-    ("alter_partition", ALTER_PARTITION, ()),
-    ("partition_epoch_current", "bool", True),
-    ("partition_change", PARTITION_CHANGE, ()),
-    ("remote_current", "per-broker", ()),
-    ("clean_shutdown", "bool", False),
-    ("controller_epoch_seen", "int", 0),
-    ("zombie_request", "bool", False),
-)
-ZOMBIE_CONTROLLER = (("controller_epoch", "int"), ("leader", "broker"), ("leader_epoch", "int"),
-                     ("isr", "brokers"))
-CLUSTER_EXTENSIONS: tuple = (
-    ("controlled_shutdowns", "int", 0),
-    ("session_expiries", "int", 0),
-    ("delayed_fetches", "int", 0),
-    ("leader_recovering", "bool", False),
-    ("elr", "brokers", ()),
-    ("last_known_elr", "brokers", ()),
-    ("leader_and_isr_current", "requests", ()),
-    ("controller_epoch", "int", 0),
-    ("controller_failovers", "int", 0),
-    ("zombie_controller", ZOMBIE_CONTROLLER, ()),
-    ("leader_and_isr_controller_epochs", "request-values", ()),
-    ("read_offsets", "record-offsets", ()),
-)
-
-
-def extension_to_json(kind, value):
-    """A value of an extension field as plain JSON (sets as sorted lists)."""
-    if kind in ("int", "bool", "broker"):
-        return value
-    if kind in ("brokers", "per-broker"):
-        return list(value) if kind == "per-broker" else sorted(value)
-    if kind == "requests":
-        return [{"broker": b, "leader_epoch": e} for b, e in value]
-    if kind == "request-values":
-        return [{"broker": b, "leader_epoch": e, "value": x} for b, e, x in value]
-    if kind == "record-offsets":
-        return [{"record": r, "offset": o} for r, o in value]
-    if not value:
-        return None
-    return {name: extension_to_json(k, v) for (name, k), v in zip(kind, value)}
-
-
-def extension_from_json(kind, value):
-    """Inverse of ``extension_to_json``; raises TypeError/ValueError on malformed input."""
-    if kind in ("int", "broker"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"expected an integer, got {value!r}")
-        return value
-    if kind == "per-broker":
-        return tuple(int(x) for x in value)
-    if kind == "requests":
-        return tuple(sorted((int(q["broker"]), int(q["leader_epoch"])) for q in value))
-    if kind == "request-values":
-        return tuple(sorted((int(q["broker"]), int(q["leader_epoch"]), int(q["value"])) for q in value))
-    if kind == "record-offsets":
-        return tuple(sorted((int(q["record"]), int(q["offset"])) for q in value))
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise TypeError(f"expected true or false, got {value!r}")
-        return value
-    if kind == "brokers":
-        return tuple(sorted(int(x) for x in value))
-    if value is None:
-        return ()
-    return tuple(extension_from_json(k, value[name]) for name, k in kind)
+RECORD_CLASSES = {"controller": PartitionState}
+"""The class of each ``RECORD`` field of the schema."""
 
 
 def to_plain(state: ClusterState) -> tuple:
-    """The canonical plain-tuple form of a state (no NamedTuple classes): the input of
-    fingerprints and of the wire codec."""
-    return (
-        tuple([tuple(r) for r in state.replicas]),
-        tuple(state.controller),
-        state.leader_and_isr,
-        state.pending_acks,
-        state.acked,
-        state.consumer_visible,
-        state.records_written,
-        state.crashes,
-        state.unflushed_losses,
-    ) + tuple(getattr(state, name) for name, _, _ in CLUSTER_EXTENSIONS)
+    """The canonical plain-tuple form of a state (no record classes): the input of the
+    reference engine's fingerprints."""
+    return (tuple([tuple(r) for r in state.replicas]), tuple(state.controller)) + tuple(state[2:])
 
 
 def from_plain(plain: tuple) -> ClusterState:
@@ -282,122 +97,60 @@ def from_plain(plain: tuple) -> ClusterState:
     )
 
 
+# ------------------------------------------------------------------------------ JSON
+
+def value_to_json(f: S.Field, value):
+    """A field's value as plain JSON (``kmc check --json``'s traces), by its readable type:
+    sets as sorted lists, messages as an object or null."""
+    t = f.type
+    if t in (S.INT, S.BOOL, S.BROKER):
+        return value
+    if t == S.BROKERS_SET:
+        return sorted(value)
+    if t in (S.PER_BROKER, S.PREFIX):
+        return list(value)
+    if t == S.LOG:
+        return [{"id": rid, "epoch": ep} for rid, ep in value]
+    if t in (S.MESSAGE, S.RECORD):
+        if not value and t == S.MESSAGE:
+            return None
+        return {p.name: value_to_json(p, x) for p, x in zip(f.parts, value)}
+    if t == S.REQUESTS:
+        return [{"broker": b, "leader_epoch": e, "leader": l, "isr": list(isr)}
+                for b, e, l, isr in value]
+    if t == S.REQUEST_FLAGS:
+        return [{"broker": b, "leader_epoch": e} for b, e in value]
+    if t == S.REQUEST_VALUES:
+        return [{"broker": b, "leader_epoch": e, "value": x} for b, e, x in value]
+    if t == S.ACKS_PENDING:
+        return [{"leader": l, "record": rid, "offset": off} for l, rid, off in value]
+    if t in (S.ACKS_DONE, S.RECORD_OFFSETS):
+        return [{"record": rid, "offset": off} for rid, off in value]
+    raise AssertionError(f"field {f.name}: no JSON for type {t}")
+
+
 def state_to_json(state: ClusterState) -> dict:
     """A readable JSON form of a state (Kafka names; records as ``{"id", "epoch"}``)."""
-    c = state.controller
-    return {
-        "replicas": [
-            {
-                "broker": b,
-                "alive": r.alive,
-                "log": [{"id": rid, "epoch": ep} for rid, ep in r.log],
-                "log_end_offset": len(r.log),
-                "high_watermark": r.high_watermark,
-                "leader_epoch": r.leader_epoch,
-                "leader": r.leader,
-                "isr": list(r.isr),
-                "remote_log_end_offsets": list(r.remote_log_end_offsets),
-                "truncating": r.truncating,
-                "fetch_response": _fetch_response_json(r.fetch_response),
-                "flushed_offset": r.flushed_offset,
-                **{name: extension_to_json(kind, getattr(r, name))
-                   for name, kind, _ in REPLICA_EXTENSIONS},
-            }
-            for b, r in enumerate(state.replicas)
-        ],
-        "controller": {
-            "leader": c.leader,
-            "leader_epoch": c.leader_epoch,
-            "isr": list(c.isr),
-            "live_brokers": list(c.live_brokers),
-        },
-        "leader_and_isr": [
-            {"broker": b, "leader_epoch": e, "leader": l, "isr": list(isr)}
-            for b, e, l, isr in state.leader_and_isr
-        ],
-        "pending_acks": [
-            {"leader": l, "record": rid, "offset": off} for l, rid, off in state.pending_acks
-        ],
-        "acked": [{"record": rid, "offset": off} for rid, off in state.acked],
-        "consumer_visible": list(state.consumer_visible),
-        "records_written": state.records_written,
-        "crashes": state.crashes,
-        "unflushed_losses": state.unflushed_losses,
-        **{name: extension_to_json(kind, getattr(state, name))
-           for name, kind, _ in CLUSTER_EXTENSIONS},
-    }
-
-
-def _fetch_response_json(resp: tuple):
-    if not resp:
-        return None
-    leader, epoch, offset, records, hw, leo = resp
-    return {
-        "leader": leader,
-        "leader_epoch": epoch,
-        "fetch_offset": offset,
-        "records": [{"id": rid, "epoch": ep} for rid, ep in records],
-        "leader_high_watermark": hw,
-        "leader_log_end_offset": leo,
-    }
-
-
-def state_from_json(data: dict) -> ClusterState:
-    """Inverse of ``state_to_json``; raises KeyError/TypeError/ValueError on malformed input."""
-
-    def log_of(items):
-        return tuple((int(x["id"]), int(x["epoch"])) for x in items)
-
     replicas = []
-    for r in data["replicas"]:
-        resp = r["fetch_response"]
-        fetch = (
-            ()
-            if resp is None
-            else (
-                int(resp["leader"]), int(resp["leader_epoch"]), int(resp["fetch_offset"]),
-                log_of(resp["records"]), int(resp["leader_high_watermark"]),
-                int(resp["leader_log_end_offset"]),
-            )
-        )
-        replicas.append(
-            ReplicaState(
-                bool(r["alive"]), log_of(r["log"]), int(r["high_watermark"]),
-                int(r["leader_epoch"]), int(r["leader"]), tuple(int(x) for x in r["isr"]),
-                tuple(int(x) for x in r["remote_log_end_offsets"]), bool(r["truncating"]),
-                fetch, int(r["flushed_offset"]),
-                *(extension_from_json(kind, r[name]) if name in r else default
-                  for name, kind, default in REPLICA_EXTENSIONS),
-            )
-        )
-    c = data["controller"]
-    return ClusterState(
-        tuple(replicas),
-        PartitionState(
-            int(c["leader"]), int(c["leader_epoch"]), tuple(int(x) for x in c["isr"]),
-            tuple(int(x) for x in c["live_brokers"]),
-        ),
-        tuple(
-            (int(q["broker"]), int(q["leader_epoch"]), int(q["leader"]), tuple(int(x) for x in q["isr"]))
-            for q in data["leader_and_isr"]
-        ),
-        tuple((int(p["leader"]), int(p["record"]), int(p["offset"])) for p in data["pending_acks"]),
-        tuple((int(a["record"]), int(a["offset"])) for a in data["acked"]),
-        tuple(int(x) for x in data["consumer_visible"]),
-        int(data["records_written"]),
-        int(data["crashes"]),
-        int(data["unflushed_losses"]),
-        *(extension_from_json(kind, data[name]) if name in data else default
-          for name, kind, default in CLUSTER_EXTENSIONS),
-    )
+    for b, r in enumerate(state.replicas):
+        out = {"broker": b}
+        for f, value in zip(S.REPLICA, r):
+            out[f.name] = value_to_json(f, value)
+            if f.name == "log":
+                out["log_end_offset"] = len(value)
+        replicas.append(out)
+    return {"replicas": replicas,
+            **{f.name: value_to_json(f, value) for f, value in zip(S.CLUSTER, state[1:])}}
 
+
+# ------------------------------------------------------------------------------ the hot path
 
 def _install_fast_replace(cls) -> None:
-    """Give a NamedTuple class a ``_replace`` whose keyword binding happens in C.
+    """Give a record class a ``_replace`` whose keyword binding happens in C.
 
     ``collections.namedtuple``'s own ``_replace`` maps ``dict.pop`` over every field; the
-    explorer calls it a million times a minute. This generated equivalent takes each field as
-    an optional keyword argument and builds the tuple directly (measured in bench/bench.py).
+    reference engine calls it a million times a minute. This generated equivalent takes each
+    field as an optional keyword argument and builds the tuple directly.
     """
     fields = cls._fields
     params = ", ".join(f"{f}=_MISSING" for f in fields)

@@ -1,7 +1,8 @@
 """Named properties of the replication state; ``invariant`` adds your own."""
 
 from properties.registry import (
-    INVARIANT, PROPERTIES, REACHABILITY, Property, get_properties, invariant, reachable,
+    INVARIANT, PROPERTIES, REACHABILITY, Property, get_properties, invariant, promised, reachable,
+    reported_only,
 )
 from properties import invariants as _builtin  # noqa: F401  (registers the built-ins)
 
@@ -11,8 +12,13 @@ its own); ``OPT_IN`` are those asked by name (they make the state keep a history
 
 OPT_IN = tuple(name for name, p in PROPERTIES.items() if p.history)
 
+STRONGER = tuple(name for name in BUILT_IN if PROPERTIES[name].stronger)
+"""Built-in invariants stronger than what Kafka promises: reported by default, failing a run
+only when asked by name; the rest of ``BUILT_IN`` is what Kafka promises."""
+
 REACHABILITY_QUESTIONS = tuple(name for name, p in PROPERTIES.items() if p.is_reachability)
 """The names of kmc's own reachability questions (``kmc advise`` asks them)."""
 
 __all__ = ["BUILT_IN", "OPT_IN", "INVARIANT", "PROPERTIES", "Property", "REACHABILITY",
-           "REACHABILITY_QUESTIONS", "get_properties", "invariant", "reachable"]
+           "REACHABILITY_QUESTIONS", "STRONGER", "get_properties", "invariant", "promised",
+           "reachable", "reported_only"]

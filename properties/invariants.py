@@ -79,6 +79,10 @@ def no_acked_loss(state) -> bool:
     "offset (StrongIsr in Gustafson's TLA+ spec)",
     explain=_why_committed,
     compiled=True,
+    stronger="Kafka does not promise it: an ISR member may lack a committed record for a while "
+             "(with no fsync per write, Kafka's default flush, a power loss takes it; the member "
+             "refetches it when it restarts); what clients are promised is no-acked-loss and "
+             "monotonic-visibility",
 )
 def committed_consistency(state) -> bool:
     leader = state.true_leader()
@@ -136,6 +140,7 @@ def monotonic_visibility(state) -> bool:
     "the controller's leader is in the controller's ISR, and a broker that believes it leads is "
     "in its own ISR",
     compiled=True,
+    stronger="structural: a sanity check of the model's state, not a promise to clients",
 )
 def leader_in_isr(state) -> bool:
     c = state.controller
@@ -146,7 +151,8 @@ def leader_in_isr(state) -> bool:
     )
 
 
-@invariant("hw-le-leo", "every replica's high watermark is at most its log end offset", compiled=True)
+@invariant("hw-le-leo", "every replica's high watermark is at most its log end offset", compiled=True,
+           stronger="structural: a sanity check of the model's state, not a promise to clients")
 def hw_le_leo(state) -> bool:
     return all(r.high_watermark <= len(r.log) for r in state.replicas)
 

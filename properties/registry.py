@@ -18,6 +18,12 @@ predicate that is True in the target states; its ``check`` is the negation, so e
 searches for it as it searches for a violation, and the shortest "counterexample" is the
 shortest *witness*. Reachability questions are asked by name (``kmc check -p NAME``, ``kmc
 advise``): they are not among the properties checked by default.
+
+The default set splits in two. What Kafka promises (no acknowledged record lost, nothing a
+consumer saw taken back, no divergence of the replicas' logs) fails a run. *Stronger*
+invariants (``stronger=...``: committed-consistency, which Kafka's design breaks whenever a
+power loss takes an ISR member's unflushed records, and the structural ones) are checked and
+reported with every default run but fail it only when asked by name (``-p NAME``).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ class Property:
     compiled: bool = False  # a twin in properties/compiled.py judges it inside the kernel
     kind: str = INVARIANT
     history: str = ""  # a history the state must keep for it (kmc adds it only when asked for)
+    stronger: str = ""  # why it is stronger than what Kafka promises ("" for a promise)
 
     @property
     def is_reachability(self) -> bool:
@@ -69,16 +76,18 @@ PROPERTIES: dict[str, Property] = {}
 
 
 def invariant(name: str, description: str = "", explain: Callable | None = None,
-              compiled: bool = False, history: str = "") -> Callable:
+              compiled: bool = False, history: str = "", stronger: str = "") -> Callable:
     """Decorator: register ``fn(state) -> bool`` as the invariant ``name``; ``explain(state)``
     may return a sentence saying how a state violates it (shown under counterexamples).
     ``compiled`` (built-in properties only) says ``properties/compiled.py`` has its twin;
     ``history`` (built-in only) names a history the state keeps only for it (``"reads"``): such
-    a property is asked by name, never among the defaults, since the history adds states."""
+    a property is asked by name, never among the defaults, since the history adds states.
+    ``stronger`` says why the invariant is stronger than what Kafka promises: checked and
+    reported by default, it fails a run only when asked by name (see the module docstring)."""
 
     def register(fn: Callable) -> Callable:
         _register(Property(name, description or _first_line(fn), fn, explain, compiled,
-                           history=history))
+                           history=history, stronger=stronger))
         return fn
 
     return register
@@ -116,6 +125,19 @@ def _first_line(fn) -> str:
 def _origin(fn) -> tuple:
     # the same function loaded again (e.g. the same plugin file imported twice) may re-register
     return getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+
+
+def reported_only(name: str, asked_by_name: bool) -> bool:
+    """Whether a verdict on ``name`` is reported without failing the run: a stronger invariant
+    that came with the default set, not asked for by name."""
+    prop = PROPERTIES.get(name)
+    return not asked_by_name and prop is not None and bool(prop.stronger)
+
+
+def promised() -> tuple:
+    """The default invariants that fail a run: what Kafka promises (and any loaded with
+    ``kmc --load``, which the user asked for by loading them)."""
+    return tuple(p for p in get_properties(None) if not p.stronger)
 
 
 def get_properties(names=None) -> tuple:

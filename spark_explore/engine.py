@@ -63,7 +63,7 @@ from checker.compiled.fpset import grown, max_fill, new_table
 from checker.compiled.warmup import ensure_compiled
 from checker.engines import register_engine
 from checker.fingerprint import collision_probability
-from checker.interrupt import reclaim_signals
+from checker.interrupt import interrupted, reclaim_signals
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats, PropertyResult
 from model.actions import ACTION_NAMES
 from model.config import ModelConfig
@@ -77,7 +77,7 @@ from spark_explore import tasks as T
 from spark_explore.checkpoint import CheckpointDir
 from spark_explore.interrupt import quiet_py4j
 from spark_explore.session import (
-    SparkEngineError, first_line, get_context, prepare_checkpoints, ship_code, stop_context,
+    SparkEngineError, first_line, get_context, keep_log, prepare_checkpoints, ship_code, stop_context,
 )
 
 CHECKPOINT_EVERY = 5
@@ -174,10 +174,15 @@ def spark_bfs(
                              max_states, time_limit, max_depth, progress)
         return explorer.run(resume)
     except (SparkEngineError, KmcError):
+        keep_log()
         raise
     except Exception as e:
-        if type(e).__module__.startswith(("py4j", "pyspark")):
+        if interrupted():  # the interruption surfacing through py4j: checker.check reports it
             raise SparkEngineError(f"the Spark job failed: {first_line(e)}") from None
+        if type(e).__module__.startswith(("py4j", "pyspark")):
+            raise SparkEngineError(f"the Spark job failed: {first_line(e)} (Spark's log: "
+                                   f"{keep_log()})") from None
+        keep_log()
         raise
     finally:
         if created:

@@ -10,6 +10,11 @@ descriptor 2 points at a log file, so the JVM (and the Python workers it forks) 
 their whole life; the log level is ERROR and the console progress bar is off. The log file's path
 is named in error messages.
 
+Temporary files: the log file (``$TMPDIR/kmc-spark-<pid>.log``) and the directory of the zip
+shipped to the executors (``$TMPDIR/kmc-spark-code-*``) belong to this process. Both are removed
+when the context kmc created stops, and at the latest when the process exits; the log is kept
+only when a run failed (``keep_log``), and the error names it.
+
 Code shipping: the project's packages (``model``, ``checker``, ``properties``, ``spark_explore``)
 are zipped at run time and shipped with ``addFile``; ``boot.py`` puts them on each executor's path
 (from a directory that does not change, so numba's compiled kernel is reused), so workers need
@@ -18,6 +23,7 @@ Python (the same minor version as the driver), pyspark, numpy and numba, nothing
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -35,6 +41,8 @@ EXECUTOR_WAIT_SECONDS = float(os.environ.get("KMC_SPARK_EXECUTOR_WAIT", "60"))
 MASTER_CONNECT_TIMEOUT = 5.0
 
 _shipped: dict = {}  # application id -> the code reference its executors install
+_code_dirs: dict = {}  # application id -> the temporary directory of the zip shipped to it
+_log_kept: list = []  # non-empty once a run failed: its log stays for the user to read
 
 
 class SparkEngineError(ConfigError):
@@ -50,6 +58,28 @@ def java_available() -> bool:
 
 def spark_log_path() -> str:
     return os.path.join(tempfile.gettempdir(), f"kmc-spark-{os.getpid()}.log")
+
+
+def keep_log() -> str:
+    """Keep this process's Spark log (a run failed); returns its path, for the error message."""
+    _log_kept.append(True)
+    return spark_log_path()
+
+
+def _remove_temporary_files(app: str | None = None) -> None:
+    """Remove the code directories shipped (to ``app``, or to every application) and, unless a
+    run failed, the log file."""
+    for key in [app] if app is not None else list(_code_dirs):
+        path = _code_dirs.pop(key, None)
+        if path:
+            shutil.rmtree(path, ignore_errors=True)
+        _shipped.pop(key, None)
+    if not _log_kept:
+        with contextlib.suppress(OSError):
+            os.unlink(spark_log_path())
+
+
+atexit.register(_remove_temporary_files)  # a context kmc did not create ends with the process
 
 
 def check_master_answers(master: str) -> None:
@@ -156,8 +186,13 @@ def _wait_for_executor(sc, log: str) -> None:
 
 
 def stop_context(sc) -> None:
+    """Stop a context kmc created, and remove its temporary files (``_remove_temporary_files``)."""
+    app = None
+    with contextlib.suppress(Exception):
+        app = sc.applicationId
     with contextlib.suppress(Exception), _stderr_to(spark_log_path()):
         sc.stop()
+    _remove_temporary_files(app)
 
 
 def ship_code(sc) -> tuple:
@@ -172,6 +207,7 @@ def ship_code(sc) -> tuple:
     cloudpickle.register_pickle_by_value(boot)  # runs before kmc is importable on an executor
     root = str(Path(__file__).resolve().parent.parent)
     out_dir = Path(tempfile.mkdtemp(prefix="kmc-spark-code-"))
+    _code_dirs[app] = str(out_dir)
     digest = boot.code_hash(root)
     zip_path = out_dir / f"kmc-code-{digest}.zip"
     boot.write_zip(root, str(zip_path))

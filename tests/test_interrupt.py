@@ -89,7 +89,8 @@ def test_sigterm_stops_the_reference_engine_and_json_is_still_a_result_object():
     result = json.loads(out)
     assert result["limit"] == "interrupted" and result["complete"] is False
     assert result["exit_code"] == 3
-    assert result["properties"] == [{"property": "no-acked-loss", "verdict": "INCOMPLETE"}]
+    assert result["properties"] == [{"property": "no-acked-loss", "verdict": "INCOMPLETE",
+                                     "reported_only": False}]
     assert result["stats"]["distinct_states"] > 0
     _clean(err)
 

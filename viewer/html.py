@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from checker.result import scope_words
 from properties import PROPERTIES
 from viewer.changes import (
     acked_text, changes, describe_step, fetch_in_flight, fmt_set, leader_and_isr_text, pending_text,
@@ -70,7 +71,10 @@ def trace_payload(trace, meta: dict) -> dict:
     config = meta.get("config")
     try:
         config_lines = describe_config(config) if isinstance(config, dict) else []
-    except (KeyError, TypeError):
+        if config_lines:
+            config_lines.append(f"searched: every behaviour within {scope_words(config)} (a "
+                                "shortest counterexample within these bounds)")
+    except (KeyError, TypeError, AttributeError):
         config_lines = []
     steps = []
     states = trace.states

@@ -40,15 +40,14 @@ import re
 
 from model.actions import ACTION_PARAMS, Action
 from model.errors import KmcError
-from model.state import CLUSTER_EXTENSIONS, REPLICA_EXTENSIONS, ClusterState, PartitionState, ReplicaState
+from model import schema as S
+from model.state import RECORD_CLASSES, ClusterState, ReplicaState
 
-BASE_STATE_VARS = (
-    "replicas", "controller", "leader_and_isr", "pending_acks", "acked", "consumer_visible",
-    "records_written", "crashes", "unflushed_losses",
-)
-STATE_VARS = BASE_STATE_VARS + tuple(name for name, _, _ in CLUSTER_EXTENSIONS)
-"""Every state variable kmc writes; files written before a variable existed may lack it (its
-default is read then), so only ``BASE_STATE_VARS`` are required."""
+BASE_STATE_VARS = ("replicas",) + tuple(f.name for f in S.CLUSTER if not f.optional)
+STATE_VARS = ("replicas",) + tuple(f.name for f in S.CLUSTER)
+"""Every state variable kmc writes, one per field of the state schema (``model/schema.py``);
+files written before a variable existed may lack it (its default is read then), so only
+``BASE_STATE_VARS`` are required."""
 ACTION_VAR = "action_taken"
 INIT_ACTION = "init"
 ITF_VARS = STATE_VARS + (ACTION_VAR,)
@@ -78,77 +77,44 @@ def _record_log(log) -> list:
     return [{"id": _int(rid), "epoch": _int(ep)} for rid, ep in log]
 
 
-def _extension(kind, value):
-    """An extension field (``model.state.REPLICA_EXTENSIONS``) as ITF: ints, booleans, sets of
-    brokers, and a message in flight as a sequence of at most one record."""
-    if kind in ("int", "broker"):
+def _value(f: S.Field, value):
+    """A field's value as ITF, by its readable type (``model/schema.py``): ints, booleans, sets,
+    sequences, records; a message in flight as a sequence of at most one record."""
+    t = f.type
+    if t in (S.INT, S.BROKER):
         return _int(value)
-    if kind == "bool":
+    if t == S.BOOL:
         return bool(value)
-    if kind == "brokers":
+    if t == S.BROKERS_SET:
         return _set(value)
-    if kind == "per-broker":
+    if t in (S.PER_BROKER, S.PREFIX):
         return [_int(x) for x in value]
-    if kind == "requests":
+    if t == S.LOG:
+        return _record_log(value)
+    if t == S.RECORD:
+        return {p.name: _value(p, x) for p, x in zip(f.parts, value)}
+    if t == S.MESSAGE:
+        return [{p.name: _value(p, x) for p, x in zip(f.parts, value)}] if value else []
+    if t == S.REQUESTS:
+        return {"#set": [{"broker": _int(b), "leader_epoch": _int(e), "leader": _int(l), "isr": _set(isr)}
+                         for b, e, l, isr in sorted(value)]}
+    if t == S.REQUEST_FLAGS:
         return {"#set": [{"broker": _int(b), "leader_epoch": _int(e)} for b, e in sorted(value)]}
-    if kind == "request-values":
+    if t == S.REQUEST_VALUES:
         return {"#set": [{"broker": _int(b), "leader_epoch": _int(e), "value": _int(x)}
                          for b, e, x in sorted(value)]}
-    if kind == "record-offsets":
-        return {"#set": [{"record": _int(r), "offset": _int(o)} for r, o in sorted(value)]}
-    if not value:
-        return []
-    return [{name: _extension(k, v) for (name, k), v in zip(kind, value)}]
+    if t == S.ACKS_PENDING:
+        return [{"leader": _int(l), "record": _int(rid), "offset": _int(off)} for l, rid, off in value]
+    if t in (S.ACKS_DONE, S.RECORD_OFFSETS):
+        return {"#set": [{"record": _int(rid), "offset": _int(off)} for rid, off in sorted(value)]}
+    raise AssertionError(f"field {f.name}: no ITF for type {t}")
 
 
 def encode_state(state: ClusterState) -> dict:
     """The ITF values of the state variables (no ``#meta``, no ``action_taken``)."""
-    replicas = []
-    for r in state.replicas:
-        fetch = []
-        if r.fetch_response:
-            leader, epoch, offset, records, hw, leo = r.fetch_response
-            fetch.append({
-                "leader": _int(leader), "leader_epoch": _int(epoch), "fetch_offset": _int(offset),
-                "records": _record_log(records), "leader_high_watermark": _int(hw),
-                "leader_log_end_offset": _int(leo),
-            })
-        replicas.append({
-            "alive": bool(r.alive),
-            "log": _record_log(r.log),
-            "high_watermark": _int(r.high_watermark),
-            "leader_epoch": _int(r.leader_epoch),
-            "leader": _int(r.leader),
-            "isr": _set(r.isr),
-            "remote_log_end_offsets": [_int(x) for x in r.remote_log_end_offsets],
-            "truncating": bool(r.truncating),
-            "fetch_response": fetch,
-            "flushed_offset": _int(r.flushed_offset),
-            **{name: _extension(kind, getattr(r, name)) for name, kind, _ in REPLICA_EXTENSIONS},
-        })
-    c = state.controller
     return {
-        "replicas": replicas,
-        "controller": {
-            "leader": _int(c.leader), "leader_epoch": _int(c.leader_epoch),
-            "isr": _set(c.isr), "live_brokers": _set(c.live_brokers),
-        },
-        "leader_and_isr": {"#set": [
-            {"broker": _int(b), "leader_epoch": _int(e), "leader": _int(l), "isr": _set(isr)}
-            for b, e, l, isr in sorted(state.leader_and_isr)
-        ]},
-        "pending_acks": [
-            {"leader": _int(l), "record": _int(rid), "offset": _int(off)}
-            for l, rid, off in state.pending_acks
-        ],
-        "acked": {"#set": [
-            {"record": _int(rid), "offset": _int(off)} for rid, off in sorted(state.acked)
-        ]},
-        "consumer_visible": [_int(x) for x in state.consumer_visible],
-        "records_written": _int(state.records_written),
-        "crashes": _int(state.crashes),
-        "unflushed_losses": _int(state.unflushed_losses),
-        **{name: _extension(kind, getattr(state, name)) for name, kind, _ in CLUSTER_EXTENSIONS},
+        "replicas": [{f.name: _value(f, v) for f, v in zip(S.REPLICA, r)} for r in state.replicas],
+        **{f.name: _value(f, v) for f, v in zip(S.CLUSTER, state[1:])},
     }
 
 
@@ -207,45 +173,58 @@ class _Decoder:
     def int_set(self, v, path: str) -> tuple:
         return tuple(sorted(self.int(x, f"{path}[{i}]") for i, x in enumerate(self.set(v, path))))
 
-    def extension(self, kind, v, path: str):
-        """Inverse of ``_extension``."""
-        if kind in ("int", "broker"):
+    def value(self, f: S.Field, v, path: str):
+        """Inverse of ``_value``: the readable value of field ``f``."""
+        t = f.type
+        if t in (S.INT, S.BROKER):
             return self.int(v, path)
-        if kind == "bool":
+        if t == S.BOOL:
             return self.bool(v, path)
-        if kind == "brokers":
+        if t == S.BROKERS_SET:
             return self.int_set(v, path)
-        if kind == "per-broker":
+        if t in (S.PER_BROKER, S.PREFIX):
             return tuple(self.int(x, f"{path}[{i}]") for i, x in enumerate(self.seq(v, path)))
-        if kind == "requests":
-            return tuple(sorted(
-                (self.int(self.field(q, "broker", path), path + ".broker"),
-                 self.int(self.field(q, "leader_epoch", path), path + ".leader_epoch"))
-                for q in self.set(v, path)))
-        if kind == "record-offsets":
-            return tuple(sorted(
-                (self.int(self.field(q, "record", path), path + ".record"),
-                 self.int(self.field(q, "offset", path), path + ".offset"))
-                for q in self.set(v, path)))
-        if kind == "request-values":
-            return tuple(sorted(
-                (self.int(self.field(q, "broker", path), path + ".broker"),
-                 self.int(self.field(q, "leader_epoch", path), path + ".leader_epoch"),
-                 self.int(self.field(q, "value", path), path + ".value"))
-                for q in self.set(v, path)))
-        items = self.seq(v, path)
-        if len(items) > 1:
-            self.fail(path, "at most one message in flight", items)
-        if not items:
-            return ()
-        q, pq = items[0], path + "[0]"
-        return tuple(self.extension(k, self.field(q, name, pq), f"{pq}.{name}") for name, k in kind)
+        if t == S.LOG:
+            return self.log(v, path)
+        if t == S.RECORD:
+            return RECORD_CLASSES[f.name](*self.parts(f, v, path))
+        if t == S.MESSAGE:
+            items = self.seq(v, path)
+            if len(items) > 1:
+                self.fail(path, "at most one message in flight", items)
+            return self.parts(f, items[0], path + "[0]") if items else ()
+        if t == S.ACKS_PENDING:
+            return tuple(self.entry(q, ("leader", "record", "offset"), f"{path}[{k}]")
+                         for k, q in enumerate(self.seq(v, path)))
+        keys = {S.REQUEST_FLAGS: ("broker", "leader_epoch"),
+                S.REQUEST_VALUES: ("broker", "leader_epoch", "value"),
+                S.ACKS_DONE: ("record", "offset"), S.RECORD_OFFSETS: ("record", "offset"),
+                S.REQUESTS: ("broker", "leader_epoch", "leader")}[t]
+        out = []
+        for k, q in enumerate(self.set(v, path)):
+            entry = self.entry(q, keys, f"{path}[{k}]")
+            if t == S.REQUESTS:
+                entry += (self.int_set(self.field(q, "isr", f"{path}[{k}]"), f"{path}[{k}].isr"),)
+            out.append(entry)
+        return tuple(sorted(out))
 
-    def optional(self, obj, name: str, kind, default, path: str):
-        """An extension field, or its default in a file written before it existed."""
-        if isinstance(obj, dict) and name not in obj:
-            return default
-        return self.extension(kind, self.field(obj, name, path), f"{path}.{name}" if path != "state" else name)
+    def entry(self, q, keys, path: str) -> tuple:
+        return tuple(self.int(self.field(q, key, path), f"{path}.{key}") for key in keys)
+
+    def parts(self, f: S.Field, q, path: str) -> tuple:
+        return tuple(self.value(p, self.field(q, p.name, path), f"{path}.{p.name}") for p in f.parts)
+
+    def fields(self, fields, obj, path: str) -> list:
+        """The values of ``fields`` in ``obj``; an optional field missing from a file written
+        before it existed is its default."""
+        out = []
+        for f in fields:
+            if f.optional and isinstance(obj, dict) and f.name not in obj:
+                out.append(f.default)
+                continue
+            where = f.name if path == "state" else f"{path}.{f.name}"
+            out.append(self.value(f, self.field(obj, f.name, path), where))
+        return out
 
     def log(self, v, path: str) -> tuple:
         out = []
@@ -259,80 +238,9 @@ class _Decoder:
 def decode_state(values: dict, where: str) -> ClusterState:
     """The ``ClusterState`` of one ITF state; ``TraceFormatError`` naming the bad field."""
     d = _Decoder(where)
-    f, i_ = d.field, d.int
-    replicas = []
-    for b, r in enumerate(d.seq(f(values, "replicas", "state"), "replicas")):
-        p = f"replicas[{b}]"
-        fetch = ()
-        responses = d.seq(f(r, "fetch_response", p), p + ".fetch_response")
-        if len(responses) > 1:
-            d.fail(p + ".fetch_response", "at most one response", responses)
-        if responses:
-            q, pq = responses[0], p + ".fetch_response[0]"
-            fetch = (
-                i_(f(q, "leader", pq), pq + ".leader"),
-                i_(f(q, "leader_epoch", pq), pq + ".leader_epoch"),
-                i_(f(q, "fetch_offset", pq), pq + ".fetch_offset"),
-                d.log(f(q, "records", pq), pq + ".records"),
-                i_(f(q, "leader_high_watermark", pq), pq + ".leader_high_watermark"),
-                i_(f(q, "leader_log_end_offset", pq), pq + ".leader_log_end_offset"),
-            )
-        replicas.append(ReplicaState(
-            alive=d.bool(f(r, "alive", p), p + ".alive"),
-            log=d.log(f(r, "log", p), p + ".log"),
-            high_watermark=i_(f(r, "high_watermark", p), p + ".high_watermark"),
-            leader_epoch=i_(f(r, "leader_epoch", p), p + ".leader_epoch"),
-            leader=i_(f(r, "leader", p), p + ".leader"),
-            isr=d.int_set(f(r, "isr", p), p + ".isr"),
-            remote_log_end_offsets=tuple(
-                i_(x, f"{p}.remote_log_end_offsets[{k}]")
-                for k, x in enumerate(d.seq(f(r, "remote_log_end_offsets", p), p + ".remote_log_end_offsets"))
-            ),
-            truncating=d.bool(f(r, "truncating", p), p + ".truncating"),
-            fetch_response=fetch,
-            flushed_offset=i_(f(r, "flushed_offset", p), p + ".flushed_offset"),
-            **{name: d.optional(r, name, kind, default, p)
-               for name, kind, default in REPLICA_EXTENSIONS},
-        ))
-    c = f(values, "controller", "state")
-    controller = PartitionState(
-        leader=i_(f(c, "leader", "controller"), "controller.leader"),
-        leader_epoch=i_(f(c, "leader_epoch", "controller"), "controller.leader_epoch"),
-        isr=d.int_set(f(c, "isr", "controller"), "controller.isr"),
-        live_brokers=d.int_set(f(c, "live_brokers", "controller"), "controller.live_brokers"),
-    )
-    requests = []
-    for k, q in enumerate(d.set(f(values, "leader_and_isr", "state"), "leader_and_isr")):
-        p = f"leader_and_isr[{k}]"
-        requests.append((
-            i_(f(q, "broker", p), p + ".broker"), i_(f(q, "leader_epoch", p), p + ".leader_epoch"),
-            i_(f(q, "leader", p), p + ".leader"), d.int_set(f(q, "isr", p), p + ".isr"),
-        ))
-    pending = []
-    for k, q in enumerate(d.seq(f(values, "pending_acks", "state"), "pending_acks")):
-        p = f"pending_acks[{k}]"
-        pending.append((i_(f(q, "leader", p), p + ".leader"), i_(f(q, "record", p), p + ".record"),
-                        i_(f(q, "offset", p), p + ".offset")))
-    acked = []
-    for k, q in enumerate(d.set(f(values, "acked", "state"), "acked")):
-        p = f"acked[{k}]"
-        acked.append((i_(f(q, "record", p), p + ".record"), i_(f(q, "offset", p), p + ".offset")))
-    return ClusterState(
-        replicas=tuple(replicas),
-        controller=controller,
-        leader_and_isr=tuple(sorted(requests)),
-        pending_acks=tuple(pending),
-        acked=tuple(sorted(acked)),
-        consumer_visible=tuple(
-            i_(x, f"consumer_visible[{k}]")
-            for k, x in enumerate(d.seq(f(values, "consumer_visible", "state"), "consumer_visible"))
-        ),
-        records_written=i_(f(values, "records_written", "state"), "records_written"),
-        crashes=i_(f(values, "crashes", "state"), "crashes"),
-        unflushed_losses=i_(f(values, "unflushed_losses", "state"), "unflushed_losses"),
-        **{name: d.optional(values, name, kind, default, "state")
-           for name, kind, default in CLUSTER_EXTENSIONS},
-    )
+    replicas = tuple(ReplicaState._make(d.fields(S.REPLICA, r, f"replicas[{b}]"))
+                     for b, r in enumerate(d.seq(d.field(values, "replicas", "state"), "replicas")))
+    return ClusterState._make([replicas] + d.fields(S.CLUSTER, values, "state"))
 
 
 def decode_action(value, where: str) -> Action | None:

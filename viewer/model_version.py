@@ -1,29 +1,29 @@
 """The model's semantic fingerprint: which version of the model a trace file was recorded with.
 
-A trace is only evidence about the model that produced it. ``model_fingerprint(config)`` hashes
-the source of every module that decides the model's behaviour for ``config.protocol``: the state
-records, actions, log helpers, constants, configuration, and every class in the protocol
-variant's inheritance chain (so a third-party variant is covered too). Sources are hashed as
-their syntax trees with docstrings removed, so comments, docstrings and formatting do not change
-the fingerprint; any change to code does, even one that should be harmless, and
-``kmc trace replay`` then says so instead of silently accepting the trace.
+A trace is only evidence about the model that produced it, and kmc's model is the compiled
+kernel under a rule set: ``model_fingerprint(rules)`` hashes the source of every module that
+decides the kernel's behaviour (``MODEL_SOURCES``: the kernel, its actions and rule switches, the
+rule table, the state schema and the readable state it is compared as) together with the rules in
+force (``ModelConfig.rules``). The same kernel under other rules is another model: Kafka 3.5 and
+3.6 differ by a rule, and so do their fingerprints. Sources are hashed as their syntax trees with
+docstrings removed, so comments, docstrings and formatting do not change the fingerprint; any
+change to code does, even one that should be harmless, and ``kmc trace replay`` then says so
+instead of silently accepting the trace.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
-import inspect
 from pathlib import Path
 
-import model.actions
-import model.config
-import model.constants
-import model.log
-import model.state
-from model.variants import get_variant
-
-_CORE_MODULES = (model.state, model.actions, model.log, model.constants, model.config)
+_ROOT = Path(__file__).resolve().parent.parent
+MODEL_SOURCES = (
+    "model/kernel/**/*.py", "model/actions.py", "model/constants.py", "model/rules.py",
+    "model/schema.py", "model/state.py",
+)
+"""The files whose code is the model (globs from the checkout's root): what ``kmc trace replay``
+runs a trace through."""
 
 
 def _strip_docstrings(tree: ast.AST) -> ast.AST:
@@ -37,28 +37,28 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-def _source_digest(path: str) -> bytes:
-    text = Path(path).read_text(encoding="utf-8")
+def _source_digest(path: Path) -> bytes:
+    text = path.read_text(encoding="utf-8")
     tree = _strip_docstrings(ast.parse(text))
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).digest()
 
 
-def model_sources(protocol: str) -> list[str]:
-    """The source files whose code decides the behaviour of ``protocol``, in a fixed order."""
-    files = [inspect.getsourcefile(m) for m in _CORE_MODULES]
-    for cls in get_variant(protocol).__mro__:
-        if cls is object:
-            continue
-        src = inspect.getsourcefile(cls)
-        if src and src not in files:
-            files.append(src)
+def model_sources() -> list[Path]:
+    """The source files of the model (``MODEL_SOURCES``), in a fixed order."""
+    files: list[Path] = []
+    for pattern in MODEL_SOURCES:
+        for path in sorted(_ROOT.glob(pattern)):
+            if path not in files:
+                files.append(path)
     return files
 
 
-def model_fingerprint(protocol: str) -> str:
-    """A short hex digest of the model's code for ``protocol`` (see the module docstring)."""
+def model_fingerprint(rules) -> str:
+    """A short hex digest of the model's code under ``rules`` (the rule names in force, as
+    ``ModelConfig.rules`` gives them; see the module docstring)."""
     h = hashlib.sha256()
-    for path in model_sources(protocol):
-        h.update(Path(path).name.encode())
+    for path in model_sources():
+        h.update(path.relative_to(_ROOT).as_posix().encode())
         h.update(_source_digest(path))
+    h.update(("rules:" + ",".join(rules)).encode())
     return h.hexdigest()[:16]

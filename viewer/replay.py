@@ -40,15 +40,18 @@ def replay(tf: TraceFile, *, allow_model_change: bool = False) -> ReplayReport:
     """Replay ``tf`` against the current model; the report says what happened, in lines."""
     model = make_model(tf.config)
     report = ReplayReport(steps=len(tf.trace.steps))
-    current = model_fingerprint(tf.config.protocol)
+    current = model_fingerprint(tf.config.rules)
     recorded = tf.meta.get("model_fingerprint")
     model_changed = recorded != current
     if model_changed:
         report.lines.append(
             f"warning: the trace was recorded with model {recorded!r} (kmc "
-            f"{tf.meta.get('kmc_version', '?')}); this kmc's {tf.config.protocol} model is {current!r}: "
-            "the model's code changed since"
-        )
+            f"{tf.meta.get('kmc_version', '?')}); this kmc's model of its rules is {current!r}: "
+            "the model's code or rules changed since")
+        changed_rules = _rules_changed(tf)
+        if changed_rules:
+            report.lines.append(f"  {changed_rules}")
+    warnings = len(report.lines)
 
     inits = model.init_states()
     recorded_states = [normalise(raw) for raw in tf.raw_states]
@@ -84,7 +87,7 @@ def replay(tf: TraceFile, *, allow_model_change: bool = False) -> ReplayReport:
             state = nxt
 
     if report.diverged_at is not None:
-        report.lines.insert(0 if not model_changed else 1,
+        report.lines.insert(warnings,
                             "invalid: the trace is not a behaviour of the current model"
                             + (f" (its first {report.diverged_at - 1} steps replay identically)"
                                if report.diverged_at > 1 else ""))
@@ -93,7 +96,7 @@ def replay(tf: TraceFile, *, allow_model_change: bool = False) -> ReplayReport:
 
     report.lines.append(
         f"valid: {report.steps} steps replay identically against the current model "
-        f"(protocol {tf.config.protocol}, model {current})"
+        f"({_release_words(tf.config)}, model {current})"
     )
     report.lines += _judge_property(tf)
     if any(line.startswith("invalid") for line in report.lines):
@@ -105,6 +108,27 @@ def replay(tf: TraceFile, *, allow_model_change: bool = False) -> ReplayReport:
         )
         report.exit_code = EXIT_INVALID
     return report
+
+
+def _release_words(config) -> str:
+    return f"Kafka {config.kafka_version}" if config.kafka_version else f"protocol {config.protocol}"
+
+
+def _rules_changed(tf: TraceFile) -> str:
+    """What differs between the rules the file was recorded with (``#meta.kmc.config.rules``)
+    and the rules this kmc gives its configuration, in one line ("" if nothing, or if the file
+    does not say)."""
+    recorded = tf.meta.get("config", {}).get("rules")
+    if not isinstance(recorded, list) or not all(isinstance(r, str) for r in recorded):
+        return ""
+    now = list(tf.config.rules)
+    added = [r for r in now if r not in recorded]
+    dropped = [r for r in recorded if r not in now]
+    if not added and not dropped:
+        return ""
+    parts = [f"+{r}" for r in added] + [f"-{r}" for r in dropped]
+    return (f"the rules of {_release_words(tf.config)} changed since the trace was recorded: "
+            f"{' '.join(parts)}")
 
 
 def _judge_property(tf: TraceFile) -> list:

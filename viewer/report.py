@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from checker.result import HOLDS, INCOMPLETE, VIOLATED, scope_of
+from model.constants import CRASH_MODEL_MEANING
 from properties import PROPERTIES
 from viewer.text import render_trace
 
@@ -25,6 +26,8 @@ def describe_config(config: dict) -> list:
     if version:
         mode = " (KRaft)" if "kraft" in config.get("rules", []) else ""
         head = f"Kafka {version}{mode}"
+        if config.get("rules.release"):  # a release newer than kmc models (ModelConfig.notes)
+            head += f" with the rules of Kafka {config['rules.release']}"
     else:
         head = f"protocol {config['protocol']}"
     head += "".join(f" {c}" for c in changes)
@@ -34,8 +37,10 @@ def describe_config(config: dict) -> list:
     return [
         f"{head}, replication.factor={config['replication.factor']}, "
         f"acks={config['acks']}, min.insync.replicas={config['min.insync.replicas']}, "
-        f"unclean.leader.election.enable={str(config['unclean.leader.election.enable']).lower()}, "
-        f"crash model {config['crash.model']}"
+        f"unclean.leader.election.enable={str(config['unclean.leader.election.enable']).lower()}"
+        + (" (ignored by these rules)" if "unclean.leader.election.enable" in config.get("ignored", ()) else "")
+        + ", "
+        f"crash model {config['crash.model']} ({CRASH_MODEL_MEANING.get(config['crash.model'], '')})"
         + (", HW checkpoint every interval" if config.get("hw.checkpoint") == "interval" else "")
         + (", consumers fetch from followers" if config.get("fetch.from.followers") else "")
         + ("" if config.get("symmetry", True) else ", no symmetry reduction"),
@@ -96,16 +101,30 @@ def render_result(result, *, with_trace: bool = True) -> str:
         elif p.verdict == INCOMPLETE:
             extra = ("  (no violation within the depth: not a proof)" if result.engine == "bmc"
                      else "  (search not finished)")
+        if getattr(p, "reported_only", False):
+            extra += "  (reported, not failing)"
         lines.append(f"  {p.name:<{width}}  {p.verdict}{extra}")
+    if any(p.verdict == HOLDS for p in result.properties) and result.engine != "bmc":
+        held = "reached" if all(is_reachability(p.name) for p in result.properties) else "holds"
+        lines.append(f"HOLDS = {scope_of(result.config)['holds_means']}"
+                     + ("" if held == "holds" else " (unreachable: within the same bounds)"))
+    for entry in getattr(result, "known_beyond", ()):
+        lines.append(beyond_line(entry))
+    reported = [p.name for p in result.properties if getattr(p, "reported_only", False)]
+    if reported:
+        lines.append(
+            f"reported, not failing: {', '.join(reported)}: stronger than what Kafka promises "
+            "(kmc list says why); the exit code follows the others. Name one with -p to fail "
+            "on it.")
     if with_trace:
-        for p in result.properties:
-            if p.trace is not None:
-                lines.append("")
-                what = "Shortest witness" if is_reachability(p.name) else "Counterexample"
-                lines.append(f"{what} for {p.name} ({len(p.trace)} steps):")
-                lines.append(render_trace(p.trace))
-                break
-        others = [p.name for p in result.properties if p.trace is not None][1:]
+        traced = sorted((p for p in result.properties if p.trace is not None),
+                        key=lambda p: getattr(p, "reported_only", False))  # a failing one first
+        for p in traced[:1]:
+            lines.append("")
+            what = "Shortest witness" if is_reachability(p.name) else "Counterexample"
+            lines.append(f"{what} for {p.name} ({len(p.trace)} steps):")
+            lines.append(render_trace(p.trace))
+        others = [p.name for p in traced][1:]
         if others:
             lines.append("")
             lines.append(
@@ -113,6 +132,17 @@ def render_result(result, *, with_trace: bool = True) -> str:
                 "(or check one property at a time with --property)."
             )
     return "\n".join(lines)
+
+
+def beyond_line(entry: dict) -> str:
+    """A known loss beyond a run's bounds (``gate.known.beyond``), in one line."""
+    bounds = entry["bounds"]
+    flags = " ".join(f"--{n.replace('_', '-')} {v}" for n, v in bounds.items()
+                     if n in CLASSIC_BOUNDS[:3] or (v and n != "max_unflushed_losses"))
+    steps = f" ({entry['trace_length']} steps)" if entry.get("trace_length") else ""
+    raised = " and ".join(f"{n.replace('_', '-')} to {v}" for n, v in entry["raise"].items())
+    return (f"known beyond these bounds: {entry['property']} is violated{steps} with {flags} "
+            f"(known-results: \"{entry['known_result']}\"): raise {raised} to reach it")
 
 
 def is_reachability(name: str) -> bool:

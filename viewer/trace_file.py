@@ -68,7 +68,7 @@ def trace_to_itf(trace: Trace, config: dict, *, engine: str | None = None) -> di
         "trace_format": FORMAT_MARKER,
         "trace_format_version": FORMAT_VERSION,
         "kmc_version": kmc_version(),
-        "model_fingerprint": model_fingerprint(config["protocol"]),
+        "model_fingerprint": model_fingerprint(ModelConfig.from_dict(config).rules),
         "protocol": config["protocol"],
         "config": config,
         "bounds": config.get("bounds", {}),

@@ -1,7 +1,7 @@
 """The compiled engine: breadth-first search over the compiled kernel (``model/kernel``).
 
 ``compiled_bfs(config, properties, ...)`` explores a configuration and returns the same
-``CheckResult`` as the reference engine (``checker.bfs``): same counts, verdicts and shortest
+``CheckResult`` as the reference engine (``checker.reference``): same counts, verdicts and shortest
 counterexamples, 50-100 times faster in a fraction of the memory, on every core
 (``workers``), on disk when memory runs out, and resumable from checkpoints.
 """

@@ -10,7 +10,7 @@ z3 is loaded lazily on purpose: importing this package (every ``import checker``
 
 from __future__ import annotations
 
-from model.variants import make_reference_model
+from checker.reference import make_reference_model
 
 
 def bmc_check(model, properties, **kwargs):

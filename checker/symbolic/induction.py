@@ -35,7 +35,7 @@ from checker.symbolic.state import decode, fresh, well_formed
 from checker.symbolic.strengthen import all_names, check_of, formula_of
 from checker.symbolic.transitions import Encoder
 from model.errors import ConfigError
-from model.variants import make_reference_model as make_model
+from checker.reference import make_reference_model as make_model
 
 MAX_K = 64  # the unrolling grows with k; far beyond this z3 does not answer in any useful time
 

@@ -1,6 +1,6 @@
 """The transition relation: one encoded action per ``ACTION_PARAMS`` entry.
 
-Each ``_enc_<Action>`` function mirrors the method of ``model.variants.base.ReplicationModel`` (and
+Each ``_enc_<Action>`` function mirrors the method of ``checker.reference.base.ReplicationModel`` (and
 the variant hooks) with the same name in Kafka words, for *concrete* action arguments: it returns
 a list of ``(guard, next_state)`` cases with pairwise exclusive guards (a case split on a value the
 Python reads from the state, such as which broker a follower follows). ``Encoder.instances()``
@@ -216,7 +216,7 @@ class Encoder:
         """The LEO after ``truncate_to(log, target)``."""
         return ite(target >= leo, leo, zmax(target, 0))
 
-    # ------------------------------------------------------------------ epoch cache (model.log)
+    # ------------------------------------------------------------------ epoch cache (checker.reference.log)
 
     def _last_epoch(self, eps, n):
         return ite(n > 0, sel(eps, n - 1), num.val(UNDEFINED))
@@ -230,7 +230,7 @@ class Encoder:
         return found, off
 
     def end_offset_for_epoch(self, eps, n, requested, current):
-        """``model.log.end_offset_for_epoch``: ``(epoch, end_offset)``."""
+        """``checker.reference.log.end_offset_for_epoch``: ``(epoch, end_offset)``."""
         last = self._last_epoch(eps, n)
         has_cur = current > last
         empty = z3.And(n == 0, z3.Not(has_cur))
@@ -256,7 +256,7 @@ class Encoder:
         return epoch, offset
 
     def end_offset_for_epoch_v0_11(self, eps, n, requested, current):
-        """``model.log.end_offset_for_epoch_v0_11``."""
+        """``checker.reference.log.end_offset_for_epoch_v0_11``."""
         last = self._last_epoch(eps, n)
         has_cur = current > last
         empty = z3.And(n == 0, z3.Not(has_cur))
@@ -273,7 +273,7 @@ class Encoder:
     def truncation_offset(self, f: SReplica, l: SReplica):
         """The variant's ``truncation_offset(follower, leader)``."""
         # the leader's cache has its current epoch up front only since Kafka 2.1 (KAFKA-7415):
-        # ``leader_cache_epoch`` in model/variants/kip101.py
+        # ``leader_cache_epoch`` in checker/reference/kip101.py
         cache_epoch = l.lep if self.protocol == "kip-320" else num.val(UNDEFINED)
         if self.protocol == "kip-101":
             answer = self.end_offset_for_epoch_v0_11(

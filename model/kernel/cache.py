@@ -21,8 +21,8 @@ from numba.core import config as numba_config
 
 _ROOT = Path(__file__).resolve().parent.parent.parent
 KERNEL_SOURCES = (
-    "model/kernel/*.py", "model/actions.py", "model/constants.py", "properties/compiled.py",
-    "checker/compiled/*.py",
+    "model/kernel/**/*.py", "model/actions.py", "model/constants.py", "model/rules.py",
+    "model/releases.py", "model/schema.py", "properties/compiled.py", "checker/compiled/*.py",
 )
 KERNEL_MARK = b"model.kernel.jit"
 """Files under ``checker/compiled`` that do not import the kernel's decorators define no kernel

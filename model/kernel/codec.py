@@ -1,48 +1,33 @@
 """Rows and readable states: ``encode`` a ``ClusterState`` into its row, ``decode`` a row back.
 
 The readable ``ClusterState`` (``model/state.py``) is the *view* of a row: traces, the viewer,
-ITF files, Python properties and the z3 cross-checks read it. ``decode(encode(s)) == s`` for
-every state that fits the layout (``tests/unit/test_codec.py``); a state that does not fit
-(a log longer than its record slots, say) is refused with a ``SlotOverflow``, never cut.
+ITF files, Python properties and the z3 cross-checks read it. Both directions are derived from
+the state schema (``model/schema.py``): each field is written into its slots and read back by
+its readable type, so ``decode(encode(s)) == s`` for every state that fits the layout, and
+``encode(decode(row))`` is the row (``tests/unit/test_codec.py``). A state that does not fit (a
+log longer than its record slots, a field of a feature the layout leaves out) is refused with a
+``SlotOverflow``, never cut.
 
-Both directions work on Python lists with positions computed once per layout (``_positions``):
-decoding is on the path of every property written in Python, so it is kept cheap.
+For speed (decoding is on the path of every property written in Python) each layout gets a
+*plan* once: per field, a small function over the row as a Python list, with the positions it
+needs bound in.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from model import schema as S
 from model.actions import ACTION_NAMES, ACTION_PARAMS, Action
-from model.kernel import layout as L
-from model.kernel.fields import ACK_DONE, ACK_NONE, ACK_PENDING, SlotOverflow
-from model.state import ClusterState, PartitionState, ReplicaState
+from model.kernel.fields import SlotOverflow
+from model.kernel.layout import Layout, slot_count
+from model.state import RECORD_CLASSES, ClusterState, ReplicaState
+
+_MEMBERS = [tuple(b for b in range(8) if (mask >> b) & 1) for mask in range(256)]
 
 
-class _Positions:
-    """Row positions of every field of one layout: ``g[slot]`` for the partition's fields,
-    ``b[broker][slot]`` for a broker's."""
-
-    def __init__(self, lay: L.Layout) -> None:
-        self.g = {f_slot: lay.position(f_slot) for f_slot in _slots(lay.global_fields)}
-        self.b = [{f_slot: lay.position(f_slot, broker) for f_slot in _slots(lay.block_fields)}
-                  for broker in range(lay.n_brokers)]
-
-
-def _slots(fields) -> list[int]:
-    return [L.SLOT_NAMES.index(f.name) for f in fields]
-
-
-_POSITIONS: dict[tuple, _Positions] = {}
-
-
-def _positions(lay: L.Layout) -> _Positions:
-    """The positions of ``lay``'s fields (a layout is determined by its three sizes)."""
-    key = (lay.n_brokers, lay.n_records, lay.n_epochs, lay.features)
-    found = _POSITIONS.get(key)
-    if found is None:
-        found = _POSITIONS[key] = _Positions(lay)
-    return found
+def _members(mask: int) -> tuple:
+    return _MEMBERS[mask & 0xFF]
 
 
 def _mask(brokers) -> int:
@@ -52,329 +37,291 @@ def _mask(brokers) -> int:
     return m
 
 
-_MEMBERS = [tuple(b for b in range(8) if (mask >> b) & 1) for mask in range(256)]
+def _check_record(rid: int, slots: int) -> None:
+    if not 1 <= rid <= slots:
+        raise SlotOverflow(f"record r{rid} is beyond the record slots (max-records {slots})")
 
 
-def _members(mask: int) -> tuple:
-    return _MEMBERS[mask & 0xFF]
+class _Where:
+    """Row positions of one layout's slots: ``at(name)`` for a partition slot or a slot of
+    broker ``b``; ``count(name)`` its number of values (0 when its feature is off)."""
+
+    def __init__(self, lay: Layout) -> None:
+        self.lay = lay
+        self.n, self.records, self.epochs = lay.n_brokers, lay.n_records, lay.n_epochs
+        self.counts = {s.name: slot_count(s, self.n, self.records, self.epochs, lay.features)
+                       for s in S.SLOTS}
+        self.levels = {s.name: s.level for s in S.SLOTS}
+        self.offsets = {s.name: int(lay.array[S.SLOT_INDEX[s.name]]) for s in S.SLOTS}
+
+    def at(self, name: str, b: int | None = None) -> int:
+        if self.levels[name] == S.PARTITION:
+            return self.offsets[name]
+        return self.lay.block_start(b) + self.offsets[name]
 
 
-def encode(state: ClusterState, lay: L.Layout) -> np.ndarray:
+# ------------------------------------------------------------------------------ decoding
+
+def _decoder(f: S.Field, w: _Where, b: int | None):
+    """A function of the row (a list) giving ``f``'s readable value (for broker ``b``'s copy
+    of a replica field)."""
+    if f.feature and not w.lay.has(f.feature):
+        default = f.default
+        return lambda v: default
+    t = f.type
+    if t in (S.INT, S.BROKER):
+        p = w.at(f.slots[0].name, b)
+        return lambda v: v[p]
+    if t == S.BOOL:
+        p = w.at(f.slots[0].name, b)
+        return lambda v: bool(v[p])
+    if t == S.BROKERS_SET:
+        p = w.at(f.slots[0].name, b)
+        return lambda v: _members(v[p])
+    if t == S.PER_BROKER:
+        p, n = w.at(f.slots[0].name, b), w.n
+        return lambda v: tuple(v[p:p + n])
+    if t == S.LOG:
+        count, ids, epochs = (w.at(s.name, b) for s in f.slots)
+        return lambda v: tuple(zip(v[ids:ids + v[count]], v[epochs:epochs + v[count]]))
+    if t in (S.MESSAGE, S.RECORD):
+        parts = [_decoder(p, w, b) for p in f.parts]
+        if t == S.RECORD:
+            cls = RECORD_CLASSES[f.name]
+            return lambda v: cls._make([d(v) for d in parts])
+        present = w.at((f.slots or f.parts[0].slots)[0].name, b)
+        return lambda v: tuple([d(v) for d in parts]) if v[present] else ()
+    if t in (S.REQUESTS, S.REQUEST_FLAGS, S.REQUEST_VALUES):
+        return _requests_decoder(f, w)
+    if t in (S.ACKS_PENDING, S.ACKS_DONE):
+        state = w.at("ack_state")
+        leader, offset = w.at("ack_leader"), w.at("ack_offset")
+        records, wanted = w.records, S.ACK_PENDING if t == S.ACKS_PENDING else S.ACK_DONE
+
+        def acks(v):
+            out = []
+            for r in range(records):
+                st = v[state + r]
+                if st == wanted:
+                    out.append((v[leader + r], r + 1, v[offset + r]) if wanted == S.ACK_PENDING
+                               else (r + 1, v[offset + r]))
+                elif st not in (S.ACK_NONE, S.ACK_PENDING, S.ACK_DONE):
+                    raise SlotOverflow(f"record r{r + 1} has an unknown acknowledgement state {st}")
+            return tuple(out)  # by record id, so sorted for acked; pending sorted below
+        if wanted == S.ACK_PENDING:
+            return lambda v: tuple(sorted(acks(v)))
+        return acks
+    if t == S.PREFIX:
+        length, ids = (w.at(s.name) for s in f.slots)
+        return lambda v: tuple(v[ids:ids + v[length]])
+    if t == S.RECORD_OFFSETS:
+        p, records = w.at(f.slots[0].name), w.records
+        return lambda v: tuple((r + 1, v[p + r] - 1) for r in range(records) if v[p + r])
+    raise AssertionError(f"field {f.name}: no decoder for type {t}")
+
+
+def _requests_decoder(f: S.Field, w: _Where):
+    """LeaderAndIsr requests kept per (broker, epoch) in each broker's block."""
+    n, epochs = w.n, w.epochs
+    flag = [w.at(f.uses[0] if f.uses else f.slots[0].name, b) for b in range(n)]
+    own = [[w.at(s.name, b) for s in f.slots] for b in range(n)]
+    t = f.type
+
+    def requests(v):
+        out = []
+        for b in range(n):
+            for e in range(epochs):
+                if not v[flag[b] + e]:
+                    continue
+                if t == S.REQUESTS:
+                    _, leader, isr = own[b]
+                    out.append((b, e, v[leader + e], _members(v[isr + e])))
+                elif t == S.REQUEST_FLAGS:
+                    out.append((b, e))
+                else:
+                    out.append((b, e, v[own[b][0] + e]))
+        return tuple(out)  # broker, then epoch: sorted
+    return requests
+
+
+# ------------------------------------------------------------------------------ encoding
+
+def _encoder(f: S.Field, w: _Where, b: int | None):
+    """A function ``(row list, value)`` writing ``f``'s value into its slots (broker ``b``'s
+    copy of a replica field); it raises ``SlotOverflow`` for a value the layout cannot hold."""
+    if f.feature and not w.lay.has(f.feature):
+        default, words = f.default, f.feature.replace("_", " ")
+
+        def absent(v, value):
+            if value != default:
+                raise SlotOverflow(f"the state uses {words}, which this configuration does not model")
+        return absent
+    t = f.type
+    if t in (S.INT, S.BROKER, S.BOOL, S.BROKERS_SET):
+        p = w.at(f.slots[0].name, b)
+        if t == S.BOOL:
+            def put(v, value):
+                v[p] = 1 if value else 0
+        elif t == S.BROKERS_SET:
+            def put(v, value):
+                v[p] = _mask(value)
+        else:
+            def put(v, value):
+                v[p] = value
+        return put
+    if t == S.PER_BROKER:
+        p, n, optional = w.at(f.slots[0].name, b), w.n, bool(f.feature)
+
+        def per_broker(v, value):
+            if len(value) != n and not (optional and value == ()):
+                raise SlotOverflow(f"broker {b}'s {f.name} has {len(value)} entries, not {n}")
+            for i, x in enumerate(value):
+                v[p + i] = int(x)
+        return per_broker
+    if t == S.LOG:
+        count, ids, epochs = (w.at(s.name, b) for s in f.slots)
+        records = w.records
+        what = f"broker {b}'s {f.name}" if b is not None else f.name
+
+        def log(v, value):
+            if len(value) > records:
+                raise SlotOverflow(f"{what} holds {len(value)} records, the layout {records}")
+            v[count] = len(value)
+            for o, (rid, epoch) in enumerate(value):
+                v[ids + o], v[epochs + o] = rid, epoch
+        return log
+    if t in (S.MESSAGE, S.RECORD):
+        parts = [_encoder(p, w, b) for p in f.parts]
+        present = w.at(f.slots[0].name, b) if f.slots else None
+
+        def message(v, value):
+            if t == S.MESSAGE and not value:
+                return
+            if present is not None:
+                v[present] = 1
+            if len(value) != len(parts):
+                raise SlotOverflow(f"{f.name} has {len(value)} parts, not {len(parts)}")
+            for put, x in zip(parts, value):
+                put(v, x)
+        return message
+    if t in (S.REQUESTS, S.REQUEST_FLAGS, S.REQUEST_VALUES):
+        return _requests_encoder(f, w)
+    if t in (S.ACKS_PENDING, S.ACKS_DONE):
+        state, leader, offset = w.at("ack_state"), w.at("ack_leader"), w.at("ack_offset")
+        records = w.records
+        if t == S.ACKS_PENDING:
+            def pending(v, value):
+                for lead, rid, off in value:
+                    _check_record(rid, records)
+                    v[state + rid - 1], v[leader + rid - 1], v[offset + rid - 1] = S.ACK_PENDING, lead, off
+            return pending
+
+        def acked(v, value):
+            for rid, off in value:
+                _check_record(rid, records)
+                v[state + rid - 1], v[offset + rid - 1] = S.ACK_DONE, off
+        return acked
+    if t == S.PREFIX:
+        length, ids = (w.at(s.name) for s in f.slots)
+        records = w.records
+
+        def prefix(v, value):
+            if len(value) > records:
+                raise SlotOverflow(f"the {f.name} history is longer than the record slots")
+            v[length] = len(value)
+            for i, rid in enumerate(value):
+                v[ids + i] = rid
+        return prefix
+    if t == S.RECORD_OFFSETS:
+        p, records = w.at(f.slots[0].name), w.records
+
+        def record_offsets(v, value):
+            for rid, off in value:
+                _check_record(rid, records)
+                v[p + rid - 1] = off + 1  # 0 means "not read"
+        return record_offsets
+    raise AssertionError(f"field {f.name}: no encoder for type {t}")
+
+
+def _requests_encoder(f: S.Field, w: _Where):
+    n, epochs = w.n, w.epochs
+    own = [[w.at(s.name, b) for s in f.slots] for b in range(n)]
+    t = f.type
+
+    def requests(v, value):
+        for request in value:
+            b, e = request[0], request[1]
+            if not 0 <= b < n:
+                raise SlotOverflow(f"a {f.name} entry names broker {b}, which does not exist")
+            if not 0 <= e < epochs:
+                raise SlotOverflow(f"a {f.name} entry carries epoch {e}, beyond the epoch slots")
+            if t == S.REQUESTS:
+                flag, leader, isr = own[b]
+                if v[flag + e]:
+                    raise SlotOverflow("two LeaderAndIsr requests for one broker and epoch")
+                v[flag + e], v[leader + e], v[isr + e] = 1, request[2], _mask(request[3])
+            elif t == S.REQUEST_FLAGS:
+                v[own[b][0] + e] = 1
+            else:
+                v[own[b][0] + e] = request[2]
+    return requests
+
+
+# ------------------------------------------------------------------------------ plans
+
+class _Plan:
+    """One layout's field decoders and encoders, and the row's fill values."""
+
+    def __init__(self, lay: Layout) -> None:
+        w = _Where(lay)
+        self.width, self.n = lay.width, lay.n_brokers
+        self.decode_replica = [[_decoder(f, w, b) for f in S.REPLICA] for b in range(self.n)]
+        self.decode_cluster = [_decoder(f, w, None) for f in S.CLUSTER]
+        self.encode_replica = [[_encoder(f, w, b) for f in S.REPLICA] for b in range(self.n)]
+        self.encode_cluster = [_encoder(f, w, None) for f in S.CLUSTER]
+        self.blank = [0] * lay.width
+        for s in S.SLOTS:
+            if s.fill and w.counts[s.name]:
+                for b in range(self.n) if s.level == S.BLOCK else (None,):
+                    start = w.at(s.name, b)
+                    self.blank[start:start + w.counts[s.name]] = [s.fill] * w.counts[s.name]
+
+
+_PLANS: dict[tuple, _Plan] = {}
+
+
+def _plan(lay: Layout) -> _Plan:
+    """The plan of ``lay`` (a layout is determined by its three sizes and its features)."""
+    key = (lay.n_brokers, lay.n_records, lay.n_epochs, lay.features)
+    found = _PLANS.get(key)
+    if found is None:
+        found = _PLANS[key] = _Plan(lay)
+    return found
+
+
+def encode(state: ClusterState, lay: Layout) -> np.ndarray:
     """The row of ``state`` (raises ``SlotOverflow`` if it does not fit the layout)."""
-    n, slots, epochs = lay.n_brokers, lay.n_records, lay.n_epochs
-    if len(state.replicas) != n:
-        raise SlotOverflow(f"the state has {len(state.replicas)} replicas, the layout {n}")
-    pos = _positions(lay)
-    g = pos.g
-    v = [0] * lay.width
-    v[g[L.RECORDS_WRITTEN]] = state.records_written
-    v[g[L.CRASHES]] = state.crashes
-    v[g[L.UNFLUSHED_LOSSES]] = state.unflushed_losses
-    c = state.controller
-    v[g[L.CONTROLLER_LEADER]] = c.leader
-    v[g[L.CONTROLLER_LEADER_EPOCH]] = c.leader_epoch
-    v[g[L.CONTROLLER_ISR]] = _mask(c.isr)
-    v[g[L.CONTROLLER_LIVE]] = _mask(c.live_brokers)
-    for r in range(slots):
-        v[g[L.ACK_LEADER] + r] = -1
-        v[g[L.ACK_OFFSET] + r] = -1
-    for leader, rid, offset in state.pending_acks:
-        _check_record(rid, slots)
-        v[g[L.ACK_STATE] + rid - 1] = ACK_PENDING
-        v[g[L.ACK_LEADER] + rid - 1] = leader
-        v[g[L.ACK_OFFSET] + rid - 1] = offset
-    for rid, offset in state.acked:
-        _check_record(rid, slots)
-        v[g[L.ACK_STATE] + rid - 1] = ACK_DONE
-        v[g[L.ACK_OFFSET] + rid - 1] = offset
-    if len(state.consumer_visible) > slots:
-        raise SlotOverflow("the consumer-visible history is longer than the record slots")
-    v[g[L.VISIBLE_LEN]] = len(state.consumer_visible)
-    for i, rid in enumerate(state.consumer_visible):
-        v[g[L.VISIBLE] + i] = rid
+    plan = _plan(lay)
+    if len(state.replicas) != plan.n:
+        raise SlotOverflow(f"the state has {len(state.replicas)} replicas, the layout {plan.n}")
+    v = list(plan.blank)
     for b, r in enumerate(state.replicas):
-        p = pos.b[b]
-        if len(r.log) > slots:
-            raise SlotOverflow(f"broker {b}'s log holds {len(r.log)} records, the layout {slots}")
-        if len(r.remote_log_end_offsets) != n:
-            raise SlotOverflow(f"broker {b} has {len(r.remote_log_end_offsets)} remote LEOs, not {n}")
-        v[p[L.ALIVE]] = 1 if r.alive else 0
-        v[p[L.LEADER_EPOCH]] = r.leader_epoch
-        v[p[L.LEADER]] = r.leader
-        v[p[L.HIGH_WATERMARK]] = r.high_watermark
-        v[p[L.LOG_END_OFFSET]] = len(r.log)
-        v[p[L.ISR]] = _mask(r.isr)
-        v[p[L.TRUNCATING]] = 1 if r.truncating else 0
-        v[p[L.FLUSHED_OFFSET]] = r.flushed_offset
-        for f, leo in enumerate(r.remote_log_end_offsets):
-            v[p[L.REMOTE_LEO] + f] = leo
-        for o, (rid, epoch) in enumerate(r.log):
-            v[p[L.LOG_RECORD] + o] = rid
-            v[p[L.LOG_EPOCH] + o] = epoch
-        if r.fetch_response:
-            leader, epoch, offset, records, hw, leo = r.fetch_response
-            if len(records) > slots:
-                raise SlotOverflow("a fetch response carries more records than the record slots")
-            v[p[L.RESPONSE]] = 1
-            v[p[L.RESPONSE_LEADER]] = leader
-            v[p[L.RESPONSE_EPOCH]] = epoch
-            v[p[L.RESPONSE_FETCH_OFFSET]] = offset
-            v[p[L.RESPONSE_HW]] = hw
-            v[p[L.RESPONSE_LEO]] = leo
-            v[p[L.RESPONSE_COUNT]] = len(records)
-            for i, (rid, ep) in enumerate(records):
-                v[p[L.RESPONSE_RECORD] + i] = rid
-                v[p[L.RESPONSE_EPOCHS] + i] = ep
-    _encode_optional(state, lay, pos, v)
-    for b, epoch, leader, isr in state.leader_and_isr:
-        if not 0 <= b < n:
-            raise SlotOverflow(f"a LeaderAndIsr request goes to broker {b}, which does not exist")
-        if not 0 <= epoch < epochs:
-            raise SlotOverflow(f"a LeaderAndIsr request carries epoch {epoch}, beyond the epoch slots")
-        p = pos.b[b]
-        if v[p[L.LAI] + epoch]:
-            raise SlotOverflow("two LeaderAndIsr requests for one broker and epoch")
-        v[p[L.LAI] + epoch] = 1
-        v[p[L.LAI_LEADER] + epoch] = leader
-        v[p[L.LAI_ISR] + epoch] = _mask(isr)
+        for put, value in zip(plan.encode_replica[b], r):
+            put(v, value)
+    for put, value in zip(plan.encode_cluster, state[1:]):
+        put(v, value)
     try:
         return np.array(v, dtype=np.int8)
     except OverflowError:
         raise SlotOverflow("a value of the state does not fit a state slot (-128..127)") from None
 
 
-def _encode_optional(state: ClusterState, lay: L.Layout, pos, v: list) -> None:
-    """The fields of the layout's optional features; a state that uses a feature the layout
-    lacks (a trace of another configuration) does not fit it."""
-    g = pos.g
-    reps = state.replicas
-    used = {
-        "hw_checkpoint": any(r.checkpointed_hw != -1 for r in reps),
-        "controlled_shutdown": state.controlled_shutdowns or any(r.shutting_down for r in reps),
-        "session_expiry": state.session_expiries,
-        "delayed_fetch": state.delayed_fetches or any(r.fetch_request for r in reps),
-        "alter_partition": (any(r.alter_partition or not r.partition_epoch_current for r in reps)
-                            or state.leader_and_isr_current),
-        "kraft": state.leader_recovering or any(r.partition_change for r in reps),
-        "broker_epochs": any(r.remote_current for r in reps),
-        "elr": state.elr or state.last_known_elr or any(r.clean_shutdown for r in reps),
-        "reads": state.read_offsets,
-        "controller_failover": (state.controller_epoch or state.controller_failovers
-                                or state.zombie_controller or state.leader_and_isr_controller_epochs
-                                or any(r.controller_epoch_seen or r.zombie_request for r in reps)),
-    }
-    for feature, in_use in used.items():
-        if in_use and not lay.has(feature):
-            raise SlotOverflow(f"the state uses {feature.replace('_', ' ')}, which this "
-                               "configuration does not model")
-    if lay.has("controlled_shutdown"):
-        v[g[L.CONTROLLED_SHUTDOWNS]] = state.controlled_shutdowns
-    if lay.has("session_expiry"):
-        v[g[L.SESSION_EXPIRIES]] = state.session_expiries
-    if lay.has("delayed_fetch"):
-        v[g[L.DELAYED_FETCHES]] = state.delayed_fetches
-    if lay.has("kraft"):
-        v[g[L.LEADER_RECOVERING]] = 1 if state.leader_recovering else 0
-    if lay.has("reads"):
-        for rid, offset in state.read_offsets:
-            _check_record(rid, lay.n_records)
-            v[g[L.READ_OFFSET] + rid - 1] = offset + 1
-    if lay.has("elr"):
-        v[g[L.ELR]] = _mask(state.elr)
-        v[g[L.LAST_KNOWN_ELR]] = _mask(state.last_known_elr)
-    if lay.has("controller_failover"):
-        v[g[L.CONTROLLER_EPOCH]] = state.controller_epoch
-        v[g[L.CONTROLLER_FAILOVERS]] = state.controller_failovers
-        if state.zombie_controller:
-            cepoch, leader, epoch, isr = state.zombie_controller
-            v[g[L.ZOMBIE]] = 1
-            v[g[L.ZOMBIE_CONTROLLER_EPOCH]] = cepoch
-            v[g[L.ZOMBIE_LEADER]] = leader
-            v[g[L.ZOMBIE_LEADER_EPOCH]] = epoch
-            v[g[L.ZOMBIE_ISR]] = _mask(isr)
-        for b, e, cepoch in state.leader_and_isr_controller_epochs:
-            if not 0 <= b < lay.n_brokers or not 0 <= e < lay.n_epochs:
-                raise SlotOverflow("a LeaderAndIsr controller epoch names a broker or epoch beyond the slots")
-            v[pos.b[b][L.LAI_CONTROLLER_EPOCH] + e] = cepoch
-    if lay.has("alter_partition"):
-        for b, e in state.leader_and_isr_current:
-            if not 0 <= b < lay.n_brokers or not 0 <= e < lay.n_epochs:
-                raise SlotOverflow("a current LeaderAndIsr names a broker or epoch beyond the slots")
-            v[pos.b[b][L.LAI_CURRENT] + e] = 1
-    for b, r in enumerate(reps):
-        p = pos.b[b]
-        if lay.has("hw_checkpoint"):
-            v[p[L.CHECKPOINTED_HW]] = r.checkpointed_hw
-        if lay.has("controlled_shutdown"):
-            v[p[L.SHUTTING_DOWN]] = 1 if r.shutting_down else 0
-        if lay.has("delayed_fetch") and r.fetch_request:
-            leader, epoch, offset, current = r.fetch_request
-            v[p[L.FETCH_REQUEST]] = 1
-            v[p[L.FETCH_REQUEST_LEADER]] = leader
-            v[p[L.FETCH_REQUEST_EPOCH]] = epoch
-            v[p[L.FETCH_REQUEST_OFFSET]] = offset
-            v[p[L.FETCH_REQUEST_CURRENT]] = 1 if current else 0
-        if lay.has("alter_partition"):
-            v[p[L.PARTITION_EPOCH_CURRENT]] = 1 if r.partition_epoch_current else 0
-            if r.alter_partition:
-                state_, isr, epoch, pe_current, member_current = r.alter_partition
-                v[p[L.ALTER_STATE]] = state_
-                v[p[L.ALTER_ISR]] = _mask(isr)
-                v[p[L.ALTER_LEADER_EPOCH]] = epoch
-                v[p[L.ALTER_PARTITION_EPOCH_CURRENT]] = 1 if pe_current else 0
-                if lay.has("broker_epochs"):
-                    v[p[L.ALTER_MEMBER_EPOCH_CURRENT]] = 1 if member_current else 0
-        if lay.has("kraft") and r.partition_change:
-            isr, epoch, current = r.partition_change
-            v[p[L.CHANGE]] = 1
-            v[p[L.CHANGE_ISR]] = _mask(isr)
-            v[p[L.CHANGE_LEADER_EPOCH]] = epoch
-            v[p[L.CHANGE_CURRENT]] = 1 if current else 0
-        if lay.has("broker_epochs"):
-            if r.remote_current and len(r.remote_current) != lay.n_brokers:
-                raise SlotOverflow(f"broker {b}'s remote_current has {len(r.remote_current)} entries")
-            for f, flag in enumerate(r.remote_current):
-                v[p[L.REMOTE_CURRENT] + f] = 1 if flag else 0
-        if lay.has("elr"):
-            v[p[L.CLEAN_SHUTDOWN]] = 1 if r.clean_shutdown else 0
-        if lay.has("controller_failover"):
-            v[p[L.CONTROLLER_EPOCH_SEEN]] = r.controller_epoch_seen
-            v[p[L.ZLAI]] = 1 if r.zombie_request else 0
-
-
-def _decode_optional(v: list, lay: L.Layout, pos, b: int) -> dict:
-    """The optional fields of broker ``b`` as ``ReplicaState`` keyword arguments."""
-    p = pos.b[b]
-    out: dict = {}
-    if lay.has("hw_checkpoint"):
-        out["checkpointed_hw"] = v[p[L.CHECKPOINTED_HW]]
-    if lay.has("controlled_shutdown"):
-        out["shutting_down"] = bool(v[p[L.SHUTTING_DOWN]])
-    if lay.has("delayed_fetch") and v[p[L.FETCH_REQUEST]]:
-        out["fetch_request"] = (v[p[L.FETCH_REQUEST_LEADER]], v[p[L.FETCH_REQUEST_EPOCH]],
-                                v[p[L.FETCH_REQUEST_OFFSET]], bool(v[p[L.FETCH_REQUEST_CURRENT]]))
-    if lay.has("alter_partition"):
-        out["partition_epoch_current"] = bool(v[p[L.PARTITION_EPOCH_CURRENT]])
-        if v[p[L.ALTER_STATE]]:
-            member = bool(v[p[L.ALTER_MEMBER_EPOCH_CURRENT]]) if lay.has("broker_epochs") else False
-            out["alter_partition"] = (v[p[L.ALTER_STATE]], _members(v[p[L.ALTER_ISR]]),
-                                      v[p[L.ALTER_LEADER_EPOCH]],
-                                      bool(v[p[L.ALTER_PARTITION_EPOCH_CURRENT]]), member)
-    if lay.has("kraft") and v[p[L.CHANGE]]:
-        out["partition_change"] = (_members(v[p[L.CHANGE_ISR]]), v[p[L.CHANGE_LEADER_EPOCH]],
-                                   bool(v[p[L.CHANGE_CURRENT]]))
-    if lay.has("broker_epochs"):
-        start = p[L.REMOTE_CURRENT]
-        out["remote_current"] = tuple(v[start:start + lay.n_brokers])
-    if lay.has("elr"):
-        out["clean_shutdown"] = bool(v[p[L.CLEAN_SHUTDOWN]])
-    if lay.has("controller_failover"):
-        out["controller_epoch_seen"] = v[p[L.CONTROLLER_EPOCH_SEEN]]
-        out["zombie_request"] = bool(v[p[L.ZLAI]])
-    return out
-
-
-def _check_record(rid: int, slots: int) -> None:
-    if not 1 <= rid <= slots:
-        raise SlotOverflow(f"record r{rid} is beyond the record slots (max-records {slots})")
-
-
-def decode(row, lay: L.Layout) -> ClusterState:
+def decode(row, lay: Layout) -> ClusterState:
     """The readable state of a row."""
-    n, slots, epochs = lay.n_brokers, lay.n_records, lay.n_epochs
-    pos = _positions(lay)
-    g = pos.g
+    plan = _plan(lay)
     v = row.tolist()
-    replicas = []
-    requests = []
-    current: list = []
-    stamps: list = []
-    for b in range(n):
-        p = pos.b[b]
-        leo = v[p[L.LOG_END_OFFSET]]
-        rec, ep = p[L.LOG_RECORD], p[L.LOG_EPOCH]
-        log = tuple(zip(v[rec:rec + leo], v[ep:ep + leo]))
-        response = ()
-        if v[p[L.RESPONSE]]:
-            count = v[p[L.RESPONSE_COUNT]]
-            rr, re_ = p[L.RESPONSE_RECORD], p[L.RESPONSE_EPOCHS]
-            response = (
-                v[p[L.RESPONSE_LEADER]], v[p[L.RESPONSE_EPOCH]], v[p[L.RESPONSE_FETCH_OFFSET]],
-                tuple(zip(v[rr:rr + count], v[re_:re_ + count])),
-                v[p[L.RESPONSE_HW]], v[p[L.RESPONSE_LEO]],
-            )
-        remote = p[L.REMOTE_LEO]
-        replicas.append(ReplicaState(
-            alive=bool(v[p[L.ALIVE]]),
-            log=log,
-            high_watermark=v[p[L.HIGH_WATERMARK]],
-            leader_epoch=v[p[L.LEADER_EPOCH]],
-            leader=v[p[L.LEADER]],
-            isr=_members(v[p[L.ISR]]),
-            remote_log_end_offsets=tuple(v[remote:remote + n]),
-            truncating=bool(v[p[L.TRUNCATING]]),
-            fetch_response=response,
-            flushed_offset=v[p[L.FLUSHED_OFFSET]],
-            **_decode_optional(v, lay, pos, b),
-        ))
-        lai = p[L.LAI]
-        for e in range(epochs):
-            if v[lai + e]:
-                requests.append((b, e, v[p[L.LAI_LEADER] + e], _members(v[p[L.LAI_ISR] + e])))
-            if lay.has("alter_partition") and v[p[L.LAI_CURRENT] + e]:
-                current.append((b, e))
-            if lay.has("controller_failover") and v[lai + e]:
-                stamps.append((b, e, v[p[L.LAI_CONTROLLER_EPOCH] + e]))
-    pending, acked = [], []
-    for r in range(1, slots + 1):
-        state = v[g[L.ACK_STATE] + r - 1]
-        if state == ACK_PENDING:
-            pending.append((v[g[L.ACK_LEADER] + r - 1], r, v[g[L.ACK_OFFSET] + r - 1]))
-        elif state == ACK_DONE:
-            acked.append((r, v[g[L.ACK_OFFSET] + r - 1]))
-        elif state != ACK_NONE:
-            raise SlotOverflow(f"record r{r} has an unknown acknowledgement state {state}")
-    visible = g[L.VISIBLE]
-    controller = PartitionState(
-        leader=v[g[L.CONTROLLER_LEADER]],
-        leader_epoch=v[g[L.CONTROLLER_LEADER_EPOCH]],
-        isr=_members(v[g[L.CONTROLLER_ISR]]),
-        live_brokers=_members(v[g[L.CONTROLLER_LIVE]]),
-    )
-    return ClusterState(
-        replicas=tuple(replicas),
-        controller=controller,
-        leader_and_isr=tuple(sorted(requests)),
-        pending_acks=tuple(sorted(pending)),
-        acked=tuple(sorted(acked)),
-        consumer_visible=tuple(v[visible:visible + v[g[L.VISIBLE_LEN]]]),
-        records_written=v[g[L.RECORDS_WRITTEN]],
-        crashes=v[g[L.CRASHES]],
-        unflushed_losses=v[g[L.UNFLUSHED_LOSSES]],
-        controlled_shutdowns=v[g[L.CONTROLLED_SHUTDOWNS]] if lay.has("controlled_shutdown") else 0,
-        session_expiries=v[g[L.SESSION_EXPIRIES]] if lay.has("session_expiry") else 0,
-        delayed_fetches=v[g[L.DELAYED_FETCHES]] if lay.has("delayed_fetch") else 0,
-        leader_recovering=bool(v[g[L.LEADER_RECOVERING]]) if lay.has("kraft") else False,
-        elr=_members(v[g[L.ELR]]) if lay.has("elr") else (),
-        last_known_elr=_members(v[g[L.LAST_KNOWN_ELR]]) if lay.has("elr") else (),
-        leader_and_isr_current=tuple(sorted(current)),
-        **_decode_cluster_failover(v, lay, g, stamps),
-        read_offsets=tuple((r, v[g[L.READ_OFFSET] + r - 1] - 1) for r in range(1, slots + 1)
-                           if v[g[L.READ_OFFSET] + r - 1]) if lay.has("reads") else (),
-    )
-
-
-def _decode_cluster_failover(v: list, lay: L.Layout, g: dict, stamps: list) -> dict:
-    """The ZooKeeper controller-failover fields of the partition, as keyword arguments."""
-    if not lay.has("controller_failover"):
-        return {}
-    zombie = ()
-    if v[g[L.ZOMBIE]]:
-        zombie = (v[g[L.ZOMBIE_CONTROLLER_EPOCH]], v[g[L.ZOMBIE_LEADER]],
-                  v[g[L.ZOMBIE_LEADER_EPOCH]], _members(v[g[L.ZOMBIE_ISR]]))
-    return {"controller_epoch": v[g[L.CONTROLLER_EPOCH]],
-            "controller_failovers": v[g[L.CONTROLLER_FAILOVERS]],
-            "zombie_controller": zombie, "leader_and_isr_controller_epochs": tuple(sorted(stamps))}
+    replicas = tuple(ReplicaState._make([d(v) for d in decoders]) for decoders in plan.decode_replica)
+    return ClusterState._make([replicas] + [d(v) for d in plan.decode_cluster])
 
 
 def decode_action(acts_row) -> Action:

@@ -1,5 +1,5 @@
 """The controller's decisions: who may lead, how an election picks, and how a partition change
-is written and reaches the brokers. Every controller action (``actions.py``) goes through here.
+is written and reaches the brokers. Every controller action (``actions/``) goes through here.
 
 Two controllers are modelled, by release (``model/rules.py``):
 
@@ -34,9 +34,12 @@ from model.kernel.fields import (
     change_pending, set_change_current,
 )
 from model.kernel.params import (
-    MAX_CONTROLLED_SHUTDOWNS, MAX_CONTROLLER_FAILOVERS, MAX_LEADER_EPOCH, MIN_INSYNC_REPLICAS, RULE_ALTER_PARTITION, RULE_ELR,
-    RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH, RULE_KRAFT, RULE_KRAFT_UNCLEAN_ELECTION,
-    RULE_LAST_KNOWN_LEADER_CHECK, UNCLEAN_LEADER_ELECTION,
+    MAX_CONTROLLED_SHUTDOWNS, MAX_CONTROLLER_FAILOVERS, MAX_LEADER_EPOCH, MIN_INSYNC_REPLICAS,
+    UNCLEAN_LEADER_ELECTION,
+)
+from model.rules import (
+    RULE_ALTER_PARTITION, RULE_ELR, RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH, RULE_KRAFT,
+    RULE_KRAFT_UNCLEAN_ELECTION, RULE_LAST_KNOWN_LEADER_CHECK,
 )
 
 # how a leader was chosen

@@ -4,7 +4,7 @@ Kafka keeps ``EpochEntry(epoch, startOffset)`` entries on disk; here they are re
 records' epochs (one entry where the epoch changes), plus, on a leader that assigns its epoch
 up front (KAFKA-7415, Kafka 2.1), an entry for its current epoch at its LEO. Only a prefix of
 ``length`` records is read, so the KIP-279 loop can truncate a follower's log in thought
-without touching the row. ``model/log.py`` has the same functions over readable logs, tested
+without touching the row. ``checker/reference/log.py`` (the oracle) has the same functions over readable logs, tested
 against ``LeaderEpochFileCache.endOffsetFor``'s cases.
 """
 

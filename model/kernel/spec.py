@@ -14,7 +14,7 @@ from model.kernel import params as P
 from model.kernel.codec import encode
 from model.kernel.layout import Layout, broker_orders, build_layout
 from model.kernel.symmetry import SymmetryTables, symmetry_tables
-from model.rules import fill_rule_params
+from model.rules import PARAM_COUNT, RULES, fill_rule_switches
 from model.state import initial_state
 
 MAX_KERNEL_BOUND = 60
@@ -57,56 +57,65 @@ def max_successors(n: int, epochs: int) -> int:
     return n * per_broker + 8 * n * n + 2 * n * epochs + 16
 
 
+@dataclass(frozen=True)
+class Brings:
+    """What a setting or a bound brings to the model when ``on(config)``: layout features
+    (``layout.FEATURES``) and actions. The rules declare theirs in the rule table
+    (``Rule.features``, ``Rule.actions``)."""
+
+    what: str
+    on: object
+    features: tuple = ()
+    actions: tuple = ()
+
+
+ENVIRONMENT = (
+    Brings("a crash model that loses data", lambda c: c.crash_model != "process",
+           actions=("FlushLog",)),
+    Brings("--hw-checkpoint interval", lambda c: c.hw_checkpoint == "interval",
+           features=("hw_checkpoint",), actions=("CheckpointHighWatermark",)),
+    Brings("--max-crashes", lambda c: c.bounds.max_crashes > 0,
+           actions=("BrokerCrash", "BrokerRestart", "ControllerHandleBrokerFailure", "FlushLog")),
+    Brings("--max-controlled-shutdowns", lambda c: c.bounds.max_controlled_shutdowns > 0,
+           features=("controlled_shutdown",),
+           actions=("ControllerHandleControlledShutdown", "BrokerShutdown")),
+    Brings("--max-session-expiries", lambda c: c.bounds.max_session_expiries > 0,
+           features=("session_expiry",), actions=("ControllerFenceBroker", "ControllerUnfenceBroker")),
+    Brings("--max-controller-failovers", lambda c: c.bounds.max_controller_failovers > 0,
+           features=("controller_failover",),
+           actions=("ControllerFailover", "ZombieControllerSendLeaderAndIsr",
+                    "BrokerHandleZombieLeaderAndIsr")),
+    Brings("--max-delayed-fetches", lambda c: c.bounds.max_delayed_fetches > 0,
+           features=("delayed_fetch",), actions=("FetchDelayed", "LeaderHandleDelayedFetch")),
+    Brings("no-read-loss (consumer reads tracked)", lambda c: c.track_reads, features=("reads",)),
+)
+"""The settings and bounds that bring fields or actions (a fault bound of 0 brings neither)."""
+
+
 def model_actions(config: ModelConfig) -> tuple:
-    """The actions ``config``'s model has, in the kernel's order: those of features it leaves
-    out (FlushLog without power loss, FollowerTruncate before KIP-101, the fault actions at a
-    bound of 0) cannot happen at all, so coverage does not list them."""
-    b = config.bounds
+    """The actions ``config``'s model has, in the kernel's order. An action some rule brings
+    (``Rule.actions``) is there only if one of those rules is in force, and an action the
+    environment brings (``ENVIRONMENT``) only if every setting or bound that brings it is on
+    (FlushLog needs crashes and a crash model that loses data); the others cannot happen at all,
+    so coverage does not list them."""
     rules = set(config.rules)
-    absent = set()
-    if config.crash_model == "process":
-        absent.add("FlushLog")
-    if not rules & {"epoch-truncation", "epoch-truncation-loop"}:
-        absent.add("FollowerTruncate")
-    if "isr-expansion-as-own-step" not in rules:
-        absent.add("LeaderExpandIsr")  # Kafka expands the ISR inside LeaderHandleFetch
-    if config.hw_checkpoint != "interval":
-        absent.add("CheckpointHighWatermark")
-    if b.max_controlled_shutdowns == 0:
-        absent |= {"ControllerHandleControlledShutdown", "BrokerShutdown"}
-    if b.max_session_expiries == 0:
-        absent |= {"ControllerFenceBroker", "ControllerUnfenceBroker"}
-    if b.max_crashes == 0:
-        absent |= {"BrokerCrash", "BrokerRestart", "ControllerHandleBrokerFailure", "FlushLog"}
-    if "alter-partition" not in rules:
-        absent |= {"ControllerHandleAlterPartition", "LeaderHandleAlterPartitionResponse"}
-    if "kraft" not in rules:
-        absent.add("BrokerApplyPartitionChange")
-    if b.max_delayed_fetches == 0:
-        absent |= {"FetchDelayed", "LeaderHandleDelayedFetch"}
-    if b.max_controller_failovers == 0:
-        absent |= {"ControllerFailover", "ZombieControllerSendLeaderAndIsr",
-                   "BrokerHandleZombieLeaderAndIsr"}
+    by_rules: dict[str, bool] = {}
+    for name, r in RULES.items():
+        for action in r.actions:
+            by_rules[action] = by_rules.get(action, False) or name in rules
+    absent = {a for a, on in by_rules.items() if not on}
+    for brings in ENVIRONMENT:
+        if not brings.on(config):
+            absent.update(brings.actions)
     return tuple(a for a in ACTION_NAMES if a not in absent)
 
 
 def layout_features(config: ModelConfig) -> frozenset:
-    """The optional field groups (``layout.FEATURES``) ``config`` needs."""
-    b = config.bounds
-    rules = set(config.rules)
-    on = {
-        "hw_checkpoint": config.hw_checkpoint == "interval",
-        "controlled_shutdown": b.max_controlled_shutdowns > 0,
-        "session_expiry": b.max_session_expiries > 0,
-        "controller_failover": b.max_controller_failovers > 0,
-        "delayed_fetch": b.max_delayed_fetches > 0,
-        "reads": config.track_reads,
-        "alter_partition": "alter-partition" in rules,
-        "kraft": "kraft" in rules,
-        "broker_epochs": "broker-epoch-in-fetch" in rules,
-        "elr": "eligible-leader-replicas" in rules,
-    }
-    return frozenset(name for name, wanted in on.items() if wanted)
+    """The optional field groups (``layout.FEATURES``) ``config`` needs: those of its rules in
+    force and of its settings and bounds that are on."""
+    on = {f for name in config.rules for f in RULES[name].features}
+    on |= {f for brings in ENVIRONMENT if brings.on(config) for f in brings.features}
+    return frozenset(on)
 
 
 def kernel_spec(config: ModelConfig) -> KernelSpec:
@@ -122,7 +131,7 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     epochs = b.max_leader_epoch + 1
     features = layout_features(config)
     layout = build_layout(n, b.max_records, epochs, features)
-    cfg = np.zeros(P.PARAM_COUNT, dtype=np.int32)
+    cfg = np.zeros(PARAM_COUNT, dtype=np.int32)
     cfg[P.ACKS] = _ACKS[config.acks]
     cfg[P.MIN_INSYNC_REPLICAS] = config.min_insync_replicas
     cfg[P.UNCLEAN_LEADER_ELECTION] = 1 if config.unclean_leader_election_enable else 0
@@ -139,7 +148,7 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.HW_CHECKPOINT_INTERVAL] = 1 if "hw_checkpoint" in features else 0
     cfg[P.TRACK_READS] = 1 if "reads" in features else 0
     cfg[P.FETCH_FROM_FOLLOWERS] = 1 if config.fetch_from_followers else 0
-    fill_rule_params(cfg, config.rules)
+    fill_rule_switches(cfg, config.rules)
     orders = broker_orders(n) if config.symmetry else broker_orders(n)[:1]
     start = initial_state(n)
     if "hw_checkpoint" in features:  # the checkpoint files hold the initial HW, 0

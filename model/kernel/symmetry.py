@@ -1,6 +1,6 @@
 """Symmetry reduction over rows: the canonical form of a state under renamings of brokers.
 
-As in ``model/symmetry.py`` (the readable model's version), brokers ``1 .. N-1`` are
+As in ``checker/reference/symmetry.py`` (the oracle's version), brokers ``1 .. N-1`` are
 interchangeable and broker 0 is not (it leads the initial state), and kmc's properties never
 name a broker. So every state stands for all its renamings, and the explorer keeps one
 fingerprint per class: that of the *least* row among the renamings that sort brokers

@@ -16,7 +16,7 @@ from model.kernel.fields import (
     ACK_DONE, ACK_NONE, ACK_PENDING, NO_LEADER, ack_leader, ack_offset, ack_state, broker_count,
     clear_fetch_response, drop_leader_and_isr, flushed_offset, forget_remote_leos, has,
     high_watermark, is_alive, isr_of, leader_and_isr_pending, leader_epoch, leader_of,
-    log_end_offset, put_leader_and_isr, record_id_at, record_slots, remote_leo, set_ack, set_remote_leo,
+    log_end_offset, record_id_at, record_slots, remote_leo, set_ack, set_remote_leo,
     set_flushed_offset, set_high_watermark, set_isr_of, set_leader_epoch, set_leader_of,
     set_truncating, set_visible, set_visible_count, size_of, true_leader, truncate_to,
     visible_count, visible_record, epoch_slots, controller_leader,
@@ -30,11 +30,15 @@ from model.kernel.controller import may_lead
 from model.kernel.fields import read_offset, set_read_offset
 from model.kernel.params import FETCH_FROM_FOLLOWERS, TRACK_READS
 from model.kernel.params import (
-    MIN_INSYNC_REPLICAS, POWER_LOSS, RULE_EPOCH_CACHE_ON_ELECTION, RULE_HW_NEEDS_MIN_ISR, RULE_RESET_FOLLOWERS_ON_EPOCH,
-    RULE_TRUNCATE_ON_EPOCH_CHANGE, RULE_TRUNCATION, TRUNCATE_BY_EPOCH_0_11, TRUNCATE_TO_HW,
-    RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_ISR_JOIN_NEEDS_EPOCH_START, RULE_ALTER_PARTITION,
-    RULE_BROKER_EPOCH_IN_FETCH, RULE_ISR_ELIGIBILITY, RULE_KRAFT, MAX_CONTROLLER_FAILOVERS,
-    RULE_CONTROLLER_EPOCH,
+    MAX_CONTROLLER_FAILOVERS, MIN_INSYNC_REPLICAS, POWER_LOSS, TRUNCATE_BY_EPOCH_0_11,
+    TRUNCATE_BY_EPOCH_LOOP, TRUNCATE_TO_HW,
+)
+from model.rules import (
+    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_CONTROLLER_EPOCH,
+    RULE_EPOCH_CACHE_ON_ELECTION, RULE_EPOCH_TRUNCATION, RULE_EPOCH_TRUNCATION_LOOP,
+    RULE_HW_NEEDS_MIN_ISR, RULE_ISR_ELIGIBILITY, RULE_ISR_EXPANSION_AS_OWN_STEP,
+    RULE_ISR_JOIN_NEEDS_EPOCH_START, RULE_KRAFT, RULE_RESET_FOLLOWERS_ON_EPOCH,
+    RULE_TRUNCATE_ON_EPOCH_CHANGE,
 )
 from model.kernel.epoch_cache import leader_epoch_start_offset
 from model.kernel.fields import UNDEFINED_EPOCH
@@ -173,15 +177,6 @@ def trim_flushed(t, lay, cfg, b):
 
 
 @kernel
-def send_leader_and_isr(t, lay, targets, epoch, leader, isr):
-    """Queue LeaderAndIsr to the live brokers among ``targets`` (a mask): a request to a dead
-    broker is lost with its connection, and a restarted broker is sent fresh state."""
-    for b in range(broker_count(lay)):
-        if has(targets, b) and is_alive(t, lay, b):
-            put_leader_and_isr(t, lay, b, epoch, leader, isr)
-
-
-@kernel
 def finish(t, lay, cfg):
     """Bookkeeping after a step that can change a leader's HW or a broker's epoch: drop the
     LeaderAndIsr requests their broker would now ignore (an epoch not newer than its own), and
@@ -246,6 +241,18 @@ def record_reads(t, lay, cfg):
 
 
 @kernel
+def truncation(cfg):
+    """How a new follower finds where to cut its log: to its own HW (before 0.11), by one
+    OffsetsForLeaderEpoch (KIP-101, 0.11) or by iterating it until leader and follower agree
+    on an epoch (KIP-279, 2.0)."""
+    if cfg[RULE_EPOCH_TRUNCATION_LOOP] != 0:
+        return TRUNCATE_BY_EPOCH_LOOP
+    if cfg[RULE_EPOCH_TRUNCATION] != 0:
+        return TRUNCATE_BY_EPOCH_0_11
+    return TRUNCATE_TO_HW
+
+
+@kernel
 def truncation_cache_epoch(t, lay, cfg, leader):
     """The current-epoch entry of the leader's epoch cache, where the release has one: since
     Kafka 2.1 (KAFKA-7415) ``makeLeader`` assigns the new epoch at the LEO up front; before, a
@@ -259,7 +266,7 @@ def truncation_cache_epoch(t, lay, cfg, leader):
 def offset_for_truncation(t, lay, cfg, follower, leader):
     """Where a truncating follower cuts its log, per the release's OffsetsForLeaderEpoch."""
     cache_epoch = truncation_cache_epoch(t, lay, cfg, leader)
-    if cfg[RULE_TRUNCATION] == TRUNCATE_BY_EPOCH_0_11:
+    if truncation(cfg) == TRUNCATE_BY_EPOCH_0_11:
         return offset_for_truncation_0_11(t, lay, follower, leader, cache_epoch)
     return offset_for_truncation_loop(t, lay, follower, leader, cache_epoch)
 
@@ -315,7 +322,7 @@ def make_follower(t, lay, cfg, b, epoch, leader):
     if leader == NO_LEADER:
         set_truncating(t, lay, b, False)
     elif new_leader or cfg[RULE_TRUNCATE_ON_EPOCH_CHANGE] != 0:
-        if cfg[RULE_TRUNCATION] == TRUNCATE_TO_HW:
+        if truncation(cfg) == TRUNCATE_TO_HW:
             truncate_to(t, lay, b, high_watermark(t, lay, b))
             set_truncating(t, lay, b, False)
         else:

@@ -41,7 +41,7 @@ def test_every_check_matches_exit_0(write, kmc, tmp_path):
     r = kmc("gate", path, "--junit", tmp_path / "out.xml", "--json", tmp_path / "out.json")
     assert r.exit_code == 0, r.output
     header = r.stdout.splitlines()[0].split()
-    assert header == ["check", "expected", "got", "states", "seconds", "status"]
+    assert header == ["check", "expected", "got", "within", "(r,e,c)", "states", "seconds", "status"]
     assert "modern holds" in r.stdout and "acks=1 loses data" in r.stdout
     assert f"violated: no-acked-loss ({n} steps)" in r.stdout
     assert "gate green: 2 checks, 2 passed (exit code 0)" in r.stdout

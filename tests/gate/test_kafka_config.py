@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from model.errors import ConfigError
+from model.releases import parse_version
+from model.rules import protocol_of
 from model.kafka_config import (
-    file_kind, kafka_protocol, parse_kafka_version, read_properties, resolve_kafka_config,
+    file_kind, read_properties, resolve_kafka_config,
 )
 
 SERVER = """\
@@ -46,12 +48,12 @@ def test_broker_file_values_and_provenance(write):
     values, lines = resolve_kafka_config([server])
     assert values == {
         "replication_factor": 3, "min_insync_replicas": 2, "acks": "all",
-        "unclean_leader_election_enable": False, "crash_model": "power-loss",
+        "unclean_leader_election_enable": False, "crash_model": "process",
     }
     text = "\n".join(lines)
     assert "min.insync.replicas=2" in text and f"{server}: min.insync.replicas=2" in text
     assert "acks=all" in text and "producer's default since Kafka 3.0" in text
-    assert "log.flush.interval.messages is not set" in text
+    assert "kmc's default crash model, whatever the entry point" in text
     assert f"ignored (not modelled) in {server}: broker.id, log.dirs" in text
 
 
@@ -72,14 +74,46 @@ def test_topic_config_overrides_broker_config(write):
     text = "\n".join(lines)
     assert f"{topic} (topic config)" in text and f"{server} (broker config)" in text
     assert f"overrides min.insync.replicas=2 in {server}" in text
-    assert f"overrides log.flush.interval.messages=10000 in {server}" in text
+    # the flush policy matters only under power loss: the topic's flush.messages=1 wins there
+    values, lines = resolve_kafka_config([topic, server], overrides={"crash_model": "power-loss"})
+    assert values["crash_model"] == "process"
+    assert f"--crash-model power-loss with {topic}: flush.messages=1: every write is fsynced" in "\n".join(lines)
 
 
-def test_flush_interval_decides_crash_model(write):
+def test_the_crash_model_is_process_unless_asked_and_flush_matters_only_under_power_loss(write):
+    # issue 22: one set of defaults whatever the entry point; the flush policy decides only
+    # what a power loss takes
     every = write("server.properties", SERVER + "log.flush.interval.messages=1\n")
-    some = write("server2.properties", SERVER + "log.flush.interval.messages=5\n")
-    assert resolve_kafka_config([every])[0]["crash_model"] == "process"
-    assert resolve_kafka_config([some])[0]["crash_model"] == "power-loss"
+    some = write("server2.properties", SERVER + "log.flush.interval.messages=5\nlog.flush.interval.ms=1000\n")
+    plain = write("server3.properties", SERVER)
+    for path in (every, some, plain):
+        assert resolve_kafka_config([path])[0]["crash_model"] == "process"
+    _, lines = resolve_kafka_config([every])
+    assert lines.notes == [f"log.flush.interval.messages=1 in {every}: the flush policy matters only "
+                           "under --crash-model power-loss (a power failure); with process crashes "
+                           "every write survives in the page cache"]
+    assert resolve_kafka_config([plain])[1].notes == []
+    power = {"crash_model": "power-loss"}
+    assert resolve_kafka_config([every], overrides=power)[0]["crash_model"] == "process"
+    assert resolve_kafka_config([some], overrides=power)[0]["crash_model"] == "power-loss"
+    assert resolve_kafka_config([plain], overrides=power)[0]["crash_model"] == "power-loss"
+    _, lines = resolve_kafka_config([some], overrides=power)
+    assert any("log.flush.interval.ms=1000: Kafka fsyncs at that interval; kmc has no clock" in n
+               for n in lines.notes)
+    assert "log.flush.interval.ms" not in "".join(l for l in lines if "ignored" in l)
+
+
+def test_a_typo_of_a_modelled_key_gets_a_did_you_mean(write):
+    producer = write("producer.properties", "bootstrap.servers=a:9092\nack=1\n")
+    topic = write("topic.properties", "min.insync.replica=3\nunclean.leader.election.interval.ms=5\n")
+    values, lines = resolve_kafka_config([producer, topic], overrides={"replication_factor": 3})
+    assert values["acks"] == "all" and values["min_insync_replicas"] == 1  # as Kafka: ignored
+    assert any("ack=1 is not a Kafka setting; did you mean acks?" in n for n in lines.notes)
+    assert any("min.insync.replica=3 is not a Kafka setting; did you mean min.insync.replicas?" in n
+               for n in lines.notes)
+    text = "\n".join(lines)
+    assert f"ignored (not modelled) in {producer}: bootstrap.servers" in text
+    assert f"ignored (not modelled) in {topic}: unclean.leader.election.interval.ms" in text  # a real key
 
 
 def test_producer_file_gives_acks_and_later_file_wins(write):
@@ -115,16 +149,16 @@ def test_flags_override_files_in_provenance(write):
     ("2.1", "kip-320"), ("2.8.1", "kip-320"), ("3.7", "kip-320"), ("4.0", "kip-320"),
 ])
 def test_kafka_version_picks_protocol(version, protocol):
-    assert kafka_protocol(parse_kafka_version(version)) == protocol
+    assert protocol_of(parse_version(version)) == protocol
     values, lines = resolve_kafka_config([], version)
-    assert values == {"protocol": protocol, "kafka_version": str(parse_kafka_version(version))}
+    assert values == {"protocol": protocol, "kafka_version": str(parse_version(version))}
     assert any(f"--kafka-version {version}" in l for l in lines)
 
 
-@pytest.mark.parametrize("bad", ["abc", "2", "2.9", "1.5", "0.7", "3.10", "9.0", ""])
+@pytest.mark.parametrize("bad", ["abc", "2", "2.9", "1.5", "0.7", "3.10", "4.9", "4.6", "5.1", "9.0", ""])
 def test_bad_kafka_versions(bad):
     with pytest.raises(ConfigError, match="kafka-version"):
-        parse_kafka_version(bad)
+        parse_version(bad)
 
 
 def test_old_versions_have_old_defaults(write):

@@ -135,7 +135,7 @@ def test_session_expiry_of_a_running_broker_keeps_kafka_2_2_safe_at_rf2():
 
 def test_the_reference_engine_refuses_environment_features():
     from model.errors import ConfigError
-    from model.variants import make_reference_model
+    from checker.reference import make_reference_model
     import pytest
 
     for cfg in (expiries(config()), shutdowns(config()), replace(config(), hw_checkpoint="interval")):

@@ -1,4 +1,4 @@
-"""DESIGN.md's known-results table, row by row: the model is faithful when all of these pass.
+"""docs/DESIGN.md's known-results table, row by row: the model is faithful when all of these pass.
 
 Each test pins the verdict and the length of the shortest counterexample (BFS finds a shortest
 one), and holding rows pin the number of distinct states (a regression guard: any change to the

@@ -7,6 +7,7 @@ from checker.trace import replay_actions
 from model import Action, make_model
 from model.config import Bounds, ModelConfig
 from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_SENT
+from model.describe import describe
 from tests.conftest import run
 
 A = Action
@@ -75,6 +76,30 @@ def test_kraft_3_6_shrinks_a_fenced_follower_without_bumping_the_leader_epoch():
     assert applied.states[-1].replicas[0].isr == (0,)
     before_3_6 = walk(kafka("3.5", bounds=cfg.bounds), ("ControllerFenceBroker", (1, 0))).states[-1]
     assert before_3_6.controller.leader_epoch == 1  # 3.3-3.5 bump it
+
+
+def test_kraft_3_3_to_3_5_bumps_the_leader_epoch_on_an_alter_partition_shrink():
+    shrink = ("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 1)), ("ControllerHandleAlterPartition", (0,))
+    for version in ("3.3", "3.5"):
+        trace = walk(kafka(version), *shrink, ("LeaderHandleAlterPartitionResponse", (0,)),
+                     ("BecomeLeaderOrFollower", (0, 1)))
+        answered, ignored, applied = trace.states[-3:]
+        assert answered.controller.leader_epoch == 1 and answered.controller.isr == (0,)
+        assert (0, 1, 0, (0,)) in answered.leader_and_isr and (1, 1, 0, (0,)) in answered.leader_and_isr
+        assert ignored.replicas[0].alter_partition[0] == 4  # the answer's epoch is not its own
+        assert ignored.replicas[0].isr == (0, 1)
+        assert applied.replicas[0].leader_epoch == 1 and applied.replicas[0].isr == (0,)
+        assert applied.replicas[0].alter_partition == () and applied.replicas[0].high_watermark == 1
+        said = describe(trace.steps[2].action, trace.states[2], answered)
+        assert "accepted, ISR {0}, in a new leader epoch 1" in said
+    kept = walk(kafka("3.6"), *shrink).states[-1]  # metadata.version 3.6-IV0: the partition epoch only
+    assert kept.controller.leader_epoch == 0 and kept.replicas[0].partition_change == ((0,), 0, True)
+    # an expansion never bumps it: the ISR of the record contains the old one
+    grown = walk(kafka("3.5"), *shrink, ("LeaderHandleAlterPartitionResponse", (0,)),
+                 ("BecomeLeaderOrFollower", (0, 1)), ("BecomeLeaderOrFollower", (1, 1)),
+                 ("LeaderHandleFetch", (0, 1)), ("FollowerHandleFetchResponse", (1,)),
+                 ("LeaderHandleFetch", (0, 1)), ("ControllerHandleAlterPartition", (0,))).states[-1]
+    assert grown.controller.isr == (0, 1) and grown.controller.leader_epoch == 1
 
 
 def test_kraft_before_3_9_never_elects_uncleanly():

@@ -92,17 +92,21 @@ def test_no_violation_is_incomplete_never_holds():
     assert taken["ProduceRecord"] > 0 and taken["FlushLog"] == 0  # no power loss, no flushes
 
 
-def test_the_cli_writes_a_fresh_trace_file_and_json(tmp_path, monkeypatch):
+def test_the_cli_writes_a_trace_file_only_where_asked(tmp_path, monkeypatch):
+    # issue 22: nothing is written into the working directory unasked
     monkeypatch.chdir(tmp_path)
     args = ("simulate", "--protocol", "hw-truncation", "-r", 2, "--max-records", 1,
-            "--max-leader-epoch", 1, "-p", "no-acked-loss", "--seed", 1, "--walks", 20_000, "--json")
-    first, second = kmc(*args), kmc(*args)
-    assert first.exit_code == second.exit_code == 1
-    a, b = json.loads(first.output), json.loads(second.output)
-    assert a["trace_file"] == "simulate-no-acked-loss-seed1.itf.json"
-    assert b["trace_file"] == "simulate-no-acked-loss-seed1-2.itf.json"  # never overwritten
-    assert a["findings"] == b["findings"] and a["seed"] == 1
-    assert (tmp_path / a["trace_file"]).read_text() == (tmp_path / b["trace_file"]).read_text()
+            "--max-leader-epoch", 1, "-p", "no-acked-loss", "--seed", 1, "--walks", 20_000)
+    unasked = kmc(*args)
+    assert unasked.exit_code == 1 and "--trace-out FILE writes this counterexample" in unasked.output
+    assert list(tmp_path.iterdir()) == []
+    out = tmp_path / "found.itf.json"
+    first, second = kmc(*args, "--json", "--trace-out", out), kmc(*args, "--json", "--trace-out", out)
+    assert first.exit_code == 1 and second.exit_code == 2  # never overwritten without --force
+    a = json.loads(first.output)
+    assert a["trace_file"] == str(out) and a["seed"] == 1 and out.exists()
+    assert "exists; pass --force" in second.output
+    assert kmc("trace", "replay", out).exit_code == 0
 
 
 @pytest.mark.parametrize("args, message", [

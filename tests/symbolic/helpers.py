@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from model import make_reference_model
+from checker.reference import make_reference_model
 
 
 def reachable(model) -> list:

@@ -8,7 +8,8 @@ from click.testing import CliRunner
 
 from checker import INCOMPLETE, VIOLATED, check, replay_actions
 from cli import cli
-from model import Bounds, ModelConfig, make_reference_model
+from checker.reference import make_reference_model
+from model import Bounds, ModelConfig
 from model.errors import ConfigError
 
 ROWS = [

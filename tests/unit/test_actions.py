@@ -214,3 +214,10 @@ def test_with_every_broker_down_unclean_election_leaves_the_partition_offline():
     s = walk(m, A("BrokerCrash", (1,)), A("ControllerHandleBrokerFailure", (1, 0)),
              A("BrokerCrash", (0,)), A("ControllerHandleBrokerFailure", (0, -1)))
     assert s.controller.leader == -1 and s.controller.isr == (0,)
+
+
+def test_every_action_has_a_describer():
+    from model.actions import ACTION_PARAMS
+    from model.describe import DESCRIBERS
+
+    assert set(DESCRIBERS) == set(ACTION_PARAMS)

@@ -91,10 +91,11 @@ def test_round_trip_with_every_optional_field(config):
         assert decode(row, layout) == s
         assert encode(decode(row, layout), layout).tobytes() == row.tobytes()
     # every optional field took a non-default value somewhere (the search reached it)
-    from model.state import CLUSTER_EXTENSIONS, REPLICA_EXTENSIONS
-    used = {name for name, _, default in CLUSTER_EXTENSIONS if any(getattr(s, name) != default for s in states)}
-    used |= {name for name, _, default in REPLICA_EXTENSIONS
-             for s in states for r in s.replicas if getattr(r, name) != default}
+    from model import schema
+    used = {f.name for f in schema.CLUSTER if f.feature
+            and any(getattr(s, f.name) != f.default for s in states)}
+    used |= {f.name for f in schema.REPLICA if f.feature
+             for s in states for r in s.replicas if getattr(r, f.name) != f.default}
     assert len(used) >= 8
 
 
@@ -176,3 +177,38 @@ def test_a_state_with_more_successors_than_the_buffer_is_an_error():
     acts = np.zeros((1, 3), dtype=np.int16)
     with pytest.raises(SlotOverflow, match="more successors"):
         begin(spec.initial, out, acts, 1, 0, 0, 0)
+
+
+# -- one schema (model/schema.py): the layout, the accessors and the readable state come from it
+
+def test_the_generated_slots_module_is_up_to_date():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "model/kernel/generate.py", "--check"], cwd=root,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_readable_state_has_one_attribute_per_schema_field_and_every_slot_one_owner():
+    from model import schema
+    from model.state import ClusterState, PartitionState, ReplicaState
+
+    assert ReplicaState._fields == tuple(f.name for f in schema.REPLICA)
+    assert PartitionState._fields == tuple(f.name for f in schema.CONTROLLER)
+    assert ClusterState._fields == ("replicas",) + tuple(f.name for f in schema.CLUSTER)
+    owned = [s.name for f in schema.REPLICA + schema.CLUSTER for s in schema.field_slots(f)]
+    assert sorted(owned) == sorted(s.name for s in schema.SLOTS) and len(set(owned)) == len(owned)
+    lay = L.build_layout(3, 2, 3, L.FEATURES)  # every slot is in the layout, at its own place
+    assert {f.name for f in lay.global_fields + lay.block_fields} == set(owned)
+
+
+def test_a_field_of_a_feature_the_layout_leaves_out_does_not_fit():
+    spec = kernel_spec(ModelConfig(protocol="kip-320", replication_factor=2))
+    s = initial_state(2)
+    with pytest.raises(SlotOverflow, match="the state uses hw checkpoint"):
+        encode(s._replace(replicas=(s.replicas[0]._replace(checkpointed_hw=0), s.replicas[1])),
+               spec.layout)
+    assert decode(encode(s, spec.layout), spec.layout).replicas[0].checkpointed_hw == -1

@@ -23,7 +23,7 @@ from checker.compiled import compiled_bfs
 from checker.compiled.warmup import ensure_compiled
 from gate.suite import load_suite
 from model import Bounds, ModelConfig
-from model.variants import reference_supports
+from checker.reference import reference_supports
 from properties import BUILT_IN, get_properties
 from properties.registry import Property
 

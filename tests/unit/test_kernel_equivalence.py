@@ -3,7 +3,7 @@ equal here, state by state.
 
 For every RF=2 configuration of the known-results suite (scenarios/known-results.toml) and the
 small bench size, every reachable state is visited with the reference model
-(model/variants), and in each one the kernel's successors (model/kernel/actions.py) must be
+(checker/reference, the oracle), and in each one the kernel's successors (model/kernel/actions/) must be
 the reference's successors: the same actions, in the same order, leading to the same states,
 byte for byte in row form (so the kernel's rows are in normal form: unused slots zero). The
 compiled properties must also agree with the Python ones on every one of those states.
@@ -22,8 +22,9 @@ import numpy as np
 import pytest
 
 from gate.suite import load_suite
-from model import Bounds, ModelConfig, make_reference_model
-from model.variants import reference_supports
+from checker.reference import make_reference_model
+from model import Bounds, ModelConfig
+from checker.reference import reference_supports
 from model.actions import ACTION_IDS
 from model.kernel.actions import successors
 from model.kernel.codec import encode

@@ -1,7 +1,7 @@
 """The log helpers follow LeaderEpochFileCache's semantics, version by version."""
 
 from model.constants import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
-from model.log import (
+from checker.reference.log import (
     EpochEntry, end_offset_for_epoch, end_offset_for_epoch_v0_11, epoch_entries, latest_epoch,
     truncate_to,
 )

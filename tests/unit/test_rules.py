@@ -11,7 +11,7 @@ from model import ConfigError, ModelConfig
 from model.kernel import params as P
 from model.kernel.spec import kernel_spec
 from model.rules import PRESETS, RULES, apply_rule_changes, release_rules
-from model.variants import make_reference_model, reference_supports
+from checker.reference import make_reference_model, reference_supports
 
 Z = ("controller-epoch",)  # every release since 0.8
 BASE_2_1 = Z + ("epoch-truncation", "epoch-truncation-loop", "fenced-fetch",
@@ -28,7 +28,11 @@ KRAFT_3_3 = ("alter-partition", "kraft", "isr-eligibility")
     ("2.1", BASE_2_1),
     ("2.2", BASE_2_1 + ("broker-epoch",)),
     ("2.8", BASE_2_1 + ("broker-epoch", "alter-partition")),
-    ("3.3", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3),
+    ("3.3", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + ("alter-partition-shrink-bumps-leader-epoch",)),
+    ("3.5", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + (
+        "broker-epoch-in-fetch", "alter-partition-shrink-bumps-leader-epoch")),
+    ("3.6", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + (
+        "broker-epoch-in-fetch", "isr-shrink-keeps-leader-epoch")),
     ("3.7", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (
         "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch")),
     ("4.0", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (
@@ -64,9 +68,9 @@ def test_every_rule_sets_its_kernel_switch():
         needed = tuple(f"+{r}" for req in rule.requires for r in RULES[req].requires) + needed
         on = kernel_spec(ModelConfig(protocol="hw-truncation", replication_factor=2,
                                      rule_changes=needed + (f"+{name}",))).cfg
-        assert on[rule.param] == rule.value, name
+        assert on[rule.switch] == 1, name
     off = kernel_spec(ModelConfig(protocol="hw-truncation", replication_factor=2)).cfg
-    assert off[P.RULE_TRUNCATION] == P.TRUNCATE_TO_HW and off[P.RULE_BROKER_EPOCH] == 0
+    assert off[P.SETTING_COUNT:].sum() == 1 and off[RULES["controller-epoch"].switch] == 1
 
 
 def test_the_reference_model_refuses_rules_it_does_not_have():
@@ -97,3 +101,76 @@ def test_kraft_only_rules_drop_in_zookeeper_mode_and_4_0_has_no_zookeeper():
         ModelConfig(kafka_version="4.0", rule_changes=("-kraft",))
     opt_in = ModelConfig(kafka_version="4.0", rule_changes=("+eligible-leader-replicas",))
     assert "eligible-leader-replicas" in opt_in.rules and "last-known-leader-check" not in opt_in.rules
+
+
+# -- no protocol runs without rules (issue 24: a kmc.protocols plugin ran the kernel with none)
+
+class _EntryPoint:
+    name, value, group = "my-variant", "my_package.models:MyVariant", "kmc.protocols"
+
+
+def test_a_protocol_from_the_old_plugin_entry_point_is_refused_not_run_without_rules(monkeypatch):
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group=None: [_EntryPoint()] if group == "kmc.protocols" else [])
+    with pytest.raises(ConfigError, match="kmc.protocols entry point .*no longer loads"):
+        ModelConfig(protocol="my-variant")
+    r = CliRunner().invoke(cli, ["check", "-q", "-r", "2", "--protocol", "my-variant"])
+    assert r.exit_code == 2 and "my_package.models:MyVariant" in r.output, r.output
+
+
+def test_every_protocol_the_configuration_accepts_sets_its_rules_in_the_kernel():
+    for name, rules in PRESETS.items():
+        cfg = kernel_spec(ModelConfig(protocol=name, replication_factor=2)).cfg
+        assert rules and "controller-epoch" in rules
+        assert all(cfg[RULES[r].switch] != 0 for r in rules), name
+    with pytest.raises(ConfigError, match="unknown protocol"):
+        ModelConfig(protocol="kip-999")
+
+
+# -- the release table (issue 24 with issue 22 item 3): releases kmc does not model as given
+
+def test_a_release_newer_than_kmc_models_runs_the_newest_rules_and_says_so():
+    newest = ModelConfig(kafka_version="4.1")
+    for version, words in (("4.4", "kmc models Kafka up to 4.1"),
+                           ("5.0", "newer than every release kmc knows")):
+        config = ModelConfig(kafka_version=version)
+        assert config.rules == newest.rules and config.rules_release == "4.1"
+        assert words in config.notes()[0] and "rules of Kafka 4.1" in config.notes()[0]
+    assert newest.notes() == [] and "rules.release" not in newest.as_dict()
+    r = CliRunner().invoke(cli, ["check", "-q", "-r", "2", "--kafka-version", "5.0",
+                                 "--max-states", "5"])
+    assert r.exit_code == 3, r.output
+    assert "Kafka 5.0 (KRaft) with the rules of Kafka 4.1," in r.stdout
+    assert "checked with the rules of Kafka 4.1" in r.stderr  # even with -q
+
+
+@pytest.mark.parametrize("version", ["4.9", "3.10", "5.1"])
+def test_a_release_there_never_was_is_refused(version):
+    r = CliRunner().invoke(cli, ["check", "-q", "-r", "2", "--kafka-version", version])
+    assert r.exit_code == 2 and f"there is no Kafka {version.split('.')[0]}." in r.output
+
+
+def test_a_setting_the_release_ignores_is_said_not_to_be_in_force():
+    kraft_3_7 = ModelConfig(kafka_version="3.7", unclean_leader_election_enable=True)
+    assert "unclean.leader.election.enable" in kraft_3_7.ignored
+    assert "KAFKA-12670" in kraft_3_7.notes()[0] and "not in force" in kraft_3_7.notes()[0]
+    for honoured in (ModelConfig(kafka_version="3.9", unclean_leader_election_enable=True),
+                     ModelConfig(kafka_version="3.7", unclean_leader_election_enable=True,
+                                 rule_changes=("-kraft",)),  # ZooKeeper mode honours it
+                     ModelConfig(kafka_version="3.7")):  # off: nothing to ignore
+        assert honoured.ignored == {} and honoured.notes() == []
+    r = CliRunner().invoke(cli, ["check", "-q", "-r", "2", "--kafka-version", "3.7",
+                                 "--unclean-leader-election", "--max-states", "5"])
+    assert "unclean.leader.election.enable=true (ignored by these rules)" in r.stdout
+    assert "is not in force in Kafka 3.7" in r.stderr
+
+
+def test_a_rule_holds_from_since_until_until():
+    from model.releases import as_version
+    from model.rules import Rule
+
+    ranged = Rule("x", "src", "3.3", "x", 0, until="3.6")
+    assert [v for v in ("3.2", "3.3", "3.5", "3.6", "4.1") if ranged.in_release(as_version(v))] == ["3.3", "3.5"]
+    assert ranged.releases == "3.3-3.5" and RULES["fenced-fetch"].releases == "2.1+"

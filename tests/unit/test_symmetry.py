@@ -6,7 +6,7 @@ import random
 from checker import check
 from checker.fingerprint import fingerprint
 from model import Bounds, ModelConfig, make_model
-from model.symmetry import broker_permutations, permute_plain
+from checker.reference.symmetry import broker_permutations, permute_plain
 from model.state import from_plain
 from tests.conftest import config
 

@@ -139,3 +139,52 @@ def test_a_truncated_json_file_says_so(trace_path):
 def test_missing_file_exits_2(tmp_path):
     r = kmc("trace", "replay", tmp_path / "nope.json")
     assert r.exit_code == 2 and "no such file" in r.output
+
+
+# -- the model fingerprint is the kernel's (issue 24: it hashed the unused Python model)
+
+def _copy_sources(root, tmp_path):
+    """The model's sources and the oracle's, copied under ``tmp_path``, as a checkout would be."""
+    import shutil
+
+    for folder in ("model", "checker/reference"):
+        shutil.copytree(root / folder, tmp_path / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def test_the_fingerprint_follows_the_kernel_and_the_rules_not_the_oracle(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from model import ModelConfig
+    from viewer import model_version
+
+    root = Path(model_version.__file__).resolve().parent.parent
+    _copy_sources(root, tmp_path)
+    monkeypatch.setattr(model_version, "_ROOT", tmp_path)
+    rules = ModelConfig(kafka_version="3.7").rules
+    before = model_version.model_fingerprint(rules)
+    sources = {p.relative_to(tmp_path).as_posix() for p in model_version.model_sources()}
+    assert "model/kernel/controller.py" in sources and "model/rules.py" in sources
+    assert not any(s.startswith("checker/") for s in sources)
+
+    oracle = tmp_path / "checker" / "reference" / "base.py"
+    oracle.write_text(oracle.read_text() + "\nCHANGED = 1\n")
+    assert model_version.model_fingerprint(rules) == before  # the oracle is not the model
+    kernel = tmp_path / "model" / "kernel" / "controller.py"
+    kernel.write_text(kernel.read_text().replace('"""', '"""A comment. ', 1))
+    assert model_version.model_fingerprint(rules) == before  # a docstring is not code
+    kernel.write_text(kernel.read_text() + "\nCHANGED = 1\n")
+    assert model_version.model_fingerprint(rules) != before  # the kernel is
+    changed = model_version.model_fingerprint(rules)
+    other = ModelConfig(kafka_version="3.6").rules
+    assert model_version.model_fingerprint(other) != changed  # so is the rule set
+
+
+def test_replay_names_the_rules_that_changed_since_the_trace(trace_path):
+    doc = load(trace_path)
+    doc["#meta"]["kmc"]["config"]["rules"] = ["controller-epoch", "fenced-fetch"]
+    doc["#meta"]["kmc"]["model_fingerprint"] = "0123456789abcdef"
+    save(trace_path, doc)
+    r = kmc("trace", "replay", trace_path)
+    assert r.exit_code == 1
+    assert "the rules of protocol hw-truncation changed since the trace was recorded: -fenced-fetch" in r.output

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from model.state import CLUSTER_EXTENSIONS, REPLICA_EXTENSIONS, ClusterState, to_plain
+from model import schema as S
+from model.state import ClusterState, to_plain
 
 
 def broker_permutations(replication_factor: int) -> tuple:
@@ -32,59 +33,44 @@ def _ids(perm, items) -> tuple:
 
 
 def permute_plain(state: ClusterState, perm: tuple) -> tuple:
-    """The plain-tuple form of ``state`` with every broker id ``b`` renamed ``perm[b]``."""
-    n = len(perm)
-    replicas = [None] * n
+    """The plain-tuple form of ``state`` with every broker id ``b`` renamed ``perm[b]``: each
+    field renamed by its readable type (``model/schema.py``), the replicas moved."""
+    replicas = [None] * len(perm)
     for b, r in enumerate(state.replicas):
-        remote = [0] * n
-        for old, value in enumerate(r.remote_log_end_offsets):
-            remote[perm[old]] = value
-        resp = r.fetch_response
-        if resp:
-            resp = (perm[resp[0]],) + resp[1:]
-        replicas[perm[b]] = (
-            r.alive, r.log, r.high_watermark, r.leader_epoch,
-            perm[r.leader] if r.leader >= 0 else r.leader, _ids(perm, r.isr), tuple(remote),
-            r.truncating, resp, r.flushed_offset,
-        ) + tuple(_renamed(perm, kind, getattr(r, name)) for name, kind, _ in REPLICA_EXTENSIONS)
-    c = state.controller
-    controller = (
-        perm[c.leader] if c.leader >= 0 else c.leader, c.leader_epoch, _ids(perm, c.isr),
-        _ids(perm, c.live_brokers),
-    )
-    requests = tuple(sorted(
-        (perm[b], e, perm[l] if l >= 0 else l, _ids(perm, isr)) for b, e, l, isr in state.leader_and_isr
-    ))
-    pending = tuple(sorted((perm[l], rid, off) for l, rid, off in state.pending_acks))
-    return (
-        tuple(replicas), controller, requests, pending, state.acked, state.consumer_visible,
-        state.records_written, state.crashes, state.unflushed_losses,
-    ) + tuple(_renamed(perm, kind, getattr(state, name)) for name, kind, _ in CLUSTER_EXTENSIONS)
+        replicas[perm[b]] = tuple(_renamed(perm, f, v) for f, v in zip(S.REPLICA, r))
+    return (tuple(replicas),) + tuple(_renamed(perm, f, v) for f, v in zip(S.CLUSTER, state[1:]))
 
 
-def _renamed(perm, kind, value):
-    """An extension field (``model.state``) under a renaming: broker ids and sets renamed,
-    per-broker arrays moved, messages renamed field by field."""
-    if kind in ("int", "bool", "record-offsets"):
-        return value
-    if kind == "broker":
-        return perm[value] if value >= 0 else value
-    if kind == "brokers":
+def _broker(perm, b: int) -> int:
+    return perm[b] if b >= 0 else b
+
+
+def _renamed(perm, f: S.Field, value):
+    """A field's value under a renaming: broker ids and sets renamed, per-broker arrays moved,
+    requests and parked acknowledgements renamed and sorted again."""
+    t = f.type
+    if t == S.BROKER:
+        return _broker(perm, value)
+    if t == S.BROKERS_SET:
         return _ids(perm, value)
-    if kind == "per-broker":
+    if t == S.PER_BROKER:
         if not value:
             return value
         moved = [0] * len(value)
         for old, v in enumerate(value):
             moved[perm[old]] = v
         return tuple(moved)
-    if kind == "requests":
-        return tuple(sorted((perm[b], e) for b, e in value))
-    if kind == "request-values":
-        return tuple(sorted((perm[b], e, x) for b, e, x in value))
-    if not value:
-        return value
-    return tuple(_renamed(perm, k, v) for (_, k), v in zip(kind, value))
+    if t in (S.MESSAGE, S.RECORD):
+        if not value:
+            return value
+        return tuple(_renamed(perm, p, v) for p, v in zip(f.parts, value))
+    if t == S.REQUESTS:
+        return tuple(sorted((perm[b], e, _broker(perm, l), _ids(perm, isr)) for b, e, l, isr in value))
+    if t in (S.REQUEST_FLAGS, S.REQUEST_VALUES):
+        return tuple(sorted((perm[q[0]],) + tuple(q[1:]) for q in value))
+    if t == S.ACKS_PENDING:
+        return tuple(sorted((perm[l], rid, off) for l, rid, off in value))
+    return value  # numbers, flags, logs, record ids and offsets name no broker
 
 
 def _broker_key(state: ClusterState, b: int) -> tuple:

@@ -42,8 +42,8 @@ from typing import Callable, ClassVar, Iterator
 from model.actions import Action
 from model.config import ModelConfig
 from model.constants import NO_LEADER, UNDEFINED_EPOCH
-from model.log import truncate_to
-from model.symmetry import broker_permutations, canonical_plain
+from checker.reference.log import truncate_to
+from checker.reference.symmetry import broker_permutations, canonical_plain
 from model.state import ClusterState, PartitionState, ReplicaState, to_plain
 
 Successor = tuple  # (Action, ClusterState)
@@ -67,14 +67,10 @@ class ReplicationModel:
     """The base transition system; concrete protocol variants subclass it.
 
     Class attributes a variant sets:
-        name: the ``--protocol`` name.
-        kafka_versions: the Kafka versions that ran this protocol.
-        summary: one line for ``kmc list``.
+        name: the ``--protocol`` name (a preset of ``model/rules.py``) it is the oracle of.
     """
 
     name: ClassVar[str] = ""
-    kafka_versions: ClassVar[str] = ""
-    summary: ClassVar[str] = ""
     _action_methods: ClassVar[tuple] = ()
 
     def __init_subclass__(cls, **kwargs) -> None:
@@ -138,7 +134,7 @@ class ReplicationModel:
 
     def canonical(self, state: ClusterState) -> tuple:
         """The plain-tuple form fingerprints are computed on: ``to_plain``, or with symmetry
-        reduction the least form over renamings of brokers (``model.symmetry``)."""
+        reduction the least form over renamings of brokers (``checker.reference.symmetry``)."""
         if self._perms:
             return canonical_plain(state, self._perms)
         return to_plain(state)

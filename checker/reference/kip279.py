@@ -11,17 +11,13 @@ a leader in another epoch (found by Jason Gustafson's TLA+ spec; the reason for 
 from __future__ import annotations
 
 from model.constants import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
-from model.log import end_offset_for_epoch, latest_epoch, truncate_to
+from checker.reference.log import end_offset_for_epoch, latest_epoch, truncate_to
 from model.state import ReplicaState
-from model.variants.kip101 import Kip101Model
-from model.protocols import register_variant
+from checker.reference.kip101 import Kip101Model
 
 
-@register_variant
 class Kip279Model(Kip101Model):
     name = "kip-279"
-    kafka_versions = "2.0"
-    summary = "iterate OffsetsForLeaderEpoch until leader and follower agree on an epoch"
 
     def truncation_offset(self, follower: ReplicaState, leader: ReplicaState) -> int:
         log = follower.log

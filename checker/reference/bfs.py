@@ -28,7 +28,7 @@ from checker.result import (
     HOLDS, INCOMPLETE, INTERRUPTED, VIOLATED, CheckResult, CheckStats, PropertyResult,
 )
 from checker.trace import INDEX_BITS, ROOT, reconstruct_trace
-from model.variants import make_reference_model
+from checker.reference import make_reference_model
 
 PROGRESS_EVERY_SECONDS = 5.0
 

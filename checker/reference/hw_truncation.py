@@ -9,17 +9,13 @@ scenario 1). With power-loss crashes the logs can also diverge (KIP-101, scenari
 
 from __future__ import annotations
 
-from model.log import truncate_to
+from checker.reference.log import truncate_to
 from model.state import ReplicaState
-from model.variants.base import ReplicationModel
-from model.protocols import register_variant
+from checker.reference.base import ReplicationModel
 
 
-@register_variant
 class HwTruncationModel(ReplicationModel):
     name = "hw-truncation"
-    kafka_versions = "0.8 - 0.10.2"
-    summary = "a new follower truncates its log to its own high watermark"
 
     def truncate_on_become_follower(self, replica: ReplicaState) -> ReplicaState:
         log = truncate_to(replica.log, replica.high_watermark)

@@ -11,17 +11,13 @@ answer can point past a divergence and the logs stay different (KIP-279's scenar
 from __future__ import annotations
 
 from model.constants import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
-from model.log import end_offset_for_epoch_v0_11, latest_epoch
+from checker.reference.log import end_offset_for_epoch_v0_11, latest_epoch
 from model.state import ReplicaState
-from model.variants.base import ReplicationModel
-from model.protocols import register_variant
+from checker.reference.base import ReplicationModel
 
 
-@register_variant
 class Kip101Model(ReplicationModel):
     name = "kip-101"
-    kafka_versions = "0.11 - 1.1"
-    summary = "truncate to the leader's end offset for the follower's latest epoch"
 
     def truncate_on_become_follower(self, replica: ReplicaState) -> ReplicaState:
         # the fetcher starts in the "truncating" state; an empty log has nothing to truncate

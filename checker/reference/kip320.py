@@ -19,8 +19,7 @@ On top of KIP-279:
 from __future__ import annotations
 
 from model.state import ReplicaState
-from model.variants.kip279 import Kip279Model
-from model.protocols import register_variant
+from checker.reference.kip279 import Kip279Model
 
 
 def leader_epoch_start_offset(leader: ReplicaState) -> int:
@@ -31,11 +30,8 @@ def leader_epoch_start_offset(leader: ReplicaState) -> int:
     return len(leader.log)
 
 
-@register_variant
 class Kip320Model(Kip279Model):
     name = "kip-320"
-    kafka_versions = "2.1"
-    summary = "fetch, truncation, HW and ISR changes fenced by the current leader epoch"
 
     fetch_fenced = True
     leader_cache_has_current_epoch = True  # KAFKA-7415, Kafka 2.1

@@ -1,0 +1,73 @@
+"""The oracle: kmc 0.1's pure-Python model of the four 2018-era protocols, and its BFS.
+
+kmc's model is the compiled kernel (``model/kernel/``). This package keeps the earlier,
+independent definition of the same rules for the rule sets it has, as a cross-check:
+``tests/unit/test_kernel_equivalence.py`` and ``bench/engines.py`` compare the two state by
+state and engine by engine, ``--engine reference`` runs it (``bfs.py``), and the z3 engine
+(``checker/symbolic``), whose encoding mirrors it action by action, replays its traces through it.
+It is frozen: a rule added to kmc goes into the kernel and ``model/rules.py`` only.
+
+One class per protocol preset (``base.py`` the transition system, each later one a subclass
+overriding the hooks its release changed), with its logs (``log.py``, ``LeaderEpochFileCache``)
+and symmetry (``symmetry.py``) over the readable ``ClusterState``.
+"""
+
+from checker.reference.base import ReplicationModel, action
+from checker.reference.hw_truncation import HwTruncationModel
+from checker.reference.kip101 import Kip101Model
+from checker.reference.kip279 import Kip279Model
+from checker.reference.kip320 import Kip320Model
+from model.errors import ConfigError
+from model.rules import KMC_0_1, rules_of
+
+REFERENCE_MODELS: dict[str, type] = {
+    cls.name: cls for cls in (HwTruncationModel, Kip101Model, Kip279Model, Kip320Model)
+}
+"""The oracle's model of each protocol preset it has (``--protocol NAME``)."""
+
+KMC_0_1_SWITCHES = frozenset(KMC_0_1)
+
+__all__ = ["REFERENCE_MODELS", "ReplicationModel", "action", "make_reference_model",
+           "reference_supports"]
+
+
+def reference_supports(config) -> bool:
+    """Whether the oracle has ``config``'s rules: one of its protocol presets, with or without
+    either of kmc 0.1's rules (``isr-expansion-as-own-step``, ``reset-followers-on-epoch``),
+    and none of the later environment features (fault bounds, the lagging HW checkpoint,
+    fetches from followers), which exist only in the kernel."""
+    if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
+            or config.track_reads):
+        return False
+    if config.protocol not in REFERENCE_MODELS:
+        return False
+    return set(config.rules) - KMC_0_1_SWITCHES == set(rules_of(config.protocol))
+
+
+def make_reference_model(config):
+    """The oracle's model of ``config``: the pure-Python definition of the 2018-era
+    protocols, kept as the cross-check of the compiled kernel.
+
+    It has the four protocols' rule sets, and two switches: whether a leader adds a caught-up
+    follower to the ISR inside its fetch (Kafka's rule) or in a step of its own
+    (``isr-expansion-as-own-step``, kmc 0.1's), and whether a leader forgets its followers' LEOs
+    only when newly leader (Kafka's) or on every new epoch (``reset-followers-on-epoch``, kmc
+    0.1's). Any other rule set exists only in the kernel: the engines built on this model
+    (reference, bmc, k-induction) refuse it with a ``ConfigError`` rather than check a different model."""
+    if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
+            or config.track_reads):
+        raise ConfigError(
+            "this engine models neither the fault bounds (--max-controlled-shutdowns, "
+            "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches) nor "
+            "--hw-checkpoint interval, --fetch-from-followers or no-read-loss; they need the "
+            "compiled engine "
+            "(--engine compiled)")
+    if not reference_supports(config):
+        preset = rules_of(config.protocol)
+        wanted = ", ".join(config.rules) or "none"
+        raise ConfigError(
+            f"this engine models only the named protocols' rule sets (protocol "
+            f"{config.protocol}: {', '.join(preset) or 'no rules'}, with or without "
+            f"{' and '.join(sorted(KMC_0_1, reverse=True))}); the rules asked for ({wanted}) need "
+            f"the compiled engine (--engine compiled)")
+    return REFERENCE_MODELS[config.protocol](config)

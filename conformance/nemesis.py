@@ -1,0 +1,119 @@
+"""Random, bounded fault schedules against a running cluster (Jepsen's nemesis).
+
+One run: a fresh topic (three replicas, min.insync.replicas=2, unclean election off), a
+producer sending one record every ``SEND_EVERY_S`` (acks=all, idempotent), a read every few
+seconds, and at random moments one of kill -9 / SIGSTOP / SIGTERM on a random broker, each
+undone later (restart, SIGCONT) by the schedule itself; at most two brokers are down or paused
+at once, so the controller (never touched) can always elect. Then every broker is healed, the
+producer drains (bounded) and the partition is read back and checked (``history.check``).
+
+Restarts are started without waiting for readiness (the JVM takes seconds to start), so the
+producer keeps sending meanwhile; ``heal`` waits for every broker to be back.
+"""
+
+from __future__ import annotations
+
+import time
+
+from conformance import processes
+from conformance.admin import Admin
+from conformance.cluster import BROKER_READY, Cluster
+from conformance.history import History, Producer, check, read_partition
+
+SEND_EVERY_S = 0.1
+READ_EVERY_S = 4.0
+MAX_FAULTY = 2
+
+
+def heal(cluster: Cluster, timeout: float = 120.0) -> None:
+    """Resume every paused broker, start every stopped one, and wait until all have started."""
+    marks = {}
+    for b, node in cluster.brokers.items():
+        if node.paused:
+            cluster.resume(b)
+        if not node.running():
+            marks[b] = cluster.mark(b)
+            cluster._launch(node)
+            cluster._note("restart", b)
+        elif getattr(node, "starting_mark", None) is not None:
+            marks[b] = node.starting_mark
+        node.starting_mark = None
+    deadline = processes.Deadline(timeout)
+    for b, mark in marks.items():
+        cluster._wait_line(cluster.brokers[b], BROKER_READY, mark.offset, deadline)
+
+
+def _full_isr(cluster: Cluster, topic: str, timeout: float) -> bool:
+    admin = Admin(cluster, timeout_ms=5000)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            view = admin.partition(topic)
+            if len(view.isr) == 3 and view.leader >= 0:
+                return True
+        except Exception:  # noqa: BLE001 - a broker still starting
+            pass
+        time.sleep(0.5)
+    return False
+
+
+def random_run(cluster: Cluster, topic: str, rng, *, fault_seconds: float = 12.0) -> dict:
+    history = History()
+    admin = Admin(cluster)
+    admin.create_topic(topic, [0, 1, 2], {"min.insync.replicas": "2", "unclean.leader.election.enable": "false"})
+    _full_isr(cluster, topic, 30)
+    producer = Producer(cluster.bootstrap(), topic, history, acks="all", request_timeout_ms=8000,
+                        delivery_timeout_ms=30000)
+    faults: list[dict] = []
+    undo: dict[int, tuple[float, str]] = {}          # broker -> (when, "resume" | "restart")
+    t0 = time.monotonic()
+    next_fault = t0 + rng.uniform(0.5, 2.0)
+    next_read = t0 + READ_EVERY_S
+    while time.monotonic() - t0 < fault_seconds:
+        now = time.monotonic()
+        producer.send()
+        for b, (when, how) in list(undo.items()):
+            if now >= when:
+                if how == "resume":
+                    cluster.resume(b)
+                else:
+                    node = cluster.brokers[b]
+                    node.starting_mark = cluster.mark(b)
+                    cluster._launch(node)
+                    cluster._note("restart", b)
+                del undo[b]
+        if now >= next_fault and len(undo) < MAX_FAULTY:
+            b = rng.choice([x for x in cluster.brokers if x not in undo])
+            kind = rng.choice(["kill -9", "SIGSTOP", "SIGTERM"])
+            if kind == "kill -9":
+                cluster.kill9(b)
+                undo[b] = (now + rng.uniform(1.0, 6.0), "restart")
+            elif kind == "SIGSTOP":
+                cluster.pause(b)
+                undo[b] = (now + rng.uniform(0.5, 9.0), "resume")   # past 6 s the broker is fenced
+            else:
+                try:
+                    cluster.terminate(b, timeout=30)
+                except TimeoutError:
+                    pass
+                undo[b] = (time.monotonic() + rng.uniform(1.0, 4.0), "restart")
+            faults.append({"at": round(now - t0, 2), "broker": b, "kind": kind})
+            next_fault = time.monotonic() + rng.uniform(1.0, 3.0)
+        if now >= next_read and cluster.usable():
+            try:
+                read_partition(cluster.bootstrap(), topic, history, timeout=3, label="during")
+            except Exception:  # noqa: BLE001 - a read that fails is no evidence either way
+                pass
+            next_read = time.monotonic() + READ_EVERY_S
+        time.sleep(SEND_EVERY_S)
+    heal(cluster)
+    settled = _full_isr(cluster, topic, 60)
+    producer.wait(40)
+    producer.close()
+    final = read_partition(cluster.bootstrap(), topic, history, label="final", timeout=30)
+    verdict = check(history, final)
+    kinds = {}
+    for f in faults:
+        kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
+    return {"topic": topic, "faults": faults, "faults_summary": ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())),
+            "settled": settled, "verdict": verdict.as_dict(), "_events": history.events}

@@ -1,0 +1,67 @@
+"""The actions of the partition's transition system, grouped by who takes them: the producer
+(``producer.py``), a leader (``leader.py``), a follower (``follower.py``), a broker applying the
+controller's decisions, starting and stopping (``broker.py``), the controller (``controller.py``)
+and the world's faults (``faults.py``). Each action says which Kafka code path it models; a rule
+that changed between releases is a switch read from ``cfg``, named in ``model/rules.py`` with its
+KIP or JIRA. ``successors`` runs them all, in the fixed order traces are replayed in.
+
+Behaviour several actions share lives beside them: ``model/kernel/transitions.py`` (named after
+Kafka's methods: ``make_leader``, ``maybe_increment_leader_hw``, ...) and
+``model/kernel/controller.py`` (elections and partition changes).
+"""
+
+from __future__ import annotations
+
+from model.kernel.actions.broker import (
+    become_leader_or_follower, broker_apply_partition_change, broker_handle_zombie_leader_and_isr,
+    broker_restart, broker_shutdown, checkpoint_high_watermark,
+)
+from model.kernel.actions.controller import (
+    controller_elect_leader, controller_handle_alter_partition, controller_handle_broker_failure,
+    controller_handle_controlled_shutdown, controller_unfence_broker,
+)
+from model.kernel.actions.faults import (
+    broker_crash, controller_failover, controller_fence_broker, fetch_delayed, flush_log,
+    zombie_controller_send_leader_and_isr,
+)
+from model.kernel.actions.follower import follower_handle_fetch_response, follower_truncate
+from model.kernel.actions.leader import (
+    leader_expand_isr, leader_handle_alter_partition_response, leader_handle_delayed_fetch,
+    leader_handle_fetch, leader_shrink_isr,
+)
+from model.kernel.actions.producer import produce_record
+from model.kernel.actions.step import begin  # noqa: F401  (tests build successors with it)
+from model.kernel.jit import kernel
+
+
+@kernel
+def successors(s, lay, cfg, out, acts):
+    """Every enabled action of ``s`` and the state it leads to, in the fixed order; returns how
+    many were written to ``out``/``acts``."""
+    k = 0
+    k = produce_record(s, lay, cfg, out, acts, k)
+    k = leader_handle_fetch(s, lay, cfg, out, acts, k)
+    k = follower_handle_fetch_response(s, lay, cfg, out, acts, k)
+    k = follower_truncate(s, lay, cfg, out, acts, k)
+    k = leader_shrink_isr(s, lay, cfg, out, acts, k)
+    k = leader_expand_isr(s, lay, cfg, out, acts, k)
+    k = become_leader_or_follower(s, lay, cfg, out, acts, k)
+    k = controller_elect_leader(s, lay, cfg, out, acts, k)
+    k = controller_handle_broker_failure(s, lay, cfg, out, acts, k)
+    k = broker_crash(s, lay, cfg, out, acts, k)
+    k = broker_restart(s, lay, cfg, out, acts, k)
+    k = flush_log(s, lay, cfg, out, acts, k)
+    k = checkpoint_high_watermark(s, lay, cfg, out, acts, k)
+    k = controller_handle_controlled_shutdown(s, lay, cfg, out, acts, k)
+    k = broker_shutdown(s, lay, cfg, out, acts, k)
+    k = controller_fence_broker(s, lay, cfg, out, acts, k)
+    k = controller_unfence_broker(s, lay, cfg, out, acts, k)
+    k = controller_handle_alter_partition(s, lay, cfg, out, acts, k)
+    k = leader_handle_alter_partition_response(s, lay, cfg, out, acts, k)
+    k = broker_apply_partition_change(s, lay, cfg, out, acts, k)
+    k = fetch_delayed(s, lay, cfg, out, acts, k)
+    k = leader_handle_delayed_fetch(s, lay, cfg, out, acts, k)
+    k = controller_failover(s, lay, cfg, out, acts, k)
+    k = zombie_controller_send_leader_and_isr(s, lay, cfg, out, acts, k)
+    k = broker_handle_zombie_leader_and_isr(s, lay, cfg, out, acts, k)
+    return k
