@@ -68,6 +68,8 @@ class CheckStats:
     collision_probability: float = 0.0
     memory_bytes: int = 0  # peak resident memory of the run (0 if not measured)
     structure_bytes: int = 0  # fingerprint table + parent index (compiled engine)
+    disk_bytes: int = 0  # the compiled engine's files: fingerprints, frontier, parents (peak)
+    eta_seconds: float | None = None  # a progress report's estimate of the time left
 
     @property
     def states_per_second(self) -> float:
@@ -86,6 +88,9 @@ class CheckStats:
             **({"structure_bytes": self.structure_bytes,
                 "bytes_per_state": round(self.structure_bytes / max(self.distinct_states, 1), 1)}
                if self.structure_bytes else {}),
+            **({"disk_bytes": self.disk_bytes,
+                "disk_bytes_per_state": round(self.disk_bytes / max(self.distinct_states, 1), 1)}
+               if self.disk_bytes else {}),
         }
 
 
