@@ -36,6 +36,9 @@ KILLERS = {
     (RULE, "alter-partition-shrink-bumps-leader-epoch"): "Kafka 3.7 (KRaft, AlterPartition, KAFKA-15583): the stale follower LEO still loses an acked record",
     (RULE, "kraft-unclean-election"): "KRaft before 3.9 ignores unclean.leader.election.enable (KAFKA-12670): no unclean loss",
     (RULE, "eligible-leader-replicas"): "last replica standing on Kafka 3.7 (KRaft): the sole ISR member loses power and leads again",
+    (RULE, "idempotent-producer"): "Kafka 3.0's default producer is idempotent (KIP-679): no duplicates, in order",
+    (RULE, "idempotence-by-default"): "Kafka 3.0's default producer is idempotent (KIP-679): no duplicates, in order",
+    (RULE, "replica-lag-time"): "ISR of one, then unclean election (Jepsen 2013)",
     (GUARD, "fetch-needs-leader"): "what KIP-320 fencing protects: Kafka 2.1 without fenced fetches",
     (GUARD, "shrink-only-lagging"): "last replica standing on Kafka 2.2 (KIP-380): the ISR shrinks to the leader, it loses power and leads again",
     (GUARD, "one-alter-in-flight"): "Kafka 3.7 (KRaft, AlterPartition, KAFKA-15583): the stale follower LEO still loses an acked record",
@@ -55,6 +58,17 @@ SURVIVORS = {
                                     "140,240; process crashes, 2 records: 979,581 vs 1,026,940), no "
                                     "verdict found at RF=2 (KIP-903 already keeps a stale fetch out of "
                                     "the ISR)",
+    (RULE, "producer-state-five-batches"): "no row notices (52 rows run, 2026-11-26): at the rows' "
+                                           "bounds (one retry) no retried batch is older than the "
+                                           "last one the leader appended; issue 26",
+    (RULE, "unknown-producer-accepts-any-sequence"): "no row notices (53 rows run, 2026-11-26): it "
+                                                     "matters only when a leader holds none of the "
+                                                     "producer's batches and gets a sequence above "
+                                                     "0, which no retry row reaches; issue 26",
+    (RULE, "last-known-leader-when-leaderless"): "no row notices (10 ELR rows run, 2026-11-26): the "
+                                                 "4.2 trigger differs from 4.1's only when a change "
+                                                 "leaves the partition leaderless with an ISR member "
+                                                 "left; issue 25",
     (RULE, "isr-shrink-keeps-leader-epoch"): "changes the state count (3.6 RF=2 one session expiry: "
                                              "98,916 vs 76,274), no verdict found at RF=2",
 }
