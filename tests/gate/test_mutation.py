@@ -42,6 +42,11 @@ KILLERS = {
     (GUARD, "fetch-needs-leader"): "what KIP-320 fencing protects: Kafka 2.1 without fenced fetches",
     (GUARD, "shrink-only-lagging"): "last replica standing on Kafka 2.2 (KIP-380): the ISR shrinks to the leader, it loses power and leads again",
     (GUARD, "one-alter-in-flight"): "Kafka 3.7 (KRaft, AlterPartition, KAFKA-15583): the stale follower LEO still loses an acked record",
+    (GUARD, "isr-join-needs-hw"): "KAFKA-7128 reproduced: without the epoch-start check a follower rejoins the ISR early",
+    (GUARD, "hw-min-over-isr"): "before KAFKA-15583 (2.2): acks=1 makes a record visible with an ISR of one, power loss takes it back",
+    (GUARD, "clean-election-from-isr"): "KRaft before 3.9 ignores unclean.leader.election.enable (KAFKA-12670): no unclean loss",
+    (GUARD, "truncate-needs-leader"): "KIP-279 fixes that scenario",
+    (GUARD, "leader-and-isr-newer-epoch"): "zombie controller (ZooKeeper, controller failover): no loss with the controller epoch",
 }
 
 SURVIVORS = {
@@ -71,6 +76,14 @@ SURVIVORS = {
                                                  "left; issue 25",
     (RULE, "isr-shrink-keeps-leader-epoch"): "changes the state count (3.6 RF=2 one session expiry: "
                                              "98,916 vs 76,274), no verdict found at RF=2",
+    (GUARD, "delayed-fetch-needs-leader"): "only one row has a delayed fetch (3.7, where KIP-320 "
+                                           "fencing also refuses a fetch a non-leader would take)",
+    (GUARD, "produce-needs-min-isr"): "no row notices (3 rows not finished in 30 s on the mutant): "
+                                      "a write appended under min ISR is acknowledged only through "
+                                      "the HW, which needs the ISR anyway; a row asserting "
+                                      "NOT_ENOUGH_REPLICAS is still to be written",
+    (GUARD, "alter-needs-current-leader"): "no row notices (3 of 21 rows not finished in 30 s on the "
+                                           "mutant); not analysed further",
 }
 
 
