@@ -13,7 +13,7 @@ from pathlib import Path
 
 from model.bounded import clip
 from model.errors import KmcError
-from model.outputs import OutputError, write_text_atomic
+from model.outputs import OutputAppeared, OutputError, write_text_atomic
 from viewer.trace_file import dumps
 
 
@@ -42,7 +42,11 @@ def write_traces(advice, directory: str, *, force: bool = False) -> list[str]:
                     continue
                 if old != text:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    write_text_atomic(path, text)
+                    try:
+                        write_text_atomic(path, text, force=force or old is not None)
+                    except OutputAppeared:  # created by something else while advise ran
+                        kept.append(str(path))
+                        continue
                 verdict.trace_file = str(path)
             except OSError as e:
                 raise KmcError(f"--trace-dir {clip(directory)}: cannot write {clip(str(path))}: {e.strerror or e}") from None

@@ -130,11 +130,11 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     trace = next((p.trace for p in sorted(result.properties, key=lambda p: p.reported_only)
                   if p.trace is not None), None)  # a failing property's first
     if trace is not None and trace_out:
-        write_output(trace_out, "--trace-out", lambda tmp: write_trace(tmp, trace, result))
+        write_output(trace_out, "--trace-out", lambda tmp: write_trace(tmp, trace, result), force=force)
         if not as_json:
             click.echo(f"trace written to {terminal_safe(trace_out)}")
     if trace is not None and html_out:
-        write_output(html_out, "--html", lambda tmp: write_html(tmp, trace, result))
+        write_output(html_out, "--html", lambda tmp: write_html(tmp, trace, result), force=force)
         if not as_json:
             click.echo(f"HTML trace viewer written to {terminal_safe(html_out)}")
     if (trace_out or html_out) and trace is None and not as_json:

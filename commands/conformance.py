@@ -110,5 +110,5 @@ def run_command(names, versions, runs, repeat, out_dir, time_limit, json_out, ma
     click.echo(f"({len(results)} rows in {time.monotonic() - t0:.0f} s)")
     if json_out:
         text = json.dumps([r.as_dict() for r in results], indent=1, default=str)
-        write_output(json_out, "--json", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+        write_output(json_out, "--json", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"), force=False)
     return code

@@ -80,11 +80,11 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
     click.echo(verdict_line(outcomes))
     if junit_out:
         report = junit_xml(suite, outcomes)
-        write_output(junit_out, "--junit", lambda tmp: _write(tmp, report))
+        write_output(junit_out, "--junit", lambda tmp: _write(tmp, report), force=force)
         click.echo(f"JUnit report written to {terminal_safe(junit_out)}")
     if json_out:
         report = (json.dumps(json_report(suite, outcomes), indent=2) + "\n").encode()
-        write_output(json_out, "--json", lambda tmp: _write(tmp, report))
+        write_output(json_out, "--json", lambda tmp: _write(tmp, report), force=force)
         click.echo(f"JSON results written to {terminal_safe(json_out)}")
     return exit_code(outcomes)
 

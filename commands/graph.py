@@ -40,9 +40,9 @@ def graph_command(properties, graphml, dot, max_nodes, force, **options):
     for line in graph_summary(graph):
         click.echo(line)
     if graphml:
-        write_output(graphml, "--graphml", lambda tmp: write_graphml(graph, tmp))
+        write_output(graphml, "--graphml", lambda tmp: write_graphml(graph, tmp), force=force)
         click.echo(f"GraphML written to {graphml}")
     if dot:
-        write_output(dot, "--dot", lambda tmp: write_dot(graph, tmp))
+        write_output(dot, "--dot", lambda tmp: write_dot(graph, tmp), force=force)
         click.echo(f"DOT written to {dot}")
     return 0

@@ -73,7 +73,7 @@ def simulate_command(kafka_version, config_files, properties, seed, depth, walks
     trace = next((p.trace for p in result.properties if p.trace is not None), None)
     written = None
     if trace is not None and trace_out:
-        write_output(trace_out, "--trace-out", lambda tmp: write_trace(tmp, trace, result))
+        write_output(trace_out, "--trace-out", lambda tmp: write_trace(tmp, trace, result), force=force)
         written = trace_out
     if as_json:
         click.echo(json.dumps({**result.to_json(), "trace_file": written}, indent=2))

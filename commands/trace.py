@@ -71,7 +71,7 @@ def html_command(file, output, force):
     check_output_path(output, force, "--output", inputs=[file])
     tf = read_trace(file)
     page = render_html(tf.trace, tf.meta)
-    write_output(output, "--output", lambda tmp: Path(tmp).write_text(page, encoding="utf-8"))
+    write_output(output, "--output", lambda tmp: Path(tmp).write_text(page, encoding="utf-8"), force=force)
     click.echo(f"HTML trace viewer written to {output} ({len(tf.trace.steps)} steps)")
     return 0
 

@@ -36,13 +36,17 @@ def same_file(a: str | None, b: str | None) -> bool:
     return outputs_same_file(a, b)
 
 
-def write_output(path: str, option: str, write) -> None:
+def write_output(path: str, option: str, write, force: bool) -> None:
     """Write ``path`` through ``model.outputs.write_atomic``: ``write(tmp)`` writes the content
-    to the temporary path ``tmp``, which replaces ``path`` once complete. An ``OSError`` becomes
-    one line naming the file (exit code 2) and leaves no partial file. Commands print their
-    verdict before writing, so it is not lost."""
+    to the temporary path ``tmp``, which replaces ``path`` once complete (without ``force``, only
+    if no file took that name during the run). An ``OSError`` becomes one line naming the file
+    (exit code 2) and leaves no partial file. Commands print their verdict before writing, so it
+    is not lost."""
     try:
-        write_atomic(path, write)
+        write_atomic(path, write, force=force)
+    except OutputError as e:
+        raise click.UsageError(f"{option}: {e}; the result above is complete, but without this "
+                               "file the exit code is 2") from None
     except OSError as e:
         label = f"{option} {clip(path)}" if option else clip(path)
         raise click.UsageError(

@@ -24,7 +24,9 @@ in the target's directory, which replaces the target by ``os.replace`` (atomic o
 when it is complete; on any failure, an interruption included, the temporary file is removed. So
 a refused or failed write never leaves a partial file, and the old file stays whole until the new
 one is ready. A new file gets the usual permissions (``0o666`` less the umask), a replaced one
-keeps its own.
+keeps its own. Without ``force`` the last step links the temporary file to the target instead
+(``os.link`` fails if the target exists), so a file that appeared at that path during a long run
+is kept, not replaced: ``check_output`` ran before the run, this runs at the moment of writing.
 """
 
 from __future__ import annotations
@@ -122,10 +124,15 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path, write_to) -> None:
+class OutputAppeared(OutputError):
+    """Without ``force``: the output file did not exist when the run started and does now."""
+
+
+def write_atomic(path, write_to, *, force: bool = True) -> None:
     """``write_to(tmp)`` writes the content to the path ``tmp``, a new file beside ``path``'s
-    target, which then replaces it in one step. ``/dev/null`` is written directly. An
-    ``OSError`` (or anything else) leaves no temporary file behind and ``path`` as it was."""
+    target, which then replaces it in one step (without ``force``: takes its name only if no
+    file has it, else ``OutputAppeared``). ``/dev/null`` is written directly. An ``OSError``
+    (or anything else) leaves no temporary file behind and ``path`` as it was."""
     path = str(path)
     if is_devnull(path):
         write_to(path)
@@ -141,7 +148,15 @@ def write_atomic(path, write_to) -> None:
     try:
         write_to(tmp)
         os.chmod(tmp, mode)
-        os.replace(tmp, target)
+        if force:
+            os.replace(tmp, target)
+        else:
+            try:
+                os.link(tmp, target)  # atomic, and refuses an existing name
+            except FileExistsError:
+                raise OutputAppeared(f"{clip(path)} was created by something else while kmc ran; "
+                                     "kept it (--force replaces it)") from None
+            os.unlink(tmp)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -150,9 +165,9 @@ def write_atomic(path, write_to) -> None:
         raise
 
 
-def write_text_atomic(path, text: str) -> None:
+def write_text_atomic(path, text: str, *, force: bool = True) -> None:
     """``write_atomic`` of UTF-8 text."""
     def write(tmp):
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
-    write_atomic(path, write)
+    write_atomic(path, write, force=force)
