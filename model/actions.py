@@ -62,6 +62,9 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     "ZombieControllerSendLeaderAndIsr": ("broker",),
     # That LeaderAndIsr reaches the broker (refused with STALE_CONTROLLER_EPOCH, or applied).
     "BrokerHandleZombieLeaderAndIsr": ("broker",),
+    # The producer sends a record again (Sender.canRetry / RecordAccumulator.reenqueue) after an
+    # error or a request timeout, to a broker that believes it leads (--retries).
+    "ProducerRetry": ("record", "leader"),
 }
 
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_PARAMS)

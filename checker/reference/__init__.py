@@ -18,14 +18,14 @@ from checker.reference.kip101 import Kip101Model
 from checker.reference.kip279 import Kip279Model
 from checker.reference.kip320 import Kip320Model
 from model.errors import ConfigError
-from model.rules import KMC_0_1, rules_of
+from model.rules import KMC_0_1, TIMED, rules_of
 
 REFERENCE_MODELS: dict[str, type] = {
     cls.name: cls for cls in (HwTruncationModel, Kip101Model, Kip279Model, Kip320Model)
 }
 """The oracle's model of each protocol preset it has (``--protocol NAME``)."""
 
-KMC_0_1_SWITCHES = frozenset(KMC_0_1)
+ORACLE_SWITCHES = frozenset(KMC_0_1) | frozenset(TIMED)  # the switches the oracle has too
 
 __all__ = ["REFERENCE_MODELS", "ReplicationModel", "action", "make_reference_model",
            "reference_supports"]
@@ -33,7 +33,8 @@ __all__ = ["REFERENCE_MODELS", "ReplicationModel", "action", "make_reference_mod
 
 def reference_supports(config) -> bool:
     """Whether the oracle has ``config``'s rules: one of its protocol presets, with or without
-    either of kmc 0.1's rules (``isr-expansion-as-own-step``, ``reset-followers-on-epoch``),
+    either of kmc 0.1's rules (``isr-expansion-as-own-step``, ``reset-followers-on-epoch``) and
+    the time abstraction (``replica-lag-time``),
     and none of the later environment features (fault bounds, the lagging HW checkpoint,
     fetches from followers), which exist only in the kernel."""
     if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
@@ -41,7 +42,7 @@ def reference_supports(config) -> bool:
         return False
     if config.protocol not in REFERENCE_MODELS:
         return False
-    return set(config.rules) - KMC_0_1_SWITCHES == set(rules_of(config.protocol))
+    return set(config.rules) - ORACLE_SWITCHES == set(rules_of(config.protocol))
 
 
 def make_reference_model(config):
@@ -58,7 +59,8 @@ def make_reference_model(config):
             or config.track_reads):
         raise ConfigError(
             "this engine models neither the fault bounds (--max-controlled-shutdowns, "
-            "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches) nor "
+            "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches, the "
+            "producer's --retries) nor "
             "--hw-checkpoint interval, --fetch-from-followers or no-read-loss; they need the "
             "compiled engine "
             "(--engine compiled)")

@@ -9,7 +9,7 @@ carry meaning beyond one slot are written by hand in ``model/kernel/fields.py``.
 
 from model.kernel.jit import kernel
 
-SCHEMA_DIGEST = "040278ded02542c9"
+SCHEMA_DIGEST = "40a5db9a95b545eb"
 
 # -- the layout array: its own entries, then where each slot starts
 WIDTH = 0
@@ -95,7 +95,8 @@ ZOMBIE_LEADER_EPOCH = 79
 ZOMBIE_ISR = 80
 LAI_CONTROLLER_EPOCH = 81
 READ_OFFSET = 82
-SLOT_COUNT = 83
+RETRIES = 83
+SLOT_COUNT = 84
 
 @kernel
 def at(lay, b, slot):
@@ -513,3 +514,11 @@ def leader_and_isr_controller_epoch(s, lay, b, i):
 @kernel
 def set_leader_and_isr_controller_epoch(s, lay, b, i, value):
     s[at(lay, b, LAI_CONTROLLER_EPOCH) + i] = value
+
+@kernel
+def retries(s, lay):
+    return s[lay[RETRIES]]
+
+@kernel
+def set_retries(s, lay, value):
+    s[lay[RETRIES]] = value
