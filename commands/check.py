@@ -102,8 +102,6 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
         engine_options = dict(spark_options, **checkpoints)
     elif engine in ("compiled", "bfs"):
         engine_options = dict(compiled_options, **checkpoints)
-    if (resume or checkpoint_every is not None) and not checkpoint_dir:
-        fail("--resume and --checkpoint-every need --checkpoint-dir")
     if engine != "spark" and any(v for v in spark_options.values()):
         fail("--spark-master and --partitions need --engine spark")
     if engine not in ("compiled", "bfs") and any(v is not None for v in compiled_options.values()):
