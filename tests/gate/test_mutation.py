@@ -39,6 +39,7 @@ KILLERS = {
     (RULE, "idempotent-producer"): "Kafka 3.0's default producer is idempotent (KIP-679): no duplicates, in order",
     (RULE, "idempotence-by-default"): "Kafka 3.0's default producer is idempotent (KIP-679): no duplicates, in order",
     (RULE, "replica-lag-time"): "ISR of one, then unclean election (Jepsen 2013)",
+    (RULE, "stale-fetch-rejected"): "KAFKA-15221: a delayed fetch from before a power loss cannot acknowledge a record (Kafka 4.1)",
     (GUARD, "fetch-needs-leader"): "what KIP-320 fencing protects: Kafka 2.1 without fenced fetches",
     (GUARD, "shrink-only-lagging"): "last replica standing on Kafka 2.2 (KIP-380): the ISR shrinks to the leader, it loses power and leads again",
     (GUARD, "one-alter-in-flight"): "Kafka 3.7 (KRaft, AlterPartition, KAFKA-15583): the stale follower LEO still loses an acked record",
@@ -59,10 +60,6 @@ SURVIVORS = {
                                         "no verdict found at RF=2",
     (RULE, "isr-eligibility"): "changes the state count (3.9 RF=2 one controlled shutdown: 112,413 vs "
                                "148,659), no verdict found at RF=2, availability questions included",
-    (RULE, "stale-fetch-rejected"): "changes the state count (3.7 RF=2, one delayed fetch: 134,439 vs "
-                                    "140,240; process crashes, 2 records: 979,581 vs 1,026,940), no "
-                                    "verdict found at RF=2 (KIP-903 already keeps a stale fetch out of "
-                                    "the ISR)",
     (RULE, "producer-state-five-batches"): "no row notices (52 rows run, 2026-11-26): at the rows' "
                                            "bounds (one retry) no retried batch is older than the "
                                            "last one the leader appended; issue 26",
