@@ -60,13 +60,18 @@ SURVIVORS = {
                                         "no verdict found at RF=2",
     (RULE, "isr-eligibility"): "changes the state count (3.9 RF=2 one controlled shutdown: 112,413 vs "
                                "148,659), no verdict found at RF=2, availability questions included",
-    (RULE, "producer-state-five-batches"): "no row notices (52 rows run, 2026-11-26): at the rows' "
-                                           "bounds (one retry) no retried batch is older than the "
-                                           "last one the leader appended; issue 26",
+    (RULE, "producer-state-five-batches"): "no row notices (52 rows run, 2026-11-26). It changes no "
+                                           "append: with 1 or 5 batches remembered a leader appends "
+                                           "only the next sequence (or any into an empty log), so a "
+                                           "log never holds a duplicate or a reordering; it changes "
+                                           "only whether a retry of an older record is answered "
+                                           "(DuplicateSequence) or refused (docs/testing.md)",
     (RULE, "unknown-producer-accepts-any-sequence"): "no row notices (53 rows run, 2026-11-26): it "
-                                                     "matters only when a leader holds none of the "
-                                                     "producer's batches and gets a sequence above "
-                                                     "0, which no retry row reaches; issue 26",
+                                                     "matters only when a leader's log is empty and "
+                                                     "a sequence above 0 comes; the log is still one "
+                                                     "run of consecutive sequences, and the producer "
+                                                     "epoch bump that would reorder (KIP-360) is not "
+                                                     "modelled (docs/testing.md)",
     (RULE, "last-known-leader-when-leaderless"): "no row notices (10 ELR rows run, 2026-11-26): the "
                                                  "4.2 trigger differs from 4.1's only when a change "
                                                  "leaves the partition leaderless with an ISR member "
