@@ -65,7 +65,10 @@ SURVIVORS = {
                                            "only the next sequence (or any into an empty log), so a "
                                            "log never holds a duplicate or a reordering; it changes "
                                            "only whether a retry of an older record is answered "
-                                           "(DuplicateSequence) or refused (docs/testing.md)",
+                                           "(DuplicateSequence) or refused, and with 1 in "
+                                           "flight (the only setting valid without it) no retried "
+                                           "record is below the last: an equivalent mutant, 104,994 "
+                                           "states either way (docs/testing.md)",
     (RULE, "unknown-producer-accepts-any-sequence"): "no row notices (53 rows run, 2026-11-26): it "
                                                      "matters only when a leader's log is empty and "
                                                      "a sequence above 0 comes; the log is still one "
