@@ -75,11 +75,14 @@ SURVIVORS = {
                                                      "run of consecutive sequences, and the producer "
                                                      "epoch bump that would reorder (KIP-360) is not "
                                                      "modelled (docs/testing.md)",
-    (RULE, "last-known-leader-when-leaderless"): "no row notices (10 ELR rows run, 2026-11-26); no "
-                                                 "state changes at RF=2 (4.4, power loss, 2 crashes: "
-                                                 "234,090 either way): leaderless at RF=2 means an "
-                                                 "empty ISR, where both triggers agree; RF=3 not "
-                                                 "searched; issue 25",
+    (RULE, "last-known-leader-when-leaderless"): "no row notices (10 ELR rows run, 2026-11-26): the "
+                                                 "4.2 trigger differs from 4.1's only when a change "
+                                                 "leaves the partition leaderless with an ISR member "
+                                                 "left; 4.2 RF=2 probes: 2 power-loss crashes "
+                                                 "278,176 states either way, a crash + a session "
+                                                 "expiry + a controlled shutdown 675,141 vs 673,096; "
+                                                 "4.4 RF=2 2 power-loss crashes 234,090 either way; "
+                                                 "no verdict; RF=3 not searched; issue 25",
     (RULE, "isr-shrink-keeps-leader-epoch"): "changes the state count (3.6 RF=2 one session expiry: "
                                              "98,916 vs 76,274), no verdict found at RF=2",
     (GUARD, "delayed-fetch-needs-leader"): "only one row has a delayed fetch (3.7, where KIP-320 "
