@@ -292,11 +292,18 @@ def _loop(out, entry: int, comp: set, wf: list, loop_ok: list) -> list:
     across an edge of every weakly fair instance labelling an edge inside ``comp``."""
     inside = {s: [(lid, t) for lid, t in out[s] if t in comp and loop_ok[lid]] for s in comp}
     path: list = []
+    seen, taken = {entry}, set()
     cur = entry
 
-    def go(goal) -> None:  # shortest path cur -> a state satisfying goal(s), appended to path
+    def step(lid, t) -> None:
         nonlocal cur
-        if goal(cur):
+        path.append(lid)
+        taken.add(lid)
+        seen.add(t)
+        cur = t
+
+    def go(goal) -> None:  # the shortest path from cur to goal, inside comp
+        if cur == goal:
             return
         prev = {cur: None}
         queue = deque([cur])
@@ -305,28 +312,26 @@ def _loop(out, entry: int, comp: set, wf: list, loop_ok: list) -> list:
             for lid, t in inside[s]:
                 if t not in prev:
                     prev[t] = (s, lid)
-                    if goal(t):
+                    if t == goal:
                         steps = []
-                        x = t
-                        while prev[x] is not None:
-                            steps.append(prev[x][1])
-                            x = prev[x][0]
-                        path.extend(reversed(steps))
-                        cur = t
+                        while prev[t] is not None:
+                            steps.append((prev[t][1], t))
+                            t = prev[t][0]
+                        for lid_t in reversed(steps):
+                            step(*lid_t)
                         return
                     queue.append(t)
         raise AssertionError("a strongly connected component is not connected")
 
     required = {lid: (s, t) for s in comp for lid, t in inside[s] if wf[lid]}
     for lid, (s, t) in sorted(required.items()):
-        go(lambda x, s=s: x == s)
-        path.append(lid)
-        cur = t
+        if lid not in taken:
+            go(s)
+            step(lid, t)
     for s in sorted(comp):  # pass every state, so an instance disabled somewhere is disabled
-        go(lambda x, s=s: x == s)
+        if s not in seen:
+            go(s)
     if not path:  # one step out of entry, then back
-        lid, t = inside[entry][0]
-        path.append(lid)
-        cur = t
-    go(lambda x: x == entry)
+        step(*inside[entry][0])
+    go(entry)
     return path
