@@ -20,7 +20,7 @@ from model.options import config_from_options
 from viewer.html import write_html
 from viewer.report import render_result
 from viewer.safe_text import terminal_safe
-from viewer.trace_file import write_trace
+from viewer.trace_file import write_lasso, write_trace
 from checker.compiled.progress import describe_eta
 from checker.liveness import check_liveness
 from properties.liveness import LIVENESS, get_liveness
@@ -99,7 +99,7 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     )
     if any(name in LIVENESS for name in properties):
         return _check_liveness(config, properties, fairness, max_states, time_limit, engine,
-                               as_json, trace_out or html_out)
+                               as_json, trace_out, html_out, force)
     progress = None if quiet or as_json else _progress_line
     checkpoints = {"checkpoint_dir": checkpoint_dir, "checkpoint_every": checkpoint_every,
                    "resume": resume}
@@ -154,18 +154,25 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
 
 
 def _check_liveness(config, properties, fair, max_states, time_limit, engine, as_json,
-                    trace_file) -> int:
+                    trace_out, html_out, force) -> int:
     """``kmc check -p NAME`` of a liveness property: its own check on the behaviour graph
-    (``checker/liveness.py``)."""
+    (``checker/liveness.py``); ``--trace-out`` writes the lasso as ITF with its ``loop``."""
     if len(properties) != 1:
         fail("a liveness property is checked on its own: give one -p NAME")
     if engine != "compiled":
         fail("liveness properties are checked on the compiled kernel's graph; drop --engine")
-    if trace_file:
-        fail("--trace-out and --html are not written for liveness properties yet; use --json")
+    if html_out:
+        fail("--html is not written for liveness properties yet; use --trace-out or --json")
     result = check_liveness(config, get_liveness(properties[0]), fair=fair,
                             max_states=max_states, time_limit=time_limit)
     click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_liveness(result))
+    if result.trace is not None and trace_out:
+        write_output(trace_out, "--trace-out",
+                     lambda tmp: write_lasso(tmp, result, config.as_dict()), force=force)
+        if not as_json:
+            click.echo(f"lasso written to {terminal_safe(trace_out)}")
+    elif trace_out and not as_json:
+        click.echo("no counterexample, so no trace file was written")
     return result.exit_code
 
 

@@ -150,8 +150,19 @@ def test_cli_json_and_refusals():
     assert doc["verdict"] == "VIOLATED" and doc["loop_start"] == doc["trace"]["length"]
     two = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "-p", "no-acked-loss")
     assert two.exit_code == 2 and "on its own" in two.output
-    traced = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "--trace-out", "x.json")
-    assert traced.exit_code == 2
+    html = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "--html", "x.html")
+    assert html.exit_code == 2 and "--html" in html.output
+
+
+def test_the_lasso_file_has_its_loop_and_replays(tmp_path):
+    path = tmp_path / "lasso.itf.json"
+    out = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "--trace-out", str(path))
+    assert out.exit_code == 1 and "lasso written to" in out.output
+    doc = json.loads(path.read_text())
+    assert doc["#meta"]["kmc"]["liveness_property"] == "isr-eventually-full"
+    assert doc["loop"] == len(doc["states"]) - 1  # the last state stutters for ever
+    replay = kmc("trace", "replay", str(path))
+    assert replay.exit_code == 0 and "replay identically" in replay.output
 
 
 @pytest.mark.parametrize("name", sorted(LIVENESS))
