@@ -98,6 +98,14 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
         **pop_config_options(options),
     )
     if any(name in LIVENESS for name in properties):
+        ignored = [flag for flag, value in (
+            ("--depth", max_depth), ("--coverage", coverage), ("--workers", workers),
+            ("--memory-limit", memory_limit), ("--disk-limit", disk_limit),
+            ("--disk-dir", disk_dir), ("--fp-bits", fp_bits), ("--checkpoint-dir", checkpoint_dir),
+            ("--resume", resume)) if value]
+        if ignored:
+            fail(f"{', '.join(ignored)} do not apply to a liveness property (its check holds the "
+                 "graph in memory: bound it with --max-states and --time-limit)")
         return _check_liveness(config, properties, fairness, max_states, time_limit, engine,
                                as_json, trace_out, html_out, force)
     progress = None if quiet or as_json else _progress_line

@@ -150,6 +150,8 @@ def test_cli_json_and_refusals():
     assert doc["verdict"] == "VIOLATED" and doc["loop_start"] == doc["trace"]["length"]
     two = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "-p", "no-acked-loss")
     assert two.exit_code == 2 and "on its own" in two.output
+    depth = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "--depth", "3")
+    assert depth.exit_code == 2 and "--depth" in depth.output
     html = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "--html", "x.html")
     assert html.exit_code == 2 and "--html" in html.output
 
