@@ -20,8 +20,11 @@ from model.options import config_from_options
 from viewer.html import write_html
 from viewer.report import render_result
 from viewer.safe_text import terminal_safe
-from viewer.trace_file import write_trace
+from viewer.trace_file import write_lasso, write_trace
 from checker.compiled.progress import describe_eta
+from checker.liveness import check_liveness
+from properties.liveness import LIVENESS, get_liveness
+from viewer.lasso import render_liveness
 
 
 @click.command("check")
@@ -73,10 +76,13 @@ from checker.compiled.progress import describe_eta
               help="Write the (first) counterexample as a self-contained HTML page.")
 @click.option("--force", is_flag=True, help="Overwrite --trace-out/--html files that exist.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+@click.option("--fairness/--no-fairness", default=True, show_default=True,
+              help="Liveness properties (-p NAME of one, 'kmc list'): weak fairness for the "
+                   "protocol's own steps, or none (docs/liveness.md).")
 def check_command(kafka_version, config_files, symmetry, properties, engine, max_states, workers,
                   memory_limit, disk_limit, disk_dir, fp_bits, coverage, time_limit, max_depth,
                   spark_master, partitions, checkpoint_dir, checkpoint_every, resume, as_json,
-                  trace_out, html_out, force, quiet, **options):
+                  trace_out, html_out, force, quiet, fairness, **options):
     """Check properties of a Kafka replication configuration.
 
     Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
@@ -91,6 +97,17 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
         kafka_version=kafka_version, config_files=config_files, symmetry=symmetry,
         **pop_config_options(options),
     )
+    if any(name in LIVENESS for name in properties):
+        ignored = [flag for flag, value in (
+            ("--depth", max_depth), ("--coverage", coverage), ("--workers", workers),
+            ("--memory-limit", memory_limit), ("--disk-limit", disk_limit),
+            ("--disk-dir", disk_dir), ("--fp-bits", fp_bits), ("--checkpoint-dir", checkpoint_dir),
+            ("--resume", resume)) if value]
+        if ignored:
+            fail(f"{', '.join(ignored)} do not apply to a liveness property (its check holds the "
+                 "graph in memory: bound it with --max-states and --time-limit)")
+        return _check_liveness(config, properties, fairness, max_states, time_limit, engine,
+                               as_json, trace_out, html_out, force)
     progress = None if quiet or as_json else _progress_line
     checkpoints = {"checkpoint_dir": checkpoint_dir, "checkpoint_every": checkpoint_every,
                    "resume": resume}
@@ -138,6 +155,29 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
         if not as_json:
             click.echo(f"HTML trace viewer written to {terminal_safe(html_out)}")
     if (trace_out or html_out) and trace is None and not as_json:
+        click.echo("no counterexample, so no trace file was written")
+    return result.exit_code
+
+
+def _check_liveness(config, properties, fair, max_states, time_limit, engine, as_json,
+                    trace_out, html_out, force) -> int:
+    """``kmc check -p NAME`` of a liveness property: its own check on the behaviour graph
+    (``checker/liveness.py``); ``--trace-out`` writes the lasso as ITF with its ``loop``."""
+    if len(properties) != 1:
+        fail("a liveness property is checked on its own: give one -p NAME")
+    if engine != "compiled":
+        fail("liveness properties are checked on the compiled kernel's graph; drop --engine")
+    if html_out:
+        fail("--html is not written for liveness properties yet; use --trace-out or --json")
+    result = check_liveness(config, get_liveness(properties[0]), fair=fair,
+                            max_states=max_states, time_limit=time_limit)
+    click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_liveness(result))
+    if result.trace is not None and trace_out:
+        write_output(trace_out, "--trace-out",
+                     lambda tmp: write_lasso(tmp, result, config.as_dict()), force=force)
+        if not as_json:
+            click.echo(f"lasso written to {terminal_safe(trace_out)}")
+    elif trace_out and not as_json:
         click.echo("no counterexample, so no trace file was written")
     return result.exit_code
 

@@ -7,6 +7,7 @@ import click
 from model.releases import KRAFT_SINCE, NEWEST_MODELLED, RELEASES
 from model.rules import PROTOCOLS, RULES, change_releases, release_rules
 from properties import PROPERTIES
+from properties.liveness import LIVENESS
 
 
 @click.command("list")
@@ -69,6 +70,11 @@ def list_command():
     for name, prop in PROPERTIES.items():
         if prop.is_reachability:
             click.echo(f"  {name:<28} {prop.description}")
+    click.echo("")
+    click.echo("Liveness properties (-p NAME, one at a time: P ~> Q under weak fairness for the "
+               "protocol's own steps, --no-fairness for none; docs/liveness.md):")
+    for name, live in LIVENESS.items():
+        click.echo(f"  {name:<28} {live.description}")
     click.echo("")
     click.echo("Strengthening invariants (kmc prove --strengthen NAME, or --strengthen all):")
     width = max(len(n) for n in STRENGTHENINGS) + 2

@@ -46,7 +46,8 @@ from model.rules import PROTOCOLS  # noqa: E402
 from properties import BUILT_IN, PROPERTIES  # noqa: E402
 
 README = ROOT / "README.md"
-FILES = (README, ROOT / "docs" / "traces.md", ROOT / "docs" / "ci.md", ROOT / "docs" / "advise.md")
+FILES = (README, ROOT / "docs" / "traces.md", ROOT / "docs" / "ci.md", ROOT / "docs" / "advise.md",
+         ROOT / "docs" / "liveness.md")
 EXAMPLE = ["check", "-q", "--protocol", "hw-truncation", "-r", "2", "-p", "no-acked-loss"]
 EXAMPLE_HEAD = f"`kmc {' '.join(EXAMPLE)}` prints (exit code 1):\n\n```\n"
 TIMING = re.compile(r"[\d.]+ s \([\d,]+ states/s\)")

@@ -133,6 +133,22 @@ def write_trace(path: str, trace: Trace, result) -> None:
         f.write(dumps(doc))
 
 
+def write_lasso(path: str, result, config: dict) -> None:
+    """Write a liveness result's lasso (``checker/liveness.py``) as kmc ITF with ITF's ``loop``:
+    the index of the state the last one is followed by (the last state itself when it stutters
+    for ever; else the state after the loop's first, which the last state repeats)."""
+    trace = Trace(result.trace.initial, result.trace.steps)  # named below, not as an invariant
+    doc = trace_to_itf(trace, config, engine="liveness")
+    doc["loop"] = len(trace.steps) if result.stuttering else result.loop_start + 1
+    # (``property`` names invariants, judged state by state on replay; a lasso is judged whole,
+    # so ``kmc trace replay`` replays it as a plain trace)
+    doc["#meta"]["kmc"]["liveness_property"] = result.property_name
+    doc["#meta"]["description"] = (f"kmc lasso for the liveness property {result.property_name}: "
+                                   f"protocol {config['protocol']}, {len(trace.steps)} steps")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(dumps(doc))
+
+
 @dataclass
 class TraceFile:
     """A loaded trace file: the trace, the configuration and kmc's metadata, and the raw ITF

@@ -1,0 +1,173 @@
+"""Liveness (issue 28): P ~> Q under weak fairness, lassos, and ``kmc check -p`` of one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from checker.liveness import check_liveness, fair_targets, lasso
+from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from cli import cli
+from model.actions import ACTION_NAMES
+from model.compiled_model import CompiledModel
+from model.config import Bounds, ModelConfig
+from properties.liveness import FAIRNESS, FAMILIES, LIVENESS, WEAK, weakly_fair
+
+SMALL = ModelConfig(replication_factor=2, min_insync_replicas=2,
+                    bounds=Bounds(max_records=1, max_crashes=1, max_leader_epoch=3))
+SMALL_FLAGS = ["-r", "2", "--min-insync-replicas", "2", "--max-records", "1", "--max-crashes", "1",
+               "--max-leader-epoch", "3"]
+
+
+def kmc(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_every_action_has_a_family_and_every_family_a_fairness():
+    assert set(FAMILIES) == set(ACTION_NAMES)
+    assert set(FAMILIES.values()) <= set(FAIRNESS)
+    # the environment is never forced: faults, operators and the producer
+    for name in ("BrokerCrash", "BrokerRestart", "ControllerElectLeader", "ProduceRecord"):
+        assert not weakly_fair(name)
+    for name in ("LeaderHandleFetch", "LeaderExpandIsr", "BecomeLeaderOrFollower",
+                 "ControllerHandleBrokerFailure"):
+        assert FAIRNESS[FAMILIES[name]][0] == WEAK
+
+
+def test_the_isr_takes_back_a_caught_up_replica_under_fairness():
+    result = check_liveness(SMALL, LIVENESS["isr-eventually-complete"])
+    assert result.verdict == HOLDS and result.trace is None
+    assert result.states == 7356  # the whole graph, no symmetry reduction
+
+
+def test_without_fairness_it_fails_by_stuttering_where_an_expansion_is_enabled():
+    prop = LIVENESS["isr-eventually-complete"]
+    result = check_liveness(SMALL, prop, fair=False)
+    assert result.verdict == VIOLATED and result.stuttering
+    last = result.trace.states[-1]
+    assert prop.p(last) and not prop.q(last)
+    enabled = [a.name for a, _ in CompiledModel(SMALL).successors(last)]
+    assert any(weakly_fair(n) for n in enabled), enabled  # fairness would have forced a step
+
+
+def test_a_broker_that_stays_down_is_a_fair_violation_with_a_replayable_lasso():
+    prop = LIVENESS["isr-eventually-full"]
+    result = check_liveness(SMALL, prop)
+    assert result.verdict == VIOLATED and result.exit_code == 1
+    trace = result.trace
+    assert any(s.action.name == "BrokerCrash" for s in trace.steps)
+    # the lasso replays through the kernel (check_liveness built it with replay_actions) and
+    # its loop is fair: the state it stutters in enables no weakly fair step
+    model = CompiledModel(SMALL)
+    state = trace.initial
+    for step in trace.steps:
+        assert model.next_state(state, step.action) == step.state
+        state = step.state
+    assert result.stuttering and result.loop_start == len(trace.steps)
+    assert not any(weakly_fair(a.name) for a, _ in model.successors(state))
+    assert all(not prop.q(s) for s in trace.states[result.loop_start:])
+
+
+def test_a_loop_only_at_the_leader_epoch_bound_is_incomplete_never_violated():
+    result = check_liveness(SMALL, LIVENESS["leader-eventually"])
+    assert result.verdict == INCOMPLETE and result.limit == "max-leader-epoch"
+    assert result.exit_code == 3
+
+
+def test_a_state_limit_is_incomplete():
+    result = check_liveness(SMALL, LIVENESS["isr-eventually-complete"], max_states=100)
+    assert result.verdict == INCOMPLETE and result.limit == "states" and result.exit_code == 3
+
+
+# ---- the fairness check on hand-made graphs: kmc's kernel graphs have no cycles (every run
+# ---- found ends in a state it stutters in), so the cycle code is checked here
+
+FETCH, CRASH, OTHER = 0, 1, 2  # labels: weakly fair, a fault, weakly fair
+WF = [True, False, True]
+LOOP_OK = [True, False, True]
+
+
+def _judge(out, p, q, fair=True):
+    target, _ = fair_targets(out, p, q, WF, LOOP_OK, fair)
+    return target
+
+
+def test_a_cycle_that_takes_every_continuously_enabled_fair_action_is_a_fair_violation():
+    # 0 -> 1 <-> 2, Q never; the cycle takes FETCH and OTHER, the only fair labels enabled
+    out = [[(OTHER, 1)], [(FETCH, 2)], [(OTHER, 1)]]
+    target = _judge(out, [True] * 3, [False] * 3)
+    assert target[1] == {1, 2}
+    stem, loop = lasso(out, [True] * 3, [False] * 3, WF, LOOP_OK, target, True)
+    assert stem == [OTHER] and sorted(loop) == [FETCH, OTHER]
+
+
+def test_a_cycle_that_ignores_an_always_enabled_fair_exit_is_not_fair():
+    # 1 <-> 2 loops on OTHER only, but FETCH to the Q-state 3 is enabled in both: not fair
+    out = [[(OTHER, 1)], [(OTHER, 2), (FETCH, 3)], [(OTHER, 1), (FETCH, 3)], []]
+    q = [False, False, False, True]
+    assert _judge(out, [True] * 4, q) == {}
+    # without fairness, stuttering at the first P-state already violates it
+    assert 0 in _judge(out, [True] * 4, q, fair=False)
+
+
+def test_a_fair_exit_enabled_only_somewhere_in_the_cycle_does_not_save_it():
+    out = [[(OTHER, 1)], [(OTHER, 2), (FETCH, 3)], [(OTHER, 1)], []]
+    q = [False, False, False, True]
+    target = _judge(out, [True] * 4, q)
+    assert target.get(1) == {1, 2}
+    _, loop = lasso(out, [True] * 4, q, WF, LOOP_OK, target, True)
+    assert loop == [OTHER, OTHER]
+
+
+def test_once_faults_stop_a_loop_of_faults_is_no_counterexample():
+    # 1 <-> 2 by crashes only, FETCH to the Q-state 3 enabled in both
+    out = [[(OTHER, 1)], [(CRASH, 2), (FETCH, 3)], [(CRASH, 1), (FETCH, 3)], []]
+    q = [False, False, False, True]
+    assert _judge(out, [True] * 4, q) == {}
+    # a state where only a fault is enabled may be stayed in for ever: faults need not happen
+    out[2] = [(CRASH, 1)]
+    assert _judge(out, [True] * 4, q) == {2: {2}}
+
+
+# ---- the command line
+
+def test_cli_exit_codes_for_a_liveness_property():
+    ok = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-complete")
+    assert ok.exit_code == 0 and "HOLDS (within the bounds)" in ok.output
+    bad = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full")
+    assert bad.exit_code == 1 and "stutters for ever" in bad.output and "BrokerCrash" in bad.output
+    cut = kmc("check", *SMALL_FLAGS, "-p", "leader-eventually")
+    assert cut.exit_code == 3 and "INCOMPLETE" in cut.output and "HOLDS" not in cut.output
+    unfair = kmc("check", *SMALL_FLAGS, "--no-fairness", "-p", "isr-eventually-complete")
+    assert unfair.exit_code == 1
+
+
+def test_cli_json_and_refusals():
+    out = kmc("check", *SMALL_FLAGS, "--json", "-p", "isr-eventually-full")
+    doc = json.loads(out.output)
+    assert doc["verdict"] == "VIOLATED" and doc["loop_start"] == doc["trace"]["length"]
+    two = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "-p", "no-acked-loss")
+    assert two.exit_code == 2 and "on its own" in two.output
+    depth = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "--depth", "3")
+    assert depth.exit_code == 2 and "--depth" in depth.output
+    html = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "--html", "x.html")
+    assert html.exit_code == 2 and "--html" in html.output
+
+
+def test_the_lasso_file_has_its_loop_and_replays(tmp_path):
+    path = tmp_path / "lasso.itf.json"
+    out = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "--trace-out", str(path))
+    assert out.exit_code == 1 and "lasso written to" in out.output
+    doc = json.loads(path.read_text())
+    assert doc["#meta"]["kmc"]["liveness_property"] == "isr-eventually-full"
+    assert doc["loop"] == len(doc["states"]) - 1  # the last state stutters for ever
+    replay = kmc("trace", "replay", str(path))
+    assert replay.exit_code == 0 and "replay identically" in replay.output
+
+
+@pytest.mark.parametrize("name", sorted(LIVENESS))
+def test_every_builtin_liveness_property_is_documented(name):
+    prop = LIVENESS[name]
+    assert prop.description and prop.states
