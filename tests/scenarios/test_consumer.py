@@ -93,3 +93,13 @@ def test_the_command_line():
                                    "-p", "at-least-once"])
     assert out.exit_code == 1 and "at-least-once  VIOLATED" in out.output
     assert "ConsumerRestart()" in out.output
+    held = CliRunner().invoke(cli, ["check", "-q", "-r", "2", "--max-crashes", "0",
+                                    "--consumer-commit", "after", "--max-consumer-restarts", "1",
+                                    "-p", "at-least-once"])
+    assert held.exit_code == 0 and "consumer restarts <= 1" in held.output
+
+
+def test_the_gate_table_names_the_consumer():
+    from gate.report import within
+    assert within(consumer("after")).endswith(" consumer=after consumer-restarts=1")
+    assert "consumer" not in within(consumer("", restarts=0))
