@@ -40,6 +40,8 @@ def scope_words(config: dict) -> str:
         if key not in ("max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses") and not value:
             continue
         parts.append(f"{words} <= {value}")
+    if config.get("consumer.commit"):  # the consumer's bound is a setting, not one of Bounds
+        parts.append(f"consumer restarts <= {config.get('max.consumer.restarts', 0)}")
     return ", ".join(parts) + f", {crash} crashes"
 
 

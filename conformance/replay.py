@@ -313,6 +313,10 @@ ACTIONS: dict[str, Row] = {
                          _none, not_forceable("a resend is the client's own decision (retries, "
                                               "request.timeout.ms); kafka-python cannot be told "
                                               "to resend one record"), "no"),
+    **{name: Row("(the consumer's own step; the replay drives no consumer)", _none,
+                 not_forceable("the replay drives brokers and a producer, not a consumer group"),
+                 "no")
+       for name in ("ConsumerFetch", "ConsumerProcess", "ConsumerCommit", "ConsumerRestart")},
     "FlushLog": Row("(the OS writes the page cache)", _none,
                     not_forceable("the OS decides when the page cache reaches the disk"), "no"),
     "CheckpointHighWatermark": Row("(every replica.high.watermark.checkpoint.interval.ms)", _none,

@@ -65,6 +65,16 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     # The producer sends a record again (Sender.canRetry / RecordAccumulator.reenqueue) after an
     # error or a request timeout, to a broker that believes it leads (--retries).
     "ProducerRetry": ("record", "leader"),
+    # The consumer fetches the record at its position from the true leader, below its HW
+    # (KafkaConsumer.poll; --consumer-commit).
+    "ConsumerFetch": ("offset",),
+    # The consumer's application processes the record it fetched.
+    "ConsumerProcess": ("offset",),
+    # The consumer commits its position (commitSync, or auto-commit: enable.auto.commit).
+    "ConsumerCommit": ("offset",),
+    # The consumer crashes and a new one resumes from the committed offset
+    # (--max-consumer-restarts).
+    "ConsumerRestart": (),
 }
 
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_PARAMS)

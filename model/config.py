@@ -124,6 +124,24 @@ def check_producer(config: "ModelConfig") -> None:
                           f"{most}, got {inflight} ({why}; the Kafka producer refuses it)")
 
 
+CONSUMER_COMMITS = ("before", "after")
+"""When the model's consumer commits its position: before or after processing the record."""
+
+
+def check_consumer(config: "ModelConfig") -> None:
+    """A ``ConfigError`` for a consumer setting the model cannot take."""
+    if config.consumer_commit not in ("",) + CONSUMER_COMMITS:
+        raise ConfigError(f"consumer commit must be before or after (processing), got "
+                          f"{config.consumer_commit!r}")
+    n = config.max_consumer_restarts
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_BOUND:
+        raise ConfigError(f"max-consumer-restarts must be a whole number from 0 to {MAX_BOUND}, "
+                          f"got {n!r}")
+    if n and not config.consumer_commit:
+        raise ConfigError("--max-consumer-restarts needs a consumer: give --consumer-commit "
+                          "before or after")
+
+
 BOUND_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Bounds))
 """Every bound, in order: ``max_records`` ... (the option is ``--max-records``)."""
 
@@ -173,6 +191,13 @@ class ModelConfig:
             ``max.in.flight.requests.per.connection``: produce requests it has sent and not yet
             had answered (only with ``max_retries`` > 0; without, records are sent one after the
             other with no limit, as before).
+        consumer_commit: "" (no consumer is modelled, as before), "before" (the consumer commits
+            its position before it processes the record: at-most-once) or "after" (it
+            processes, then commits: at-least-once); auto-commit is either, by whether the
+            application finishes a poll's records before the next poll (see
+            ``model/kernel/actions/consumer.py``).
+        max_consumer_restarts: consumer crashes, each followed by a new consumer resuming from
+            the committed offset (a bound, like the fault bounds; only with ``consumer_commit``).
     """
 
     protocol: str = "kip-320"
@@ -190,6 +215,8 @@ class ModelConfig:
     track_reads: bool = False
     enable_idempotence: bool | None = None
     max_in_flight_requests_per_connection: int = 5
+    consumer_commit: str = ""
+    max_consumer_restarts: int = 0
 
     def __post_init__(self) -> None:
         acks = str(self.acks).strip().lower()
@@ -230,6 +257,7 @@ class ModelConfig:
                 "controller is a Raft quorum whose deposed leader cannot commit (use --rule "
                 "-kraft for a 3.x cluster in ZooKeeper mode)")
         check_producer(self)
+        check_consumer(self)
 
     @property
     def idempotent(self) -> bool:
@@ -310,6 +338,8 @@ class ModelConfig:
             "fetch.from.followers": self.fetch_from_followers,
             "track.reads": self.track_reads,
             **self._producer_dict(),
+            **({"consumer.commit": self.consumer_commit,
+                "max.consumer.restarts": self.max_consumer_restarts} if self.consumer_commit else {}),
         }
 
     def _producer_dict(self) -> dict:
@@ -343,6 +373,8 @@ class ModelConfig:
                 enable_idempotence=data.get("enable.idempotence"),
                 max_in_flight_requests_per_connection=int(
                     data.get("max.in.flight.requests.per.connection", 5)),
+                consumer_commit=str(data.get("consumer.commit", "") or ""),
+                max_consumer_restarts=int(data.get("max.consumer.restarts", 0)),
             )
         except (KeyError, TypeError) as e:
             raise ConfigError(f"configuration is missing or has a malformed field: {e}") from None

@@ -54,6 +54,36 @@ def _producer_retry(p, before, after) -> str:
     return f"the producer retries r{rid}: {why}; " + _handled(b, rid, before, after)
 
 
+# ------------------------------------------------------------------------------ the consumer
+
+@describes("ConsumerFetch")
+def _consumer_fetch(p, before, after) -> str:
+    o = p["offset"]
+    leader = before.true_leader()
+    rid = before.replicas[leader].log[o][0] if leader is not None and leader >= 0 else "?"
+    return f"the consumer polls r{rid} at offset {o} from leader {leader} (below its HW)"
+
+
+@describes("ConsumerProcess")
+def _consumer_process(p, before, after) -> str:
+    o = p["offset"]
+    again = " again: it was processed before" if o < before.consumer_processed else ""
+    return f"the consumer's application processes offset {o}{again}"
+
+
+@describes("ConsumerCommit")
+def _consumer_commit(p, before, after) -> str:
+    when = ("before processing it" if before.consumer_in_hand else "after processing it")
+    return f"the consumer commits offset {p['offset']} to the group ({when})"
+
+
+@describes("ConsumerRestart")
+def _consumer_restart(p, before, after) -> str:
+    lost = " (the record it held unprocessed is dropped)" if before.consumer_in_hand else ""
+    return (f"the consumer crashes{lost}; a new one resumes from the committed offset "
+            f"{before.consumer_committed}")
+
+
 def _handled(b: int, rid: int, before, after) -> str:
     """What broker ``b`` did with record ``rid``: appended it, or, for an idempotent producer,
     answered with the offset it already has it at, or refused it."""

@@ -64,6 +64,7 @@ FEATURES = (
     "broker_epochs",  # rule broker-epoch-in-fetch (KIP-903, 3.5+)
     "elr",  # rule eligible-leader-replicas (KIP-966)
     "producer",  # --retries > 0: the producer sends again (issue 26)
+    "consumer",  # --consumer-commit: one consumer that processes and commits (issue 26)
 )
 """Optional groups of fields (what brings each: ``model/rules.py`` and ``spec.ENVIRONMENT``). A
 configuration without a feature gets rows without its slots (width 0), so a feature costs
@@ -332,6 +333,21 @@ CLUSTER: tuple[Field, ...] = (
     scalar("retries", feature="producer", level=PARTITION,
            doc="produce requests the producer has sent again after an error or a timeout (a "
                "bound: --retries)"),
+    scalar("consumer_position", feature="consumer", level=PARTITION,
+           doc="the consumer's position: the offset of the next record it fetches"),
+    scalar("consumer_committed", feature="consumer", level=PARTITION,
+           doc="the group's committed offset (in ``__consumer_offsets``; it survives a "
+               "consumer restart)"),
+    scalar("consumer_in_hand", BOOL, feature="consumer", level=PARTITION,
+           doc="the consumer holds a fetched record (at offset position - 1) it has not "
+               "processed yet"),
+    scalar("consumer_processed", feature="consumer", level=PARTITION,
+           doc="the consumer's processing has reached this offset: every offset below it was "
+               "processed (at least once)"),
+    scalar("consumer_processed_twice", BOOL, feature="consumer", level=PARTITION,
+           doc="some offset was processed a second time (history for ``at-most-once``)"),
+    scalar("consumer_restarts", feature="consumer", level=PARTITION,
+           doc="consumer crashes and restarts so far (a bound: --max-consumer-restarts)"),
 )
 
 ROW_FIRST = (

@@ -13,11 +13,12 @@ from __future__ import annotations
 from model.kernel.jit import kernel
 
 from model.kernel.fields import read_offset
-from model.kernel.layout import FEATURE_BITS, PRODUCER_BIT, READS_BIT
+from model.kernel.layout import CONSUMER_BIT, FEATURE_BITS, PRODUCER_BIT, READS_BIT
 from model.kernel.fields import (
     ACK_DONE, NO_LEADER, ack_offset, ack_state, broker_count, controller_isr, controller_leader, has, high_watermark, is_alive, isr_of,
     leader_of, log_end_offset, record_epoch_at, record_id_at, record_slots, true_leader,
-    visible_count, visible_record,
+    visible_count, visible_record, consumer_committed, consumer_in_hand, consumer_position,
+    consumer_processed, consumer_processed_twice,
 )
 
 NO_ACKED_LOSS = 0
@@ -33,6 +34,8 @@ NO_READ_LOSS = 20
 NO_DUPLICATES = 21
 IN_ORDER = 22
 EXACTLY_ONCE_TO_LOG = 23
+AT_LEAST_ONCE = 24
+AT_MOST_ONCE = 25
 
 COMPILED_IDS = {
     "no-acked-loss": NO_ACKED_LOSS,
@@ -47,6 +50,8 @@ COMPILED_IDS = {
     "no-duplicates": NO_DUPLICATES,
     "in-order": IN_ORDER,
     "exactly-once-to-log": EXACTLY_ONCE_TO_LOG,
+    "at-least-once": AT_LEAST_ONCE,
+    "at-most-once": AT_MOST_ONCE,
 }
 
 
@@ -237,6 +242,26 @@ def in_order(s, lay):
 
 
 @kernel
+def at_least_once(s, lay):
+    """The committed offset passes no offset the consumer did not process, the one it holds,
+    committed and about to be processed, aside (vacuous without a consumer)."""
+    if lay[FEATURE_BITS] & CONSUMER_BIT == 0:
+        return True
+    c, p = consumer_committed(s, lay), consumer_processed(s, lay)
+    if c <= p:
+        return True
+    return consumer_in_hand(s, lay) and c == consumer_position(s, lay) and c == p + 1
+
+
+@kernel
+def at_most_once(s, lay):
+    """No offset was processed twice (vacuous without a consumer)."""
+    if lay[FEATURE_BITS] & CONSUMER_BIT == 0:
+        return True
+    return not consumer_processed_twice(s, lay)
+
+
+@kernel
 def holds(pid, s, lay):
     """Does compiled property ``pid`` hold in ``s``?"""
     if pid == NO_READ_LOSS:
@@ -263,4 +288,8 @@ def holds(pid, s, lay):
         return in_order(s, lay)
     if pid == EXACTLY_ONCE_TO_LOG:
         return no_duplicates(s, lay) and in_order(s, lay)
+    if pid == AT_LEAST_ONCE:
+        return at_least_once(s, lay)
+    if pid == AT_MOST_ONCE:
+        return at_most_once(s, lay)
     return True

@@ -322,3 +322,50 @@ def in_order(state) -> bool:
 )
 def exactly_once_to_log(state) -> bool:
     return not _duplicated(state) and _out_of_order(state) is None
+
+
+# ------------------------------------------------------------------------------ the consumer
+# What a consumer that commits before or after processing gets (--consumer-commit; issue 26).
+# Without a consumer they hold trivially, so they are asked by name only. The KafkaConsumer
+# javadoc ("Manual Offset Control") promises at-least-once to a consumer that commits after
+# processing and at-most-once to one that commits before: each is a promise for one order only.
+
+def _skipped_offset(state):
+    """The first offset the group's committed offset has passed that was never processed, or
+    None. Processing goes offset by offset from the committed offset, so ``consumer_processed``
+    is where it has reached; the record the consumer holds right now, already committed (commit
+    before processing), is not skipped yet: it is being processed."""
+    c, p = state.consumer_committed, state.consumer_processed
+    if c <= p:
+        return None
+    if state.consumer_in_hand and c == state.consumer_position == p + 1:
+        return None
+    return p
+
+
+@invariant(
+    "at-least-once",
+    "the consumer group's committed offset never passes a record the consumer did not process "
+    "(with --consumer-commit)",
+    explain=lambda s: (f"the committed offset is {s.consumer_committed} but offset "
+                       f"{_skipped_offset(s)} was never processed: a new consumer resumes past it"
+                       if _skipped_offset(s) is not None else ""),
+    compiled=True, by_name=True,
+    stronger="Kafka promises it to a consumer that commits after processing (KafkaConsumer "
+             "javadoc, Manual Offset Control); one that commits first (auto-commit) may skip",
+)
+def at_least_once(state) -> bool:
+    return _skipped_offset(state) is None
+
+
+@invariant(
+    "at-most-once",
+    "the consumer never processes an offset twice (with --consumer-commit)",
+    explain=lambda s: ("an offset below where processing had reached was processed again"
+                       if s.consumer_processed_twice else ""),
+    compiled=True, by_name=True,
+    stronger="Kafka promises it to a consumer that commits before processing; one that commits "
+             "after processing reprocesses what it had not committed when it crashed",
+)
+def at_most_once(state) -> bool:
+    return not state.consumer_processed_twice

@@ -41,6 +41,7 @@ CONFIG_TYPES = {
     "fetch.from.followers": _BOOL, "track.reads": _BOOL,
     "enable.idempotence": _OPT_BOOL, "idempotent": _BOOL,
     "max.in.flight.requests.per.connection": _INT,
+    "consumer.commit": _STR, "max.consumer.restarts": _INT,
 }
 """Every key ``ModelConfig.as_dict()`` writes, with its JSON type."""
 

@@ -38,7 +38,7 @@ def reference_supports(config) -> bool:
     and none of the later environment features (fault bounds, the lagging HW checkpoint,
     fetches from followers), which exist only in the kernel."""
     if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
-            or config.track_reads):
+            or config.track_reads or config.consumer_commit):
         return False
     if config.protocol not in REFERENCE_MODELS:
         return False
@@ -56,12 +56,13 @@ def make_reference_model(config):
     0.1's). Any other rule set exists only in the kernel: the engines built on this model
     (reference, bmc, k-induction) refuse it with a ``ConfigError`` rather than check a different model."""
     if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
-            or config.track_reads):
+            or config.track_reads or config.consumer_commit):
         raise ConfigError(
             "this engine models neither the fault bounds (--max-controlled-shutdowns, "
             "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches, the "
             "producer's --retries) nor "
-            "--hw-checkpoint interval, --fetch-from-followers or no-read-loss; they need the "
+            "--hw-checkpoint interval, --fetch-from-followers, --consumer-commit or no-read-loss; "
+            "they need the "
             "compiled engine "
             "(--engine compiled)")
     if not reference_supports(config):

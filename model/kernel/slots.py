@@ -9,7 +9,7 @@ carry meaning beyond one slot are written by hand in ``model/kernel/fields.py``.
 
 from model.kernel.jit import kernel
 
-SCHEMA_DIGEST = "40a5db9a95b545eb"
+SCHEMA_DIGEST = "3574cb9f2f1221d6"
 
 # -- the layout array: its own entries, then where each slot starts
 WIDTH = 0
@@ -96,7 +96,13 @@ ZOMBIE_ISR = 80
 LAI_CONTROLLER_EPOCH = 81
 READ_OFFSET = 82
 RETRIES = 83
-SLOT_COUNT = 84
+CONSUMER_POSITION = 84
+CONSUMER_COMMITTED = 85
+CONSUMER_IN_HAND = 86
+CONSUMER_PROCESSED = 87
+CONSUMER_PROCESSED_TWICE = 88
+CONSUMER_RESTARTS = 89
+SLOT_COUNT = 90
 
 @kernel
 def at(lay, b, slot):
@@ -522,3 +528,51 @@ def retries(s, lay):
 @kernel
 def set_retries(s, lay, value):
     s[lay[RETRIES]] = value
+
+@kernel
+def consumer_position(s, lay):
+    return s[lay[CONSUMER_POSITION]]
+
+@kernel
+def set_consumer_position(s, lay, value):
+    s[lay[CONSUMER_POSITION]] = value
+
+@kernel
+def consumer_committed(s, lay):
+    return s[lay[CONSUMER_COMMITTED]]
+
+@kernel
+def set_consumer_committed(s, lay, value):
+    s[lay[CONSUMER_COMMITTED]] = value
+
+@kernel
+def consumer_in_hand(s, lay):
+    return s[lay[CONSUMER_IN_HAND]] != 0
+
+@kernel
+def set_consumer_in_hand(s, lay, value):
+    s[lay[CONSUMER_IN_HAND]] = 1 if value else 0
+
+@kernel
+def consumer_processed(s, lay):
+    return s[lay[CONSUMER_PROCESSED]]
+
+@kernel
+def set_consumer_processed(s, lay, value):
+    s[lay[CONSUMER_PROCESSED]] = value
+
+@kernel
+def consumer_processed_twice(s, lay):
+    return s[lay[CONSUMER_PROCESSED_TWICE]] != 0
+
+@kernel
+def set_consumer_processed_twice(s, lay, value):
+    s[lay[CONSUMER_PROCESSED_TWICE]] = 1 if value else 0
+
+@kernel
+def consumer_restarts(s, lay):
+    return s[lay[CONSUMER_RESTARTS]]
+
+@kernel
+def set_consumer_restarts(s, lay, value):
+    s[lay[CONSUMER_RESTARTS]] = value

@@ -91,6 +91,11 @@ ENVIRONMENT = (
     Brings("no-read-loss (consumer reads tracked)", lambda c: c.track_reads, features=("reads",)),
     Brings("--retries (the producer sends again)", lambda c: c.bounds.max_retries > 0,
            features=("producer",), actions=("ProducerRetry",)),
+    Brings("--consumer-commit (a consumer processes and commits)", lambda c: bool(c.consumer_commit),
+           features=("consumer",),
+           actions=("ConsumerFetch", "ConsumerProcess", "ConsumerCommit", "ConsumerRestart")),
+    Brings("--max-consumer-restarts", lambda c: c.max_consumer_restarts > 0,
+           actions=("ConsumerRestart",)),
 )
 """The settings and bounds that bring fields or actions (a fault bound of 0 brings neither)."""
 
@@ -155,6 +160,8 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.MAX_RETRIES] = b.max_retries
     cfg[P.IDEMPOTENCE] = 1 if config.idempotent else 0
     cfg[P.MAX_IN_FLIGHT] = config.max_in_flight_requests_per_connection
+    cfg[P.CONSUMER_COMMIT] = {"": 0, "before": 1, "after": 2}[config.consumer_commit]
+    cfg[P.MAX_CONSUMER_RESTARTS] = config.max_consumer_restarts
     cfg[P.MUTATION] = active_mutation()  # 0 unless the mutation check skips a guard
     fill_rule_switches(cfg, config.rules)
     orders = broker_orders(n) if config.symmetry else broker_orders(n)[:1]
@@ -167,4 +174,6 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     initial = encode(start, layout)
     symmetry = symmetry_tables(layout, orders)
     retries = n * b.max_records if b.max_retries else 0  # ProducerRetry: a record to a leader
-    return KernelSpec(config, layout, cfg, symmetry, initial, max_successors(n, epochs) + retries)
+    consumer = 4 if config.consumer_commit else 0  # one successor per consumer action at most
+    return KernelSpec(config, layout, cfg, symmetry, initial,
+                      max_successors(n, epochs) + retries + consumer)

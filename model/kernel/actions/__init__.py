@@ -1,5 +1,5 @@
 """The actions of the partition's transition system, grouped by who takes them: the producer
-(``producer.py``), a leader (``leader.py``), a follower (``follower.py``), a broker applying the
+(``producer.py``), the consumer (``consumer.py``), a leader (``leader.py``), a follower (``follower.py``), a broker applying the
 controller's decisions, starting and stopping (``broker.py``), the controller (``controller.py``)
 and the world's faults (``faults.py``). Each action says which Kafka code path it models; a rule
 that changed between releases is a switch read from ``cfg``, named in ``model/rules.py`` with its
@@ -15,6 +15,9 @@ from __future__ import annotations
 from model.kernel.actions.broker import (
     become_leader_or_follower, broker_apply_partition_change, broker_handle_zombie_leader_and_isr,
     broker_restart, broker_shutdown, checkpoint_high_watermark,
+)
+from model.kernel.actions.consumer import (
+    consumer_commit, consumer_fetch, consumer_process, consumer_restart,
 )
 from model.kernel.actions.controller import (
     controller_elect_leader, controller_handle_alter_partition, controller_handle_broker_failure,
@@ -65,4 +68,8 @@ def successors(s, lay, cfg, out, acts):
     k = zombie_controller_send_leader_and_isr(s, lay, cfg, out, acts, k)
     k = broker_handle_zombie_leader_and_isr(s, lay, cfg, out, acts, k)
     k = producer_retry(s, lay, cfg, out, acts, k)
+    k = consumer_fetch(s, lay, cfg, out, acts, k)
+    k = consumer_process(s, lay, cfg, out, acts, k)
+    k = consumer_commit(s, lay, cfg, out, acts, k)
+    k = consumer_restart(s, lay, cfg, out, acts, k)
     return k
