@@ -60,6 +60,8 @@ FAIRNESS: dict[str, tuple[str, str]] = {
     "operator": (NONE, "controlled shutdowns and preferred-leader elections are an operator's "
                        "choice"),
     "produce": (NONE, "a client need not send another record"),
+    "consume": (NONE, "a consumer application need not poll, process or commit again (the "
+                      "consumer of --consumer-commit; no built-in liveness property is about it)"),
 }
 
 FAMILIES: dict[str, str] = {
@@ -89,6 +91,10 @@ FAMILIES: dict[str, str] = {
     "FetchDelayed": "fault",
     "ControllerFailover": "fault",
     "ZombieControllerSendLeaderAndIsr": "fault",
+    "ConsumerFetch": "consume",
+    "ConsumerProcess": "consume",
+    "ConsumerCommit": "consume",
+    "ConsumerRestart": "fault",
 }
 """Every action of ``model/actions.py`` and its family (``tests/unit/test_liveness.py`` checks
 that none is missing)."""
