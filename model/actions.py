@@ -25,7 +25,8 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     "LeaderExpandIsr": ("leader", "follower"),
     # ReplicaManager.becomeLeaderOrFollower: a LeaderAndIsr request reaches its broker.
     "BecomeLeaderOrFollower": ("broker", "leader_epoch"),
-    # Leadership moved with no failure: preferred-replica election, controlled shutdown, zombie.
+    # The over-approximation unordered-leader-moves only (no Kafka release): leadership moves to
+    # any live ISR member with no failure and no operator action.
     "ControllerElectLeader": ("new_leader",),
     # The controller notices a dead broker (session / heartbeat timeout) and maybe elects.
     "ControllerHandleBrokerFailure": ("broker", "new_leader"),
@@ -62,6 +63,11 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     "ZombieControllerSendLeaderAndIsr": ("broker",),
     # That LeaderAndIsr reaches the broker (refused with STALE_CONTROLLER_EPOCH, or applied).
     "BrokerHandleZombieLeaderAndIsr": ("broker",),
+    # A preferred-replica election (ElectLeaders PREFERRED, auto.leader.rebalance.enable): to
+    # the first replica of the assignment, if it is live and in the ISR.
+    "ControllerPreferredElection": ("new_leader",),
+    # AlterPartitionReassignments to the same replicas in another order (the ordering's index).
+    "ControllerReassignReplicas": ("first", "ordering"),
 }
 
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_PARAMS)

@@ -50,6 +50,11 @@ class Bounds:
             controller behind (fault bound).
         max_delayed_fetches: fetch requests that stay in flight while their sender moves on
             (crashes, truncates, restarts) and reach the leader later (fault bound).
+        max_preferred_elections: preferred-replica elections, manual (``ElectLeaders``
+            PREFERRED) or automatic (``auto.leader.rebalance.enable``) (operator bound).
+        max_reassignments: reassignments that put the same replicas in another order
+            (``AlterPartitionReassignments``), which change who the preferred replica is and the
+            order every election reads (operator bound).
     """
 
     max_records: int = _bound(2, "records the producer sends")
@@ -67,6 +72,12 @@ class Bounds:
         0, "ZooKeeper controller failovers, each leaving a zombie controller", fault=True)
     max_delayed_fetches: int = _bound(
         0, "fetch requests delayed in flight while their sender moves on", fault=True)
+    max_preferred_elections: int = _bound(
+        0, "preferred-replica elections (ElectLeaders PREFERRED, or auto.leader.rebalance.enable)",
+        fault=True)
+    max_reassignments: int = _bound(
+        0, "reassignments that reorder the partition's replicas (AlterPartitionReassignments)",
+        fault=True)
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -200,6 +200,16 @@ RULE_LAST_KNOWN_LEADER_CHECK = rule(
             "(3.7-4.0 elected it anyway)",
     requires=("eligible-leader-replicas",))
 
+RULE_UNORDERED_LEADER_MOVES = rule(
+    "unordered-leader-moves", since="",
+    source="kmc 0.1 to 0.24 (looser than PartitionLeaderElectionAlgorithms and "
+           "PartitionChangeBuilder.electLeader, which pick the first eligible replica of the "
+           "assignment)",
+    summary="the over-approximation of leader moves: no assignment order, an election may pick "
+            "any eligible replica, and ControllerElectLeader moves leadership to any live ISR "
+            "member with no failure and no operator action (the oracle and the z3 engine model "
+            "this)",
+    actions=("ControllerElectLeader",))
 PARAM_COUNT = P.SETTING_COUNT + len(RULES)
 """The length of the kernel's ``cfg`` array: the settings and bounds, then one switch per rule."""
 

@@ -63,6 +63,9 @@ FEATURES = (
     "kraft",  # rule kraft (KRaft metadata log, 3.3+)
     "broker_epochs",  # rule broker-epoch-in-fetch (KIP-903, 3.5+)
     "elr",  # rule eligible-leader-replicas (KIP-966)
+    "assignment",  # every release (rule unordered-leader-moves leaves it out)
+    "preferred_election",  # --max-preferred-elections > 0
+    "reassignment",  # --max-reassignments > 0
 )
 """Optional groups of fields (what brings each: ``model/rules.py`` and ``spec.ENVIRONMENT``). A
 configuration without a feature gets rows without its slots (width 0), so a feature costs
@@ -235,6 +238,10 @@ REPLICA: tuple[Field, ...] = (
     scalar("zombie_request", BOOL, slot="zlai", get="zombie_request_pending",
            set="set_zombie_request", feature="controller_failover",
            doc="the zombie controller's LeaderAndIsr is on its way to it"),
+    scalar("assignment_rank", feature="assignment",
+           doc="this replica's place in the partition's replica assignment (0 = the preferred "
+               "replica): the order every election reads (``PartitionLeaderElectionAlgorithms``, "
+               "``PartitionChangeBuilder.electLeader``)"),
 )
 
 # ------------------------------------------------------------------------------ the controller
@@ -328,6 +335,10 @@ CLUSTER: tuple[Field, ...] = (
           doc="history for ``no-read-loss`` (kept only when that property is checked): "
               "``(record, offset)`` for every record a consumer could have read, at the offset "
               "it was first readable"),
+    scalar("preferred_elections", feature="preferred_election", level=PARTITION,
+           doc="preferred-replica elections so far (a bound)"),
+    scalar("reassignments", feature="reassignment", level=PARTITION,
+           doc="replica reorderings so far (a bound)"),
 )
 
 ROW_FIRST = (

@@ -9,7 +9,7 @@ carry meaning beyond one slot are written by hand in ``model/kernel/fields.py``.
 
 from model.kernel.jit import kernel
 
-SCHEMA_DIGEST = "040278ded02542c9"
+SCHEMA_DIGEST = "1f86dc0fc3f41bc3"
 
 # -- the layout array: its own entries, then where each slot starts
 WIDTH = 0
@@ -79,23 +79,26 @@ REMOTE_CURRENT = 63
 CLEAN_SHUTDOWN = 64
 CONTROLLER_EPOCH_SEEN = 65
 ZLAI = 66
-CONTROLLED_SHUTDOWNS = 67
-SESSION_EXPIRIES = 68
-DELAYED_FETCHES = 69
-LEADER_RECOVERING = 70
-ELR = 71
-LAST_KNOWN_ELR = 72
-LAI_CURRENT = 73
-CONTROLLER_EPOCH = 74
-CONTROLLER_FAILOVERS = 75
-ZOMBIE = 76
-ZOMBIE_CONTROLLER_EPOCH = 77
-ZOMBIE_LEADER = 78
-ZOMBIE_LEADER_EPOCH = 79
-ZOMBIE_ISR = 80
-LAI_CONTROLLER_EPOCH = 81
-READ_OFFSET = 82
-SLOT_COUNT = 83
+ASSIGNMENT_RANK = 67
+CONTROLLED_SHUTDOWNS = 68
+SESSION_EXPIRIES = 69
+DELAYED_FETCHES = 70
+LEADER_RECOVERING = 71
+ELR = 72
+LAST_KNOWN_ELR = 73
+LAI_CURRENT = 74
+CONTROLLER_EPOCH = 75
+CONTROLLER_FAILOVERS = 76
+ZOMBIE = 77
+ZOMBIE_CONTROLLER_EPOCH = 78
+ZOMBIE_LEADER = 79
+ZOMBIE_LEADER_EPOCH = 80
+ZOMBIE_ISR = 81
+LAI_CONTROLLER_EPOCH = 82
+READ_OFFSET = 83
+PREFERRED_ELECTIONS = 84
+REASSIGNMENTS = 85
+SLOT_COUNT = 86
 
 @kernel
 def at(lay, b, slot):
@@ -423,6 +426,14 @@ def set_zombie_request(s, lay, b, value):
     s[at(lay, b, ZLAI)] = 1 if value else 0
 
 @kernel
+def assignment_rank(s, lay, b):
+    return s[at(lay, b, ASSIGNMENT_RANK)]
+
+@kernel
+def set_assignment_rank(s, lay, b, value):
+    s[at(lay, b, ASSIGNMENT_RANK)] = value
+
+@kernel
 def controlled_shutdowns(s, lay):
     return s[lay[CONTROLLED_SHUTDOWNS]]
 
@@ -513,3 +524,19 @@ def leader_and_isr_controller_epoch(s, lay, b, i):
 @kernel
 def set_leader_and_isr_controller_epoch(s, lay, b, i, value):
     s[at(lay, b, LAI_CONTROLLER_EPOCH) + i] = value
+
+@kernel
+def preferred_elections(s, lay):
+    return s[lay[PREFERRED_ELECTIONS]]
+
+@kernel
+def set_preferred_elections(s, lay, value):
+    s[lay[PREFERRED_ELECTIONS]] = value
+
+@kernel
+def reassignments(s, lay):
+    return s[lay[REASSIGNMENTS]]
+
+@kernel
+def set_reassignments(s, lay, value):
+    s[lay[REASSIGNMENTS]] = value
