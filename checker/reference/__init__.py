@@ -28,12 +28,14 @@ REFERENCE_MODELS: dict[str, type] = {
 KMC_0_1_SWITCHES = frozenset(KMC_0_1)
 
 __all__ = ["REFERENCE_MODELS", "ReplicationModel", "action", "make_reference_model",
-           "reference_supports"]
+           "oracle_notes", "reference_supports"]
 
 
 def reference_supports(config) -> bool:
     """Whether the oracle has ``config``'s rules: one of its protocol presets, with or without
-    either of kmc 0.1's rules (``isr-expansion-as-own-step``, ``reset-followers-on-epoch``),
+    either of kmc 0.1's rules (``isr-expansion-as-own-step``, ``reset-followers-on-epoch``) and
+    with or without ``unordered-leader-moves`` (the oracle always moves leaders that way: see
+    ``oracle_notes``),
     and none of the later environment features (fault bounds, the lagging HW checkpoint,
     fetches from followers), which exist only in the kernel."""
     if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
@@ -41,7 +43,23 @@ def reference_supports(config) -> bool:
         return False
     if config.protocol not in REFERENCE_MODELS:
         return False
-    return set(config.rules) - KMC_0_1_SWITCHES == set(rules_of(config.protocol))
+    return set(config.rules) - KMC_0_1_SWITCHES - {UNORDERED} == set(rules_of(config.protocol))
+
+
+UNORDERED = "unordered-leader-moves"
+
+
+def oracle_notes(config) -> list[str]:
+    """What a result of the oracle's engines must say when ``config`` has Kafka's ordered
+    elections: the oracle models leader moves as the over-approximation
+    ``unordered-leader-moves`` (it has no assignment order), so its HOLDS also holds for Kafka's
+    ordered elections, but a counterexample may take a leader move Kafka does not make."""
+    if UNORDERED in config.rules:
+        return []
+    return [f"this engine models leader moves as the over-approximation {UNORDERED} (any ISR "
+            f"member may win, ControllerElectLeader moves a healthy leader): a HOLDS also holds "
+            f"for Kafka's elections in assignment order; a counterexample may take a move Kafka "
+            f"does not make (check it with --engine compiled)"]
 
 
 def make_reference_model(config):

@@ -42,19 +42,31 @@ def known_results_configs(replication_factor: int = 2) -> list[ModelConfig]:
     as well (``--rule +kmc-0.1``: the reference model's switches)."""
     configs = []
     for spec in load_suite(str(ROOT / "scenarios" / "known-results.toml")).checks:
-        config = replace(spec.config, symmetry=False)
+        config = unordered(replace(spec.config, symmetry=False))
         if config.replication_factor != replication_factor or not reference_supports(config):
             continue
         if config not in configs:
             configs.append(config)
     for protocol in ("kip-320", "kip-101"):
         configs.append(ModelConfig(protocol=protocol, replication_factor=replication_factor,
-                                   symmetry=False, rule_changes=("+kmc-0.1",)))
+                                   symmetry=False, rule_changes=("+kmc-0.1", UNORDERED)))
     return configs
 
 
+UNORDERED = "+unordered-leader-moves"
+
+
+def unordered(config: ModelConfig) -> ModelConfig:
+    """``config`` as the oracle models it: leader moves without an assignment order (rule
+    ``unordered-leader-moves``), so without operator moves (ControllerElectLeader stands for
+    them)."""
+    bounds = replace(config.bounds, max_preferred_elections=0, max_reassignments=0)
+    return replace(config, bounds=bounds, rule_changes=config.rule_changes + (UNORDERED,))
+
+
 SMALL_BENCH = ModelConfig(protocol="kip-320", replication_factor=3, symmetry=False,
-                          bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=0))
+                          bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=0),
+                          rule_changes=(UNORDERED,))
 
 
 def compare_everywhere(config: ModelConfig) -> tuple[int, str]:
