@@ -210,6 +210,16 @@ RULE_UNORDERED_LEADER_MOVES = rule(
             "member with no failure and no operator action (the oracle and the z3 engine model "
             "this)",
     actions=("ControllerElectLeader",))
+RULE_LEADER_AND_ISR_IN_ORDER = rule(
+    "leader-and-isr-in-order", since="0.8", until="4.0",
+    source="ControllerChannelManager (one queue and one RequestSendThread per broker, each "
+           "request awaiting its response before the next; KafkaController.onControllerFailover "
+           "and onBrokerFailure drop a queue with its controller or its broker)",
+    summary="ZooKeeper mode: a broker gets the controller's LeaderAndIsr requests in the order "
+            "they were sent; it skips one only when a controller failover lost it (with "
+            "--max-session-expiries, kmc still lets a broker skip: the over-approximation of the "
+            "queue an expired session drops). KRaft brokers apply the metadata log in order, a "
+            "lagging one several records at once")
 PARAM_COUNT = P.SETTING_COUNT + len(RULES)
 """The length of the kernel's ``cfg`` array: the settings and bounds, then one switch per rule."""
 

@@ -34,7 +34,8 @@ __all__ = ["REFERENCE_MODELS", "ReplicationModel", "action", "make_reference_mod
 def reference_supports(config) -> bool:
     """Whether the oracle has ``config``'s rules: one of its protocol presets, with or without
     either of kmc 0.1's rules (``isr-expansion-as-own-step``, ``reset-followers-on-epoch``) and
-    with or without ``unordered-leader-moves`` (the oracle always moves leaders that way: see
+    with or without ``unordered-leader-moves`` and ``leader-and-isr-in-order`` (the oracle always
+    moves leaders without an assignment order and delivers requests in any order: see
     ``oracle_notes``),
     and none of the later environment features (fault bounds, the lagging HW checkpoint,
     fetches from followers), which exist only in the kernel."""
@@ -43,10 +44,12 @@ def reference_supports(config) -> bool:
         return False
     if config.protocol not in REFERENCE_MODELS:
         return False
-    return set(config.rules) - KMC_0_1_SWITCHES - {UNORDERED} == set(rules_of(config.protocol))
+    looser = {UNORDERED, IN_ORDER}
+    return set(config.rules) - KMC_0_1_SWITCHES - looser == set(rules_of(config.protocol)) - looser
 
 
 UNORDERED = "unordered-leader-moves"
+IN_ORDER = "leader-and-isr-in-order"
 
 
 def oracle_notes(config) -> list[str]:
@@ -54,12 +57,19 @@ def oracle_notes(config) -> list[str]:
     elections: the oracle models leader moves as the over-approximation
     ``unordered-leader-moves`` (it has no assignment order), so its HOLDS also holds for Kafka's
     ordered elections, but a counterexample may take a leader move Kafka does not make."""
-    if UNORDERED in config.rules:
-        return []
-    return [f"this engine models leader moves as the over-approximation {UNORDERED} (any ISR "
+    notes = []
+    if UNORDERED not in config.rules:
+        notes.append(
+            f"this engine models leader moves as the over-approximation {UNORDERED} (any ISR "
             f"member may win, ControllerElectLeader moves a healthy leader): a HOLDS also holds "
             f"for Kafka's elections in assignment order; a counterexample may take a move Kafka "
-            f"does not make (check it with --engine compiled)"]
+            f"does not make (check it with --engine compiled)")
+    if IN_ORDER in config.rules:
+        notes.append(
+            f"this engine lets a broker apply LeaderAndIsr requests in any order ({IN_ORDER} "
+            f"off): a HOLDS also holds for Kafka's in-order delivery; a counterexample may skip "
+            f"a request Kafka delivers (check it with --engine compiled)")
+    return notes
 
 
 def make_reference_model(config):

@@ -51,7 +51,8 @@ def unordered(config: ModelConfig) -> ModelConfig:
     operator moves either (ControllerElectLeader stands for them)."""
     bounds = replace(config.bounds, max_preferred_elections=0, max_reassignments=0)
     return replace(config, bounds=bounds,
-                   rule_changes=config.rule_changes + ("+unordered-leader-moves",))
+                   rule_changes=config.rule_changes + ("+unordered-leader-moves",
+                                                                "-leader-and-isr-in-order"))
 
 
 def summary(result) -> dict:

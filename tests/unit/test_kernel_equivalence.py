@@ -49,11 +49,12 @@ def known_results_configs(replication_factor: int = 2) -> list[ModelConfig]:
             configs.append(config)
     for protocol in ("kip-320", "kip-101"):
         configs.append(ModelConfig(protocol=protocol, replication_factor=replication_factor,
-                                   symmetry=False, rule_changes=("+kmc-0.1", UNORDERED)))
+                                   symmetry=False, rule_changes=("+kmc-0.1", UNORDERED, ANY_ORDER)))
     return configs
 
 
 UNORDERED = "+unordered-leader-moves"
+ANY_ORDER = "-leader-and-isr-in-order"
 
 
 def unordered(config: ModelConfig) -> ModelConfig:
@@ -61,12 +62,12 @@ def unordered(config: ModelConfig) -> ModelConfig:
     ``unordered-leader-moves``), so without operator moves (ControllerElectLeader stands for
     them)."""
     bounds = replace(config.bounds, max_preferred_elections=0, max_reassignments=0)
-    return replace(config, bounds=bounds, rule_changes=config.rule_changes + (UNORDERED,))
+    return replace(config, bounds=bounds, rule_changes=config.rule_changes + (UNORDERED, ANY_ORDER))
 
 
 SMALL_BENCH = ModelConfig(protocol="kip-320", replication_factor=3, symmetry=False,
                           bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=0),
-                          rule_changes=(UNORDERED,))
+                          rule_changes=(UNORDERED, "-leader-and-isr-in-order"))
 
 
 def compare_everywhere(config: ModelConfig) -> tuple[int, str]:
