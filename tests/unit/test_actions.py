@@ -152,8 +152,8 @@ def test_an_election_bumps_the_epoch_and_sends_leader_and_isr_to_live_brokers():
     assert s.leader_and_isr == ((0, 1, 1, (0, 1)), (1, 1, 1, (0, 1)))
 
 
-def test_leader_and_isr_requests_apply_in_any_order_and_stale_ones_are_ignored():
-    m = make_model(config(max_leader_epoch=2, rule_changes=UNORDERED))
+def test_leader_and_isr_requests_apply_in_any_order_without_the_in_order_rule():
+    m = make_model(config(max_leader_epoch=2, rule_changes=UNORDERED + ("-leader-and-isr-in-order",)))
     s = walk(m, A("ControllerElectLeader", (1,)), A("ControllerElectLeader", (0,)))
     assert {q[1] for q in s.leader_and_isr} == {1, 2}
     s = walk_from(m, s, A("BecomeLeaderOrFollower", (1, 2)))
@@ -161,6 +161,16 @@ def test_leader_and_isr_requests_apply_in_any_order_and_stale_ones_are_ignored()
     assert all(not (q[0] == 1 and q[1] == 1) for q in s.leader_and_isr)
     s = walk_from(m, s, A("BecomeLeaderOrFollower", (0, 1)))  # broker 0 applies the stale epoch 1
     assert s.replicas[0].leader == 1 and s.replicas[0].leader_epoch == 1
+
+
+def test_zookeeper_mode_delivers_one_controllers_leader_and_isr_requests_in_order():
+    # ControllerChannelManager: one queue per broker; the epoch-2 request waits for epoch 1
+    m = make_model(config(max_leader_epoch=2, rule_changes=UNORDERED))
+    s = walk(m, A("ControllerElectLeader", (1,)), A("ControllerElectLeader", (0,)))
+    assert {q[1] for q in s.leader_and_isr} == {1, 2}
+    assert "BecomeLeaderOrFollower(broker=1, leader_epoch=2)" not in enabled(m, s)
+    s = walk_from(m, s, A("BecomeLeaderOrFollower", (1, 1)), A("BecomeLeaderOrFollower", (1, 2)))
+    assert s.replicas[1].leader_epoch == 2 and s.replicas[1].leader == 0
 
 
 def test_failure_detection_is_a_step_of_its_own():
