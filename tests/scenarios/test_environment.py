@@ -77,11 +77,20 @@ def test_a_controlled_shutdown_moves_leadership_then_the_broker_stops_clean():
 
 
 def test_a_broker_in_controlled_shutdown_is_never_elected():
-    cfg = shutdowns(config("kip-320", rf=3, max_records=1))
+    # under the over-approximation any live ISR member may win a failure-free move: not 1
+    cfg = shutdowns(config("kip-320", rf=3, max_records=1,
+                           rule_changes=("+unordered-leader-moves",)))
     model = make_model(cfg)
     state = walk(cfg, ("ControllerHandleControlledShutdown", (1, 0))).states[-1]
     elected = {a.args[0] for a, _ in model.successors(state) if a.name == "ControllerElectLeader"}
     assert elected == {2}
+    # with the assignment order, a preferred election to broker 1 waits for its shutdown to end
+    cfg = shutdowns(config("kip-320", rf=3, max_records=1, max_reassignments=1,
+                           max_preferred_elections=1, max_leader_epoch=3))
+    model = make_model(cfg)
+    state = walk(cfg, ("ControllerReassignReplicas", (1, 2)),
+                 ("ControllerHandleControlledShutdown", (1, 0))).states[-1]
+    assert not any(a.name == "ControllerPreferredElection" for a, _ in model.successors(state))
 
 
 def test_the_sole_isr_member_cannot_shut_down_under_control():
