@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kmc-installed
 
-.PHONY: install demo test bench bench-spark gate conformance clean
+.PHONY: install demo test bench bench-spark gate mutation conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -77,6 +77,12 @@ conformance: install
 gate: install
 	mkdir -p out
 	$(BIN)/kmc gate scenarios/known-results.toml --junit out/known-results.xml --force
+
+# The rule-mutation check (docs/testing.md): every rule of model/rules.py flipped and every guard
+# of model/kernel/guards.py skipped, each against the known-results rows until one notices; prints
+# the mutants nobody kills (a few minutes on 2 cores)
+mutation: install
+	$(BIN)/python -m gate.mutation scenarios/known-results.toml
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

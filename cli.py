@@ -5,21 +5,20 @@ in the ``commands`` package and is added to the group below.
 
 Exit codes: 0 every property holds, 1 a property is violated, 2 usage or input error,
 3 incomplete (a limit was hit before the search finished, or the run was interrupted by SIGINT or
-SIGTERM: an interrupted run never exits 0 or 1, whatever it had found).
+SIGTERM: an interrupted run never exits 0 or 1, whatever it had found), 70 internal error (an
+unexpected exception, a bug in kmc: one line on stderr names the file its traceback went to).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 import sys
-from pathlib import Path
 
 import click
 
+from checker.crash import internal_error_line, write_crash_report
 from checker.interrupt import interruptible, interrupted, signal_name
-from checker.result import EXIT_INCOMPLETE, EXIT_USAGE
+from checker.result import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_USAGE
 from commands.advise import advise_command
 from commands.check import check_command
 from commands.conformance import conformance_group
@@ -29,7 +28,8 @@ from commands.listing import list_command
 from commands.prove import prove_command
 from commands.simulate import simulate_command
 from commands.trace import trace_group
-from commands.usage import fail
+from commands.plugins import load_plugins
+from model.bounded import clip_line
 from model.errors import KmcError
 from viewer.safe_text import terminal_safe
 
@@ -40,6 +40,11 @@ class KmcGroup(click.Group):
     """A click group whose errors are one line on stderr with exit code 2, never a traceback."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if sys.stdout is None:  # started with its standard output closed (`kmc list >&-`)
+            _echo_err("kmc: error: standard output is closed; kmc writes its results there "
+                      "(redirect it to a file or /dev/null instead)")
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the interpreter's exit only
+            sys.exit(EXIT_USAGE)
         if not isinstance(sys.stdout, _PipeSafe):
             sys.stdout = _PipeSafe(sys.stdout)
         with interruptible():
@@ -81,9 +86,12 @@ class KmcGroup(click.Group):
             _silence_stdout()
             _echo_err(f"kmc: error: {_os_error(e)}")
             return EXIT_USAGE
-        except Exception:
+        except Exception as e:
             if not interrupted():
-                raise  # a bug: its traceback is what a report needs
+                # a bug in kmc: never exit 1 (a CI would read it as a violation found); the
+                # traceback, which a report needs, goes to a file
+                _echo_err(internal_error_line(e, write_crash_report(e)))
+                return EXIT_INTERNAL
             # the interruption surfaced as another error from a library it hit mid-call
             _echo_err(f"kmc: interrupted{_by()} before a result was reached: nothing was verified")
             return EXIT_INCOMPLETE
@@ -113,8 +121,9 @@ def _os_error(e: OSError) -> str:
 
 
 def _echo_err(line: str) -> None:
-    """One line on stderr, with anything that could drive the terminal made visible."""
-    click.echo(terminal_safe(line), err=True)
+    """One line on stderr, with anything that could drive the terminal made visible and any
+    user value longer than a few hundred characters elided (``model.bounded.clip_line``)."""
+    click.echo(terminal_safe(clip_line(line)), err=True)
 
 
 class _PipeSafe:
@@ -157,31 +166,13 @@ def _silence_stdout() -> None:
         pass
 
 
-def _load_plugins(specs) -> None:
-    for spec in specs:
-        try:
-            if spec.endswith(".py") or os.path.sep in spec:
-                path = Path(spec)
-                if not path.is_file():
-                    fail(f"--load {spec}: no such file")
-                mod_spec = importlib.util.spec_from_file_location(path.stem, path)
-                module = importlib.util.module_from_spec(mod_spec)
-                mod_spec.loader.exec_module(module)
-            else:
-                importlib.import_module(spec)
-        except click.UsageError:
-            raise
-        except Exception as e:  # a user's module may fail in any way; say so in one line
-            fail(f"--load {spec} failed: {type(e).__name__}: {e}")
-
-
 @click.group(cls=KmcGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kmc")
 @click.option("--load", "load", multiple=True, metavar="MODULE|FILE.py",
               help="Import a module or file first (e.g. one that registers properties).")
 def cli(load):
     """kmc: a model checker for Apache Kafka's replication protocol."""
-    _load_plugins(load)
+    load_plugins(load)
 
 
 for command in (check_command, simulate_command, advise_command, list_command, prove_command, trace_group, graph_command,

@@ -49,6 +49,7 @@ from checker.interrupt import interrupted
 from gate.known import known_losses
 from checker.result import EXIT_HOLDS, EXIT_INCOMPLETE, EXIT_VIOLATED, INTERRUPTED, VIOLATED
 from model.config import ModelConfig
+from model.bounded import shown
 from model.errors import ConfigError
 from properties import get_properties
 
@@ -204,7 +205,9 @@ def check_goals(goals) -> list:
     allowed = [p.name for p in get_properties(None)] + [q.property_name for q in A.QUESTIONS]
     for g in goals:
         if g not in allowed:
-            raise ConfigError(f"--goal {g!r}: choose from {', '.join(allowed)}")
+            from advise.delivery import DELIVERY_GOALS  # the producer's goals, swept apart
+            raise ConfigError(f"--goal {shown(g)}: choose from {', '.join(allowed)}, or one of "
+                              f"the producer's goals {', '.join(DELIVERY_GOALS)}")
     return list(dict.fromkeys(goals))
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from model.bounded import clip
 from model.errors import KmcError
+from model.outputs import OutputAppeared, OutputError, write_text_atomic
 from viewer.trace_file import dumps
 
 
@@ -30,15 +32,24 @@ def write_traces(advice, directory: str, *, force: bool = False) -> list[str]:
             path = root / where / f"{verdict.name}.itf.json"
             text = dumps(verdict.itf)
             try:
-                if path.exists() and path.read_text(encoding="utf-8") != text and not force:
+                if (path.is_symlink() and not path.exists()) or (path.exists() and not path.is_file()):
+                    # a pipe would block the read below, a link would write elsewhere
+                    raise OutputError(f"--trace-dir {clip(directory)}: {clip(str(path))} is not a "
+                                      "regular file; kmc writes trace files only as regular files")
+                old = path.read_text(encoding="utf-8", errors="replace") if path.exists() else None
+                if old is not None and old != text and not force:
                     kept.append(str(path))  # not what this run found: not cited either
                     continue
-                if not path.exists() or path.read_text(encoding="utf-8") != text:
+                if old != text:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(text, encoding="utf-8")
+                    try:
+                        write_text_atomic(path, text, force=force or old is not None)
+                    except OutputAppeared:  # created by something else while advise ran
+                        kept.append(str(path))
+                        continue
                 verdict.trace_file = str(path)
             except OSError as e:
-                raise KmcError(f"--trace-dir {directory}: cannot write {path}: {e.strerror or e}") from None
+                raise KmcError(f"--trace-dir {clip(directory)}: cannot write {clip(str(path))}: {e.strerror or e}") from None
     if kept:
         return [f"{len(kept)} trace file(s) under {directory} differ from what this run found and "
                 f"were kept (e.g. {kept[0]}); pass --force to overwrite them"]

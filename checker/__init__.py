@@ -8,7 +8,7 @@ The local engines join the registry here, in the order ``kmc check --engine`` li
 
 from checker.api import check
 from checker.reference.bfs import bfs, run_reference
-from checker.compiled import run_compiled
+from checker.compiled import OPTIONS as COMPILED_OPTIONS, run_compiled
 from checker.engines import ENGINES, Engine, engine_choices, get_engine, register_engine
 from checker.fingerprint import fingerprint
 from checker.result import (
@@ -19,7 +19,7 @@ from checker.symbolic import run_bmc
 from checker.trace import NondeterministicModelError, Step, Trace, reconstruct_trace, replay_actions
 
 register_engine("compiled", run_compiled, "local breadth-first search, compiled (bfs is another name for it)",
-                aliases=("bfs",), options=("memory_limit", "coverage", "notice"))
+                aliases=("bfs",), options=COMPILED_OPTIONS)
 register_engine("reference", run_reference, "the same search in pure Python, the cross-check")
 register_engine("bmc", run_bmc, "z3 bounded model checking", symbolic=True)
 

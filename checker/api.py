@@ -60,7 +60,9 @@ def check(
         raise ConfigError("--coverage needs the compiled engine (the default)")
     if memory_limit is not None and "memory_limit" not in chosen.options:
         raise ConfigError("--memory-limit applies to the compiled engine (the default)")
-    too_big = None if chosen.symbolic else bounds_warning(config, chosen.name, memory_limit)
+    too_big = None if chosen.symbolic else bounds_warning(
+        config, chosen.name, memory_limit, on_disk=chosen.name == "compiled"
+        and engine_options.get("disk_limit") != 0)
     if too_big and warn is not None:
         warn(too_big)
     elif warn is not None and not chosen.symbolic:
@@ -139,7 +141,8 @@ def _family_words(config: ModelConfig) -> str:
             f"{family_of(config.rules)} rules, {config.crash_model} crashes")
 
 
-def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: int | None = None):
+def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: int | None = None,
+                   on_disk: bool = False):
     """A warning line if ``config``'s bounds are estimated (``model.estimate``, a lower estimate)
     to take over ten minutes or more memory than the run may use; None if they look practical."""
     b = config.bounds
@@ -151,8 +154,13 @@ def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: 
         return None
     bounds = (f"max-records={b.max_records}, max-leader-epoch={b.max_leader_epoch}, "
               f"max-crashes={b.max_crashes}")
-    over = (f"more than the memory limit of {_bytes(limit)}, so expect INCOMPLETE (memory-limit)"
-            if needed >= limit else "so give it a --time-limit")
+    if needed < limit:
+        over = "so give it a --time-limit"
+    elif on_disk:  # the compiled engine goes on on disk (checker/compiled/space.py)
+        over = (f"more than the memory limit of {_bytes(limit)}, so part of it goes to disk "
+                "(slower), and give it a --time-limit")
+    else:
+        over = f"more than the memory limit of {_bytes(limit)}, so expect INCOMPLETE (memory-limit)"
     return (f"warning: {bounds} at replication.factor={config.replication_factor} means at least "
             f"about {states:.1e} distinct states (a lower estimate from measured smaller bounds, "
             f"model/estimate.py{'; the fault bounds add more' if b.faults() else ''}); at the {engine} engine's ~{rate:,} states/s and ~{per_state} "

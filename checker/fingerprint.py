@@ -20,7 +20,7 @@ def fingerprint(plain: tuple) -> int:
     return int.from_bytes(blake2b(marshal.dumps(plain, _MARSHAL_VERSION), digest_size=8).digest(), "big")
 
 
-def collision_probability(distinct: int, generated: int) -> float:
+def collision_probability(distinct: int, generated: int, bits: int = 64) -> float:
     """TLC's optimistic estimate of the chance that two distinct states shared a fingerprint:
-    ``distinct * (generated - distinct) / 2**64``."""
-    return distinct * max(generated - distinct, 0) / 2.0**64
+    ``distinct * (generated - distinct) / 2**bits`` (64-bit fingerprints unless told)."""
+    return distinct * max(generated - distinct, 0) / 2.0**bits

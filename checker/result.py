@@ -10,6 +10,9 @@ VIOLATED = "VIOLATED"
 INCOMPLETE = "INCOMPLETE"
 
 EXIT_HOLDS, EXIT_VIOLATED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
+EXIT_INTERNAL = 70
+"""An unexpected exception: a bug in kmc, not a verdict (``EX_SOFTWARE`` of sysexits.h), so a CI
+never mistakes "kmc broke" for "kmc found a violation" (1) or "bad input" (2)."""
 
 INTERRUPTED = "interrupted"  # the ``limit`` of a run stopped by SIGINT or SIGTERM
 
@@ -18,6 +21,7 @@ BOUND_WORDS = {
     "max_unflushed_losses": "crashes that lose data", "max_controlled_shutdowns":
     "controlled shutdowns", "max_session_expiries": "session expiries",
     "max_controller_failovers": "controller failovers", "max_delayed_fetches": "delayed fetches",
+    "max_retries": "producer retries",
 }
 
 
@@ -64,6 +68,8 @@ class CheckStats:
     collision_probability: float = 0.0
     memory_bytes: int = 0  # peak resident memory of the run (0 if not measured)
     structure_bytes: int = 0  # fingerprint table + parent index (compiled engine)
+    disk_bytes: int = 0  # the compiled engine's files: fingerprints, frontier, parents (peak)
+    eta_seconds: float | None = None  # a progress report's estimate of the time left
 
     @property
     def states_per_second(self) -> float:
@@ -82,6 +88,9 @@ class CheckStats:
             **({"structure_bytes": self.structure_bytes,
                 "bytes_per_state": round(self.structure_bytes / max(self.distinct_states, 1), 1)}
                if self.structure_bytes else {}),
+            **({"disk_bytes": self.disk_bytes,
+                "disk_bytes_per_state": round(self.disk_bytes / max(self.distinct_states, 1), 1)}
+               if self.disk_bytes else {}),
         }
 
 

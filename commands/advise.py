@@ -9,14 +9,18 @@ import sys
 import click
 
 from advise import DEFAULT_GOALS, advise
+from advise.delivery import DELIVERY_GOALS, advise_delivery, is_delivery, render_delivery
 from advise.render import progress_words, render_markdown, render_text, to_json
 from advise.sweep import DEFAULT_CELL_MAX_STATES
 from advise.traces import write_traces
 from checker.compiled import ensure_compiled
+from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import fail
 from gate.cache import GateCache, default_cache_dir
+from model.bounded import parse_int, shown
 from model.config import BOUND_NAMES
+from model.errors import KmcError
 from model.options import config_from_options
 
 
@@ -25,14 +29,17 @@ def _replication_factors(text):
     if text is None:
         return None
     out = []
-    try:
-        for part in text.split(","):
-            lo, _, hi = part.strip().partition("-")
-            out += list(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        fail(f"--replication-factors {text!r}: write a list or range, e.g. 2,3 or 2-5")
-    if not out or any(not 2 <= rf <= 5 for rf in out):
-        fail(f"--replication-factors {text!r}: replication factors go from 2 to 5")
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        try:  # bounded before the range is built: "2-99999999999" is not a list to make
+            lo, hi = (parse_int(v, "", minimum=2, maximum=5) for v in (lo, hi or lo))
+        except KmcError as e:
+            if "whole number" in str(e):
+                fail(f"--replication-factors {shown(text)}: write a list or range, e.g. 2,3 or 2-5")
+            fail(f"--replication-factors {shown(text)}: replication factors go from 2 to 5")
+        out += list(range(lo, hi + 1))
+    if not out:
+        fail(f"--replication-factors {shown(text)}: write a list or range, e.g. 2,3 or 2-5")
     return sorted(set(out))
 
 
@@ -51,7 +58,7 @@ def _replication_factors(text):
 @click.option("--cell-time-limit", type=click.FloatRange(min=0, min_open=True), default=300.0,
               show_default=True, help="Seconds one check may take before it is left incomplete "
                                       "(its setting is then 'not refuted', never kept).")
-@click.option("--max-states", type=click.IntRange(1),
+@click.option("--max-states", type=BoundedInt(1),
               help=f"Distinct states one check may explore. [default: {DEFAULT_CELL_MAX_STATES:,}]")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Result cache (cells answered before on the same model are not re-run). "
@@ -96,6 +103,9 @@ def advise_command(kafka_version, config_files, goals, replication_factors, full
             click.echo(line)
         click.echo("")
     ensure_compiled(None if quiet else (lambda line: click.echo(line, err=True)))
+    if any(g in DELIVERY_GOALS for g in goals):
+        return _advise_delivery(config, goals, cell_time_limit, max_states, as_json, markdown,
+                                quiet)
 
     def progress(i, n, advice, settings):
         if not quiet:
@@ -117,4 +127,26 @@ def advise_command(kafka_version, config_files, goals, replication_factors, full
         click.echo(render_markdown(advice), nl=False)
     else:
         click.echo(render_text(advice).replace("TRACE-DIR", trace_dir or "TRACE-DIR"))
+    return advice.exit_code
+
+
+def _advise_delivery(config, goals, time_limit, max_states, as_json, markdown, quiet) -> int:
+    """The delivery goals (no-duplicates, in-order, exactly-once-to-log): a sweep of the
+    producer's settings (``advise/delivery.py``), on their own."""
+    if not is_delivery(goals):
+        fail(f"--goal {', '.join(g for g in goals if g in DELIVERY_GOALS)} is about the producer's "
+             "settings and is advised on its own: ask it without the other goals")
+    if as_json or markdown:
+        fail("--json and --markdown are not written for the delivery goals yet: the text "
+             "advice only")
+
+    def progress(i, n, cell):
+        if not quiet:
+            click.echo(f"[{i}/{n}] {cell.settings.words()}: "
+                       + ("refused" if cell.refused else "keeps the goal" if cell.keeps
+                          else "does not keep it"), err=True)
+
+    advice = advise_delivery(config, goals, time_limit=time_limit, max_states=max_states,
+                             progress=progress)
+    click.echo(render_delivery(advice), nl=False)
     return advice.exit_code

@@ -11,14 +11,17 @@ import spark_explore  # noqa: F401  (joins the engine registry, so --engine list
 from checker import check
 from checker.engines import ENGINES, engine_choices
 from checker.result import HOLDS
+from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import check_output_path, fail, same_file, write_output
 from gate.known import beyond
+from model.bounded import MAX_DIGITS, shown
 from model.options import config_from_options
 from viewer.html import write_html
 from viewer.report import render_result
 from viewer.safe_text import terminal_safe
 from viewer.trace_file import write_trace
+from checker.compiled.progress import describe_eta
 
 
 @click.command("check")
@@ -32,22 +35,37 @@ from viewer.trace_file import write_trace
                    "stronger ones are reported only ('kmc list').")
 @click.option("--engine", type=click.Choice(engine_choices()), default="compiled", show_default=True,
               help="; ".join(f"{e.name}: {e.description}" for e in ENGINES.values()) + ".")
-@click.option("--max-states", type=int, help="Stop (INCOMPLETE) after this many distinct states.")
+@click.option("--max-states", type=BoundedInt(None, None), help="Stop (INCOMPLETE) after this many distinct states.")
+@click.option("--workers", type=BoundedInt(None, None), metavar="N",
+              help="Compiled engine: threads exploring at once (default: the cores available).")
 @click.option("--memory-limit", metavar="SIZE",
-              help="Stop (INCOMPLETE) before the explorer's memory would pass this (e.g. 2G, "
-                   "500M); default: half the machine's RAM.")
+              help="Keep the explorer's memory under this (e.g. 2G, 500M): past it, the "
+                   "fingerprints, the frontier and the parent index go on on disk; default: half "
+                   "the machine's RAM.")
+@click.option("--disk-limit", metavar="SIZE",
+              help="Compiled engine: stop (INCOMPLETE) before its files would pass this (0: never "
+                   "use the disk, stop at the memory limit instead); default: 80% of the free "
+                   "space.")
+@click.option("--disk-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Compiled engine: where its files go (a new directory inside DIR, removed at "
+                   "the end); default: the system's temporary directory.")
+@click.option("--fp-bits", type=click.Choice(["64", "128"]),
+              help="Compiled engine: fingerprint width (128 for runs past about 10^9 states); "
+                   "default 64.")
 @click.option("--coverage", is_flag=True,
               help="Print, per action, how often it was enabled and the states it produced.")
 @click.option("--time-limit", type=float, help="Stop (INCOMPLETE) after this many seconds.")
-@click.option("--depth", "max_depth", type=int, help="Explore at most this many steps (bmc: the depth K).")
+@click.option("--depth", "max_depth", type=BoundedInt(None, None), help="Explore at most this many steps (bmc: the depth K).")
 @click.option("--spark-master", metavar="URL", help="Spark master URL (default local[*]).")
-@click.option("--partitions", type=int, help="Spark: number of partitions of the state space.")
+@click.option("--partitions", type=BoundedInt(None, None), help="Spark: number of partitions of the state space.")
 @click.option("--checkpoint-dir", metavar="DIR",
-              help="Spark: checkpoint every few levels into DIR (a path or a Hadoop URI).")
-@click.option("--checkpoint-every", type=int, metavar="N",
-              help="Spark: levels between checkpoints (default 5).")
+              help="Checkpoint between levels into DIR (Spark: a path or a Hadoop URI), to "
+                   "--resume after a stop or a crash.")
+@click.option("--checkpoint-every", type=BoundedInt(None, None), metavar="N",
+              help="Levels between checkpoints (default: Spark 5; compiled: the first level "
+                   "boundary 10 minutes after the last checkpoint).")
 @click.option("--resume", is_flag=True,
-              help="Spark: continue the run checkpointed in --checkpoint-dir.")
+              help="Continue the run checkpointed in --checkpoint-dir (same options).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 @click.option("--trace-out", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write the (first) counterexample as a trace file.")
@@ -55,10 +73,10 @@ from viewer.trace_file import write_trace
               help="Write the (first) counterexample as a self-contained HTML page.")
 @click.option("--force", is_flag=True, help="Overwrite --trace-out/--html files that exist.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def check_command(kafka_version, config_files, symmetry, properties, engine, max_states,
-                  memory_limit, coverage, time_limit, max_depth, spark_master, partitions,
-                  checkpoint_dir, checkpoint_every, resume, as_json, trace_out, html_out, force, quiet,
-                  **options):
+def check_command(kafka_version, config_files, symmetry, properties, engine, max_states, workers,
+                  memory_limit, disk_limit, disk_dir, fp_bits, coverage, time_limit, max_depth,
+                  spark_master, partitions, checkpoint_dir, checkpoint_every, resume, as_json,
+                  trace_out, html_out, force, quiet, **options):
     """Check properties of a Kafka replication configuration.
 
     Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
@@ -67,21 +85,30 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     """
     if same_file(trace_out, html_out):
         fail("--trace-out and --html name the same file")
-    check_output_path(trace_out, force, "--trace-out")
-    check_output_path(html_out, force, "--html")
+    check_output_path(trace_out, force, "--trace-out", inputs=config_files)
+    check_output_path(html_out, force, "--html", inputs=config_files)
     config, provenance = config_from_options(
         kafka_version=kafka_version, config_files=config_files, symmetry=symmetry,
         **pop_config_options(options),
     )
     progress = None if quiet or as_json else _progress_line
+    checkpoints = {"checkpoint_dir": checkpoint_dir, "checkpoint_every": checkpoint_every,
+                   "resume": resume}
+    spark_options = {"master": spark_master, "partitions": partitions}
+    compiled_options = {"workers": workers, "disk_limit": parse_size(disk_limit, "--disk-limit", 0),
+                        "disk_dir": disk_dir, "fp_bits": int(fp_bits) if fp_bits else None}
     engine_options = {}
-    spark_options = {"master": spark_master, "partitions": partitions, "checkpoint_dir": checkpoint_dir,
-                     "checkpoint_every": checkpoint_every, "resume": resume}
     if engine == "spark":
-        engine_options = spark_options
-    elif any(v for v in spark_options.values()):
-        fail("--spark-master, --partitions, --checkpoint-dir, --checkpoint-every and --resume need "
-             "--engine spark")
+        engine_options = dict(spark_options, **checkpoints)
+    elif engine in ("compiled", "bfs"):
+        engine_options = dict(compiled_options, **checkpoints)
+    if engine != "spark" and any(v for v in spark_options.values()):
+        fail("--spark-master and --partitions need --engine spark")
+    if engine not in ("compiled", "bfs") and any(v is not None for v in compiled_options.values()):
+        fail("--workers, --disk-limit, --disk-dir and --fp-bits need the compiled engine (the "
+             "default)")
+    if engine not in ("compiled", "bfs", "spark") and any(v for v in checkpoints.values()):
+        fail("--checkpoint-dir, --checkpoint-every and --resume need --engine compiled or spark")
     if provenance and not as_json:
         for line in provenance:  # it quotes the user's files: keep their bytes off the terminal
             click.echo(terminal_safe(line))
@@ -103,11 +130,11 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
     trace = next((p.trace for p in sorted(result.properties, key=lambda p: p.reported_only)
                   if p.trace is not None), None)  # a failing property's first
     if trace is not None and trace_out:
-        write_output(trace_out, "--trace-out", lambda: write_trace(trace_out, trace, result))
+        write_output(trace_out, "--trace-out", lambda tmp: write_trace(tmp, trace, result), force=force)
         if not as_json:
             click.echo(f"trace written to {terminal_safe(trace_out)}")
     if trace is not None and html_out:
-        write_output(html_out, "--html", lambda: write_html(html_out, trace, result))
+        write_output(html_out, "--html", lambda tmp: write_html(tmp, trace, result), force=force)
         if not as_json:
             click.echo(f"HTML trace viewer written to {terminal_safe(html_out)}")
     if (trace_out or html_out) and trace is None and not as_json:
@@ -117,10 +144,16 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
 
 def _progress_line(stats) -> None:
     memory = f", {stats.memory_bytes / 2**20:,.0f} MiB" if stats.memory_bytes else ""
+    disk = f", disk {stats.disk_bytes / 2**20:,.0f} MiB" if stats.disk_bytes else ""
+    eta = ""
+    if stats.eta_seconds is not None:
+        eta = f", {describe_eta(stats.eta_seconds)}"
+    elif stats.seconds >= 60 and stats.queue:  # a long run: say why there is no estimate yet
+        eta = f", {describe_eta(None)}"
     click.echo(
         f"progress: {stats.states_generated:,} states generated, {stats.distinct_states:,} "
         f"distinct states, depth {stats.depth}, queue {stats.queue:,}, "
-        f"{stats.states_per_second:,.0f} states/s, {stats.seconds:.1f} s{memory}",
+        f"{stats.states_per_second:,.0f} states/s, {stats.seconds:.1f} s{memory}{disk}{eta}",
         err=True,
     )
 
@@ -132,11 +165,16 @@ def _notice(line: str) -> None:
 _SIZE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 
-def parse_size(text):
-    """``--memory-limit``: a byte count with an optional K/M/G/T suffix (powers of 1024)."""
+def parse_size(text, option: str = "--memory-limit", least: float = 1):
+    """``--memory-limit``, ``--disk-limit``: a byte count with an optional K/M/G/T suffix
+    (powers of 1024), at least ``least``."""
     if text is None:
         return None
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
-    if not m or float(m.group(1)) <= 0:
-        fail(f"--memory-limit {text!r} is not a size; write e.g. 500M or 2G")
-    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])
+    m = re.fullmatch(r"\s*(\d{1,%d}(?:\.\d{1,%d})?)\s*([KMGT]?)i?B?\s*" % (MAX_DIGITS, MAX_DIGITS),
+                     str(text), re.IGNORECASE)
+    if not m or float(m.group(1)) < least or (least > 0 and float(m.group(1)) <= 0):
+        fail(f"{option} {shown(text)} is not a size; write e.g. 500M or 2G")
+    size = float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()]
+    if size > 2**63 - 1:  # a 40-digit count is finite, but no machine has that memory
+        fail(f"{option} {shown(text)} is larger than any memory or disk (at most 8 EiB)")
+    return int(size)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from commands.params import BoundedInt
+from commands.usage import check_output_path, write_output
 from conformance import jars, processes, report, scenarios
 from conformance.cluster import ClusterStartError
 from conformance.scenarios import ScenarioResult
@@ -61,9 +63,9 @@ def list_command():
 @click.argument("names", nargs=-1)
 @click.option("--kafka-version", "versions", multiple=True, default=("4.0", "4.1"), show_default=True,
               help="Kafka release line(s) to run (4.0, 4.1, 4.4).")
-@click.option("--runs", type=click.IntRange(1, 500), default=20, show_default=True,
+@click.option("--runs", type=BoundedInt(1, 500), default=20, show_default=True,
               help="Randomised runs of acks-all-random per release.")
-@click.option("--repeat", type=click.IntRange(1, 50), default=1, show_default=True,
+@click.option("--repeat", type=BoundedInt(1, 50), default=1, show_default=True,
               help="Run each of the other scenarios this many times.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Where run directories go (default ./kmc-runs); each run gets a new one.")
@@ -76,8 +78,7 @@ def run_command(names, versions, runs, repeat, out_dir, time_limit, json_out, ma
     unknown = [n for n in names if n not in scenarios.SCENARIOS]
     if unknown:
         raise click.UsageError(f"unknown scenario {unknown[0]!r}: 'kmc conformance list' names them")
-    if json_out and Path(json_out).exists():
-        raise click.UsageError(f"--json {json_out}: the file exists")
+    check_output_path(json_out, False, "--json")
     names = list(names) or list(scenarios.SCENARIOS)
     results: list[ScenarioResult] = []
     code = 0
@@ -108,5 +109,6 @@ def run_command(names, versions, runs, repeat, out_dir, time_limit, json_out, ma
     click.echo(report.table(results, markdown=markdown))
     click.echo(f"({len(results)} rows in {time.monotonic() - t0:.0f} s)")
     if json_out:
-        Path(json_out).write_text(json.dumps([r.as_dict() for r in results], indent=1, default=str))
+        text = json.dumps([r.as_dict() for r in results], indent=1, default=str)
+        write_output(json_out, "--json", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"), force=False)
     return code

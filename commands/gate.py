@@ -4,7 +4,7 @@ Exit codes: 0 every check matched its expectation (cached and allowed-incomplete
 matched); 1 a check did not match; 2 a bad suite (nothing ran), a bad option, or a check that
 could not run; 3 nothing mismatched but a check was INCOMPLETE and not allowed to be, or the gate
 was interrupted (SIGINT/SIGTERM: the checks not finished are errors in the JUnit report, which is
-still written).
+still written); 70 a check's run raised an unexpected exception (a bug in kmc, ``gate/run.py``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,12 @@ import click
 
 from commands.usage import check_output_path, same_file, write_output
 from gate.cache import GateCache
-from gate.report import WITHIN_NOTE, details, json_report, junit_xml, summary_table, verdict_line
+from gate.report import (
+    WITHIN_NOTE, details, evidence_line, json_report, junit_xml, summary_table, verdict_line,
+)
 from gate.run import exit_code, run_suite
 from gate.suite import load_suite
+from model.bounded import shown
 from viewer.safe_text import terminal_safe
 
 
@@ -39,18 +42,19 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
 
     Exit code 0: every check matched; 1: a check did not match (the reason and the counterexample
     are printed); 2: bad suite or options (nothing ran); 3: a check was incomplete and the suite
-    does not allow it, or the gate was interrupted.
+    does not allow it, or the gate was interrupted; 70: an internal error (a bug in kmc).
     """
     if same_file(junit_out, json_out):
         raise click.UsageError("--junit and --json name the same file")
-    check_output_path(junit_out, force, "--junit")
-    check_output_path(json_out, force, "--json")
     suite = load_suite(suite_path)
+    inputs = [suite_path, *(f for c in suite.checks for f in c.config_files)]
+    check_output_path(junit_out, force, "--junit", inputs=inputs)
+    check_output_path(json_out, force, "--json", inputs=inputs)
     if only:
         names = {c.name for c in suite.checks}
         unknown = [n for n in only if n not in names]
         if unknown:
-            raise click.UsageError(f"--only {unknown[0]!r}: {suite_path} has no check of that name")
+            raise click.UsageError(f"--only {shown(unknown[0])}: {suite_path} has no check of that name")
         suite.checks = [c for c in suite.checks if c.name in only]
     cache = GateCache(cache_dir) if cache_dir else None
 
@@ -71,14 +75,16 @@ def gate_command(suite_path, junit_out, json_out, cache_dir, only, force, quiet)
         click.echo("")
         click.echo(text)
     click.echo("")
+    if any(c.rests_on for c in suite.checks):  # a suite that says what its rows rest on
+        click.echo(evidence_line(suite.checks))
     click.echo(verdict_line(outcomes))
     if junit_out:
         report = junit_xml(suite, outcomes)
-        write_output(junit_out, "--junit", lambda: _write(junit_out, report))
+        write_output(junit_out, "--junit", lambda tmp: _write(tmp, report), force=force)
         click.echo(f"JUnit report written to {terminal_safe(junit_out)}")
     if json_out:
         report = (json.dumps(json_report(suite, outcomes), indent=2) + "\n").encode()
-        write_output(json_out, "--json", lambda: _write(json_out, report))
+        write_output(json_out, "--json", lambda tmp: _write(tmp, report), force=force)
         click.echo(f"JSON results written to {terminal_safe(json_out)}")
     return exit_code(outcomes)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options
 from commands.usage import check_output_path, same_file, write_output
 from model.options import config_from_options
@@ -16,7 +17,7 @@ from properties import get_properties
               help="Property whose violating states are marked (repeatable); default: all.")
 @click.option("--graphml", type=click.Path(dir_okay=False), metavar="FILE", help="Write GraphML here.")
 @click.option("--dot", type=click.Path(dir_okay=False), metavar="FILE", help="Write Graphviz DOT here.")
-@click.option("--max-nodes", type=int, default=20000, show_default=True,
+@click.option("--max-nodes", type=BoundedInt(None, None), default=20000, show_default=True,
               help="Refuse state graphs with more states than this.")
 @click.option("--force", is_flag=True, help="Overwrite output files that exist.")
 def graph_command(properties, graphml, dot, max_nodes, force, **options):
@@ -39,9 +40,9 @@ def graph_command(properties, graphml, dot, max_nodes, force, **options):
     for line in graph_summary(graph):
         click.echo(line)
     if graphml:
-        write_output(graphml, "--graphml", lambda: write_graphml(graph, graphml))
+        write_output(graphml, "--graphml", lambda tmp: write_graphml(graph, tmp), force=force)
         click.echo(f"GraphML written to {graphml}")
     if dot:
-        write_output(dot, "--dot", lambda: write_dot(graph, dot))
+        write_output(dot, "--dot", lambda tmp: write_dot(graph, tmp), force=force)
         click.echo(f"DOT written to {dot}")
     return 0

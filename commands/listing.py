@@ -53,9 +53,16 @@ def list_command():
     click.echo("Stronger invariants (checked by default and reported, not failing; -p NAME makes a "
                "violation fail the run):")
     for name, prop in PROPERTIES.items():
-        if prop.stronger:
+        if prop.stronger and not prop.by_name:
             click.echo(f"  {name:<28} {prop.description}")
             click.echo(f"  {'':<28} why not failing by default: {prop.stronger}")
+    click.echo("  asked by name only (delivery: they judge what a producer with --retries does):")
+    for name, prop in PROPERTIES.items():
+        if prop.by_name:
+            click.echo(f"  {name:<28} {prop.description}")
+            click.echo(f"  {'':<28} why not a promise: {prop.stronger}")
+    click.echo("  not modelled: transactions (transactional.id), the consumer's committed offsets "
+               "(docs/model.md, Delivery semantics)")
     click.echo("")
     click.echo("Reachability questions (--property NAME: VIOLATED means reached, the trace is a "
                "shortest witness; kmc advise asks them):")

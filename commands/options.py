@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import click
 
+from commands.params import BoundedInt, INT32_MAX
 from model.config import BOUND_HELP, BOUND_NAMES, Bounds, default_bounds
 from model.constants import CRASH_MODELS, HW_CHECKPOINT_MODES
 
@@ -20,11 +21,14 @@ def _bound_default(name: str) -> str:
     two, more = getattr(default_bounds(2), name), getattr(default_bounds(3), name)
     return str(two) if two == more else f"{two} at RF=2, {more} at RF>=3"
 
+_ALIASES = {"max_retries": ("--retries",)}
+"""Other spellings of a bound's option: Kafka's producer setting for the retry bound."""
+
 _OPTIONS = (
     click.option("--protocol", metavar="NAME",
                  help="Replication protocol variant (see 'kmc list'). [default: kip-320]"),
-    click.option("--replication-factor", "-r", type=int, help="Replicas (2-5). [default: 3]"),
-    click.option("--min-insync-replicas", type=int, help="min.insync.replicas. [default: 2]"),
+    click.option("--replication-factor", "-r", type=BoundedInt(None, INT32_MAX), help="Replicas (2-5). [default: 3]"),
+    click.option("--min-insync-replicas", type=BoundedInt(None, INT32_MAX), help="min.insync.replicas. [default: 2]"),
     click.option("--acks", type=click.Choice(["0", "1", "all", "-1"]), help="Producer acks. [default: all]"),
     click.option("--unclean-leader-election/--no-unclean-leader-election", default=None,
                  help="unclean.leader.election.enable. [default: off]"),
@@ -41,8 +45,14 @@ _OPTIONS = (
     click.option("--fetch-from-followers/--no-fetch-from-followers", default=None,
                  help="Consumers may read from followers (KIP-392, replica.selector.class); "
                       "judged by the no-read-loss property. [default: off]"),
+    click.option("--enable-idempotence/--no-enable-idempotence", default=None,
+                 help="The producer's enable.idempotence (KIP-98): sequence numbers the leader "
+                      "checks; judged with --retries. [default: the release's: on since 3.0]"),
+    click.option("--max-in-flight-requests-per-connection", type=BoundedInt(None, INT32_MAX), metavar="N",
+                 help="The producer's max.in.flight.requests.per.connection; judged with "
+                      "--retries. [default: 5]"),
 ) + tuple(
-    click.option(f"--{name.replace('_', '-')}", name, type=int,
+    click.option(f"--{name.replace('_', '-')}", *_ALIASES.get(name, ()), name, type=BoundedInt(None, None),
                  help=f"Bound: {BOUND_HELP[name]}. [default: {_bound_default(name)}]")
     for name in BOUND_NAMES
 )
@@ -56,7 +66,8 @@ _SOURCE_OPTIONS = (
 
 CONFIG_OPTION_NAMES = (
     "protocol", "replication_factor", "min_insync_replicas", "acks", "unclean_leader_election",
-    "crash_model", "rule_changes", "hw_checkpoint", "fetch_from_followers", *BOUND_NAMES,
+    "crash_model", "rule_changes", "hw_checkpoint", "fetch_from_followers", "enable_idempotence",
+    "max_in_flight_requests_per_connection", *BOUND_NAMES,
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options
 from model.options import config_from_options
 
@@ -13,7 +14,7 @@ from model.options import config_from_options
 @click.option("--strengthen", "-s", multiple=True, metavar="NAME",
               help="A strengthening invariant (or built-in property) to prove with it; repeatable; "
               "'all' for the whole library (kmc list shows it).")
-@click.option("--k", "k", type=int, default=1, show_default=True, help="Induction depth (1-64).")
+@click.option("--k", "k", type=BoundedInt(None, None), default=1, show_default=True, help="Induction depth (1-64).")
 @config_options
 @click.option("--time-limit", type=float, metavar="SECONDS",
               help="Give up (exit 3) after this many seconds.")

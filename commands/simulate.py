@@ -10,6 +10,7 @@ import click
 
 from checker.compiled import ensure_compiled
 from checker.simulate import DEFAULT_DEPTH, simulate
+from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import check_output_path, write_output
 from model.options import config_from_options
@@ -27,12 +28,12 @@ DEFAULT_TIME_LIMIT = 60.0
 @click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
               help="Property to check in every state (repeatable); default: those Kafka promises "
                    "('kmc list').")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1),
+@click.option("--seed", type=BoundedInt(0, 2**64 - 1),
               help="Seed of the random walks: the same seed gives the same walks. [default: a "
                    "random one, printed]")
-@click.option("--depth", type=click.IntRange(1), default=DEFAULT_DEPTH, show_default=True,
+@click.option("--depth", type=BoundedInt(1), default=DEFAULT_DEPTH, show_default=True,
               help="Steps per walk at most.")
-@click.option("--walks", type=click.IntRange(1), help="Stop after this many walks.")
+@click.option("--walks", type=BoundedInt(1), help="Stop after this many walks.")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
               help=f"Stop after this many seconds. [default: {DEFAULT_TIME_LIMIT:.0f} unless --walks is given]")
 @click.option("--no-shorten", is_flag=True, help="Show the violating walk as found, not shortened.")
@@ -49,7 +50,7 @@ def simulate_command(kafka_version, config_files, properties, seed, depth, walks
     (the walk, shortened by delta debugging, is printed and written as a trace file); 3: no
     violation found, which is not a proof (INCOMPLETE); 2: bad input.
     """
-    check_output_path(trace_out, force, "--trace-out")
+    check_output_path(trace_out, force, "--trace-out", inputs=config_files)
     config, provenance = config_from_options(
         kafka_version=kafka_version, config_files=config_files, **pop_config_options(options))
     props = get_properties(list(properties) or None)
@@ -72,7 +73,7 @@ def simulate_command(kafka_version, config_files, properties, seed, depth, walks
     trace = next((p.trace for p in result.properties if p.trace is not None), None)
     written = None
     if trace is not None and trace_out:
-        write_output(trace_out, "--trace-out", lambda: write_trace(trace_out, trace, result))
+        write_output(trace_out, "--trace-out", lambda tmp: write_trace(tmp, trace, result), force=force)
         written = trace_out
     if as_json:
         click.echo(json.dumps({**result.to_json(), "trace_file": written}, indent=2))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from commands.params import BoundedInt
 from commands.usage import check_output_path, fail, same_file, write_output
 from conformance import jars, processes
 from conformance import replay as cluster_replay
@@ -30,7 +31,7 @@ def trace_group():
 @trace_group.command("show")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--diff", "diff_only", is_flag=True, help="Show only what each step changed.")
-@click.option("--step", type=int, metavar="N", help="Show only step N (0 = the initial state).")
+@click.option("--step", type=BoundedInt(None, None), metavar="N", help="Show only step N (0 = the initial state).")
 def show_command(file, diff_only, step):
     """Print a trace file step by step: logs with HW and LEO, controller, what changed."""
     tf = read_trace(file)
@@ -52,7 +53,7 @@ def replay_command(file, allow_model_change):
     file says); 1: the trace diverges, or was recorded with another model version; 2: the file is
     not a kmc trace.
     """
-    report = replay(read_trace(file), allow_model_change=allow_model_change)
+    report = replay(read_trace(file, judge=False), allow_model_change=allow_model_change)
     for line in report.lines:  # they quote the file's values
         click.echo(terminal_safe(line))
     return report.exit_code
@@ -67,10 +68,10 @@ def html_command(file, output, force):
     """Write a trace file as one self-contained HTML page (no network needed to view it)."""
     if same_file(file, output):
         fail(f"--output {output} is the trace file itself; give the page its own name")
-    check_output_path(output, force, "--output")
+    check_output_path(output, force, "--output", inputs=[file])
     tf = read_trace(file)
     page = render_html(tf.trace, tf.meta)
-    write_output(output, "--output", lambda: Path(output).write_text(page, encoding="utf-8"))
+    write_output(output, "--output", lambda tmp: Path(tmp).write_text(page, encoding="utf-8"), force=force)
     click.echo(f"HTML trace viewer written to {output} ({len(tf.trace.steps)} steps)")
     return 0
 

@@ -75,7 +75,13 @@ def free_ports(n: int) -> list[int]:
 
 
 def random_cluster_id() -> str:
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A cluster id as `kafka-storage random-uuid` makes one: 16 random bytes in URL-safe base64,
+    never starting with '-' (Kafka's ``Uuid.randomUuid`` draws again then: ``kafka-storage
+    format -t -x...`` would read the id as an option and fail, as one CI-like run here did)."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 @dataclass

@@ -343,6 +343,10 @@ ACTIONS: dict[str, Row] = {
                                           not_forceable("AlterPartition round trips run inside the brokers"), "no"),
     "LeaderHandleAlterPartitionResponse": Row("(inside the leader)", _none,
                                               not_forceable("AlterPartition round trips run inside the brokers"), "no"),
+    "ProducerRetry": Row("(the producer retries on its own; the replay does not drive a resend)",
+                         _none, not_forceable("a resend is the client's own decision (retries, "
+                                              "request.timeout.ms); kafka-python cannot be told "
+                                              "to resend one record"), "no"),
     "FlushLog": Row("(the OS writes the page cache)", _none,
                     not_forceable("the OS decides when the page cache reaches the disk"), "no"),
     "CheckpointHighWatermark": Row("(every replica.high.watermark.checkpoint.interval.ms)", _none,

@@ -105,7 +105,7 @@ def render(figure: Figure, workdir: Path) -> str:
     cwd = os.getcwd()
     os.chdir(workdir)
     loaded = {n: p for n, p in PROPERTIES.items() if n not in BUILT_IN and not p.is_reachability
-              and not p.history}  # properties a test of the same process --loaded: not kmc's
+              and not p.history and not p.by_name}  # properties a test of the same process --loaded: not kmc's
     for name in loaded:
         del PROPERTIES[name]
     try:

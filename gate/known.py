@@ -49,9 +49,20 @@ class KnownLoss:
                 "rules": list(self.config.rules)}
 
 
-def family(config: ModelConfig) -> tuple:
+def family(config: ModelConfig, producer: bool = False) -> tuple:
+    """The family key. With ``producer`` (a delivery property, issue 26) the producer's settings
+    in force are part of it, so a run with an idempotent producer is never told of a duplicate a
+    non-idempotent one gets; the replication properties do not depend on them."""
     data = config.as_dict()
-    return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in data.items() if k in FAMILY_KEYS)
+    key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in data.items()
+                if k in FAMILY_KEYS)
+    if producer:
+        key += (("idempotent", config.idempotent),
+                ("max.in.flight.requests.per.connection", config.max_in_flight_requests_per_connection))
+    return key
+
+
+DELIVERY_PROPERTIES = ("no-duplicates", "in-order", "exactly-once-to-log")
 
 
 @lru_cache(maxsize=4)
@@ -77,10 +88,11 @@ def beyond(config: ModelConfig, held, losses=None) -> list[dict]:
     """The known losses of ``config``'s family, of a property in ``held`` (those that HOLD in a
     run of ``config``), at bounds the run did not cover: each a dict with the row, the property,
     its bounds, and ``raise``: the bounds to raise (name -> the row's value)."""
-    mine = family(config)
     found = []
     for loss in known_losses() if losses is None else losses:
-        if loss.prop not in held or family(loss.config) != mine or covers(config.bounds, loss.bounds):
+        producer = loss.prop in DELIVERY_PROPERTIES
+        if (loss.prop not in held or family(loss.config, producer) != family(config, producer)
+                or covers(config.bounds, loss.bounds)):
             continue
         to_raise = {n: getattr(loss.bounds, n) for n in BOUND_NAMES
                     if getattr(loss.bounds, n) > getattr(config.bounds, n)}

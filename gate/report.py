@@ -73,6 +73,24 @@ def details(outcomes, *, with_traces: bool = True) -> str:
     return "\n".join(out)
 
 
+def evidence_line(specs) -> str:
+    """How many rows rest on a source outside kmc and how many are regression pins (kmc's own
+    output), from each row's ``rests-on``."""
+    counts = {"outside": 0, "regression-pin": 0, "unstated": 0}
+    kinds: dict[str, int] = {}
+    for spec in specs:
+        counts[spec.evidence] += 1
+        for kind in dict.fromkeys(k for k, _ in spec.rests_on):
+            kinds[kind] = kinds.get(kind, 0) + 1
+    by_kind = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()) if k != "regression-pin")
+    line = (f"evidence: {counts['outside']} rows rest on an outside source"
+            + (f" ({by_kind})" if by_kind else "")
+            + f", {counts['regression-pin']} are regression pins (kmc's own output only)")
+    if counts["unstated"]:
+        line += f", {counts['unstated']} do not say (rests-on)"
+    return line + "; a pinned trace length is always kmc's own output"
+
+
 def verdict_line(outcomes) -> str:
     counts = {}
     for o in outcomes:
@@ -132,7 +150,7 @@ def junit_xml(suite, outcomes) -> bytes:
             el = ET.SubElement(tc, "failure", {"message": xml_safe("; ".join(o.reasons)), "type": kind})
             el.text = xml_safe("\n\n".join(x for x in (summary, reasons, traces) if x))
         elif o.status in (ERROR, INTERRUPTED_STATUS):
-            kind = "error" if o.status == ERROR else "interrupted"
+            kind = ("internal-error" if o.internal else "error") if o.status == ERROR else "interrupted"
             el = ET.SubElement(tc, "error", {"message": xml_safe("; ".join(o.reasons)), "type": kind})
             el.text = xml_safe(reasons)
         elif o.status == CACHED:

@@ -8,13 +8,15 @@ A check's status is one of:
   decided, and the check does not allow that;
 - ``pass (incomplete allowed)``: the same, in a check with ``allow-incomplete = true``;
 - ``cached``: skipped, because the same check passed before on the same model source;
-- ``ERROR``: the check could not run (e.g. its engine is not installed);
+- ``ERROR``: the check could not run (e.g. its engine is not installed), or its run raised an
+  unexpected exception (``Outcome.internal``: a bug in kmc, its traceback written to a file);
 - ``INTERRUPTED``: SIGINT or SIGTERM stopped the gate during this check, or before it (the rest
   of the suite is not run; a cancelled CI job gets a report of what did run).
 
 The gate's exit code: 3 if it was interrupted (whatever had run: a gate that was asked to stop is
-not a verdict), else 1 if any check FAILed, else 2 if any had an ERROR, else 3 if any is
-INCOMPLETE, else 0.
+not a verdict), else 70 if a check's run raised an unexpected exception (a bug in kmc: no verdict
+of the gate can be trusted then), else 1 if any check FAILed, else 2 if any had an ERROR, else 3
+if any is INCOMPLETE, else 0.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import checker  # checker.check is looked up at each run (tests replace it)
+from checker.crash import internal_error_line, write_crash_report
 from checker.interrupt import interrupted
-from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from checker.result import EXIT_INTERNAL, HOLDS, INCOMPLETE, VIOLATED
 from gate.known import beyond
 from gate.suite import CheckSpec
 from model.errors import KmcError
@@ -52,6 +55,7 @@ class Outcome:
     seconds: float = 0.0
     cached_at: str | None = None
     shown_traces: list = field(default_factory=list)  # (property, trace) worth printing
+    internal: bool = False  # an ERROR that is a bug in kmc (an unexpected exception)
 
     @property
     def green(self) -> bool:
@@ -155,6 +159,12 @@ def run_check(spec: CheckSpec, warn: Callable[[str], None] | None = None) -> Out
     except KmcError as e:
         return Outcome(spec=spec, status=ERROR, got="error", reasons=[str(e)],
                        seconds=time.monotonic() - started)
+    except Exception as e:
+        if interrupted():
+            raise  # the interruption surfaced as another error: run_suite reports it
+        return Outcome(spec=spec, status=ERROR, got="internal error", internal=True,
+                       reasons=[internal_error_line(e, write_crash_report(e))],
+                       seconds=time.monotonic() - started)
     if result.interrupted:
         return interrupted_outcome(spec, result, time.monotonic() - started)
     result.known_beyond = beyond(spec.config, [p.name for p in result.properties if p.verdict == HOLDS])
@@ -219,6 +229,8 @@ def exit_code(outcomes) -> int:
     statuses = {o.status for o in outcomes}
     if INTERRUPTED_STATUS in statuses:
         return 3
+    if any(o.internal for o in outcomes):
+        return EXIT_INTERNAL
     if FAIL in statuses:
         return 1
     if ERROR in statuses:

@@ -37,6 +37,12 @@ key such as ``min.insync.replicas = 2`` is read as the dotted name):
 - ``allow-incomplete = true``: a property the search could not finish (a limit was hit) does not
   fail the gate; it is reported as incomplete.
 - ``name`` (unique, required) and ``description``.
+- ``rests-on``: what the expectation rests on, one ``"KIND: detail"`` string or a list of them;
+  KIND is one of ``REST_KINDS``: an outside source (``kip``, ``jira``, ``jepsen``,
+  ``kafka-test``, ``kafka-source`` read at a named tag, ``real-broker`` a run of docs/
+  conformance.md) or ``regression-pin`` (kmc's own output, nothing outside kmc confirms it). A
+  row with at least one outside source counts as resting on one; ``kmc gate`` prints the counts.
+  A pinned ``trace-length`` is always kmc's own output, whatever the verdict rests on.
 
 Anything else, a wrong type, an unknown protocol or property, or an impossible configuration
 (``min.insync.replicas`` above the replication factor) is a ``SuiteError`` naming the file, the
@@ -54,6 +60,7 @@ import spark_explore  # noqa: F401  (joins the engine registry, so a suite can n
 from checker.engines import get_engine
 from checker.limits import MAX_COUNT, check_limit
 from model.config import BOUND_NAMES, ModelConfig
+from model.bounded import INT64_MAX, parse_int, shown
 from model.errors import ConfigError, KmcError
 from model.files import nesting_depth, read_text
 from model.options import config_from_options
@@ -71,13 +78,20 @@ CONFIG_KEYS = {
     "crash.model": "crash_model",
     "hw.checkpoint": "hw_checkpoint",
     "fetch.from.followers": "fetch_from_followers",
+    "enable.idempotence": "enable_idempotence",
+    "max.in.flight.requests.per.connection": "max_in_flight_requests_per_connection",
 }
 BOUND_KEYS = {name.replace("_", "-"): name for name in BOUND_NAMES}
 GATE_KEYS = (
     "name", "description", "properties", "expect", "violates", "trace-length",
     "min-trace-length", "allow-incomplete", "max-states", "max-depth", "time-limit", "engine",
-    "kafka-version", "config-files", "rules",
+    "kafka-version", "config-files", "rules", "rests-on",
 )
+OUTSIDE_KINDS = ("kip", "jira", "jepsen", "kafka-test", "kafka-source", "real-broker")
+REGRESSION_PIN = "regression-pin"
+REST_KINDS = (*OUTSIDE_KINDS, REGRESSION_PIN)
+"""What a row's expectation may rest on (``rests-on``): a source outside kmc, or kmc's own
+output."""
 KNOWN_KEYS = (*GATE_KEYS, *CONFIG_KEYS, *BOUND_KEYS)
 TOP_LEVEL_KEYS = ("check", "defaults", "name", "description")
 MAX_SUITE_BYTES = 4 * 2**20
@@ -108,6 +122,17 @@ class CheckSpec:
     description: str = ""
     provenance: list = field(default_factory=list)
     default_properties: bool = False  # no ``properties`` key: stronger invariants reported only
+    config_files: list = field(default_factory=list)  # the properties files it reads (not written over)
+    rests_on: list = field(default_factory=list)  # (kind, detail) pairs, ``REST_KINDS``
+
+    @property
+    def evidence(self) -> str:
+        """"outside" (some source outside kmc), "regression-pin" (kmc's own output only) or
+        "unstated"."""
+        kinds = {kind for kind, _ in self.rests_on}
+        if kinds & set(OUTSIDE_KINDS):
+            return "outside"
+        return REGRESSION_PIN if kinds else "unstated"
 
     def identity(self) -> dict:
         """Everything that decides this check's outcome except the model's source (the cache
@@ -145,16 +170,19 @@ class Suite:
     checks: list
 
 
-def _flatten(table: dict, prefix: str = "") -> dict:
+def _flatten(table: dict, where: "_Where", prefix: str = "") -> dict:
     """Nested TOML tables back to dotted keys: ``min.insync.replicas = 2`` (unquoted) parses as
-    ``{"min": {"insync": {"replicas": 2}}}``."""
-    out = {}
+    ``{"min": {"insync": {"replicas": 2}}}``. The same dotted name written twice (unquoted and
+    quoted, ``"min.insync.replicas" = 3``) is an error, not one silently winning."""
+    out: dict = {}
     for key, value in table.items():
         full = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out.update(_flatten(value, full + "."))
-        else:
-            out[full] = value
+        parts = _flatten(value, where, full + ".") if isinstance(value, dict) else {full: value}
+        for name, v in parts.items():
+            if name in out:
+                raise where.error(name, "is given twice (as a dotted key and as a quoted one); "
+                                        "keep one")
+            out[name] = v
     return out
 
 
@@ -170,7 +198,7 @@ class _Where:
 
     def error(self, key: str | None, problem: str) -> SuiteError:
         where = f"{self.path}: {self.check}"
-        return SuiteError(f"{where}: key {key!r}: {problem}" if key else f"{where}: {problem}")
+        return SuiteError(f"{where}: key {shown(key, 80)}: {problem}" if key else f"{where}: {problem}")
 
 
 def load_suite(path: str) -> Suite:
@@ -183,13 +211,15 @@ def load_suite(path: str) -> Suite:
         raise SuiteError(f"{path}: not valid TOML: {e}") from None
     except RecursionError:
         data = None
+    except ValueError as e:  # an integer of more than 4,300 digits (Python's conversion limit)
+        raise SuiteError(f"{path}: not a suite: {str(e).split(';')[0]}") from None
     if data is None or nesting_depth(data, stop_at=MAX_SUITE_DEPTH) > MAX_SUITE_DEPTH:
         raise SuiteError(f"{path}: arrays or tables nested more than {MAX_SUITE_DEPTH} deep; "
                          "a suite is [[check]] tables of plain keys")
     for key in data:
         if key not in TOP_LEVEL_KEYS:
             raise SuiteError(
-                f"{path}: unknown top-level key {key!r}; a suite has [[check]] tables and an "
+                f"{path}: unknown top-level key {shown(key, 80)}; a suite has [[check]] tables and an "
                 "optional [defaults] table"
             )
     checks = data.get("check")
@@ -198,7 +228,7 @@ def load_suite(path: str) -> Suite:
     defaults = data.get("defaults", {})
     if not isinstance(defaults, dict):
         raise SuiteError(f"{path}: 'defaults' must be a table ([defaults])")
-    defaults = _keys(_flatten(defaults), _Where(path, "[defaults]"))
+    defaults = _keys(_flatten(defaults, _Where(path, "[defaults]")), _Where(path, "[defaults]"))
     if "name" in defaults:
         raise _Where(path, "[defaults]").error("name", "every check needs its own name")
     specs, seen = [], set()
@@ -214,7 +244,7 @@ def load_suite(path: str) -> Suite:
         if name in seen:
             raise where.error("name", "two checks have this name; names must be unique")
         seen.add(name)
-        merged = {**defaults, **_keys(_flatten(raw), where)}
+        merged = {**defaults, **_keys(_flatten(raw, where), where)}
         specs.append(_validate(merged, where, p.parent))
     suite_name = data.get("name", p.stem)
     if not isinstance(suite_name, str) or len(suite_name) > MAX_NAME_LENGTH:
@@ -223,9 +253,13 @@ def load_suite(path: str) -> Suite:
 
 
 def _keys(table: dict, where: _Where) -> dict:
-    out = {}
+    out: dict = {}
+    spelled: dict = {}
     for key, value in table.items():
         norm = _normalise(key)
+        if norm in out:  # max_records beside max-records, or beside bounds.max-records
+            raise where.error(key, f"says the same as {shown(spelled[norm], 80)}; give it once")
+        spelled[norm] = key
         if norm not in KNOWN_KEYS:
             close = difflib.get_close_matches(norm, KNOWN_KEYS, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(KNOWN_KEYS)}"
@@ -234,17 +268,21 @@ def _keys(table: dict, where: _Where) -> dict:
     return out
 
 
-def _int(where, key, value, minimum):
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise where.error(key, f"must be a whole number >= {minimum}, got {value!r}")
-    return value
+def _int(where, key, value, minimum, maximum=INT64_MAX):
+    """A whole number of the suite (TOML has parsed it: booleans and floats are refused)."""
+    if isinstance(value, str):  # "3": a string is not a number in a suite
+        raise where.error(key, f"must be a whole number >= {minimum}, got {shown(value)}")
+    try:
+        return parse_int(value, "", minimum=minimum, maximum=maximum, error=SuiteError)
+    except SuiteError as e:
+        raise where.error(key, str(e).strip()) from None
 
 
 def _names(where, key, value) -> list:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise where.error(key, f"must be a property name or a list of them, got {value!r}")
+        raise where.error(key, f"must be a property name or a list of them, got {shown(value)}")
     return list(dict.fromkeys(value))
 
 
@@ -256,7 +294,7 @@ def _invariants() -> list:
 def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     expect = d.get("expect")
     if expect not in (HOLDS, VIOLATED):
-        raise where.error("expect", f'must be "holds" or "violated", got {expect!r}')
+        raise where.error("expect", f'must be "holds" or "violated", got {shown(expect)}')
 
     # Properties: which are checked, and which must be violated.
     props = d.get("properties")
@@ -279,7 +317,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     for key, names in (("violates", violates), ("properties", props)):
         for n in names:
             if n not in PROPERTIES:
-                raise where.error(key, f"unknown property {n!r}; choose from: {', '.join(PROPERTIES)}")
+                raise where.error(key, f"unknown property {shown(n)}; choose from: {', '.join(PROPERTIES)}")
     missing = [n for n in violates if n not in props]
     if missing:
         raise where.error("violates", f"{', '.join(missing)} is not among the checked properties")
@@ -293,19 +331,19 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
         raise where.error("min-trace-length", "give trace-length or min-trace-length, not both")
     allow_incomplete = d.get("allow-incomplete", False)
     if not isinstance(allow_incomplete, bool):
-        raise where.error("allow-incomplete", f"must be true or false, got {allow_incomplete!r}")
+        raise where.error("allow-incomplete", f"must be true or false, got {shown(allow_incomplete)}")
     limits = {}
     for key in ("max-states", "max-depth"):
         if key in d:
             limits[key] = _int(where, key, d[key], 1)
             if limits[key] > MAX_COUNT:
-                raise where.error(key, f"must be a whole number from 1 to {MAX_COUNT:,}, got {d[key]!r}")
+                raise where.error(key, f"must be a whole number from 1 to {MAX_COUNT:,}, got {shown(d[key])}")
     if "time-limit" in d:
         t = d["time-limit"]
         try:
             check_limit("time-limit", t)
         except ConfigError:
-            raise where.error("time-limit", f"must be a positive, finite number of seconds, got {t!r}") from None
+            raise where.error("time-limit", f"must be a positive, finite number of seconds, got {shown(t)}") from None
         limits["time-limit"] = float(t)
     try:
         chosen = get_engine(d.get("engine", "compiled"))
@@ -319,14 +357,40 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
     if not isinstance(description, str):
         raise where.error("description", "must be a string")
 
+    rests_on = _rests_on(where, d.get("rests-on"))
     config, provenance = _config(d, where, base)
+    files = d.get("config-files", [])
+    files = [str(base / f) for f in ([files] if isinstance(files, str) else files)]
     return CheckSpec(
         name=d["name"], config=config, properties=props, expect=expect, violates=violates,
         trace_length=d.get("trace-length"), min_trace_length=d.get("min-trace-length"),
         allow_incomplete=allow_incomplete, max_states=limits.get("max-states"),
         max_depth=limits.get("max-depth"), time_limit=limits.get("time-limit"), engine=engine,
         description=description, provenance=provenance, default_properties=default_properties,
+        config_files=files,
+        rests_on=rests_on,
     )
+
+
+def _rests_on(where, value) -> list:
+    """``rests-on`` as (kind, detail) pairs; the kinds are a closed set (``REST_KINDS``)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise where.error("rests-on", f'must be "KIND: detail" or a list of them, got {value!r}')
+    out = []
+    for item in value:
+        kind, _, detail = item.partition(":")
+        kind, detail = kind.strip(), detail.strip()
+        if kind not in REST_KINDS:
+            raise where.error("rests-on", f"{item!r}: the kind before ':' must be one of "
+                                          f"{', '.join(REST_KINDS)}")
+        if not detail:
+            raise where.error("rests-on", f"{item!r}: say which (\"{kind}: ...\")")
+        out.append((kind, detail))
+    return out
 
 
 def _config(d: dict, where: _Where, base: Path):
@@ -338,21 +402,23 @@ def _config(d: dict, where: _Where, base: Path):
         value = d[key]
         if key in ("protocol", "crash.model", "hw.checkpoint"):
             if not isinstance(value, str):
-                raise where.error(key, f"must be a string, got {value!r}")
+                raise where.error(key, f"must be a string, got {shown(value)}")
             if key == "protocol":
                 try:
                     check_protocol(value)
                 except ConfigError as e:
                     raise where.error(key, str(e)) from None
-        elif key in ("replication.factor", "min.insync.replicas"):
+        elif key in ("replication.factor", "min.insync.replicas",
+                     "max.in.flight.requests.per.connection"):
             _int(where, key, value, 1)
         elif key == "acks":
             if isinstance(value, int) and not isinstance(value, bool):
                 value = str(value)
             if not isinstance(value, str) or value.lower() not in ("0", "1", "all", "-1"):
-                raise where.error(key, f'must be "0", "1", "all" or "-1", got {d[key]!r}')
-        elif key in ("unclean.leader.election.enable", "fetch.from.followers") and not isinstance(value, bool):
-            raise where.error(key, f"must be true or false, got {value!r}")
+                raise where.error(key, f'must be "0", "1", "all" or "-1", got {shown(d[key])}')
+        elif key in ("unclean.leader.election.enable", "fetch.from.followers",
+                     "enable.idempotence") and not isinstance(value, bool):
+            raise where.error(key, f"must be true or false, got {shown(value)}")
         options[option] = value
     for key, option in BOUND_KEYS.items():
         if key in d:
@@ -367,18 +433,18 @@ def _config(d: dict, where: _Where, base: Path):
         raise where.error("kafka-version", "give protocol or kafka-version, not both")
     version = d.get("kafka-version")
     if version is not None and not isinstance(version, str):
-        raise where.error("kafka-version", f'must be a string such as "2.0", got {version!r}')
+        raise where.error("kafka-version", f'must be a string such as "2.0", got {shown(version)}')
     rules = d.get("rules", [])
     if isinstance(rules, str):
         rules = [rules]
     if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
-        raise where.error("rules", f'must be a list such as ["+broker-epoch", "-fenced-fetch"], got {rules!r}')
+        raise where.error("rules", f'must be a list such as ["+broker-epoch", "-fenced-fetch"], got {shown(rules)}')
     options["rule_changes"] = tuple(rules)
     files = d.get("config-files", [])
     if isinstance(files, str):
         files = [files]
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-        raise where.error("config-files", f"must be a file name or a list of them, got {files!r}")
+        raise where.error("config-files", f"must be a file name or a list of them, got {shown(files)}")
     files = [str(base / f) for f in files]
     try:
         return config_from_options(kafka_version=version, config_files=files, **options)

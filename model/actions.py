@@ -63,6 +63,9 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     "ZombieControllerSendLeaderAndIsr": ("broker",),
     # That LeaderAndIsr reaches the broker (refused with STALE_CONTROLLER_EPOCH, or applied).
     "BrokerHandleZombieLeaderAndIsr": ("broker",),
+    # The producer sends a record again (Sender.canRetry / RecordAccumulator.reenqueue) after an
+    # error or a request timeout, to a broker that believes it leads (--retries).
+    "ProducerRetry": ("record", "leader"),
     # A preferred-replica election (ElectLeaders PREFERRED, auto.leader.rebalance.enable): to
     # the first replica of the assignment, if it is live and in the ISR.
     "ControllerPreferredElection": ("new_leader",),

@@ -50,6 +50,9 @@ class Bounds:
             controller behind (fault bound).
         max_delayed_fetches: fetch requests that stay in flight while their sender moves on
             (crashes, truncates, restarts) and reach the leader later (fault bound).
+        max_retries: produce requests the producer sends again after an error or a timeout, in
+            total (Kafka's ``retries`` and ``delivery.timeout.ms``, abstracted as a bound; 0: every
+            record is sent once, as before) (fault bound; ``--retries`` on the command line).
         max_preferred_elections: preferred-replica elections, manual (``ElectLeaders``
             PREFERRED) or automatic (``auto.leader.rebalance.enable``) (operator bound).
         max_reassignments: reassignments that put the same replicas in another order
@@ -72,6 +75,9 @@ class Bounds:
         0, "ZooKeeper controller failovers, each leaving a zombie controller", fault=True)
     max_delayed_fetches: int = _bound(
         0, "fetch requests delayed in flight while their sender moves on", fault=True)
+    max_retries: int = _bound(
+        0, "produce requests sent again after an error or a timeout (the producer's retries)",
+        fault=True)
     max_preferred_elections: int = _bound(
         0, "preferred-replica elections (ElectLeaders PREFERRED, or auto.leader.rebalance.enable)",
         fault=True)
@@ -95,6 +101,38 @@ class Bounds:
         """The fault bounds that are on (non-zero), by name."""
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.metadata.get("fault") and getattr(self, f.name)}
+
+
+MAX_IDEMPOTENT_IN_FLIGHT = 5
+"""The producer refuses enable.idempotence with more requests in flight (KAFKA-5494, 1.0: the
+broker keeps the last 5 batches of each producer, ``ProducerStateEntry.NumBatchesToRetain``)."""
+
+
+def check_producer(config: "ModelConfig") -> None:
+    """A ``ConfigError`` for producer settings the Kafka producer itself refuses
+    (``ProducerConfig.postProcessAndValidateIdempotenceConfigs``), or a release without them."""
+    inflight = config.max_in_flight_requests_per_connection
+    if not isinstance(inflight, int) or isinstance(inflight, bool) or not 1 <= inflight <= MAX_BOUND:
+        raise ConfigError(f"max.in.flight.requests.per.connection must be a whole number from 1 "
+                          f"to {MAX_BOUND}, got {inflight!r}")
+    if config.enable_idempotence not in (None, True, False):
+        raise ConfigError(f"enable.idempotence must be true or false, got {config.enable_idempotence!r}")
+    if not config.enable_idempotence:
+        return
+    where = f"Kafka {config.kafka_version}" if config.kafka_version else "these rules"
+    if "idempotent-producer" not in config.rules:
+        raise ConfigError(f"enable.idempotence needs the idempotent producer (KIP-98, Kafka 0.11), "
+                          f"which {where} does not have")
+    if config.acks != "all":
+        raise ConfigError(f"enable.idempotence=true needs acks=all, got acks={config.acks} (the "
+                          "Kafka producer refuses it: ConfigException)")
+    most = MAX_IDEMPOTENT_IN_FLIGHT if "producer-state-five-batches" in config.rules else 1
+    if inflight > most:
+        why = ("KAFKA-5494, 1.0: the broker checks the last 5 batches of a producer"
+               if most > 1 else "0.11 checks only the last batch of a producer; 1.0 allows 5, "
+                                "KAFKA-5494")
+        raise ConfigError(f"enable.idempotence=true needs max.in.flight.requests.per.connection <= "
+                          f"{most}, got {inflight} ({why}; the Kafka producer refuses it)")
 
 
 BOUND_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Bounds))
@@ -138,6 +176,14 @@ class ModelConfig:
             ``replica.selector.class`` set); judged by the ``no-read-loss`` property.
         track_reads: the state keeps the history of what consumers could read (set by
             ``check`` when ``no-read-loss`` is asked for).
+        enable_idempotence: the producer's ``enable.idempotence`` (KIP-98); None = the release's
+            default (on since 3.0, KIP-679, unless acks or max.in.flight conflict: KAFKA-13598).
+            Judged only when the producer retries (``--retries``/``max_retries`` > 0): a
+            record sent once cannot be written twice either way.
+        max_in_flight_requests_per_connection: the producer's
+            ``max.in.flight.requests.per.connection``: produce requests it has sent and not yet
+            had answered (only with ``max_retries`` > 0; without, records are sent one after the
+            other with no limit, as before).
     """
 
     protocol: str = "kip-320"
@@ -153,6 +199,8 @@ class ModelConfig:
     hw_checkpoint: str = "immediate"
     fetch_from_followers: bool = False
     track_reads: bool = False
+    enable_idempotence: bool | None = None
+    max_in_flight_requests_per_connection: int = 5
 
     def __post_init__(self) -> None:
         acks = str(self.acks).strip().lower()
@@ -192,6 +240,18 @@ class ModelConfig:
                 "--max-controller-failovers models ZooKeeper-mode controllers; a KRaft "
                 "controller is a Raft quorum whose deposed leader cannot commit (use --rule "
                 "-kraft for a 3.x cluster in ZooKeeper mode)")
+        check_producer(self)
+
+    @property
+    def idempotent(self) -> bool:
+        """Is the idempotent producer in force (KIP-98)? ``enable_idempotence`` if given, else
+        the release's default: on since 3.0 (KIP-679, rule ``idempotence-by-default``) unless
+        acks is not all or more than 5 requests may be in flight, which turn the default off
+        (KAFKA-13598, 3.0.1/3.1.1/3.2)."""
+        if self.enable_idempotence is not None:
+            return self.enable_idempotence
+        return ("idempotence-by-default" in self.rules and self.acks == "all"
+                and self.max_in_flight_requests_per_connection <= MAX_IDEMPOTENT_IN_FLIGHT)
 
     @property
     def rules(self) -> tuple:
@@ -260,7 +320,18 @@ class ModelConfig:
             "hw.checkpoint": self.hw_checkpoint,
             "fetch.from.followers": self.fetch_from_followers,
             "track.reads": self.track_reads,
+            **self._producer_dict(),
         }
+
+    def _producer_dict(self) -> dict:
+        """The producer's settings, when they matter (the producer retries) or were given: so
+        the results and trace files of runs without retries read as before."""
+        if not (self.bounds.max_retries or self.enable_idempotence is not None
+                or self.max_in_flight_requests_per_connection != 5):
+            return {}
+        return {"enable.idempotence": self.enable_idempotence,
+                "idempotent": self.idempotent,
+                "max.in.flight.requests.per.connection": self.max_in_flight_requests_per_connection}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModelConfig":
@@ -280,6 +351,9 @@ class ModelConfig:
                 hw_checkpoint=str(data.get("hw.checkpoint", "immediate")),
                 fetch_from_followers=bool(data.get("fetch.from.followers", False)),
                 track_reads=bool(data.get("track.reads", False)),
+                enable_idempotence=data.get("enable.idempotence"),
+                max_in_flight_requests_per_connection=int(
+                    data.get("max.in.flight.requests.per.connection", 5)),
             )
         except (KeyError, TypeError) as e:
             raise ConfigError(f"configuration is missing or has a malformed field: {e}") from None

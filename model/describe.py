@@ -40,16 +40,42 @@ def _records(records) -> str:
 
 @describes("ProduceRecord")
 def _produce_record(p, before, after) -> str:
-    b = p["leader"]
+    rid = after.records_written
+    return f"the producer sends r{rid}; " + _handled(p["leader"], rid, before, after)
+
+
+@describes("ProducerRetry")
+def _producer_retry(p, before, after) -> str:
+    rid, b = p["record"], p["leader"]
+    waiting = [x for x in before.pending_acks if x[1] == rid]
+    why = (f"its request timed out while broker {waiting[0][0]} held it (request.timeout.ms; "
+           "the producer cannot tell whether it will be committed)" if waiting
+           else "its request failed")
+    return f"the producer retries r{rid}: {why}; " + _handled(b, rid, before, after)
+
+
+def _handled(b: int, rid: int, before, after) -> str:
+    """What broker ``b`` did with record ``rid``: appended it, or, for an idempotent producer,
+    answered with the offset it already has it at, or refused it."""
     r0, r1 = before.replicas[b], after.replicas[b]
-    rid, epoch = r1.log[len(r0.log)] if len(r1.log) > len(r0.log) else (after.records_written, r1.leader_epoch)
-    text = (
-        f"the producer sends r{rid}; broker {b} (leader in epoch {r0.leader_epoch}) appends it "
-        f"at offset {len(r0.log)}"
-    )
+    lead = f"broker {b} (leader in epoch {r0.leader_epoch})"
+    if len(r1.log) > len(r0.log):
+        text = f"{lead} appends it at offset {len(r0.log)}"
+    else:
+        at = [o for o, (x, _) in enumerate(r0.log) if x == rid]
+        acked = [o for x, o in after.acked if x == rid] + [o for _, x, o in after.pending_acks if x == rid]
+        if acked and at:
+            text = (f"{lead} already has it at offset {acked[0]} (DUPLICATE_SEQUENCE_NUMBER: "
+                    "nothing appended, answered with the original offset)")
+        elif r0.log:
+            text = (f"{lead} refuses it: OUT_OF_ORDER_SEQUENCE_NUMBER (sequence {rid - 1}, but its "
+                    f"log's last batch r{r0.log[-1][0]} has sequence {r0.log[-1][0] - 1})")
+        else:
+            text = (f"{lead} refuses it: UNKNOWN_PRODUCER_ID (no batch of the producer in its "
+                    f"log, and sequence {rid - 1} is not 0)")
     if r1.high_watermark != r0.high_watermark:
         text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
-    return text + _ack_changes(before, after)
+    return text + _ack_changes(before, after, rid)
 
 
 # ------------------------------------------------------------------------------ a leader
@@ -99,14 +125,35 @@ def _leader_handle_delayed_fetch(p, before, after) -> str:
     return text + _ack_changes(before, after)
 
 
+def _why_behind(before, lead: int, f: int) -> str:
+    """Why follower ``f`` can have stayed behind leader ``lead`` for replica.lag.time.max.ms
+    (the time abstraction, docs/model.md "Time"), or that only the untimed rules allow it."""
+    r, leader = before.replicas[f], before.replicas[lead]
+    if not r.alive:
+        return f"broker {f} is down"
+    if getattr(r, "shutting_down", False):
+        return f"broker {f} is shutting down, its fetchers stopped"
+    if r.leader == f:
+        return f"broker {f} still believes it leads epoch {r.leader_epoch}: its metadata lags"
+    if r.leader != lead:
+        follows = "no leader" if r.leader == NO_LEADER else f"broker {r.leader}"
+        return f"broker {f} still follows {follows}: its metadata lags"
+    if r.leader_epoch != leader.leader_epoch:
+        return f"broker {f} is still in epoch {r.leader_epoch}: its metadata lags"
+    return (f"broker {f} fetches from it in its epoch: in Kafka only after it stalled for "
+            f"replica.lag.time.max.ms, e.g. a GC pause or a network cut; not with --rule +timed")
+
+
 @describes("LeaderShrinkIsr")
 def _leader_shrink_isr(p, before, after) -> str:
     lead, f = p["leader"], p["follower"]
     r0, r1 = before.replicas[lead], after.replicas[lead]
+    why = _why_behind(before, lead, f)
     if r1.alter_partition and not r0.alter_partition:
-        return (f"broker {lead} asks the controller to remove lagging broker {f} from the ISR: "
-                f"AlterPartition(ISR {_set(r1.alter_partition[1])})")
-    return _isr_written(f"broker {lead} removes lagging broker {f} from the ISR", r0, r1, before, after)
+        return (f"broker {lead} asks the controller to remove lagging broker {f} from the ISR "
+                f"({why}): AlterPartition(ISR {_set(r1.alter_partition[1])})")
+    return _isr_written(f"broker {lead} removes lagging broker {f} from the ISR ({why})", r0, r1,
+                        before, after)
 
 
 @describes("LeaderExpandIsr")
@@ -418,11 +465,11 @@ def _set(items) -> str:
     return "{" + ",".join(str(x) for x in items) + "}"
 
 
-def _ack_changes(before, after) -> str:
+def _ack_changes(before, after, retried: int = 0) -> str:
     new = [a for a in after.acked if a not in before.acked]
     failed = [
         p for p in before.pending_acks
-        if p not in after.pending_acks and (p[1], p[2]) not in after.acked
+        if p not in after.pending_acks and (p[1], p[2]) not in after.acked and p[1] != retried
     ]
     out = ""
     if new:

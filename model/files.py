@@ -9,7 +9,9 @@ memory:
 
 * ``read_bytes`` / ``read_text``: a directory is refused; anything else that can be opened is
   read (a character device or a pipe is read like a file: ``/dev/null`` is an empty file), but
-  never more than ``limit`` bytes: a longer file is refused. ``read_text`` wants UTF-8.
+  never more than ``limit`` bytes: a longer file is refused. A pipe is opened without waiting
+  for a writer and refused if it stays silent for ``PIPE_WAIT`` seconds (a named pipe nothing
+  writes to; a shell's ``<(...)`` writes at once). ``read_text`` wants UTF-8.
 * ``parse_json``: JSON text to Python values, refusing documents nested deeper than
   ``max_depth`` (Python's parser is recursive; a deep document would exhaust its stack) and
   numbers too long to convert.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import stat
 
 from model.errors import KmcError
@@ -48,17 +51,59 @@ def read_bytes(path, *, what: str, limit: int, error=KmcError) -> bytes:
         raise error(f"{path}: cannot read it: {e.strerror or e}") from None
     if stat.S_ISDIR(mode):
         raise error(f"{path} is a directory, not {what}")
-    try:
-        with open(path, "rb") as f:
-            data = f.read(limit + 1)
-    except IsADirectoryError:
-        raise error(f"{path} is a directory, not {what}") from None
-    except OSError as e:
-        raise error(f"{path}: cannot read it: {e.strerror or e}") from None
+    if stat.S_ISFIFO(mode):
+        data = _read_pipe(path, what=what, limit=limit, error=error)
+    else:
+        data = _read_file(path, what=what, limit=limit, error=error)
     if len(data) > limit:
         kind = "" if stat.S_ISREG(mode) else " (it is not a regular file: a device or a pipe that does not end?)"
         raise error(f"{path} is larger than {size_text(limit)}, too large for {what}{kind}")
     return data
+
+
+def _read_file(path: str, *, what: str, limit: int, error) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit + 1)
+    except IsADirectoryError:
+        raise error(f"{path} is a directory, not {what}") from None
+    except OSError as e:
+        raise error(f"{path}: cannot read it: {e.strerror or e}") from None
+
+
+PIPE_WAIT = 5.0
+"""Seconds a pipe may stay silent: a shell's ``<(...)`` writes at once, a named pipe nothing
+writes to would otherwise block kmc for ever (opening it waits for a writer)."""
+
+
+def _read_pipe(path: str, *, what: str, limit: int, error) -> bytes:
+    """A pipe's bytes (at most ``limit + 1``): opened without waiting for a writer, then read
+    while data keeps coming; a pipe silent for ``PIPE_WAIT`` seconds is refused in one line."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        raise error(f"{path}: cannot read it: {e.strerror or e}") from None
+    chunks, size = [], 0
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        while size <= limit:
+            if not poller.poll(int(PIPE_WAIT * 1000)):
+                raise error(f"{path} is a pipe that nothing wrote to for {PIPE_WAIT:g} s, so not {what} "
+                            "(a named pipe needs a writer; give kmc a regular file)")
+            try:
+                chunk = os.read(fd, min(2**16, limit + 1 - size))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break  # every writer closed: the end of the file
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as e:
+        raise error(f"{path}: cannot read it: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def read_text(path, *, what: str, limit: int, error=KmcError) -> str:

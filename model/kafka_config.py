@@ -60,6 +60,7 @@ from pathlib import Path
 
 from jproperties import Properties
 
+from model.bounded import INT32_MAX, INT64_MAX, clip, parse_int, shown
 from model.errors import ConfigError
 from model.files import read_bytes
 from model.releases import (
@@ -95,7 +96,13 @@ _SOURCES = {
 FLUSH_MS_KEYS = (("log.flush.interval.ms", BROKER), ("flush.ms", TOPIC))
 """The time-based flush policy: read for a note only, since kmc has no clock."""
 IBP_KEY = "inter.broker.protocol.version"
+PRODUCER_KEYS = {"enable.idempotence": "enable_idempotence",
+                 "max.in.flight.requests.per.connection": "max_in_flight_requests_per_connection"}
+"""The producer's settings read from a producer file (issue 26): judged when the producer retries
+(``--retries``); a file without them leaves the release's defaults, with no provenance line."""
+RETRIES_KEY = "retries"
 MODELLED_KEYS = (frozenset(key for keys in _SOURCES.values() for key, _ in keys)
+                 | set(PRODUCER_KEYS) | {RETRIES_KEY}
                  | {key for key, _ in FLUSH_MS_KEYS}
                  | {IBP_KEY, "process.roles", "controller.quorum.voters",
                     "controller.quorum.bootstrap.servers", "zookeeper.connect",
@@ -172,13 +179,40 @@ class _Setting:
     order: int
 
 
+# Kafka's ConfigDef type and validator of each modelled number (LogConfig, ServerLogConfigs and
+# ReplicationConfigs at 3.9.0-rc3): (minimum, maximum); a value outside is refused as Kafka
+# refuses it at start-up. replication.factor, a topic's, is kmc's name for the topic's factor
+# (kafka-topics --replication-factor, an int): INT like the broker's default.
+_NUMBER_LIMITS = {
+    "default.replication.factor": (None, INT32_MAX),   # INT, no validator
+    "replication.factor": (None, INT32_MAX),
+    "min.insync.replicas": (1, INT32_MAX),             # INT, atLeast(1)
+    "log.flush.interval.messages": (1, INT64_MAX),     # LONG, atLeast(1)
+    "flush.messages": (1, INT64_MAX),                  # LONG, atLeast(1)
+    "log.flush.interval.ms": (None, INT64_MAX),        # LONG, no validator
+    "flush.ms": (0, INT64_MAX),                        # LONG, atLeast(0)
+    "max.in.flight.requests.per.connection": (1, INT32_MAX),  # INT, atLeast(1)
+}
+
+
+def setting_text(key: str, raw: str) -> str:
+    """``key=value`` from a file, for provenance and messages: each part at most ``ECHO_LIMIT``
+    characters (a file may hold a 100 kB key or value)."""
+    return f"{clip(key)}={clip(raw.strip())}"
+
+
+def _number(path: str, key: str, raw: str) -> int:
+    """A modelled number of a properties file, within Kafka's limits for ``key``."""
+    low, high = _NUMBER_LIMITS[key]
+    return parse_int(raw, f"{path}: {clip(key)}", minimum=low, maximum=high,
+                     error=ConfigError, why=" (Kafka's validator for it)" if low is not None else "")
+
+
 def _parse_value(field: str, setting: _Setting):
     raw = setting.raw.strip()
-    where = f"{setting.path}: {setting.key}={setting.raw!r}"
+    where = f"{setting.path}: {setting_text(setting.key, setting.raw)}"
     if field in ("replication_factor", "min_insync_replicas"):
-        if not re.fullmatch(r"[+-]?\d+", raw):
-            raise ConfigError(f"{where} is not a whole number")
-        return int(raw)
+        return _number(setting.path, setting.key, raw)
     if field == "unclean_leader_election_enable":
         if raw.lower() not in ("true", "false"):
             raise ConfigError(f"{where} must be true or false")
@@ -188,9 +222,7 @@ def _parse_value(field: str, setting: _Setting):
             raise ConfigError(f"{where} must be 0, 1, all or -1")
         return "all" if raw.lower() in ("all", "-1") else raw
     if field == "crash_model":
-        if not re.fullmatch(r"\+?\d+", raw) or int(raw) < 1:
-            raise ConfigError(f"{where} must be a whole number >= 1")
-        return int(raw) == 1  # the flush policy: every write fsynced, or not
+        return _number(setting.path, setting.key, raw) == 1  # the flush policy: every write fsynced, or not
     raise AssertionError(field)
 
 
@@ -238,10 +270,19 @@ def _metadata_mode(files, values: dict, rows: list, protocol) -> None:
         path, raw = elr[-1]
         on = raw.strip().lower()
         if on not in ("true", "false"):
-            raise ConfigError(f"{path}: {ELR_KEY}={raw!r} must be true or false")
-        changes.append(("+" if on == "true" else "-") + "eligible-leader-replicas")
-        rows.append((f"eligible-leader-replicas {'on' if on == 'true' else 'off'}",
-                     f"{path}: {ELR_KEY}={raw.strip()} (KIP-966; in effect with KRaft)"))
+            raise ConfigError(f"{path}: {ELR_KEY}={shown(raw)} must be true or false")
+        release = values.get("kafka_version")
+        if release is not None and parse_version(release) >= ZOOKEEPER_REMOVED_IN:
+            # KAFKA-18062: 4.0 replaced the 3.x broker key (KRaftConfigs.ELR_ENABLED_CONFIG at
+            # 3.9.0-rc3) with the feature eligible.leader.replicas.version; no 4.1.2 jar has it
+            rows.append((f"{ELR_KEY} ignored",
+                         f"{path}: Kafka {release} has no such key (4.0 replaced it with the "
+                         "feature eligible.leader.replicas.version, KAFKA-18062); "
+                         "--rule +/-eligible-leader-replicas says which"))
+        else:
+            changes.append(("+" if on == "true" else "-") + "eligible-leader-replicas")
+            rows.append((f"eligible-leader-replicas {'on' if on == 'true' else 'off'}",
+                         f"{path}: {setting_text(ELR_KEY, raw)} (KIP-966; in effect with KRaft)"))
     for f in files:
         for key in NOT_SHIPPED_KEYS:
             if key in f.entries:
@@ -306,10 +347,10 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             values["kafka_version"] = str(rules_version)
             why = f"; {note}" if note else ""
             rows.append((f"rules of Kafka {rules_release(rules_version)} ({values['protocol']})",
-                         f"{path}: {IBP_KEY}={raw.strip()} (the protocol the brokers speak{why}; "
+                         f"{path}: {setting_text(IBP_KEY, raw)} (the protocol the brokers speak{why}; "
                          "--kafka-version or --protocol would win)"))
         else:
-            rows.append((f"{IBP_KEY}={raw.strip()}", f"{path}: not used, {flag} wins"))
+            rows.append((setting_text(IBP_KEY, raw), f"{path}: not used, {flag} wins"))
     _metadata_mode(files, values, rows, protocol)
     defaults_of = f"Kafka {version}" if version is not None else "Kafka 3.0 and later (no --kafka-version)"
     notes: list[str] = []
@@ -326,9 +367,9 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             chosen = max(found, key=lambda s: (rank[s.level], s.order))
             value = _parse_value(field, chosen)
             losers = [s for s in found if s is not chosen]
-            source = f"{chosen.path}: {chosen.key}={chosen.raw.strip()}"
+            source = f"{chosen.path}: {setting_text(chosen.key, chosen.raw)}"
             if losers:
-                source += " (overrides " + ", ".join(f"{s.key}={s.raw.strip()} in {s.path}" for s in losers) + ")"
+                source += " (overrides " + ", ".join(f"{setting_text(s.key, s.raw)} in {s.path}" for s in losers) + ")"
         else:
             value, source = _kafka_default(field, version, defaults_of)
         if field in overrides:
@@ -343,6 +384,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             )
         values[field] = value
         rows.append((f"{name}={_show(value)}", source))
+    rows += _producer_rows(files, values, overrides)
     width = max(len(lhs) for lhs, _ in rows)
     lines.extend(f"  {lhs:<{width}}  <- {source}" for lhs, source in rows)
 
@@ -351,9 +393,12 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
         typos = {k: close for k in ignored if (close := _did_you_mean(k))}
         ignored = [k for k in ignored if k not in typos]
         if ignored:
-            lines.append(f"  ignored (not modelled) in {f.path}: {', '.join(ignored)}")
+            lines.append(f"  ignored (not modelled) in {f.path}: {', '.join(clip(k) for k in ignored)}")
+        if "transactional.id" in f.entries:
+            lines.append(f"  {f.path}: transactional.id: transactions are not modelled, only the "
+                         "idempotent producer they build on (docs/model.md, Delivery semantics)")
         for key, close in typos.items():
-            note = (f"{f.path}: {key}={f.entries[key].strip()} is not a Kafka setting; did you mean "
+            note = (f"{f.path}: {setting_text(key, f.entries[key])} is not a Kafka setting; did you mean "
                     f"{close}? (Kafka ignores an unknown key too, so {close} keeps the value "
                     "shown above)")
             lines.append(f"  {note}")
@@ -431,14 +476,18 @@ def _crash_model(found: list, files, flag: str | None, notes: list) -> tuple[str
     rank = {BROKER: 0, TOPIC: 1}
     flush = max(found, key=lambda s: (rank[s.level], s.order)) if found else None
     every_write = _parse_value("crash_model", flush) if flush is not None else False
-    timed = [(f.path, key, f.entries[key].strip()) for f in files for key, _ in FLUSH_MS_KEYS
+    timed = [(f.path, key, clip(f.entries[key].strip())) for f in files for key, _ in FLUSH_MS_KEYS
              if key in f.entries]
-    set_here = ([f"{flush.key}={flush.raw.strip()} in {flush.path}"] if flush else []) + [
+    for f in files:  # read for a note only, but a value Kafka refuses is refused here too
+        for key, _ in FLUSH_MS_KEYS:
+            if key in f.entries:
+                _number(f.path, key, f.entries[key])
+    set_here = ([f"{setting_text(flush.key, flush.raw)} in {flush.path}"] if flush else []) + [
         f"{key}={raw} in {path}" for path, key, raw in timed]
     if flag == "power-loss":
         if every_write:
             return "process", (
-                f"--crash-model power-loss with {flush.path}: {flush.key}={flush.raw.strip()}: every "
+                f"--crash-model power-loss with {flush.path}: {setting_text(flush.key, flush.raw)}: every "
                 "write is fsynced before it is acknowledged or replicated, so a power loss loses "
                 "nothing a replica had; checked as process crashes")
         why = (f"{', '.join(set_here)}: not every write is fsynced" if set_here
@@ -460,3 +509,36 @@ def _crash_model(found: list, files, flag: str | None, notes: list) -> tuple[str
     return "process", ("kmc's default crash model, whatever the entry point: a crash keeps the OS "
                        "page cache, so unflushed writes survive (kill -9, a JVM crash); "
                        "--crash-model power-loss checks power failures")
+
+
+def _producer_rows(files, values: dict, overrides: dict) -> list:
+    """The producer's settings found in the files (a later file wins), into ``values``, with
+    their provenance rows. ``retries`` is read for its row only: the model's bound on resends is
+    ``--retries`` (Kafka's default, 2147483647, could never be explored), and a file's
+    ``retries=0`` says the producer never resends."""
+    rows = []
+    for key, field in PRODUCER_KEYS.items():
+        found = [(f.path, f.entries[key]) for f in files if key in f.entries]
+        if not found:
+            continue
+        path, raw = found[-1]
+        text = raw.strip()
+        where = f"{path}: {setting_text(key, raw)}"
+        if field == "enable_idempotence":
+            if text.lower() not in ("true", "false"):
+                raise ConfigError(f"{where} must be true or false")
+            value = text.lower() == "true"
+        else:
+            value = _number(path, key, text)
+        if overrides.get(field) is not None:
+            rows.append((f"{key}={_show(overrides[field])}",
+                         f"command-line flag (instead of {_show(value)} from {where})"))
+            continue
+        values[field] = value
+        rows.append((f"{key}={_show(value)}", where + " (judged with --retries)"))
+    found = [(f.path, f.entries[RETRIES_KEY]) for f in files if RETRIES_KEY in f.entries]
+    if found:
+        path, raw = found[-1]
+        rows.append((setting_text(RETRIES_KEY, raw),
+                     f"{path}: the model's bound on resends is --retries (0 unless given)"))
+    return rows

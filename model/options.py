@@ -18,6 +18,7 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
                         replication_factor=None, min_insync_replicas=None, acks=None,
                         unclean_leader_election=None, crash_model=None, symmetry=True,
                         rule_changes=(), hw_checkpoint=None, fetch_from_followers=None,
+                        enable_idempotence=None, max_in_flight_requests_per_connection=None,
                         **bounds):
     """Build the configuration from flags (which win), Kafka properties files and Kafka's
     defaults. ``bounds`` are the ``Bounds`` fields by name (``max_records=...``; None = the
@@ -48,7 +49,8 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         from_files, provenance = resolve_kafka_config(config_files, kafka_version, overrides=dict(
             replication_factor=replication_factor, min_insync_replicas=min_insync_replicas,
             acks=acks, unclean_leader_election_enable=unclean_leader_election,
-            crash_model=crash_model,
+            crash_model=crash_model, enable_idempotence=enable_idempotence,
+            max_in_flight_requests_per_connection=max_in_flight_requests_per_connection,
         ), protocol=protocol)  # so the provenance names the flags that win over the files
         values.update(from_files)
     flags = {
@@ -59,6 +61,8 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         "crash_model": crash_model,
         "hw_checkpoint": hw_checkpoint,
         "fetch_from_followers": fetch_from_followers,
+        "enable_idempotence": enable_idempotence,
+        "max_in_flight_requests_per_connection": max_in_flight_requests_per_connection,
     }
     for key, value in flags.items():
         if key == "crash_model" and config_files:

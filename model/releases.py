@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from model.bounded import shown
 from model.errors import ConfigError
 
 
@@ -57,8 +58,11 @@ RELEASES: tuple[Version, ...] = tuple(as_version(v) for v in (
 """Every Kafka release line, oldest first (4.2 to 4.4 per /work/shared/research/kafka-4.2-4.4.md:
 released 2026-02-17, 2026-05-22 and on Maven Central)."""
 
-NEWEST_MODELLED = as_version("4.1")
-"""The newest release whose rules ``model/rules.py`` has: a newer one runs these rules."""
+NEWEST_MODELLED = as_version("4.4")
+"""The newest release whose rules ``model/rules.py`` has: a newer one runs these rules. 4.2 to
+4.4 were read in kafka-metadata's sources jars (4.2.0, 4.3.0 from Maven Central) and 4.4.0's
+bytecode (``javap -c``): their one change on kmc's paths is the rule
+``last-known-leader-when-leaderless`` (4.2; docs/kraft.md, "Kafka 4.2 to 4.4")."""
 
 KRAFT_SINCE = as_version("3.3")
 """KRaft production-ready (KIP-833): ``--kafka-version 3.3`` and later check a KRaft cluster
@@ -83,7 +87,7 @@ def parse_version(text, *, what: str = "--kafka-version") -> Version:
     m = _SYNTAX.fullmatch(str(text))
     if not m or (int(m.group(1)) > 0 and str(text).strip().count(".") > 2):
         raise ConfigError(
-            f"{what} {text!r} is not a Kafka version; write it as X.Y, e.g. 0.10, 2.0, 3.7")
+            f"{what} {shown(text)} is not a Kafka version; write it as X.Y, e.g. 0.10, 2.0, 3.7")
     version = Version(int(m.group(1)), int(m.group(2)))
     if version in RELEASES or _future(version):
         return version
@@ -139,12 +143,12 @@ def parse_protocol_version(text, *, key: str = "inter.broker.protocol.version") 
     m = re.fullmatch(r"(\d{1,4}(?:\.\d{1,4}){1,3})(?:-IV(\d{1,3}))?", raw)
     if not m:
         raise ConfigError(
-            f"{key}={raw!r} is not a protocol version; Kafka writes it as X.Y or X.Y-IVn "
+            f"{key}={shown(raw)} is not a protocol version; Kafka writes it as X.Y or X.Y-IVn "
             "(0.X.Y before 1.0), e.g. 2.1 or 0.11.0-IV2")
     try:
         version = parse_version(m.group(1))
     except ConfigError as e:
-        raise ConfigError(f"{key}={raw!r}: {str(e).split(': ', 1)[-1]}") from None
+        raise ConfigError(f"{key}={shown(raw)}: {str(e).split(': ', 1)[-1]}") from None
     sub, change = m.group(2), IBP_SUB_VERSIONS.get(version)
     if sub is not None and change is not None and int(sub) < change:
         before = RELEASES[RELEASES.index(version) - 1]

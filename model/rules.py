@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model.bounded import shown
 from model.errors import ConfigError
 from model.kernel import params as P
 from model.releases import (
@@ -39,6 +40,7 @@ class Rule:
     features: tuple = ()
     actions: tuple = ()
     honours: tuple = ()
+    producer: bool = False
 
     def in_release(self, version: Version) -> bool:
         """Does Kafka ``version`` have this rule? (Never for a rule no release has.)"""
@@ -62,8 +64,10 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(name: str, *, since: str, source: str, summary: str, until: str = "", requires=(),
-         features=(), actions=(), honours=()) -> int:
-    """Add a row to the table; returns the rule's kernel switch (its ``cfg`` index)."""
+         features=(), actions=(), honours=(), producer: bool = False) -> int:
+    """Add a row to the table; returns the rule's kernel switch (its ``cfg`` index).
+    ``producer``: the rule changes only what a retrying producer meets (judged with
+    ``--retries`` > 0), so ``change_releases`` leaves its release out unless asked."""
     if name in RULES:
         raise ValueError(f"rule {name!r} is in the table twice")
     for release in filter(None, (since, until)):
@@ -71,7 +75,7 @@ def rule(name: str, *, since: str, source: str, summary: str, until: str = "", r
             raise ValueError(f"rule {name!r}: Kafka {release} is not in model/releases.py")
     switch = P.SETTING_COUNT + len(RULES)
     RULES[name] = Rule(name, source, since, summary, switch, until, tuple(requires),
-                       tuple(features), tuple(actions), tuple(honours))
+                       tuple(features), tuple(actions), tuple(honours), producer)
     return switch
 
 
@@ -80,93 +84,106 @@ def rule(name: str, *, since: str, source: str, summary: str, until: str = "", r
 RULE_CONTROLLER_EPOCH = rule(
     "controller-epoch", since="0.8",
     source="Kafka 0.8 controller design (KafkaController epoch; "
-           "ReplicaManager.becomeLeaderOrFollower answers STALE_CONTROLLER_EPOCH)",
+           "ReplicaManager.becomeLeaderOrFollower answers StaleControllerEpochCode; read at "
+           "0.8.0)",
     summary="a broker refuses LeaderAndIsr from a controller older than one it has obeyed "
             "(matters with --max-controller-failovers, ZooKeeper mode)")
 RULE_EPOCH_TRUNCATION = rule(
     "epoch-truncation", since="0.11",
-    source="KIP-101 (AbstractFetcherThread, OffsetsForLeaderEpoch)",
+    source="KIP-101 (AbstractFetcherThread.maybeTruncate, "
+           "ReplicaFetcherThread OffsetsForLeaderEpoch; read at 0.11.0.0)",
     summary="a new follower truncates by OffsetsForLeaderEpoch, not to its own high watermark",
     actions=("FollowerTruncate",))
 RULE_EPOCH_TRUNCATION_LOOP = rule(
     "epoch-truncation-loop", since="2.0",
-    source="KIP-279 (OffsetsForLeaderEpoch returns the epoch)",
+    source="KIP-279 (OffsetsForLeaderEpoch returns the epoch; "
+           "AbstractFetcherThread.getOffsetTruncationState at 2.0.0)",
     summary="leader and follower iterate OffsetsForLeaderEpoch until they agree on an epoch",
     actions=("FollowerTruncate",))
 RULE_FENCED_FETCH = rule(
     "fenced-fetch", since="2.1",
-    source="KIP-320 (currentLeaderEpoch in Fetch and OffsetsForLeaderEpoch)",
+    source="KIP-320 (currentLeaderEpoch in FetchRequest and OffsetsForLeaderEpoch; "
+           "Partition.localReplicaWithEpochOrException at 2.1.0)",
     summary="a leader serves fetches and OffsetsForLeaderEpoch only in the follower's epoch")
 RULE_EPOCH_CACHE_ON_ELECTION = rule(
     "epoch-cache-on-election", since="2.1",
-    source="KAFKA-7415 (Partition.makeLeader assigns the epoch start offset)",
+    source="KAFKA-7415 (Partition.makeLeader assigns the epoch start offset: "
+           "epochCache.assign(leaderEpoch, leaderEpochStartOffset) at 2.1.0)",
     summary="a new leader's epoch cache holds its epoch before it writes in it")
 RULE_TRUNCATE_ON_EPOCH_CHANGE = rule(
     "truncate-on-epoch-change", since="2.1",
-    source="KIP-320 (Partition.makeFollower restarts the fetcher)",
+    source="KIP-320 (Partition.makeFollower on a new leader epoch, "
+           "ReplicaManager.makeFollowers restarts the fetcher; read at 2.1.0)",
     summary="a follower truncates again on every new leader epoch, not only on a new leader")
 RULE_ISR_JOIN_NEEDS_EPOCH_START = rule(
     "isr-join-needs-epoch-start", since="2.1",
-    source="KAFKA-7128 (Partition.isFollowerInSync)",
+    source="KAFKA-7128 (Partition.maybeExpandIsr at 2.1.0: "
+           "leaderEpochStartOffsetOpt.exists(fetchOffset >= _); isFollowerInSync from 2.4.0)",
     summary="a follower rejoins the ISR only once it reached the leader epoch's start offset")
 RULE_RESET_FOLLOWERS_ON_EPOCH = rule(
     "reset-followers-on-epoch", since="",
-    source="kmc 0.1 (stricter than Replica.resetReplicaState)",
+    source="kmc 0.1 (stricter than Partition.makeLeader at 2.1.0, which resets remote LEOs "
+           "only if isNewLeader; Replica.resetReplicaState from 3.3.0)",
     summary="a leader forgets its followers' LEOs on every new epoch, not only when it is newly "
             "leader")
 RULE_ISR_EXPANSION_AS_OWN_STEP = rule(
     "isr-expansion-as-own-step", since="",
-    source="kmc 0.1 (looser than Partition.updateFollowerFetchState)",
+    source="kmc 0.1 (looser than Partition.maybeExpandIsr inside the fetch: "
+           "Partition.updateReplicaLogReadResult at 2.1.0, updateFollowerFetchState from 2.4.0)",
     summary="a leader adds a caught-up follower to the ISR in a step of its own, any time after "
             "its fetch",
     actions=("LeaderExpandIsr",))
 RULE_BROKER_EPOCH = rule(
     "broker-epoch", since="2.2",
-    source="KIP-380 (KafkaController.processBrokerChange: bounced brokers)",
+    source="KIP-380 (KafkaController.processBrokerChange: bouncedBrokerIds; read at 2.2.0)",
     summary="a restarted broker is handled as failed, then started, even if its session never "
             "expired")
 RULE_HW_NEEDS_MIN_ISR = rule(
     "hw-needs-min-isr", since="3.7",
-    source="KAFKA-15583 (Partition.maybeIncrementLeaderHW: isUnderMinIsr)",
+    source="KAFKA-15583 (Partition.maybeIncrementLeaderHW: isUnderMinIsr, at 3.7.0 and "
+           "not at 3.6.0)",
     summary="the high watermark does not advance while the ISR is smaller than "
             "min.insync.replicas")
 RULE_ALTER_PARTITION = rule(
     "alter-partition", since="2.7",
-    source="KIP-497 (AlterIsr / AlterPartition, Partition.prepareIsrExpand/prepareIsrShrink, "
-           "IBP 2.7-IV2)",
+    source="KIP-497 (AlterIsr at 2.7.0: Partition.expandIsr/shrinkIsr send "
+           "PendingExpandIsr/PendingShrinkIsr, maximalIsr, ApiVersion.isAlterIsrSupported = "
+           "IBP 2.7-IV2; AlterPartition and prepareIsrExpand/prepareIsrShrink from 3.2.0)",
     summary="the leader asks the controller to change the ISR and waits for the answer, "
             "counting a follower it adds in the HW meanwhile (maximal ISR)",
     features=("alter_partition",),
     actions=("ControllerHandleAlterPartition", "LeaderHandleAlterPartitionResponse"))
 RULE_KRAFT = rule(
     "kraft", since="3.3",
-    source="KIP-500/KIP-631 (QuorumController, metadata log; production-ready in 3.3, KIP-833)",
+    source="KIP-500/KIP-631 (QuorumController, metadata log, read at 3.3.0; production-ready "
+           "in 3.3, KIP-833)",
     summary="the controller is a Raft quorum: partition changes are records of one metadata log "
             "that brokers apply in order, and brokers register and heartbeat",
     features=("kraft",), actions=("BrokerApplyPartitionChange",))
 RULE_ISR_ELIGIBILITY = rule(
     "isr-eligibility", since="3.3",
     source="KIP-841 (Partition.isReplicaIsrEligible, ReplicationControlManager "
-           "INELIGIBLE_REPLICA)",
+           "INELIGIBLE_REPLICA; read at 3.3.0)",
     summary="a fenced or shutting-down broker cannot join the ISR: the leader does not ask, the "
             "controller refuses",
     requires=("kraft", "alter-partition"))
 RULE_BROKER_EPOCH_IN_FETCH = rule(
     "broker-epoch-in-fetch", since="3.5",
-    source="KIP-903 (Fetch ReplicaEpoch, AlterPartition NewIsrWithEpochs, metadata.version "
-           "3.5-IV1)",
+    source="KIP-903 (FetchRequest.json ReplicaEpoch, ReplicationControlManager "
+           "newIsrWithEpochs, MetadataVersion IBP_3_5_IV1; read at 3.5.0)",
     summary="fetches and ISR changes carry broker epochs: a replica's earlier incarnation cannot "
             "put it in the ISR",
     requires=("kraft", "alter-partition"), features=("broker_epochs",))
 RULE_STALE_FETCH_REJECTED = rule(
     "stale-fetch-rejected", since="3.7",
-    source="KAFKA-15221 (Replica.updateFetchStateOrThrow)",
+    source="KAFKA-15221 (Replica.updateFetchStateOrThrow; read at 3.7.0)",
     summary="a leader ignores a fetch from an earlier incarnation of the follower (its broker "
             "epoch is older than the registered one)",
     requires=("broker-epoch-in-fetch",))
 RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH = rule(
     "isr-shrink-keeps-leader-epoch", since="3.6",
-    source="KAFKA-15021 (PartitionChangeBuilder, metadata.version 3.6-IV0)",
+    source="KAFKA-15021 (PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded, "
+           "metadata.version 3.6-IV0; read at 3.6.0)",
     summary="the controller removes a replica from the ISR without bumping the leader epoch "
             "(only the partition epoch)",
     requires=("kraft",))
@@ -174,7 +191,7 @@ RULE_ALTER_PARTITION_SHRINK_BUMPS_LEADER_EPOCH = rule(
     "alter-partition-shrink-bumps-leader-epoch", since="3.3", until="3.6",
     source="KAFKA-15021 (PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded: every ISR "
            "shrink until metadata.version 3.6-IV0; ReplicationControlManager.alterPartition "
-           "answers with the new leader epoch)",
+           "answers with the new leader epoch; read at 3.3.0 and 3.6.0)",
     summary="the KRaft controller bumps the leader epoch when a leader's AlterPartition removes "
             "a replica from the ISR (not when it adds one); the leader ignores the answer and "
             "waits for the new metadata",
@@ -182,22 +199,73 @@ RULE_ALTER_PARTITION_SHRINK_BUMPS_LEADER_EPOCH = rule(
 RULE_KRAFT_UNCLEAN_ELECTION = rule(
     "kraft-unclean-election", since="3.9",
     source="KAFKA-12670 (ConfigurationControlManager, "
-           "QuorumController.maybeElectUncleanLeaders)",
+           "QuorumController.maybeElectUncleanLeaders: at 3.9.0-rc3, not at 3.8.0)",
     summary="the KRaft controller honours unclean.leader.election.enable (3.0-3.8 ignore it)",
     requires=("kraft",), honours=("unclean_leader_election_enable",))
 RULE_ELR = rule(
     "eligible-leader-replicas", since="4.1",
     source="KIP-966 (PartitionChangeBuilder ELR, "
-           "ReplicationControlManager.handleBrokerUncleanShutdown; 4.0 with "
-           "eligible.leader.replicas.version=1, default on new 4.1 clusters)",
+           "ReplicationControlManager.handleBrokerUncleanShutdown: kafka-metadata "
+           "4.1.2-sources.jar; 4.0 with eligible.leader.replicas.version=1, default on new 4.1 "
+           "clusters)",
     summary="replicas leaving an ISR below min.insync.replicas stay eligible to lead; a broker "
             "that restarts after an unclean shutdown leaves the ISR and the ELR",
     requires=("kraft", "alter-partition"), features=("elr",))
 RULE_LAST_KNOWN_LEADER_CHECK = rule(
     "last-known-leader-check", since="4.1",
-    source="KAFKA-19522 (PartitionChangeBuilder.canElectLastKnownLeader)",
+    source="KAFKA-19522 (PartitionChangeBuilder.canElectLastKnownLeader: kafka-metadata "
+           "4.1.0-sources.jar; 4.0.0's tests isAcceptableLeader the wrong way round)",
     summary="the last known leader is elected from an empty ISR and ELR only if it is not fenced "
             "(3.7-4.0 elected it anyway)",
+    requires=("eligible-leader-replicas",))
+
+# -- the producer (issue 26): judged only when the producer retries (--retries N)
+RULE_IDEMPOTENT_PRODUCER = rule(
+    "idempotent-producer", since="0.11", producer=True,
+    source="KIP-98 (ProducerStateManager, ProducerAppendInfo.checkSequence, "
+           "Log.analyzeAndValidateProducerState at 0.11.0.0)",
+    summary="the broker checks the idempotent producer's sequence numbers: a batch it already "
+            "has is acknowledged at its first offset (DuplicateSequence), one that leaves a gap "
+            "is refused (OutOfOrderSequence); enable.idempotence")
+RULE_PRODUCER_STATE_FIVE_BATCHES = rule(
+    "producer-state-five-batches", since="1.0", producer=True,
+    source="KAFKA-5494 (ProducerStateEntry.NumBatchesToRetain = 5 at 1.0.0; 0.11.0.0 kept only "
+           "the last batch, ProducerIdEntry)",
+    summary="the broker remembers the last 5 batches of each producer, so an idempotent "
+            "producer may have up to 5 requests in flight (0.11: the last batch, and 1)",
+    requires=("idempotent-producer",))
+RULE_UNKNOWN_PRODUCER_ACCEPTS_ANY_SEQUENCE = rule(
+    "unknown-producer-accepts-any-sequence", since="2.5", producer=True,
+    source="KIP-360 (ProducerStateManager.checkSequence at 2.5.0: no current producer epoch, "
+           "any sequence is accepted; 2.4.0 threw UnknownProducerIdException)",
+    summary="a leader with no state for the producer (none of its batches in the log) accepts "
+            "whatever sequence comes; before, a sequence other than 0 failed with "
+            "UNKNOWN_PRODUCER_ID",
+    requires=("idempotent-producer",))
+RULE_IDEMPOTENCE_BY_DEFAULT = rule(
+    "idempotence-by-default", since="3.0", producer=True,
+    source="KIP-679 (ProducerConfig: enable.idempotence=true and acks=all by default at 3.0.0; "
+           "KAFKA-13598: a conflicting acks or max.in.flight turns the default off)",
+    summary="the producer is idempotent unless told otherwise",
+    requires=("idempotent-producer",))
+
+RULE_REPLICA_LAG_TIME = rule(
+    "replica-lag-time", since="",
+    source="replica.lag.time.max.ms (Partition.getOutOfSyncReplicas and "
+           "Replica.lastCaughtUpTimeMs at 2.1.0, Replica.isCaughtUp at 3.7.0; "
+           "Partition.makeLeader restarts the clock)",
+    summary="time, abstractly (group timed): a leader removes a follower from the ISR only if "
+            "it can have stayed behind for the lag time: it is down, shutting down or not "
+            "following the leader in its epoch (assumes no running follower stalls that long; "
+            "docs/model.md, \"Time\")")
+
+RULE_LAST_KNOWN_LEADER_WHEN_LEADERLESS = rule(
+    "last-known-leader-when-leaderless", since="4.2",
+    source="PR #20629 (PartitionChangeBuilder.maybeUpdateLastKnownLeader: kafka-metadata "
+           "4.2.0-sources.jar; 4.1.0-sources.jar has the older trigger, 4.1.1 and 4.1.2 the new)",
+    summary="the last known leader is recorded when a change leaves the partition without a "
+            "leader and none is recorded yet, not when the ISR becomes empty (a recorded one is "
+            "never overwritten; the 4.1.1 patch has it too)",
     requires=("eligible-leader-replicas",))
 
 RULE_UNORDERED_LEADER_MOVES = rule(
@@ -231,7 +299,14 @@ KMC_0_1 = ("isr-expansion-as-own-step", "reset-followers-on-epoch")
 and the z3 engine (which model exactly these) can cross-check the kernel: ``--rule +kmc-0.1``
 turns both on."""
 
-GROUPS: dict[str, tuple[str, ...]] = {"kmc-0.1": KMC_0_1}
+TIMED = ("replica-lag-time",)
+"""Time, abstractly (``--rule +timed``): every rule that reads a timeout as a condition on the
+state, so that an action Kafka takes only after a timeout is enabled only where the timeout can
+have run out (docs/model.md, "Time"). Off by default: kmc's default is the untimed
+over-approximation, which also covers a running broker that stalls past a timeout. A later
+timeout (a producer's request or delivery timeout) adds its rule here."""
+
+GROUPS: dict[str, tuple[str, ...]] = {"kmc-0.1": KMC_0_1, "timed": TIMED}
 
 
 # ------------------------------------------------------------------------------ releases
@@ -244,10 +319,12 @@ def release_rules(version) -> tuple[str, ...]:
     return tuple(r.name for r in RULES.values() if r.in_release(version))
 
 
-def change_releases() -> tuple[Version, ...]:
+def change_releases(producer: bool = False) -> tuple[Version, ...]:
     """The releases at which some rule starts or stops, oldest first, from 0.8 (what
-    ``kmc advise`` sweeps and ``kmc list`` prints)."""
-    points = {RELEASES[0]} | {as_version(v) for r in RULES.values() for v in (r.since, r.until) if v}
+    ``kmc advise`` sweeps and ``kmc list`` prints); the producer's rules count only with
+    ``producer`` (``kmc advise --goal no-duplicates``)."""
+    points = {RELEASES[0]} | {as_version(v) for r in RULES.values() for v in (r.since, r.until)
+                              if v and (producer or not r.producer)}
     return tuple(sorted(v for v in points if v <= NEWEST_MODELLED))
 
 
@@ -338,11 +415,11 @@ def check_protocol(name: str) -> None:
     if plugins:
         named = ", ".join(f"{ep.name} ({ep.value})" for ep in plugins)
         raise ConfigError(
-            f"unknown protocol {name!r}: installed packages register protocols through the "
+            f"unknown protocol {shown(name)}: installed packages register protocols through the "
             f"{PLUGIN_GROUP} entry point ({named}), which kmc no longer loads: its model is the "
             f"compiled kernel, which a plugin cannot extend (docs/model.md); use --kafka-version "
             f"and --rule, or one of: {choices}")
-    raise ConfigError(f"unknown protocol {name!r}; choose one of: {choices}")
+    raise ConfigError(f"unknown protocol {shown(name)}; choose one of: {choices}")
 
 
 def rules_of(protocol: str) -> tuple[str, ...]:
@@ -361,7 +438,7 @@ def check_rule_name(name: str) -> Rule | None:
         return RULES[name]
     except KeyError:
         raise ConfigError(
-            f"unknown rule {name!r}; the rules are: {', '.join(RULES)}, and the group "
+            f"unknown rule {shown(name)}; the rules are: {', '.join(RULES)}, and the group "
             f"{', '.join(GROUPS)} (kmc list shows them)"
         ) from None
 
@@ -372,7 +449,7 @@ def parse_rule_change(text: str) -> str:
     text = str(text).strip()
     if len(text) < 2 or text[0] not in "+-":
         raise ConfigError(
-            f"--rule {text!r}: write +NAME to turn a rule on or -NAME to turn it off, "
+            f"--rule {shown(text)}: write +NAME to turn a rule on or -NAME to turn it off, "
             "e.g. --rule -fenced-fetch")
     check_rule_name(text[1:])
     return text

@@ -63,6 +63,7 @@ FEATURES = (
     "kraft",  # rule kraft (KRaft metadata log, 3.3+)
     "broker_epochs",  # rule broker-epoch-in-fetch (KIP-903, 3.5+)
     "elr",  # rule eligible-leader-replicas (KIP-966)
+    "producer",  # --retries > 0: the producer sends again (issue 26)
     "assignment",  # every release (rule unordered-leader-moves leaves it out)
     "preferred_election",  # --max-preferred-elections > 0
     "reassignment",  # --max-reassignments > 0
@@ -335,6 +336,9 @@ CLUSTER: tuple[Field, ...] = (
           doc="history for ``no-read-loss`` (kept only when that property is checked): "
               "``(record, offset)`` for every record a consumer could have read, at the offset "
               "it was first readable"),
+    scalar("retries", feature="producer", level=PARTITION,
+           doc="produce requests the producer has sent again after an error or a timeout (a "
+               "bound: --retries)"),
     scalar("preferred_elections", feature="preferred_election", level=PARTITION,
            doc="preferred-replica elections so far (a bound)"),
     scalar("reassignments", feature="reassignment", level=PARTITION,

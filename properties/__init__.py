@@ -6,11 +6,13 @@ from properties.registry import (
 )
 from properties import invariants as _builtin  # noqa: F401  (registers the built-ins)
 
-BUILT_IN = tuple(name for name, p in PROPERTIES.items() if not p.is_reachability and not p.history)
+BUILT_IN = tuple(name for name, p in PROPERTIES.items()
+                 if not p.is_reachability and not p.history and not p.by_name)
 """The names of kmc's own invariants checked by default (before any ``--load``ed module adds
-its own); ``OPT_IN`` are those asked by name (they make the state keep a history)."""
+its own); ``OPT_IN`` are those asked by name (they make the state keep a history, or judge
+what only a retrying producer does: the delivery properties)."""
 
-OPT_IN = tuple(name for name, p in PROPERTIES.items() if p.history)
+OPT_IN = tuple(name for name, p in PROPERTIES.items() if p.history or p.by_name)
 
 STRONGER = tuple(name for name in BUILT_IN if PROPERTIES[name].stronger)
 """Built-in invariants stronger than what Kafka promises: reported by default, failing a run

@@ -13,7 +13,7 @@ from __future__ import annotations
 from model.kernel.jit import kernel
 
 from model.kernel.fields import read_offset
-from model.kernel.layout import FEATURE_BITS, READS_BIT
+from model.kernel.layout import FEATURE_BITS, PRODUCER_BIT, READS_BIT
 from model.kernel.fields import (
     ACK_DONE, NO_LEADER, ack_offset, ack_state, broker_count, controller_isr, controller_leader, has, high_watermark, is_alive, isr_of,
     leader_of, log_end_offset, record_epoch_at, record_id_at, record_slots, true_leader,
@@ -30,6 +30,9 @@ ACKED_WITHOUT_A_DOWN_BROKER = 6  # reachability
 OFFLINE_WITH_A_LIVE_BROKER = 7  # reachability
 
 NO_READ_LOSS = 20
+NO_DUPLICATES = 21
+IN_ORDER = 22
+EXACTLY_ONCE_TO_LOG = 23
 
 COMPILED_IDS = {
     "no-acked-loss": NO_ACKED_LOSS,
@@ -41,6 +44,9 @@ COMPILED_IDS = {
     "acked-without-a-down-broker": ACKED_WITHOUT_A_DOWN_BROKER,
     "offline-with-a-live-broker": OFFLINE_WITH_A_LIVE_BROKER,
     "no-read-loss": NO_READ_LOSS,
+    "no-duplicates": NO_DUPLICATES,
+    "in-order": IN_ORDER,
+    "exactly-once-to-log": EXACTLY_ONCE_TO_LOG,
 }
 
 
@@ -183,6 +189,54 @@ def no_read_loss(s, lay):
 
 
 @kernel
+def committed_end(s, lay):
+    """The true leader and the end of its committed log (its HW), or (NO_LEADER, 0)."""
+    leader = true_leader(s, lay)
+    if leader == NO_LEADER:
+        return leader, 0
+    return leader, min(high_watermark(s, lay, leader), log_end_offset(s, lay, leader))
+
+
+@kernel
+def no_duplicates(s, lay):
+    """No acknowledged record is twice in the true leader's log below its HW (vacuous without
+    producer retries: each record is sent once)."""
+    if lay[FEATURE_BITS] & PRODUCER_BIT == 0:
+        return True
+    leader, end = committed_end(s, lay)
+    for r in range(1, record_slots(lay) + 1):
+        if ack_state(s, lay, r) != ACK_DONE:
+            continue
+        copies = 0
+        for o in range(end):
+            if record_id_at(s, lay, leader, o) == r:
+                copies += 1
+        if copies > 1:
+            return False
+    return True
+
+
+@kernel
+def in_order(s, lay):
+    """The first copies of the acknowledged records in the true leader's log below its HW are in
+    send (record id) order (vacuous without producer retries)."""
+    if lay[FEATURE_BITS] & PRODUCER_BIT == 0:
+        return True
+    leader, end = committed_end(s, lay)
+    previous = -1
+    for r in range(1, record_slots(lay) + 1):
+        if ack_state(s, lay, r) != ACK_DONE:
+            continue
+        for o in range(end):
+            if record_id_at(s, lay, leader, o) == r:
+                if o < previous:
+                    return False
+                previous = o
+                break
+    return True
+
+
+@kernel
 def holds(pid, s, lay):
     """Does compiled property ``pid`` hold in ``s``?"""
     if pid == NO_READ_LOSS:
@@ -203,4 +257,10 @@ def holds(pid, s, lay):
         return not acked_without_a_down_broker(s, lay)
     if pid == OFFLINE_WITH_A_LIVE_BROKER:
         return not offline_with_a_live_broker(s, lay)
+    if pid == NO_DUPLICATES:
+        return no_duplicates(s, lay)
+    if pid == IN_ORDER:
+        return in_order(s, lay)
+    if pid == EXACTLY_ONCE_TO_LOG:
+        return no_duplicates(s, lay) and in_order(s, lay)
     return True

@@ -233,3 +233,92 @@ def no_read_loss(state) -> bool:
         return True
     log = state.replicas[leader].log
     return all(offset < len(log) and log[offset][0] == rid for rid, offset in state.read_offsets)
+
+
+# ------------------------------------------------------------------------------ delivery
+# What the producer's retries can do to the committed log (issue 26). With each record sent once
+# (no --retries) they hold trivially. Kafka promises them only with the idempotent producer
+# (KIP-98): without it, retries are at-least-once delivery, a duplicate or a reordering is the
+# documented price. So they are stronger invariants: reported with every default run, failing
+# a run only when asked by name; and since they say nothing without --retries, they are asked
+# by name only (-p NAME), never among the defaults.
+
+_IDEMPOTENT_ONLY = ("Kafka promises it only with enable.idempotence=true (KIP-98; the default "
+                    "since 3.0, KIP-679); without, a producer that retries gets at-least-once "
+                    "delivery, so a retried send may be written twice")
+
+
+def _committed_ids(state) -> list:
+    """The record ids of the true leader's log below its HW: the committed log consumers read."""
+    leader = state.true_leader()
+    if leader == NO_LEADER:
+        return []
+    r = state.replicas[leader]
+    return [rid for rid, _ in r.log[: r.high_watermark]]
+
+
+def _duplicated(state) -> list:
+    ids, acked = _committed_ids(state), sorted({rid for rid, _ in state.acked})
+    return [rid for rid in acked if ids.count(rid) > 1]
+
+
+def _out_of_order(state):
+    """The first pair (earlier send, later send) of acknowledged records whose first copies in
+    the committed log are the other way round, or None."""
+    ids, acked = _committed_ids(state), {rid for rid, _ in state.acked}
+    firsts = [(ids.index(rid), rid) for rid in sorted(acked) if rid in ids]
+    for (o1, r1), (o2, r2) in zip(firsts, firsts[1:]):
+        if o2 < o1:
+            return r1, r2
+    return None
+
+
+def _why_duplicates(state) -> str:
+    ids = _committed_ids(state)
+    return "; ".join(f"acknowledged r{rid} is at offsets "
+                     f"{', '.join(str(o) for o, x in enumerate(ids) if x == rid)} of the "
+                     f"committed log (leader {state.true_leader()})" for rid in _duplicated(state))
+
+
+def _why_order(state) -> str:
+    pair = _out_of_order(state)
+    if pair is None:
+        return ""
+    ids = _committed_ids(state)
+    r1, r2 = pair
+    return (f"r{r1} was sent before r{r2}, both acknowledged, but the committed log of leader "
+            f"{state.true_leader()} has r{r2} at offset {ids.index(r2)} and r{r1} only at "
+            f"offset {ids.index(r1)}")
+
+
+@invariant(
+    "no-duplicates",
+    "an acknowledged send appears at most once in the committed log (the true leader's log "
+    "below its HW)",
+    explain=_why_duplicates, compiled=True, stronger=_IDEMPOTENT_ONLY, by_name=True,
+)
+def no_duplicates(state) -> bool:
+    return not _duplicated(state)
+
+
+@invariant(
+    "in-order",
+    "acknowledged sends appear in the committed log in the order they were sent (first copies)",
+    explain=_why_order, compiled=True, by_name=True,
+    stronger="Kafka promises it only with enable.idempotence=true or "
+             "max.in.flight.requests.per.connection=1; with more requests in flight and no "
+             "idempotence, a retried send can land after a later one",
+)
+def in_order(state) -> bool:
+    return _out_of_order(state) is None
+
+
+@invariant(
+    "exactly-once-to-log",
+    "every acknowledged send appears in the committed log at most once and in send order "
+    "(no-duplicates and in-order)",
+    explain=lambda s: "; ".join(x for x in (_why_duplicates(s), _why_order(s)) if x),
+    compiled=True, stronger=_IDEMPOTENT_ONLY, by_name=True,
+)
+def exactly_once_to_log(state) -> bool:
+    return not _duplicated(state) and _out_of_order(state) is None

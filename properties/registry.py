@@ -32,6 +32,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
+from model.bounded import shown
 from model.errors import ConfigError
 
 
@@ -54,6 +55,7 @@ class Property:
     kind: str = INVARIANT
     history: str = ""  # a history the state must keep for it (kmc adds it only when asked for)
     stronger: str = ""  # why it is stronger than what Kafka promises ("" for a promise)
+    by_name: bool = False  # asked by name only, never among the defaults
 
     @property
     def is_reachability(self) -> bool:
@@ -76,18 +78,22 @@ PROPERTIES: dict[str, Property] = {}
 
 
 def invariant(name: str, description: str = "", explain: Callable | None = None,
-              compiled: bool = False, history: str = "", stronger: str = "") -> Callable:
+              compiled: bool = False, history: str = "", stronger: str = "",
+              by_name: bool = False) -> Callable:
     """Decorator: register ``fn(state) -> bool`` as the invariant ``name``; ``explain(state)``
     may return a sentence saying how a state violates it (shown under counterexamples).
     ``compiled`` (built-in properties only) says ``properties/compiled.py`` has its twin;
     ``history`` (built-in only) names a history the state keeps only for it (``"reads"``): such
     a property is asked by name, never among the defaults, since the history adds states.
     ``stronger`` says why the invariant is stronger than what Kafka promises: checked and
-    reported by default, it fails a run only when asked by name (see the module docstring)."""
+    reported by default, it fails a run only when asked by name (see the module docstring).
+    ``by_name``: asked by name only, never among the defaults (the delivery properties, which
+    judge what a retrying producer, ``--retries``, does: every default run would only report
+    them holding trivially)."""
 
     def register(fn: Callable) -> Callable:
         _register(Property(name, description or _first_line(fn), fn, explain, compiled,
-                           history=history, stronger=stronger))
+                           history=history, stronger=stronger, by_name=by_name))
         return fn
 
     return register
@@ -145,11 +151,12 @@ def get_properties(names=None) -> tuple:
     order; reachability questions, and invariants that need a history, are asked by name
     only)."""
     if not names:
-        return tuple(p for p in PROPERTIES.values() if not p.is_reachability and not p.history)
+        return tuple(p for p in PROPERTIES.values()
+                     if not p.is_reachability and not p.history and not p.by_name)
     out = []
     for n in names:
         if n not in PROPERTIES:
-            raise ConfigError(f"unknown property {n!r}; choose from: {', '.join(PROPERTIES)}")
+            raise ConfigError(f"unknown property {shown(n)}; choose from: {', '.join(PROPERTIES)}")
         if PROPERTIES[n] not in out:
             out.append(PROPERTIES[n])
     return tuple(out)

@@ -25,6 +25,19 @@ def config(protocol="kip-320", rf=2, acks="all", min_isr=2, unclean=False, crash
     )
 
 
+@pytest.fixture(autouse=True)
+def _property_registry_restored():
+    """A test that registers a property (``kmc --load plugin.py`` run in-process by click's
+    CliRunner) leaves the registry as it found it: a user's property left behind joins every
+    later run's default set (a test of a memory limit once saw exit 1, a plugin's violation,
+    instead of 3, in the full suite only)."""
+    from properties.registry import PROPERTIES
+    before = dict(PROPERTIES)
+    yield
+    PROPERTIES.clear()
+    PROPERTIES.update(before)
+
+
 def run(cfg, *props, **limits):
     return check(cfg, list(props) or None, **limits)
 

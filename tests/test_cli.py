@@ -55,8 +55,9 @@ def test_json_output_is_the_result_object():
         (["-p", "no-such-property"], "unknown property 'no-such-property'"),
         (["-r", "9"], "replication factor must be between 2 and 5"),
         (["--acks", "2"], "Invalid value for '--acks'"),
-        (["--partitions", "4"], "--partitions, --checkpoint-dir, --checkpoint-every and --resume need --engine spark"),
-        (["--resume"], "--checkpoint-every and --resume need --engine spark"),
+        (["--partitions", "4"], "--spark-master and --partitions need --engine spark"),
+        (["--resume"], "--resume and --checkpoint-every need --checkpoint-dir"),
+        (["--checkpoint-every", "2"], "--resume and --checkpoint-every need --checkpoint-dir"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message):

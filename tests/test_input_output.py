@@ -154,18 +154,38 @@ def test_gate_refuses_an_unwritable_junit_or_cache_before_running_anything(tmp_p
         assert "[1/1]" not in r.output and "gate green" not in r.output
 
 
-def test_a_failed_write_after_the_run_names_the_file_and_keeps_the_verdict(tmp_path):
-    # /dev/full accepts the open and fails the write: the verdict is printed first
-    r = kmc("check", *VIOLATED, "--trace-out", "/dev/full")
+def test_a_failed_write_after_the_run_names_the_file_and_keeps_the_verdict(tmp_path, monkeypatch):
+    # the disk fills up while the file is written: the verdict is printed first, and the
+    # temporary file the write went to is gone (no partial file, no stray .kmc-tmp)
+    def disk_full(path, *args):
+        with open(path, "w") as f:
+            f.write("half a trace")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("commands.check.write_trace", disk_full)
+    out = tmp_path / "t.json"
+    r = kmc("check", *VIOLATED, "--trace-out", out)
     assert r.exit_code == 2
     assert "no-acked-loss  VIOLATED" in r.stdout
-    assert "cannot write --trace-out /dev/full: No space left on device" in r.stderr
+    assert f"cannot write --trace-out {out}: No space left on device" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr("commands.gate._write", disk_full)
     suite = tmp_path / "s.toml"
     suite.write_text('[[check]]\nname = "x"\n"replication.factor" = 2\nmax-records = 0\n'
                      'expect = "holds"\nproperties = ["hw-le-leo"]\n')
-    r = kmc("gate", suite, "--junit", "/dev/full")
+    junit = tmp_path / "old.xml"
+    junit.write_text("the old report")
+    r = kmc("gate", suite, "--junit", junit, "--force")
     assert r.exit_code == 2 and "gate green" in r.stdout
-    assert "cannot write --junit /dev/full" in r.stderr
+    assert f"cannot write --junit {junit}" in r.stderr
+    assert junit.read_text() == "the old report"  # replaced only by a complete file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.xml", "s.toml"]
+
+
+def test_devices_but_dev_null_are_refused_before_the_run():
+    r = kmc("check", *VIOLATED, "--trace-out", "/dev/full")
+    one_line(r, "--trace-out /dev/full is a device, not a regular file")
+    assert "VIOLATED" not in r.stdout
 
 
 def test_special_files_are_written_without_force():

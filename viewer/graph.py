@@ -19,6 +19,7 @@ import networkx as nx
 
 from checker.fingerprint import fingerprint
 from model.errors import KmcError
+from viewer.safe_text import terminal_safe, xml_safe
 from model import make_model
 
 
@@ -125,11 +126,23 @@ def graph_summary(graph: nx.DiGraph) -> list:
 
 
 def write_graphml(graph: nx.DiGraph, path: str) -> None:
-    nx.write_graphml(graph, path)
+    """GraphML, with every string attribute passed through ``xml_safe``: a property name (a
+    plugin's) may hold characters XML 1.0 forbids, which would make the file unreadable."""
+    safe = graph.copy()
+    for _, d in safe.nodes(data=True):
+        d.update({k: xml_safe(v) for k, v in d.items() if isinstance(v, str)})
+    for _, _, d in safe.edges(data=True):
+        d.update({k: xml_safe(v) for k, v in d.items() if isinstance(v, str)})
+    safe.graph.update({k: xml_safe(v) for k, v in safe.graph.items() if isinstance(v, str)})
+    nx.write_graphml(safe, path)
 
 
 def _dot_str(value) -> str:
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "")
+    """A DOT quoted string: each line made visible (``terminal_safe``: control characters, such
+    as an escape sequence in a plugin's property name, become ``\\x1b``), then backslashes and
+    quotes escaped; a newline is DOT's line break ``\\n``."""
+    lines = str(value).replace("\r\n", "\n").split("\n")
+    text = "\\n".join(terminal_safe(line).replace("\\", "\\\\").replace('"', '\\"') for line in lines)
     return f'"{text}"'
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, scope_of
 from model.constants import CRASH_MODEL_MEANING
+from model.rules import RULES
 from properties import PROPERTIES
 from viewer.text import render_trace
 
@@ -33,7 +34,10 @@ def describe_config(config: dict) -> list:
     head += "".join(f" {c}" for c in changes)
     rules = []
     if version or changes:
-        rules = ["rules: " + (", ".join(config.get("rules", [])) or "none (Kafka before 0.11)")]
+        shown = config.get("rules", [])
+        if not config.get("bounds", {}).get("max_retries"):  # the producer's: nothing to judge
+            shown = [r for r in shown if not (r in RULES and RULES[r].producer)]
+        rules = ["rules: " + (", ".join(shown) or "none (Kafka before 0.11)")]
     return [
         f"{head}, replication.factor={config['replication.factor']}, "
         f"acks={config['acks']}, min.insync.replicas={config['min.insync.replicas']}, "
@@ -43,6 +47,7 @@ def describe_config(config: dict) -> list:
         f"crash model {config['crash.model']} ({CRASH_MODEL_MEANING.get(config['crash.model'], '')})"
         + (", HW checkpoint every interval" if config.get("hw.checkpoint") == "interval" else "")
         + (", consumers fetch from followers" if config.get("fetch.from.followers") else "")
+        + _producer_words(config)
         + ("" if config.get("symmetry", True) else ", no symmetry reduction"),
         "bounds: "
         + ", ".join(
@@ -165,3 +170,15 @@ def render_coverage(coverage) -> list:
         lines.append(f"  {len(never)} action(s) never enabled: {', '.join(never)}: the bounds or "
                      "the rules never let them happen, so the check says nothing about them")
     return lines
+
+
+def _producer_words(config: dict) -> str:
+    """The producer's settings on the first line, when it retries (or they were given)."""
+    if "idempotent" not in config:
+        return ""
+    idempotent = "idempotent" if config["idempotent"] else "not idempotent"
+    given = config.get("enable.idempotence")
+    why = "" if given is not None else " by default"
+    judged = "" if config.get("bounds", {}).get("max_retries") else " (not judged: no --retries)"
+    return (f", producer {idempotent}{why} with max.in.flight.requests.per.connection="
+            f"{config.get('max.in.flight.requests.per.connection')}{judged}")

@@ -23,6 +23,7 @@ from importlib.metadata import version
 from checker.trace import Step, Trace
 from model.config import ModelConfig
 from model.describe import describe
+from model.bounded import clip, shown
 from model.errors import ConfigError
 from model.files import parse_json, read_text
 from model.state import shape_error
@@ -32,6 +33,7 @@ from viewer.itf import (
     encode_action, encode_state,
 )
 from viewer.model_version import model_fingerprint
+from viewer.trace_meta import check_config, check_meta, check_violation_step
 
 FORMAT_MARKER = "kmc-itf"
 FORMAT_VERSION = 1
@@ -147,8 +149,12 @@ class TraceFile:
         return self.meta.get("property")
 
 
-def parse_trace(doc, source: str = "trace") -> TraceFile:
-    """Validate and decode an ITF document written by kmc; ``TraceFormatError`` otherwise."""
+def parse_trace(doc, source: str = "trace", *, judge: bool = True) -> TraceFile:
+    """Validate and decode an ITF document written by kmc; ``TraceFormatError`` otherwise.
+    With ``judge`` (``trace show``, ``trace html``), the metadata's violation step must be the
+    one the states show (``viewer.trace_meta``); ``trace replay`` passes ``judge=False`` and
+    judges it itself, as a verdict (a trace the current model no longer violates is "invalid",
+    exit code 1, not a malformed file)."""
     if not isinstance(doc, dict) or "states" not in doc or "vars" not in doc:
         raise TraceFormatError(f"{source} is not an ITF trace (it needs 'vars' and 'states')")
     top = doc.get("#meta")
@@ -169,12 +175,13 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
     names = {v for v in doc["vars"] if isinstance(v, str)} if isinstance(doc["vars"], list) else set()
     if not set(REQUIRED_VARS) <= names:
         raise TraceFormatError(f"{source}: 'vars' lacks {', '.join(sorted(set(REQUIRED_VARS) - names))}")
+    check_config(kmc.get("config"), source)
     try:
         config = ModelConfig.from_dict(kmc["config"])
     except ConfigError as e:
         raise TraceFormatError(f"{source}: bad configuration in #meta.kmc.config: {e}") from None
-    except Exception as e:  # a non-dict, wrong types: say it in one line
-        raise TraceFormatError(f"{source}: malformed #meta.kmc.config ({type(e).__name__}: {e})") from None
+    except Exception as e:  # wrong types check_config let through: say it in one line
+        raise TraceFormatError(f"{source}: malformed #meta.kmc.config ({type(e).__name__}: {clip(str(e))})") from None
     states = doc["states"]
     steps = kmc.get("steps")
     if not isinstance(states, list) or not states:
@@ -193,14 +200,15 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
             f"{source} is truncated or was edited: its metadata says {steps!r} steps (so "
             f"{steps + 1 if isinstance(steps, int) else '?'} states) but it has {len(states)} states"
         )
+    check_meta(kmc, source)
     decoded, actions = [], []
     for i, raw in enumerate(states):
         where = f"{source}: state {i}"
         if not isinstance(raw, dict):
             raise TraceFormatError(f"{where} is not a JSON object")
         index = raw.get("#meta", {}).get("index") if isinstance(raw.get("#meta"), dict) else None
-        if index != i:
-            raise TraceFormatError(f"{where} has #meta.index {index!r}; states must be numbered 0, 1, ...")
+        if index != i or type(index) is not int:  # True == 1 and 1.0 == 1 in Python
+            raise TraceFormatError(f"{where} has #meta.index {shown(index, 60)}; states must be numbered 0, 1, ...")
         decoded.append(decode_state(raw, where))
         act = decode_action(raw.get(ACTION_VAR), where) if ACTION_VAR in raw else "missing"
         if act == "missing":
@@ -225,6 +233,15 @@ def parse_trace(doc, source: str = "trace") -> TraceFile:
     prop = kmc.get("property")
     trace = Trace(decoded[0], [Step(a, s) for a, s in zip(actions[1:], decoded[1:])],
                   prop if isinstance(prop, str) else None)
+    if trace.property_name is None and kmc.get("violation_step") is not None:
+        raise TraceFormatError(f"{source}: #meta.kmc.violation_step is set but no property is named")
+    if judge and trace.property_name is not None:
+        try:
+            actual = violation_step(trace)
+        except Exception as e:  # a property's check on states it was not written for
+            raise TraceFormatError(f"{source}: the states cannot be judged by {trace.property_name} "
+                                   f"({type(e).__name__}: {clip(str(e))})") from None
+        check_violation_step(kmc, actual, source)
     raw_states = [{k: raw[k] for k in STATE_VARS if k in raw} for raw in states]
     return TraceFile(source, trace, config, kmc, raw_states)
 
@@ -235,9 +252,9 @@ def _short(value) -> str:
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
-def read_trace(path: str) -> TraceFile:
+def read_trace(path: str, *, judge: bool = True) -> TraceFile:
     """Load and validate a kmc trace file (see ``parse_trace``); at most ``MAX_TRACE_BYTES``,
     JSON nested at most ``MAX_TRACE_DEPTH`` deep."""
     text = read_text(path, what="a trace file", limit=MAX_TRACE_BYTES, error=TraceFormatError)
     doc = parse_json(text, path, what="a trace file", max_depth=MAX_TRACE_DEPTH, error=TraceFormatError)
-    return parse_trace(doc, path)
+    return parse_trace(doc, path, judge=judge)

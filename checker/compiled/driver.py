@@ -1,56 +1,51 @@
-"""The compiled engine's breadth-first search: levels, limits, progress and traces.
+"""The compiled engine: ``compiled_bfs`` runs a breadth-first search (``search.py``) and turns
+it into a ``CheckResult``; counterexamples are re-derived by replay.
 
-The hot loop is compiled (``checker/compiled/expand.py``); this driver runs it level by level
-and chunk by chunk, between chunks it grows buffers, checks the time and memory limits, prints
-progress, judges properties written in Python, and stops. It keeps three things, each with one
-job (as TLC does):
+It keeps three things, each with one job (as TLC does), in memory while they fit the budget and
+on disk after:
 
-* the **fingerprint set** (``fpset.py``): one 64-bit fingerprint per distinct state;
-* the **parent index**: for state ``i`` (numbered in discovery order), the index of the state
-  it was first reached from and the index of the action among that state's successors
-  (4 + 2 bytes, in chunks of a million);
-* the **frontier**: the rows of the level being expanded and of the next one.
+* the **fingerprint set** (``table.py``, ``visited.py``, ``runs.py``): one 64-bit (or 128-bit)
+  fingerprint per distinct state, in a sharded table, then also in sorted files;
+* the **parent index** (``parents.py``): for state ``i`` (numbered in discovery order), the
+  number of the state it was first reached from and the index of the step among that state's
+  successors;
+* the **frontier** (``frontier.py``): the records of the level being expanded and of the next.
 
-States themselves are not kept. A counterexample is re-derived by following parent indices back
-to the initial state and replaying the action indices forward through the kernel; the states on
-the way are decoded into readable ``ClusterState``s, so traces, the viewer and ITF files are the
-same as the reference engine's.
+States themselves are not kept. A counterexample is re-derived by following parent numbers back
+to the initial state and replaying the successor indices forward through the kernel; the states
+on the way are decoded into readable ``ClusterState``s, so traces, the viewer and ITF files are
+the same as the reference engine's.
 """
 
 from __future__ import annotations
 
+import gc
 import math
-import os
-import time
-from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from checker.compiled import expand as X
-from checker.compiled.fpset import grown, insert, max_fill, new_table
+from checker.compiled.checkpoint import Checkpoints, identity
+from checker.compiled.progress import search_stats
+from checker.compiled.search import Search
+from checker.compiled.space import DiskLimitError, MemoryLimitError, Space
+from checker.compiled.space import default_memory_limit, rss_bytes  # noqa: F401  (re-exported)
+from checker.compiled.workers import available_cores
 from checker.fingerprint import collision_probability
-from checker.interrupt import interrupted
 from checker.result import (
-    HOLDS, INCOMPLETE, INTERRUPTED, VIOLATED, CheckResult, CheckStats, PropertyResult,
+    HOLDS, INCOMPLETE, INTERRUPTED, VIOLATED, CheckResult, PropertyResult,
 )
 from checker.trace import Step, Trace
 from model.actions import ACTION_NAMES
-from model.errors import KmcError
+from model.errors import ConfigError, KmcError
 from model.kernel.actions import successors
 from model.kernel.codec import decode, decode_action
 from model.kernel.fields import SlotOverflow
 from model.kernel.spec import KernelSpec, kernel_spec, model_actions
-from properties.compiled import COMPILED_IDS, holds
+from properties.compiled import COMPILED_IDS
 
-CHUNK = 8192  # frontier states per call into the kernel
-PARENT_CHUNK = 1 << 20
-ROOT = np.uint32(0xFFFFFFFF)
 PROGRESS_EVERY_SECONDS = 5.0
-
-
-class MemoryLimitError(KmcError):
-    """Raised internally when a structure would outgrow ``--memory-limit``."""
+FP_BITS = (64, 128)
 
 
 @dataclass
@@ -68,22 +63,10 @@ class Coverage:
         return [a for a, e, _, _ in self.rows if e == 0]
 
 
-def default_memory_limit() -> int:
-    """Half the machine's RAM: room for the rest of the system, and far from the OOM killer."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        total = 8 << 30
-    return total // 2
-
-
-def rss_bytes() -> int:
-    """This process's resident memory now."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
+@dataclass(frozen=True)
+class CompiledProperty:
+    name: str
+    pid: int
 
 
 def compiled_property(prop) -> int | None:
@@ -91,82 +74,6 @@ def compiled_property(prop) -> int | None:
     if getattr(prop, "compiled", False):
         return COMPILED_IDS[prop.name]
     return None
-
-
-class _Frontier:
-    """A BFS level's rows, in blocks: a level grows a block at a time (never copied), and a
-    block is freed as soon as it has been expanded."""
-
-    MAX_BLOCK_ROWS = 1 << 16
-
-    def __init__(self, width: int) -> None:
-        self.width = width
-        self.blocks: list = []
-        self.fills: list[int] = []
-
-    @property
-    def count(self) -> int:
-        return sum(self.fills)
-
-    @property
-    def nbytes(self) -> int:
-        return sum(b.nbytes for b in self.blocks if b is not None)
-
-    def _rows_for(self, hint: int) -> int:
-        if not self.blocks:
-            return min(self.MAX_BLOCK_ROWS, max(1024, hint // 4))
-        return min(self.MAX_BLOCK_ROWS, self.blocks[-1].shape[0] * 2)
-
-    def next_block_bytes(self) -> int:
-        return self._rows_for(0) * self.width
-
-    def new_block(self, hint: int = 0) -> None:
-        self.blocks.append(np.zeros((self._rows_for(hint), self.width), dtype=np.int8))
-        self.fills.append(0)
-
-    def append_rows(self, rows: np.ndarray) -> None:
-        self.blocks.append(rows.copy())
-        self.fills.append(rows.shape[0])
-
-    def free(self, b: int) -> None:
-        self.blocks[b] = None
-
-
-class _Parents:
-    """The parent index, in chunks: state ``i`` -> (parent index, action index)."""
-
-    def __init__(self) -> None:
-        self.bases: list[int] = []
-        self.fills: list[int] = []
-        self.parents: list[np.ndarray] = []
-        self.actions: list[np.ndarray] = []
-
-    def new_chunk(self, base: int) -> None:
-        self.bases.append(base)
-        self.fills.append(0)
-        self.parents.append(np.zeros(PARENT_CHUNK, dtype=np.uint32))
-        self.actions.append(np.zeros(PARENT_CHUNK, dtype=np.uint16))
-
-    @property
-    def nbytes(self) -> int:
-        return len(self.parents) * PARENT_CHUNK * 6
-
-    def lookup(self, index: int) -> tuple[int, int]:
-        c = bisect_right(self.bases, index) - 1
-        i = index - self.bases[c]
-        return int(self.parents[c][i]), int(self.actions[c][i])
-
-    def path_to(self, index: int) -> list[int]:
-        """The action indices from the initial state to state ``index``."""
-        path = []
-        while True:
-            parent, action = self.lookup(index)
-            if parent == int(ROOT):
-                break
-            path.append(action)
-            index = parent
-        path.reverse()
-        return path
 
 
 def replay_path(spec: KernelSpec, path, property_name=None) -> Trace:
@@ -196,229 +103,175 @@ def compiled_bfs(
     progress=None,
     progress_every: float = PROGRESS_EVERY_SECONDS,
     coverage: bool = False,
+    workers: int | None = None,
+    disk_limit: int | None = None,
+    disk_dir: str | None = None,
+    fp_bits: int | None = None,
+    checkpoint_dir: str | None = None,
+    checkpoint_every: int | None = None,
+    resume: bool = False,
 ) -> CheckResult:
-    """Explore ``config`` breadth-first with the compiled kernel and judge ``properties``."""
-    started = time.monotonic()
+    """Explore ``config`` breadth-first with the compiled kernel and judge ``properties``.
+
+    ``workers``: threads exploring at once (default: the cores available); ``memory_limit`` and
+    ``disk_limit`` the budgets (``space.py``), ``disk_dir`` where files go; ``fp_bits`` 64 or
+    128; ``checkpoint_dir``, ``checkpoint_every`` (levels) and ``resume``: ``checkpoint.py``."""
+    workers = available_cores() if workers is None else workers
+    if workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}")
+    if fp_bits not in (None, *FP_BITS):
+        raise ConfigError(f"--fp-bits must be 64 or 128, got {fp_bits}")
+    if checkpoint_every is not None and checkpoint_every < 1:
+        raise ConfigError(f"--checkpoint-every must be at least 1, got {checkpoint_every}")
+    if (resume or checkpoint_every is not None) and not checkpoint_dir:
+        raise ConfigError("--resume and --checkpoint-every need --checkpoint-dir")
+    if disk_limit is not None and disk_limit < 0:
+        raise ConfigError("--disk-limit must not be negative")
     spec = kernel_spec(config)
     props = list(properties)
-    compiled = [p for p in props if compiled_property(p) is not None]
+    compiled = [CompiledProperty(p.name, compiled_property(p)) for p in props
+                if compiled_property(p) is not None]
     python = [p for p in props if compiled_property(p) is None]
-    memory_limit = memory_limit or default_memory_limit()
-    baseline = rss_bytes()
-    W = spec.width
-    lay, cfg, sym = spec.lay, spec.cfg, spec.sym
-    buf = X.work_buffers(W, spec.layout.n_brokers, spec.max_successors, len(ACTION_NAMES))
-    pids = np.array([compiled_property(p) for p in compiled], dtype=np.int32)
-    violated_at = np.full(len(compiled), -1, dtype=np.int64)
-    python_violated: dict[str, int] = {}
-    cov = np.zeros((len(ACTION_NAMES), 3), dtype=np.int64)
-    ctr = np.zeros(X.CTR_SIZE, dtype=np.int64)
-    table = new_table(1 << 16)
-    parents = _Parents()
-    parents.new_chunk(0)
-    stats = CheckStats()
-    limit = None
-
-    # the initial state
-    init = spec.initial
-    fp = X.class_fingerprint(init, lay, sym, buf["order_cmp"], buf["scratch"], buf["best"])
-    insert(table, np.uint64(fp))
-    parents.parents[0][0] = ROOT
-    parents.fills[0] = 1
-    ctr[X.GENERATED] = 1
-    ctr[X.DISTINCT] = 1
-    ctr[X.PARENT_FILL] = 1
-    ctr[X.MAX_STATES] = max_states or 0
-    ctr[X.MAX_FILL] = max_fill(table)
-    for i, p in enumerate(compiled):
-        if not holds(pids[i], init, lay):
-            violated_at[i] = 0
-    _judge_python(python, python_violated, [decode(init, spec.layout)], 0)
-    ctr[X.OPEN_PROPERTIES] = int((violated_at < 0).sum())
-    ctr[X.PYTHON_OPEN] = len(python) - len(python_violated)
-
-    level = _Frontier(W)  # the level being expanded
-    level.append_rows(init.reshape(1, W))
-    level_first = 0  # the state index of the level's first row
-    nxt = _Frontier(W)  # the next level, as it is found
-    depth = 0
-    remaining = level.count  # rows of the level not expanded yet
-    next_report = started + progress_every
-    beyond = 0
-
-    def open_count() -> int:
-        return int(ctr[X.OPEN_PROPERTIES] + ctr[X.PYTHON_OPEN])
-
-    def memory_in_use() -> int:
-        return baseline + table.nbytes + parents.nbytes + level.nbytes + nxt.nbytes
-
-    if max_states is not None and ctr[X.DISTINCT] >= max_states:
-        limit = "max-states"
+    checkpoints, manifest = None, None
+    if checkpoint_dir:
+        checkpoints = Checkpoints(checkpoint_dir, checkpoint_every, identity(config, props, fp_bits))
+        manifest = checkpoints.prepare(resume)
+        fp_bits = manifest["fp_bits"] if manifest else (fp_bits or 64)
+        checkpoints.identity["fp_bits"] = fp_bits
+    fp_bits = fp_bits or 64
+    space = Space(memory_limit, disk_limit, disk_dir, checkpoints.directory if checkpoints else None)
+    search = Search(spec, compiled, python, max_states=max_states, time_limit=time_limit,
+                    max_depth=max_depth, space=space, workers=workers, fp_bits=fp_bits,
+                    progress=progress, progress_every=progress_every, checkpoints=checkpoints)
+    frozen = gc.isenabled() and _freeze()
     try:
-        while level.count > 0 and open_count() > 0 and limit is None:
-            if max_depth is not None and depth >= max_depth:
-                beyond = _count_beyond(spec, level, table, ctr, buf)
-                remaining = 0
-                if beyond:
-                    limit = "max-depth"
-                break
-            nxt = _Frontier(W)
-            nxt.new_block(level.count)
-            ctr[X.NEXT_COUNT] = 0
-            checked = 0  # rows of the current next block judged by the Python properties
-            stop_reason = X.DONE
-            first = level_first  # the state index of the block being expanded
-            for b in range(len(level.blocks)):
-                block, fill, pos = level.blocks[b], level.fills[b], 0
-                while pos < fill:
-                    c = len(parents.bases) - 1
-                    pos, reason = X.expand_chunk(
-                        block, pos, min(pos + CHUNK, fill), first, lay, cfg, sym, table,
-                        nxt.blocks[-1], parents.parents[c], parents.actions[c], pids, violated_at,
-                        ctr, cov, buf["out"], buf["acts"], buf["fps"], buf["scratch"],
-                        buf["best"], buf["order_cmp"], buf["seen_action"])
-                    parents.fills[c] = int(ctr[X.PARENT_FILL])
-                    nxt.fills[-1] = int(ctr[X.NEXT_COUNT])
-                    remaining = level.count - (first - level_first) - pos
-                    if python and nxt.fills[-1] > checked:
-                        index = level_first + level.count + nxt.count - nxt.fills[-1] + checked
-                        rows = nxt.blocks[-1][checked:nxt.fills[-1]]
-                        _judge_python(python, python_violated,
-                                      [decode(r, spec.layout) for r in rows], index)
-                        checked = nxt.fills[-1]
-                        ctr[X.PYTHON_OPEN] = len(python) - len(python_violated)
-                    if reason == X.NEED_TABLE:
-                        _need(memory_in_use() + int(table.nbytes * 1.6), memory_limit)
-                        table = grown(table)
-                        ctr[X.MAX_FILL] = max_fill(table)
-                    elif reason == X.NEED_NEXT:
-                        _need(memory_in_use() + nxt.next_block_bytes(), memory_limit)
-                        nxt.new_block(level.count)
-                        ctr[X.NEXT_COUNT] = 0
-                        checked = 0
-                    elif reason == X.NEED_PARENTS:
-                        _need(memory_in_use() + PARENT_CHUNK * 6, memory_limit)
-                        parents.new_chunk(int(ctr[X.DISTINCT]))
-                        ctr[X.PARENT_FILL] = 0
-                    elif reason != X.DONE:
-                        stop_reason = reason
-                        break
-                    if python and open_count() == 0:
-                        stop_reason = X.ALL_VIOLATED
-                        break
-                    now = time.monotonic()
-                    if time_limit is not None and now - started >= time_limit:
-                        limit = "time-limit"
-                        break
-                    if interrupted():  # a KeyboardInterrupt some finaliser swallowed
-                        limit = INTERRUPTED
-                        break
-                    if now >= next_report:
-                        next_report = now + progress_every
-                        _report(progress, stats, ctr, depth, remaining + nxt.count, started)
-                if limit is not None or stop_reason != X.DONE:
-                    break
-                level.free(b)  # expanded: its rows are no longer needed
-                first += fill
-            if nxt.count > 0:
-                depth += 1
-            if stop_reason == X.REACHED_MAX_STATES:
-                limit = "max-states"
-            if limit is not None or stop_reason != X.DONE:
-                break
-            level_first += level.count
-            level, nxt = nxt, _Frontier(W)
-            remaining = level.count
-    except MemoryLimitError:
-        limit = "memory-limit"
-    except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt): stop, report what we have
-        limit = INTERRUPTED
-    except SlotOverflow as e:
-        raise KmcError(
-            f"a state of this configuration does not fit the compiled engine's fixed slots ({e}); "
-            "this is a bug in kmc's state layout, please report it with the command line "
-            "(--engine reference checks the configuration meanwhile)") from None
+        try:
+            if manifest:
+                checkpoints.restore(search, manifest)
+                if max_depth is not None and max_depth < search.depth:
+                    raise ConfigError(f"--depth {max_depth} is below the checkpoint's depth "
+                                      f"{search.depth}")
+            else:
+                search.start_fresh()
+            search.explore()
+        except MemoryLimitError:
+            search.limit = "memory-limit"
+        except DiskLimitError:
+            search.limit = "disk-limit"
+        except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt): stop, report what we have
+            search.limit = INTERRUPTED
+        except SlotOverflow as e:
+            raise KmcError(
+                f"a state of this configuration does not fit the compiled engine's fixed slots ({e}); "
+                "this is a bug in kmc's state layout, please report it with the command line "
+                "(--engine reference checks the configuration meanwhile)") from None
+        finally:
+            search.workers.close()
+        return _result(config, props, spec, search, coverage, fp_bits)
+    finally:
+        if frozen is True:
+            gc.unfreeze()
+        _clean_up(search, space, checkpoints)
 
-    queue = remaining + nxt.count
-    _fill_stats(stats, ctr, depth, queue + beyond, started)
-    stats.memory_bytes = rss_bytes()
-    stats.structure_bytes = table.nbytes + parents.nbytes
+
+def _freeze() -> bool:
+    """Move every object alive now out of the garbage collector's sight for the run: its
+    collections then scan only what the search itself allocates (the interpreter, numba and the
+    model hold hundreds of thousands of objects that would be scanned again and again)."""
+    gc.freeze()
+    return True
+
+
+def _result(config, props, spec, search, coverage: bool, fp_bits: int) -> CheckResult:
+    if search.visited is None:  # stopped before it began (an interruption while resuming)
+        raise KeyboardInterrupt
+    if search.nxt is not None:  # stopped within a level: confirm what it found
+        search.resolve()
+    stats = search_stats(search, final=True)
+    if search.nxt is not None and search.next_live > 0:  # stopped within a level
+        stats.depth += 1
+    if search.at_depth_limit:
+        stats.queue = search.beyond
     results = []
-    for i, p in enumerate(compiled):
-        results.append(_verdict(spec, p, int(violated_at[i]), parents, limit, stats))
-    for p in python:
-        results.append(_verdict(spec, p, python_violated.get(p.name, -1), parents, limit, stats))
-    order = {p.name: i for i, p in enumerate(props)}
-    results.sort(key=lambda r: order[r.name])
-    result = CheckResult("compiled", config.as_dict(), results, stats, limit)
+    for p in props:
+        v = search.violations.get(p.name)
+        if v is not None:
+            path = [] if v.parent < 0 else search.parents.path_to(v.parent) + [v.succ]
+            trace = replay_path(spec, path, p.name)
+            if p.check(trace.states[-1]):
+                raise KmcError(
+                    f"internal error: the replayed counterexample for {p.name} does not violate it "
+                    "(the compiled property and its Python twin disagree); please report it")
+            results.append(PropertyResult(p.name, VIOLATED, trace))
+        elif search.limit is not None or stats.queue:
+            results.append(PropertyResult(p.name, INCOMPLETE))
+        else:
+            results.append(PropertyResult(p.name, HOLDS))
+    result = CheckResult("compiled", config.as_dict(), results, stats, search.limit)
     if coverage:
         present = set(model_actions(config))
+        cov = search.coverage
         result.coverage = Coverage([
-            (ACTION_NAMES[a], int(cov[a, X.ENABLED]), int(cov[a, X.FOUND]), int(cov[a, X.NEW]))
+            (ACTION_NAMES[a], int(cov[a, 0]), int(cov[a, 1]), int(cov[a, 2]))
             for a in range(len(ACTION_NAMES)) if ACTION_NAMES[a] in present
         ])
-    if python:
-        result.notes.append(
-            "note: " + ", ".join(p.name for p in python) + " written in Python: judged on decoded "
-            "states between compiled chunks (slower; verdicts and shortest traces unchanged)")
+    result.notes.extend(_notes(search, stats, fp_bits))
     return result
 
 
-def _report(progress, stats, ctr, depth, queue, started) -> None:
-    _fill_stats(stats, ctr, depth, queue, started)
-    stats.memory_bytes = rss_bytes()
-    if progress is not None:
-        progress(stats)
+def _notes(search, stats, fp_bits: int) -> list:
+    notes = []
+    d = max(stats.distinct_states, 1)
+    if fp_bits == 128:
+        notes.append(
+            f"fingerprints: 128 bits (with 64-bit fingerprints the estimate would be "
+            f"{collision_probability(stats.distinct_states, stats.states_generated, 64):.1e})")
+    elif stats.collision_probability > 1e-3:
+        notes.append(
+            f"fingerprints: 64 bits; the collision estimate is not negligible: with --fp-bits 128 "
+            f"it would be {collision_probability(stats.distinct_states, stats.states_generated, 128):.1e}")
+    if stats.disk_bytes:
+        vis = search.visited
+        notes.append(
+            f"compiled: in memory {stats.structure_bytes / d:.1f} bytes a state (fingerprint table "
+            f"and parent index), on disk {stats.disk_bytes / d:.1f} bytes a state at the peak "
+            f"({_size(stats.disk_bytes)}: {vis.runs.count:,} fingerprints in sorted files, "
+            f"{vis.flushes} flushes, {vis.resolutions} passes checking pending states)")
+    cp = search.checkpoints
+    if cp is not None:
+        if cp.resumed_from is not None:
+            notes.append(f"compiled: resumed from the checkpoint of level {cp.resumed_from} in "
+                         f"{cp.directory}")
+        if search.limit is not None and cp.latest is not None:
+            level = len(cp.latest["state"]["level_sizes"]) - 1
+            notes.append(f"compiled: --resume --checkpoint-dir {cp.directory} continues from the "
+                         f"checkpoint of level {level}")
+        elif search.limit is not None:
+            notes.append(f"compiled: no checkpoint was written in {cp.directory} before the run "
+                         "stopped; nothing to resume")
+    if search.python:
+        notes.append(
+            "note: " + ", ".join(p.name for p in search.python) + " written in Python: judged on "
+            "decoded states after each batch (slower; verdicts, counts and shortest traces "
+            "unchanged)")
+    return notes
 
 
-def _need(projected: int, limit: int) -> None:
-    if projected > limit:
-        raise MemoryLimitError()
+def _clean_up(search, space: Space, checkpoints) -> None:
+    if checkpoints is not None:
+        if search.limit is None or checkpoints.latest is None:
+            checkpoints.remove_all()  # finished, or nothing a resume could use
+    else:
+        space.remove()
 
 
-def _count_beyond(spec, level: _Frontier, table, ctr, buf) -> int:
-    """The distinct states one step past the depth limit that were never seen."""
-    beyond = new_table(1 << 12)
-    ctr[X.BEYOND] = 0
-    for block, fill in zip(level.blocks, level.fills):
-        pos = 0
-        while pos < fill:
-            pos, reason = X.count_beyond(block, pos, fill, spec.lay, spec.cfg, spec.sym, table,
-                                         beyond, ctr, buf["out"], buf["acts"], buf["scratch"],
-                                         buf["best"], buf["order_cmp"])
-            if reason == X.NEED_TABLE:
-                beyond = grown(beyond)
-    return int(ctr[X.BEYOND])
+def _size(n: float) -> str:
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n:,.0f} bytes"
 
 
-def _judge_python(python, violated: dict, states: list, first_index: int) -> None:
-    for offset, state in enumerate(states):
-        for p in python:
-            if p.name not in violated and not p.check(state):
-                violated[p.name] = first_index + offset
-
-
-def _fill_stats(stats: CheckStats, ctr, depth: int, queue: int, started: float) -> None:
-    stats.states_generated = int(ctr[X.GENERATED])
-    stats.distinct_states = int(ctr[X.DISTINCT])
-    stats.depth = depth
-    stats.queue = queue
-    stats.seconds = time.monotonic() - started
-    stats.collision_probability = collision_probability(stats.distinct_states, stats.states_generated)
-
-
-def _verdict(spec, prop, index: int, parents: _Parents, limit, stats) -> PropertyResult:
-    if index >= 0:
-        trace = replay_path(spec, parents.path_to(index), prop.name)
-        if prop.check(trace.states[-1]):
-            raise KmcError(
-                f"internal error: the replayed counterexample for {prop.name} does not violate it "
-                "(the compiled property and its Python twin disagree); please report it")
-        return PropertyResult(prop.name, VIOLATED, trace)
-    if limit is not None or stats.queue:
-        return PropertyResult(prop.name, INCOMPLETE)
-    return PropertyResult(prop.name, HOLDS)
-
-
-def bytes_per_state(stats: CheckStats) -> float:
+def bytes_per_state(stats) -> float:
     return stats.structure_bytes / stats.distinct_states if stats.distinct_states else math.nan
+

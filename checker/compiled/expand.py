@@ -1,52 +1,50 @@
-"""Expanding part of a BFS level, compiled: the explorer's hot loop.
+"""Expanding a batch of a BFS level, compiled, in three phases: the explorer's hot loop.
 
-``expand_chunk`` takes frontier rows ``start .. stop`` of the level being expanded and, for each,
-computes its successors (``model.kernel.actions.successors``), their canonical rows and
-fingerprints, adds the new ones to the fingerprint table, records each new state's parent
-index and action index, appends its row to the next level, and judges it against the compiled
-properties still open. It stops early, at a state boundary, when a buffer needs room (the
-driver grows it and calls again from where it stopped), when every property is violated, or at
-``max_states`` (exactly, as the reference engine does).
+The driver (``search.py``) cuts each level into batches of rows and each batch into slices of a
+fixed number of rows. In each phase the workers take slices (or shards) one after another until
+none is left (each function lets go of Python's global lock), and the phases are separated by
+the driver, so no two workers ever write the same thing:
 
-Counters and positions travel in the small ``ctr`` array (indices below), so the function
-returns only where it stopped and why.
+1. ``expand_rows`` (one slice of the batch, a fixed range of rows): each row's successors, the
+   fingerprints of their canonical rows, and a look-up in the fingerprint table (read only in
+   this phase). A successor found there is a state seen before this batch: counted (TLC's
+   "states generated", coverage) and dropped; so is a repeat of a candidate of the same slice.
+   The others become **candidates**: row, fingerprint, parent, successor index and action, in
+   the order the rows and successors come.
+2. ``insert_candidates`` (one shard of the table): reads every slice's candidates in order and
+   inserts those of its shard, so the first candidate of a fingerprint in the batch's order is
+   the one marked **fresh**, whatever the number of workers: a single worker exploring row
+   after row would find it first too.
+3. ``admit_fresh`` (one slice again): the fresh candidates become the next level's rows, in
+   order, at positions the driver computed from the counts of phase 2; each is judged against
+   the compiled properties still open.
+
+States are numbered in this order (the batch's rows in order, each row's successors in the
+kernel's order), so state numbers, parents, counts, the first violation of each property and
+the shortest counterexample are those of one worker, and of the engine before workers existed.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from model.kernel.jit import kernel
 
-from checker.compiled.fpset import contains, fingerprint, insert, prefetch_slot
+from checker.compiled.fpset import fingerprint, fingerprint_lo
+from checker.compiled.table import (
+    contains_fp, insert_fp, prefetch_fp, shard_of,
+)
 from model.kernel.actions import successors
+from model.kernel.intrinsics import load_word, store_word
+from model.kernel.jit import kernel, nogil_kernel
 from model.kernel.symmetry import canonical
 from properties.compiled import holds
-
-# ctr: counters shared with the driver
-GENERATED = 0  # successors computed, duplicates included (TLC's "states generated")
-DISTINCT = 1  # states in the fingerprint table
-NEXT_COUNT = 2  # rows in the next level
-PARENT_FILL = 3  # entries used in the current parent chunk
-PARENT_BASE = 4  # state index of the current parent chunk's first entry
-OPEN_PROPERTIES = 5  # compiled properties not violated yet
-PYTHON_OPEN = 6  # properties judged in Python (the kernel must not stop for those)
-MAX_STATES = 7  # stop at this many distinct states (0 = no limit)
-MAX_FILL = 8  # the table's fill limit
-BEYOND = 9  # states one step past a depth limit, never seen (beyond mode)
-CTR_SIZE = 10
-
-# why expand_chunk stopped
-DONE = 0
-NEED_TABLE = 1
-NEED_NEXT = 2
-NEED_PARENTS = 3
-ALL_VIOLATED = 4
-REACHED_MAX_STATES = 5
 
 # coverage columns, per action id
 ENABLED = 0  # expanded states in which the action had at least one instance
 FOUND = 1  # successors it produced
 NEW = 2  # of those, states never seen before
+
+NOT_JUDGED = -2  # a property violated before this batch: not judged again
+OPEN = -1  # judged, not violated (yet)
 
 
 @kernel
@@ -58,84 +56,216 @@ def class_fingerprint(s, lay, sym, order_cmp, scratch, best):
 
 
 @kernel
-def expand_chunk(frontier, start, stop, first_index, lay, cfg, sym,
-                 table, nxt, parents, parent_actions, props, violated_at, ctr, coverage,
-                 out, acts, fps, scratch, best, order_cmp, seen_action):
-    """Expand ``frontier[start:stop]`` (state indices ``first_index + i``); returns
-    ``(position reached, reason)``."""
+def class_fingerprint_lo(s, lay, sym, order_cmp, scratch, best):
+    """The low word of ``s``'s class's 128-bit fingerprint (the high word is
+    ``class_fingerprint``)."""
+    if canonical(s, lay, sym, order_cmp, scratch, best):
+        return fingerprint_lo(s)
+    return fingerprint_lo(best)
+
+
+@kernel
+def _canonical_fingerprints(s, lay, sym, order_cmp, scratch, best, wide):
+    """Both words of ``s``'s class fingerprint (the second 0 unless ``wide``), from one
+    canonical form."""
+    if canonical(s, lay, sym, order_cmp, scratch, best):
+        return fingerprint(s), fingerprint_lo(s) if wide else np.uint64(0)
+    return fingerprint(best), fingerprint_lo(best) if wide else np.uint64(0)
+
+
+@kernel
+def _copy_row(src, dst):
+    for w in range(src.shape[0] // 8):  # rows are whole 64-bit words
+        store_word(dst, w, load_word(src, w))
+
+
+@kernel
+def _first_in_slice(local, hi, lo):
+    """Add the fingerprint to the slice's own small table (``local``, a power of two of slots);
+    True if it was not there: a successor already among the slice's candidates is not copied
+    again (half of the candidates would otherwise be such repeats)."""
+    mask = local.shape[0] - 1
+    wide = local.shape[1] > 1
+    i = np.int64(hi & np.uint64(mask))
+    while True:
+        v = local[i, 0]
+        if v == 0:
+            local[i, 0] = hi
+            if wide:
+                local[i, 1] = lo
+            return True
+        if v == hi and (not wide or local[i, 1] == lo):
+            return False
+        i = (i + 1) & mask
+
+
+@nogil_kernel
+def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, local,
+                cand_rows, cand_fps, cand_shard, cand_parent, cand_j, cand_action, coverage,
+                counts, scratch, best, order_cmp, seen_action):
+    """Phase 1 for ``rows[start:stop]``: candidates into ``cand_*`` from index 0 (``cand_parent``
+    holds the row's position ``i``). Stops before a row whose successors might not fit the
+    candidate buffer. Returns the position reached; ``counts`` gets (successors computed,
+    candidates written). ``local`` is a scratch table (emptied here) at least twice the size of
+    the candidate buffer."""
+    wide = cand_fps.shape[1] > 1
+    room = cand_rows.shape[0] - out.shape[0]
+    for i in range(local.shape[0]):
+        local[i, 0] = 0
+    n = 0
+    generated = 0
+    reached = stop
     for i in range(start, stop):
-        s = frontier[i]
-        k = successors(s, lay, cfg, out, acts)
-        if ctr[DISTINCT] + k > ctr[MAX_FILL]:
-            return i, NEED_TABLE
-        if ctr[NEXT_COUNT] + k > nxt.shape[0]:
-            return i, NEED_NEXT
-        if ctr[PARENT_FILL] + k > parents.shape[0]:
-            return i, NEED_PARENTS
-        ctr[GENERATED] += k
-        parent = first_index + i
+        if n > room:
+            reached = i
+            break
+        k = successors(rows[i], lay, cfg, out, acts)
+        generated += k
         for a in range(seen_action.shape[0]):
             seen_action[a] = 0
         for j in range(k):  # fingerprint every successor first, and start fetching their slots
-            fps[j] = class_fingerprint(out[j], lay, sym, order_cmp, scratch, best)
-            prefetch_slot(table, fps[j])
+            hi[j], lo[j] = _canonical_fingerprints(out[j], lay, sym, order_cmp, scratch, best, wide)
+            prefetch_fp(table, hi[j])
         for j in range(k):
-            t = out[j]
             action = acts[j, 0]
             coverage[action, FOUND] += 1
             if seen_action[action] == 0:
                 seen_action[action] = 1
                 coverage[action, ENABLED] += 1
-            if not insert(table, fps[j]):
+            if contains_fp(table, hi[j], lo[j]) or not _first_in_slice(local, hi[j], lo[j]):
                 continue
-            index = ctr[DISTINCT]
-            ctr[DISTINCT] = index + 1
-            coverage[action, NEW] += 1
-            fill = ctr[PARENT_FILL]
-            parents[fill] = parent
-            parent_actions[fill] = j
-            ctr[PARENT_FILL] = fill + 1
-            row = ctr[NEXT_COUNT]
-            for w in range(t.shape[0]):
-                nxt[row, w] = t[w]
-            ctr[NEXT_COUNT] = row + 1
-            if ctr[OPEN_PROPERTIES] > 0:
-                for p in range(props.shape[0]):
-                    if violated_at[p] < 0 and not holds(props[p], t, lay):
-                        violated_at[p] = index
-                        ctr[OPEN_PROPERTIES] -= 1
-            if ctr[MAX_STATES] > 0 and ctr[DISTINCT] >= ctr[MAX_STATES]:
-                return i + 1, REACHED_MAX_STATES
-        if ctr[OPEN_PROPERTIES] == 0 and ctr[PYTHON_OPEN] == 0:
-            return i + 1, ALL_VIOLATED
-    return stop, DONE
+            _copy_row(out[j], cand_rows[n])
+            cand_fps[n, 0] = hi[j]
+            if wide:
+                cand_fps[n, 1] = lo[j]
+            cand_shard[n] = shard_of(hi[j], table.shape[0])
+            cand_parent[n] = i
+            cand_j[n] = j
+            cand_action[n] = action
+            n += 1
+    counts[0] = generated
+    counts[1] = n
+    return reached
 
 
-@kernel
-def count_beyond(frontier, start, stop, lay, cfg, sym, table, beyond, ctr,
-                 out, acts, scratch, best, order_cmp):
-    """For a level at the depth limit: count its successors (as generated) and the distinct
-    ones never seen (``ctr[BEYOND]``, kept in the ``beyond`` table): where the search was cut.
-    Returns ``(position reached, reason)`` like ``expand_chunk``."""
-    for i in range(start, stop):
-        s = frontier[i]
-        k = successors(s, lay, cfg, out, acts)
-        if ctr[BEYOND] + k > int(beyond.shape[0] * 0.8):
-            return i, NEED_TABLE
-        ctr[GENERATED] += k
+@nogil_kernel
+def insert_candidates(table, shard, cand_fps, cand_shard, n, fresh, fills):
+    """Phase 2 for one shard: insert the candidates of ``cand_fps[:n]`` that fall in ``shard``,
+    in order; ``fresh[c]`` = 1 if candidate ``c`` was not in the table, and ``fills[shard]``
+    counts the insertions. A window of candidates' slots is fetched from memory together before
+    they are inserted. Returns how many were fresh."""
+    wide = cand_fps.shape[1] > 1
+    new = 0
+    window = 16
+    for start in range(0, n, window):
+        stop = min(start + window, n)
+        for c in range(start, stop):
+            if cand_shard[c] == shard:
+                prefetch_fp(table, cand_fps[c, 0])
+        for c in range(start, stop):
+            if cand_shard[c] != shard:
+                continue
+            if insert_fp(table, cand_fps[c, 0], cand_fps[c, 1] if wide else np.uint64(0)):
+                fresh[c] = 1
+                new += 1
+            else:
+                fresh[c] = 0
+    fills[shard] += new
+    return new
+
+
+@nogil_kernel
+def admit_fresh(cand_rows, cand_fps, cand_parent, cand_j, cand_action, fresh, n, first_rank,
+                nxt_rows, nxt_parent, nxt_j, nxt_action, position, level_position, disk_shards,
+                pending_fps, pending_position, pending_action, pending_fill, props, violated,
+                coverage, lay):
+    """Phase 3: the fresh candidates of ``cand_*[:n]`` become next-level records at
+    ``nxt_*[position:]`` (the level's records ``level_position`` on), in order (the parent is
+    the state numbered ``first_rank + cand_parent``); each is judged against the compiled
+    properties ``props`` whose ``violated`` entry is ``OPEN``, which gets the candidate's
+    position at the first violation. A fresh state of a shard that has fingerprints on disk
+    (``disk_shards``) is only fresh in memory: it is also written, with its position in the
+    level, to the pending list, to be checked against the disk (``runs.py``). Returns how many
+    records were written."""
+    wide = cand_fps.shape[1] > 1
+    shards = disk_shards.shape[0]
+    m = 0
+    for c in range(n):
+        if fresh[c] == 0:
+            continue
+        p = position + m
+        t = cand_rows[c]
+        _copy_row(t, nxt_rows[p])
+        nxt_parent[p] = first_rank + cand_parent[c]
+        nxt_j[p] = cand_j[c]
+        action = cand_action[c]
+        nxt_action[p] = action
+        coverage[action, NEW] += 1
+        if disk_shards[shard_of(cand_fps[c, 0], shards)]:
+            q = pending_fill[0]
+            pending_fps[q, 0] = cand_fps[c, 0]
+            if wide:
+                pending_fps[q, 1] = cand_fps[c, 1]
+            pending_position[q] = level_position + m
+            pending_action[q] = action
+            pending_fill[0] = q + 1
+        for i in range(props.shape[0]):
+            if violated[i] == OPEN and not holds(props[i], t, lay):
+                violated[i] = c
+        m += 1
+    return m
+
+
+@nogil_kernel
+def recount(rows, stop, last_successors, lay, cfg, out, acts, seen_action, coverage):
+    """Coverage (enabled, found) and the successor count of ``rows[:stop]``, of which the last
+    row counts only its first ``last_successors`` successors in coverage (a search stopped at an
+    exact number of states in the middle of a row): what one worker had counted when it
+    stopped there. Returns the successors computed."""
+    generated = 0
+    for i in range(stop):
+        k = successors(rows[i], lay, cfg, out, acts)
+        generated += k
+        upto = last_successors if i == stop - 1 else k
+        for a in range(seen_action.shape[0]):
+            seen_action[a] = 0
+        for j in range(min(k, upto)):
+            action = acts[j, 0]
+            coverage[action, FOUND] += 1
+            if seen_action[action] == 0:
+                seen_action[action] = 1
+                coverage[action, ENABLED] += 1
+    return generated
+
+
+@nogil_kernel
+def count_beyond(rows, stop, lay, cfg, sym, table, beyond, fill, out, acts, scratch, best,
+                 order_cmp):
+    """For a level at the depth limit: its successors never seen (not in ``table``), inserted
+    into ``beyond`` (a one-shard table; ``fill[0]`` counts them) so each is counted once: where
+    the search was cut. Stops before a row whose successors might not fit; returns ``(position
+    reached, successors computed)``."""
+    generated = 0
+    wide = table.shape[2] > 1
+    for i in range(stop):
+        k = successors(rows[i], lay, cfg, out, acts)
+        if fill[0] + k > int(beyond.shape[1] * 0.8):
+            return i, generated
+        generated += k
         for j in range(k):
-            fp = class_fingerprint(out[j], lay, sym, order_cmp, scratch, best)
-            if not contains(table, fp) and insert(beyond, fp):
-                ctr[BEYOND] += 1
-    return stop, DONE
+            hi, lo = _canonical_fingerprints(out[j], lay, sym, order_cmp, scratch, best, wide)
+            if not contains_fp(table, hi, lo) and insert_fp(beyond, hi, lo):
+                fill[0] += 1
+    return stop, generated
 
 
 def work_buffers(width: int, n_brokers: int, max_successors: int, n_actions: int) -> dict:
-    """The scratch arrays ``expand_chunk`` needs, sized for one configuration."""
+    """The scratch arrays one worker's kernels need, sized for one configuration."""
     return {
         "out": np.zeros((max_successors, width), dtype=np.int8),
         "acts": np.zeros((max_successors, 3), dtype=np.int16),
         "fps": np.zeros(max_successors, dtype=np.uint64),
+        "lo": np.zeros(max_successors, dtype=np.uint64),
         "scratch": np.zeros(width, dtype=np.int8),
         "best": np.zeros(width, dtype=np.int8),
         "order_cmp": np.zeros(max(n_brokers * n_brokers, 1), dtype=np.int8),

@@ -13,7 +13,7 @@ risk): the result prints TLC's optimistic estimate of that probability.
 from __future__ import annotations
 
 import numpy as np
-from model.kernel.intrinsics import prefetch
+from model.kernel.intrinsics import load_word, prefetch
 from model.kernel.jit import kernel
 
 EMPTY = np.uint64(0)
@@ -36,33 +36,51 @@ def _mix(z):
 
 
 @kernel
-def _lane(h, w):
-    h ^= w * _P1
-    return ((h << np.uint64(31)) | (h >> np.uint64(33))) * _P2
+def _lane(h, w, multiplier, rotation, finisher):
+    h ^= w * multiplier
+    return ((h << rotation) | (h >> (np.uint64(64) - rotation))) * finisher
+
+
+@kernel
+def _hash(row, p1, p2, rotation, seeds):
+    """Four independent multiply-rotate lanes over the row's 64-bit words (they keep the
+    multiplier busy), each started from one of ``seeds``, then mixed together."""
+    n = row.shape[0] // 8
+    h0, h1, h2, h3 = seeds[0] ^ np.uint64(n), seeds[1], seeds[2], seeds[3]
+    i = 0
+    while i + 4 <= n:
+        h0 = _lane(h0, load_word(row, i), p1, rotation, p2)
+        h1 = _lane(h1, load_word(row, i + 1), p1, rotation, p2)
+        h2 = _lane(h2, load_word(row, i + 2), p1, rotation, p2)
+        h3 = _lane(h3, load_word(row, i + 3), p1, rotation, p2)
+        i += 4
+    while i < n:
+        h0 = _lane(h0, load_word(row, i), p1, rotation, p2)
+        i += 1
+    return _mix(h0 ^ _mix(h1 + seeds[4]) ^ _mix(h2 ^ seeds[5]) ^ _mix(h3 + seeds[6]))
+
+
+_SEEDS = (_P3, _P1, _P2, _M1, _M2, _P3, _P1)
+_Q1 = np.uint64(0xD6E8FEB86659FD93)
+_Q2 = np.uint64(0xA0761D6478BD642F)
+_Q3 = np.uint64(0xE7037ED1A0B428DB)
+_SEEDS_LO = (_Q3, _Q1, _Q2, _M2, _P3, _M1, _Q3)
 
 
 @kernel
 def fingerprint(row):
-    """The 64-bit fingerprint of a row (never 0, which marks an empty slot). Four independent
-    lanes over the row's 64-bit words keep the multiplier busy; the lanes are mixed at the end."""
-    words = row.view(np.uint64)
-    n = words.shape[0]
-    h0 = _P3 ^ np.uint64(n)
-    h1, h2, h3 = _P1, _P2, _M1
-    i = 0
-    while i + 4 <= n:
-        h0 = _lane(h0, words[i])
-        h1 = _lane(h1, words[i + 1])
-        h2 = _lane(h2, words[i + 2])
-        h3 = _lane(h3, words[i + 3])
-        i += 4
-    while i < n:
-        h0 = _lane(h0, words[i])
-        i += 1
-    h = _mix(h0 ^ _mix(h1 + _M2) ^ _mix(h2 ^ _P3) ^ _mix(h3 + _P1))
+    """The 64-bit fingerprint of a row (never 0, which marks an empty slot)."""
+    h = _hash(row, _P1, _P2, np.uint64(31), _SEEDS)
     if h == EMPTY:
         h = np.uint64(1)
     return h
+
+
+@kernel
+def fingerprint_lo(row):
+    """A second 64-bit hash of a row, with other multipliers, rotation and seeds than
+    ``fingerprint``: the low word of a 128-bit fingerprint (``--fp-bits 128``)."""
+    return _hash(row, _Q1, _Q2, np.uint64(27), _SEEDS_LO)
 
 
 @kernel

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -22,7 +23,10 @@ import numpy as np
 from checker.compiled import batch as B
 from checker.compiled.driver import compiled_bfs
 from checker.compiled.expand import work_buffers
+from checker.compiled import table as T
 from checker.compiled.fpset import grown, new_table
+from checker.compiled.runs import Runs
+from checker.compiled.visited import compact_shard
 from checker.simulate import simulate
 from model.actions import ACTION_NAMES
 from model.compiled_model import CompiledModel
@@ -79,8 +83,10 @@ def _exercise() -> None:
     config = ModelConfig(protocol="kip-320", replication_factor=3,
                          bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1))
     props = get_properties(None)
-    compiled_bfs(config, props)  # expand_chunk, holds, class_fingerprint, insert
-    compiled_bfs(config, props, max_depth=2)  # count_beyond
+    compiled_bfs(config, props, workers=1)  # the three phases, holds, class_fingerprint
+    compiled_bfs(config, props, workers=1, max_states=50)  # recount
+    compiled_bfs(config, props, workers=1, max_depth=6, fp_bits=128)  # count_beyond
+    _exercise_disk()
     model = CompiledModel(config)  # successors, canonical
     state = model.init_states()[0]
     model.canonical(model.successors(state)[0][1])
@@ -91,6 +97,22 @@ def _exercise() -> None:
     loses = ModelConfig(protocol="hw-truncation", replication_factor=2,
                         bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1))
     simulate(loses, get_properties(["no-acked-loss"]), seed=1, walks=10_000)
+
+
+def _exercise_disk() -> None:
+    """The fingerprint set's growth and its files (a tiny search would not need them)."""
+    table = T.new_table(2, 1024, 1)
+    T.insert_fp(table, np.uint64(3 << 62), np.uint64(0))
+    bigger = T.new_table(2, 2048, 1)
+    T.rehash_shard(table, bigger, 1)
+    T.collect_shard(bigger, 1, np.zeros((4, 1), dtype=np.uint64))
+    compact_shard(bigger, 1)
+    with tempfile.TemporaryDirectory(prefix="kmc-warmup-") as tmp:
+        runs = Runs(tmp, 2, 1)
+        fps = np.array([[1], [5]], dtype=np.uint64)
+        runs.merge(0, fps)
+        runs.merge(0, np.array([[3]], dtype=np.uint64))  # merge_step
+        runs.check(fps, lambda hi: np.zeros(hi.shape[0], dtype=np.uint64))  # check_step
 
 
 def _exercise_batches(config) -> None:

@@ -18,14 +18,14 @@ from checker.reference.kip101 import Kip101Model
 from checker.reference.kip279 import Kip279Model
 from checker.reference.kip320 import Kip320Model
 from model.errors import ConfigError
-from model.rules import KMC_0_1, rules_of
+from model.rules import KMC_0_1, TIMED, rules_of
 
 REFERENCE_MODELS: dict[str, type] = {
     cls.name: cls for cls in (HwTruncationModel, Kip101Model, Kip279Model, Kip320Model)
 }
 """The oracle's model of each protocol preset it has (``--protocol NAME``)."""
 
-KMC_0_1_SWITCHES = frozenset(KMC_0_1)
+ORACLE_SWITCHES = frozenset(KMC_0_1) | frozenset(TIMED)  # the switches the oracle has too
 
 __all__ = ["REFERENCE_MODELS", "ReplicationModel", "action", "make_reference_model",
            "oracle_notes", "reference_supports"]
@@ -34,6 +34,7 @@ __all__ = ["REFERENCE_MODELS", "ReplicationModel", "action", "make_reference_mod
 def reference_supports(config) -> bool:
     """Whether the oracle has ``config``'s rules: one of its protocol presets, with or without
     either of kmc 0.1's rules (``isr-expansion-as-own-step``, ``reset-followers-on-epoch``) and
+    the time abstraction (``replica-lag-time``),
     with or without ``unordered-leader-moves`` and ``leader-and-isr-in-order`` (the oracle always
     moves leaders without an assignment order and delivers requests in any order: see
     ``oracle_notes``),
@@ -45,7 +46,7 @@ def reference_supports(config) -> bool:
     if config.protocol not in REFERENCE_MODELS:
         return False
     looser = {UNORDERED, IN_ORDER}
-    return set(config.rules) - KMC_0_1_SWITCHES - looser == set(rules_of(config.protocol)) - looser
+    return set(config.rules) - ORACLE_SWITCHES - looser == set(rules_of(config.protocol)) - looser
 
 
 UNORDERED = "unordered-leader-moves"
@@ -86,7 +87,8 @@ def make_reference_model(config):
             or config.track_reads):
         raise ConfigError(
             "this engine models neither the fault bounds (--max-controlled-shutdowns, "
-            "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches) nor "
+            "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches, the "
+            "producer's --retries) nor "
             "--hw-checkpoint interval, --fetch-from-followers or no-read-loss; they need the "
             "compiled engine "
             "(--engine compiled)")

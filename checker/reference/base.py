@@ -95,6 +95,7 @@ class ReplicationModel:
         self.power_loss = config.crash_model == "power-loss"
         self.reset_remote_on_every_epoch = "reset-followers-on-epoch" in config.rules
         self.expand_isr_on_fetch = "isr-expansion-as-own-step" not in config.rules
+        self.timed_shrink = "replica-lag-time" in config.rules
         self._unknown = (-1,) * self.n
         self._generators = tuple(getattr(self, n) for n in self._action_methods)
         perms = broker_permutations(self.n) if config.symmetry else ()
@@ -378,7 +379,9 @@ class ReplicationModel:
     @action
     def leader_shrink_isr(self, s: ClusterState) -> Iterator[Successor]:
         """LeaderShrinkIsr(leader, follower): a follower whose remote LEO is behind the leader's
-        LEO leaves the ISR (lag time is not modelled: when is a free choice)."""
+        LEO leaves the ISR, at any time; with the rule ``replica-lag-time`` only if it can have
+        stayed behind for replica.lag.time.max.ms: it is down or does not follow this leader in
+        its epoch (docs/model.md, "Time")."""
         for b in self.brokers:
             r = s.replicas[b]
             if not (r.alive and r.leader == b and len(r.isr) > 1):
@@ -388,6 +391,10 @@ class ReplicationModel:
             for f in r.isr:
                 if f == b or r.remote_log_end_offsets[f] >= len(r.log):
                     continue
+                rf = s.replicas[f]
+                if self.timed_shrink and rf.alive and rf.leader == b \
+                        and rf.leader_epoch == r.leader_epoch:
+                    continue  # it fetches up to the LEO long before the lag time
                 isr = _without(r.isr, f)
                 nxt = s._replace(
                     replicas=_put(s.replicas, b, r._replace(isr=isr)),

@@ -65,6 +65,7 @@ class Encoder:
         self.fenced = model.fetch_fenced
         self.truncate_every_epoch = model.truncate_on_every_epoch
         self.reset_remote_every_epoch = model.reset_remote_on_every_epoch
+        self.timed_shrink = model.timed_shrink
         self.expand_isr_on_fetch = model.expand_isr_on_fetch
         self.has_truncate = getattr(type(model), "follower_truncate", None) is not None
         self._instances = self._build_instances()
@@ -411,6 +412,9 @@ class Encoder:
         r = s.reps[b]
         guard = [r.alive, r.leader == b, count(r.isr) > 1, self._isr_change_allowed(s, b, r),
                  r.isr[f], r.remote[f] < r.leo]
+        if self.timed_shrink:  # replica.lag.time.max.ms (docs/model.md, "Time")
+            rf = s.reps[f]
+            guard.append(z3.Or(z3.Not(rf.alive), rf.leader != b, rf.lep != r.lep))
         isr = [z3.BoolVal(False) if j == f else r.isr[j] for j in range(self.n)]
         nxt = s.put(b, r.but(isr=isr)).but(c_isr=isr)
         return [(z3.And(guard), self.maybe_increment_leader_hw(nxt, b))]

@@ -24,13 +24,24 @@ KERNEL_SOURCES = (
     "model/kernel/**/*.py", "model/actions.py", "model/constants.py", "model/rules.py",
     "model/releases.py", "model/schema.py", "properties/compiled.py", "checker/compiled/*.py",
 )
+KERNEL_MARK = b"model.kernel.jit"
+"""Files under ``checker/compiled`` that do not import the kernel's decorators define no kernel
+function (the driver, the frontier's files, checkpoints): plain Python, whose changes need no new
+compilation."""
+
+
+def _kernel_files(pattern: str) -> list:
+    paths = sorted(_ROOT.glob(pattern))
+    if pattern.startswith("checker/"):
+        paths = [p for p in paths if KERNEL_MARK in p.read_bytes()]
+    return paths
 
 
 def source_hash() -> str:
     """A hash of the kernel's source files (and numba's version)."""
     h = hashlib.blake2b(digest_size=8)
     for pattern in KERNEL_SOURCES:
-        for path in sorted(_ROOT.glob(pattern)):
+        for path in _kernel_files(pattern):
             h.update(path.name.encode())
             h.update(path.read_bytes())
     try:

@@ -22,6 +22,7 @@ That is exact for equality tests and keeps the state space finite.
 
 from __future__ import annotations
 
+from model.kernel.guards import G_CLEAN_ELECTION_FROM_ISR, skipped
 from model.kernel.jit import kernel
 
 from model.kernel.fields import controller_epoch, set_leader_and_isr_controller_epoch
@@ -39,7 +40,8 @@ from model.kernel.params import (
 )
 from model.rules import (
     RULE_ALTER_PARTITION, RULE_ELR, RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH, RULE_KRAFT,
-    RULE_KRAFT_UNCLEAN_ELECTION, RULE_LAST_KNOWN_LEADER_CHECK, RULE_UNORDERED_LEADER_MOVES,
+    RULE_KRAFT_UNCLEAN_ELECTION, RULE_LAST_KNOWN_LEADER_CHECK,
+    RULE_LAST_KNOWN_LEADER_WHEN_LEADERLESS, RULE_UNORDERED_LEADER_MOVES,
 )
 
 # how a leader was chosen
@@ -145,7 +147,7 @@ def leader_candidates(s, lay, cfg, isr, exclude):
     n = broker_count(lay)
     mask = 0
     for c in range(n):
-        if c != exclude and has(isr, c) and may_lead(s, lay, cfg, c):
+        if c != exclude and (has(isr, c) or skipped(cfg, G_CLEAN_ELECTION_FROM_ISR)) and may_lead(s, lay, cfg, c):
             mask |= 1 << c
     if mask != 0:
         return first_in_assignment(s, lay, cfg, mask), ELECTED_FROM_ISR
@@ -204,19 +206,24 @@ def update_elr(s, t, lay, cfg, old_isr, new_isr, new_leader, unclean_shutdown):
     (``PartitionChangeBuilder.maybePopulateTargetElr``, ``maybeUpdateLastKnownLeader``): with the
     ISR at least min.insync.replicas the ELR and last known ELR are empty; below it, members
     leaving the ISR join the ELR (a broker whose unclean shutdown is being handled does not).
-    The last known ELR becomes the old leader when the ISR first becomes empty and is cleared
-    once the partition has a leader again."""
+    The last known ELR becomes the old leader when the ISR first becomes empty (4.0, 4.1.0) or,
+    with the rule ``last-known-leader-when-leaderless`` (4.1.1 and 4.2+, PR #20629), when the
+    change leaves the partition without a leader and no last known leader is recorded yet; it
+    is cleared once the partition has a leader again."""
     if cfg[RULE_ELR] == 0:
         return
-    eligible, last = elr(s, lay), last_known_elr(s, lay)
+    recorded = last_known_elr(s, lay)
+    eligible, last = elr(s, lay), recorded
     if size_of(new_isr) >= cfg[MIN_INSYNC_REPLICAS]:
         eligible, last = 0, 0
     else:
         eligible = (eligible | old_isr) & ~new_isr & ~unclean_shutdown
-    if new_isr == 0 and old_isr != 0:
-        old_leader = controller_leader(s, lay)
-        if old_leader != NO_LEADER:
+    old_leader = controller_leader(s, lay)
+    if cfg[RULE_LAST_KNOWN_LEADER_WHEN_LEADERLESS] != 0:
+        if new_leader == NO_LEADER and old_leader != NO_LEADER and recorded == 0:
             last = 1 << old_leader
+    elif new_isr == 0 and old_isr != 0 and old_leader != NO_LEADER:
+        last = 1 << old_leader
     if new_leader != NO_LEADER:
         last = 0
     set_elr(t, lay, eligible, last)

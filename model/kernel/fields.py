@@ -82,7 +82,8 @@ def believes_it_leads(s, lay, b):
 
 @kernel
 def forget_remote_leos(s, lay, b):
-    """``Replica.resetReplicaState`` for every follower: their LEOs become unknown."""
+    """``Replica.resetReplicaState`` (3.3.0+; inline in ``Partition.makeLeader`` before) for
+    every follower: their LEOs become unknown."""
     base = at(lay, b, REMOTE_LEO)
     for f in range(lay[N_BROKERS]):
         s[base + f] = -1

@@ -166,3 +166,4 @@ def broker_orders(n_brokers: int) -> np.ndarray:
 
 
 READS_BIT = 1 << FEATURES.index("reads")
+PRODUCER_BIT = 1 << FEATURES.index("producer")

@@ -39,6 +39,12 @@ MAX_REASSIGNMENTS = _param("max_reassignments")
 HW_CHECKPOINT_INTERVAL = _param("hw_checkpoint_interval")  # 1: the HW checkpoint lags the HW
 TRACK_READS = _param("track_reads")  # 1: consumer reads are recorded (no-read-loss)
 FETCH_FROM_FOLLOWERS = _param("fetch_from_followers")  # KIP-392: followers serve consumers
+# -- the producer (0 retries: each record sent once, none of these read)
+MAX_RETRIES = _param("max_retries")  # bound: produce requests sent again, in total
+IDEMPOTENCE = _param("idempotence")  # 1: the idempotent producer (KIP-98) is in force
+MAX_IN_FLIGHT = _param("max_in_flight")  # max.in.flight.requests.per.connection
+# -- the mutation check's guard bits (model/kernel/guards.py); 0 in every real run
+MUTATION = _param("mutation")
 SETTING_COUNT = len(_names)
 SETTING_NAMES = tuple(_names)
 

@@ -9,7 +9,7 @@ carry meaning beyond one slot are written by hand in ``model/kernel/fields.py``.
 
 from model.kernel.jit import kernel
 
-SCHEMA_DIGEST = "1f86dc0fc3f41bc3"
+SCHEMA_DIGEST = "ead234b4e9c19916"
 
 # -- the layout array: its own entries, then where each slot starts
 WIDTH = 0
@@ -96,9 +96,10 @@ ZOMBIE_LEADER_EPOCH = 80
 ZOMBIE_ISR = 81
 LAI_CONTROLLER_EPOCH = 82
 READ_OFFSET = 83
-PREFERRED_ELECTIONS = 84
-REASSIGNMENTS = 85
-SLOT_COUNT = 86
+RETRIES = 84
+PREFERRED_ELECTIONS = 85
+REASSIGNMENTS = 86
+SLOT_COUNT = 87
 
 @kernel
 def at(lay, b, slot):
@@ -524,6 +525,14 @@ def leader_and_isr_controller_epoch(s, lay, b, i):
 @kernel
 def set_leader_and_isr_controller_epoch(s, lay, b, i, value):
     s[at(lay, b, LAI_CONTROLLER_EPOCH) + i] = value
+
+@kernel
+def retries(s, lay):
+    return s[lay[RETRIES]]
+
+@kernel
+def set_retries(s, lay, value):
+    s[lay[RETRIES]] = value
 
 @kernel
 def preferred_elections(s, lay):

@@ -14,6 +14,7 @@ from model.kernel import params as P
 from model.kernel.codec import encode
 from model.kernel.layout import Layout, broker_orders, build_layout
 from model.kernel.symmetry import SymmetryTables, symmetry_tables
+from model.kernel.guards import active_mutation
 from model.rules import PARAM_COUNT, RULES, fill_rule_switches
 from model.state import initial_state
 
@@ -88,6 +89,8 @@ ENVIRONMENT = (
     Brings("--max-delayed-fetches", lambda c: c.bounds.max_delayed_fetches > 0,
            features=("delayed_fetch",), actions=("FetchDelayed", "LeaderHandleDelayedFetch")),
     Brings("no-read-loss (consumer reads tracked)", lambda c: c.track_reads, features=("reads",)),
+    Brings("--retries (the producer sends again)", lambda c: c.bounds.max_retries > 0,
+           features=("producer",), actions=("ProducerRetry",)),
     Brings("assignment order (every release; rule unordered-leader-moves leaves it out)",
            lambda c: "unordered-leader-moves" not in c.rules, features=("assignment",),
            actions=("ControllerPreferredElection", "ControllerReassignReplicas")),
@@ -137,7 +140,8 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     n = config.replication_factor
     epochs = b.max_leader_epoch + 1
     features = layout_features(config)
-    layout = build_layout(n, b.max_records, epochs, features)
+    # a retried record may be appended again: a log holds up to max-records + retries entries
+    layout = build_layout(n, b.max_records + b.max_retries, epochs, features)
     cfg = np.zeros(PARAM_COUNT, dtype=np.int32)
     cfg[P.ACKS] = _ACKS[config.acks]
     cfg[P.MIN_INSYNC_REPLICAS] = config.min_insync_replicas
@@ -157,6 +161,10 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.HW_CHECKPOINT_INTERVAL] = 1 if "hw_checkpoint" in features else 0
     cfg[P.TRACK_READS] = 1 if "reads" in features else 0
     cfg[P.FETCH_FROM_FOLLOWERS] = 1 if config.fetch_from_followers else 0
+    cfg[P.MAX_RETRIES] = b.max_retries
+    cfg[P.IDEMPOTENCE] = 1 if config.idempotent else 0
+    cfg[P.MAX_IN_FLIGHT] = config.max_in_flight_requests_per_connection
+    cfg[P.MUTATION] = active_mutation()  # 0 unless the mutation check skips a guard
     fill_rule_switches(cfg, config.rules)
     orders = broker_orders(n) if config.symmetry else broker_orders(n)[:1]
     start = initial_state(n)
@@ -170,4 +178,5 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
             r._replace(assignment_rank=b) for b, r in enumerate(start.replicas)))
     initial = encode(start, layout)
     symmetry = symmetry_tables(layout, orders)
-    return KernelSpec(config, layout, cfg, symmetry, initial, max_successors(n, epochs))
+    retries = n * b.max_records if b.max_retries else 0  # ProducerRetry: a record to a leader
+    return KernelSpec(config, layout, cfg, symmetry, initial, max_successors(n, epochs) + retries)

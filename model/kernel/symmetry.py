@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.kernel.jit import kernel
+from model.kernel.intrinsics import load_word, store_word
+from model.kernel.jit import inlined_kernel, kernel
 from model.kernel.layout import BROKER, BROKER0, BROKER_STRIDE, MASK, N_BROKERS, PER_BROKER, PLAIN, Layout
 
 SKIP = -1  # a per-broker entry compared with its field's first entry
@@ -36,7 +37,9 @@ class SymmetryTables:
     (offset, count) of the per-broker arrays in a block; ``broker_specials`` /
     ``mask_specials``: the row positions holding a broker id / a mask; ``block_kinds``: the
     kind of each position of a broker's block, for comparing brokers; ``global_refs``:
-    (position, kind) of every global field naming brokers.
+    (position, kind) of every global field naming brokers; ``plain_words``: per 64-bit word of
+    a block, the mask of its plain bytes (compared first, a word at a time);
+    ``block_refs``: (position, kind) of the block's other bytes, compared after.
     """
 
     orders: np.ndarray
@@ -48,12 +51,14 @@ class SymmetryTables:
     mask_map: np.ndarray
     block_kinds: np.ndarray
     global_refs: np.ndarray
+    plain_words: np.ndarray
+    block_refs: np.ndarray
 
     def as_tuple(self) -> tuple:
         """The tables as the kernel takes them (``canonical``'s ``sym`` argument)."""
         return (self.orders, self.inverse, self.per_broker, self.broker_specials,
-                self.mask_specials, self.broker_map, self.mask_map, self.block_kinds,
-                self.global_refs)
+                self.mask_specials, self.broker_map, self.mask_map, self.global_refs,
+                self.plain_words, self.block_refs)
 
 
 def symmetry_tables(layout: Layout, orders: np.ndarray) -> SymmetryTables:
@@ -97,11 +102,16 @@ def symmetry_tables(layout: Layout, orders: np.ndarray) -> SymmetryTables:
     global_refs = np.array(refs or [(0, PLAIN)], dtype=np.int32).reshape(-1, 2)
     broker_specials = np.flatnonzero(kinds == BROKER).astype(np.int32)
     mask_specials = np.flatnonzero(kinds == MASK).astype(np.int32)
+    plain = np.zeros(len(block_kinds) + (-len(block_kinds)) % 8, dtype=np.uint8)
+    plain[:len(block_kinds)][block_kinds == PLAIN] = 0xFF
+    plain_words = plain.view("<u8").astype(np.uint64)  # rows are read as little-endian words
+    block_refs = np.array([(i, k) for i, k in enumerate(block_kinds) if k not in (PLAIN, SKIP)]
+                          or [(0, PLAIN)], dtype=np.int32).reshape(-1, 2)
     return SymmetryTables(orders, inverse, per_broker, broker_specials, mask_specials,
-                          broker_map, mask_map, block_kinds, global_refs)
+                          broker_map, mask_map, block_kinds, global_refs, plain_words, block_refs)
 
 
-@kernel
+@inlined_kernel
 def permute_row(src, dst, o, lay, inverse, per_broker, broker_specials, mask_specials,
                 broker_map, mask_map):
     """``dst`` = ``src`` renamed by renaming ``o``: the partition's fields copied, each broker's
@@ -109,14 +119,13 @@ def permute_row(src, dst, o, lay, inverse, per_broker, broker_specials, mask_spe
     per-broker arrays moved, then the bytes holding broker ids and masks renamed."""
     n = lay[N_BROKERS]
     b0, stride = lay[BROKER0], lay[BROKER_STRIDE]
-    sw, dw = src.view(np.uint64), dst.view(np.uint64)
     for i in range(b0 // 8):
-        dw[i] = sw[i]
+        store_word(dst, i, load_word(src, i))
     words = stride // 8
     for new in range(n):
         d, s = (b0 + new * stride) // 8, (b0 + inverse[o, new] * stride) // 8
         for i in range(words):
-            dw[d + i] = sw[s + i]
+            store_word(dst, d + i, load_word(src, s + i))
     for new in range(n):
         d, s = b0 + new * stride, b0 + inverse[o, new] * stride
         for f in range(per_broker.shape[0]):
@@ -133,7 +142,7 @@ def permute_row(src, dst, o, lay, inverse, per_broker, broker_specials, mask_spe
         dst[i] = mask_map[o, dst[i]]
 
 
-@kernel
+@inlined_kernel
 def _relative(v, b):
     """A broker id seen from broker ``b``: itself, broker 0, none, or another one."""
     if v == b:
@@ -143,7 +152,7 @@ def _relative(v, b):
     return 100
 
 
-@kernel
+@inlined_kernel
 def _mask_relative(mask, b):
     count = 0
     m = mask
@@ -153,19 +162,24 @@ def _mask_relative(mask, b):
     return ((mask >> b) & 1) * 2 + (mask & 1) + count * 4
 
 
-@kernel
-def compare_brokers(s, lay, b1, b2, block_kinds, global_refs):
+@inlined_kernel
+def compare_brokers(s, lay, b1, b2, plain_words, block_refs, global_refs):
     """-1, 0 or 1: how brokers ``b1`` and ``b2`` compare, each seen from itself (a comparison
-    a renaming of brokers does not change)."""
+    a renaming of brokers does not change). First the plain bytes of their blocks, a 64-bit word
+    at a time (most pairs of brokers differ there: an epoch, an offset, a flag); then the bytes
+    naming brokers, as each broker sees them; then the partition's fields naming them."""
     n = lay[N_BROKERS]
     base1 = lay[BROKER0] + b1 * lay[BROKER_STRIDE]
     base2 = lay[BROKER0] + b2 * lay[BROKER_STRIDE]
-    for i in range(block_kinds.shape[0]):
-        k = block_kinds[i]
+    for w in range(plain_words.shape[0]):  # blocks are whole words, so these reads are aligned
+        m = plain_words[w]
+        x1, x2 = load_word(s, base1 // 8 + w) & m, load_word(s, base2 // 8 + w) & m
+        if x1 != x2:
+            return -1 if x1 < x2 else 1
+    for r in range(block_refs.shape[0]):
+        i, k = block_refs[r, 0], block_refs[r, 1]
         v1, v2 = s[base1 + i], s[base2 + i]
-        if k == PLAIN:
-            pass
-        elif k == BROKER:
+        if k == BROKER:
             v1, v2 = _relative(v1, b1), _relative(v2, b2)
         elif k == MASK:
             v1, v2 = _mask_relative(v1, b1), _mask_relative(v2, b2)
@@ -180,7 +194,7 @@ def compare_brokers(s, lay, b1, b2, block_kinds, global_refs):
                         v1 += s[base1 + i + j]
                     if j != b2:
                         v2 += s[base2 + i + j]
-        else:  # SKIP
+        else:
             continue
         if v1 != v2:
             return -1 if v1 < v2 else 1
@@ -198,19 +212,20 @@ def compare_brokers(s, lay, b1, b2, block_kinds, global_refs):
     return 0
 
 
-@kernel
+@inlined_kernel
 def row_less(a, b):
     """A total order on rows (word by word)."""
-    wa, wb = a.view(np.uint64), b.view(np.uint64)
-    for i in range(wa.shape[0]):
-        if wa[i] != wb[i]:
-            return wa[i] < wb[i]
+    for i in range(a.shape[0] // 8):
+        wa, wb = load_word(a, i), load_word(b, i)
+        if wa != wb:
+            return wa < wb
     return False
 
 
-@kernel
+@inlined_kernel
 def canonical_row(s, lay, orders, inverse, per_broker, broker_specials, mask_specials,
-                  broker_map, mask_map, block_kinds, global_refs, order_cmp, scratch, best):
+                  broker_map, mask_map, plain_words, block_refs, global_refs, order_cmp, scratch,
+                  best):
     """Find the canonical row of ``s``'s class: True if it is ``s`` itself, False if it was
     written to ``best`` (``scratch`` and ``best`` are rows of the layout's width; ``order_cmp``
     an int8 work array of N*N)."""
@@ -221,7 +236,7 @@ def canonical_row(s, lay, orders, inverse, per_broker, broker_specials, mask_spe
     ties = False
     for b1 in range(1, n):
         for b2 in range(b1 + 1, n):
-            c = compare_brokers(s, lay, b1, b2, block_kinds, global_refs)
+            c = compare_brokers(s, lay, b1, b2, plain_words, block_refs, global_refs)
             order_cmp[b1 * n + b2] = c
             order_cmp[b2 * n + b1] = -c
             if c == 0:
@@ -254,7 +269,7 @@ def canonical_row(s, lay, orders, inverse, per_broker, broker_specials, mask_spe
     return use_s
 
 
-@kernel
+@inlined_kernel
 def _sorts(orders, o, order_cmp, n):
     """Does ordering ``o`` place the brokers in non-decreasing order?"""
     for i in range(n - 2):
@@ -267,6 +282,7 @@ def _sorts(orders, o, order_cmp, n):
 def canonical(s, lay, sym, order_cmp, scratch, best):
     """``canonical_row`` with the tables as one tuple (``SymmetryTables.as_tuple``)."""
     (orders, inverse, per_broker, broker_specials, mask_specials, broker_map, mask_map,
-     block_kinds, global_refs) = sym
+     global_refs, plain_words, block_refs) = sym
     return canonical_row(s, lay, orders, inverse, per_broker, broker_specials, mask_specials,
-                         broker_map, mask_map, block_kinds, global_refs, order_cmp, scratch, best)
+                         broker_map, mask_map, plain_words, block_refs, global_refs, order_cmp,
+                         scratch, best)

@@ -5,6 +5,7 @@ Each works in place on a successor row ``t`` (a copy of the state being expanded
 
 from __future__ import annotations
 
+from model.kernel.guards import G_HW_MIN_OVER_ISR, G_ISR_JOIN_NEEDS_HW, skipped
 from model.kernel.jit import kernel
 
 from model.kernel.epoch_cache import offset_for_truncation_0_11, offset_for_truncation_loop
@@ -53,10 +54,11 @@ def isr_change_allowed(s, lay, leader):
 
 @kernel
 def is_follower_in_sync(s, lay, cfg, leader, follower_leo):
-    """``Partition.isFollowerInSync``: may a follower rejoin the ISR? Its LEO has reached the HW;
+    """``Partition.isFollowerInSync`` (2.4+; inline in ``maybeExpandIsr`` at 2.1.0): may a
+    follower rejoin the ISR? Its LEO has reached the HW;
     since KAFKA-7128 also the start of the leader's current epoch, so a lagging HW cannot
     let it in without records the leader committed in an earlier epoch."""
-    if follower_leo < high_watermark(s, lay, leader):
+    if follower_leo < high_watermark(s, lay, leader) and not skipped(cfg, G_ISR_JOIN_NEEDS_HW):
         return False
     if cfg[RULE_ISR_JOIN_NEEDS_EPOCH_START] != 0:
         return follower_leo >= leader_epoch_start_offset(s, lay, leader)
@@ -103,7 +105,8 @@ def maybe_expand_isr(t, lay, cfg, leader, f, current_incarnation):
 @kernel
 def propose_isr(t, lay, cfg, leader, proposed, member_epoch_current):
     """KIP-497: the leader sends AlterPartition(leader epoch, partition epoch, ``proposed``) and
-    waits (``prepareIsrExpand`` / ``prepareIsrShrink``); with KIP-903 the request carries the
+    waits (``prepareIsrExpand`` / ``prepareIsrShrink`` from 3.2.0; ``expandIsr`` / ``shrinkIsr``
+    with ``PendingExpandIsr`` / ``PendingShrinkIsr`` at 2.7.0); with KIP-903 the request carries the
     broker epoch the leader saw for an added member."""
     set_alter(t, lay, leader, ALTER_SENT, proposed, leader_epoch(t, lay, leader),
               partition_epoch_current(t, lay, leader))
@@ -132,7 +135,7 @@ def maybe_increment_leader_hw(t, lay, cfg, leader):
     isr = maximal_isr(t, lay, cfg, leader)
     new_hw = log_end_offset(t, lay, leader)
     for f in range(broker_count(lay)):
-        if f != leader and has(isr, f):
+        if f != leader and has(isr, f) and not skipped(cfg, G_HW_MIN_OVER_ISR):
             leo = remote_leo(t, lay, leader, f)
             if leo < new_hw:
                 new_hw = leo
@@ -274,7 +277,8 @@ def offset_for_truncation(t, lay, cfg, follower, leader):
 @kernel
 def make_leader(t, lay, cfg, b, epoch, isr):
     """``Partition.makeLeader``: take the epoch and the ISR; forget the followers' LEOs when a
-    different broker led before (``Replica.resetReplicaState`` with ``isNewLeader``), or on
+    different broker led before (``isNewLeader``: ``Replica.resetReplicaState`` from 3.3.0,
+    ``updateLogReadResult(UnknownLogReadResult)`` in ``makeLeader`` at 2.1.0), or on
     every new epoch under kmc 0.1's stricter rule; then advance the HW if the ISR allows it.
 
     A broker that led before keeps what it knew of its followers (every Kafka since 1.0). Kept

@@ -159,8 +159,10 @@ def test_the_outputs_say_the_same_thing(advice):
 def test_the_releases_swept_come_from_the_rule_table():
     swept = [r.kafka_version for r in releases()]
     assert [str(v) for v in change_releases()] == swept
-    assert {r.since for r in RULES.values() if r.since} <= set(swept)
-    assert {r.until for r in RULES.values() if r.until} <= set(swept)
+    # the producer's rules (issue 26) matter only with --retries: not change points of this sweep
+    assert {r.since for r in RULES.values() if r.since and not r.producer} <= set(swept)
+    assert {r.until for r in RULES.values() if r.until and not r.producer} <= set(swept)
+    assert not {r.since for r in RULES.values() if r.producer} & (set(swept) - {"0.11"})
     for named in ("0.11", "2.0", "2.1"):  # KIP-101, KIP-279, KIP-320
         assert named in swept
 

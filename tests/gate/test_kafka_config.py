@@ -174,7 +174,7 @@ def test_old_versions_have_old_defaults(write):
 
 def test_bad_values_and_files_name_the_file(write, tmp_path):
     bad = write("server.properties", "default.replication.factor=3\nmin.insync.replicas=two\n")
-    with pytest.raises(ConfigError, match=r"server.properties: min.insync.replicas='two'"):
+    with pytest.raises(ConfigError, match=r"server.properties: min.insync.replicas must be a whole number, got 'two'"):
         resolve_kafka_config([bad])
     with pytest.raises(ConfigError, match="no such file"):
         resolve_kafka_config([str(tmp_path / "absent.properties")])
@@ -205,3 +205,17 @@ def test_kmc_check_bad_config_input_is_one_line_exit_2(kmc, args, words):
     assert r.exit_code == 2
     assert words in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "Traceback" not in r.output
+
+
+def test_the_3x_elr_key_changes_3x_rules_and_is_ignored_by_kafka_4(write):
+    """``eligible.leader.replicas.enable`` is KRaftConfigs.ELR_ENABLED_CONFIG in 3.7-3.9; 4.0
+    replaced it with the feature eligible.leader.replicas.version (KAFKA-18062), so a 4.x file
+    that sets it changes nothing, and the provenance says so (docs/kraft.md)."""
+    server = write("server.properties", SERVER + "process.roles=broker\n"
+                   "eligible.leader.replicas.enable=true\n")
+    values, lines = resolve_kafka_config([server], "3.9")
+    assert "+eligible-leader-replicas" in values["rule_changes"]
+    for version in ("4.1", None):  # None: a KRaft file checks the newest release kmc models
+        values, lines = resolve_kafka_config([server], version)
+        assert "+eligible-leader-replicas" not in values.get("rule_changes", ())
+        assert "eligible.leader.replicas.enable ignored" in "\n".join(lines)

@@ -3,12 +3,15 @@ line that names the file; keys from the file never reach the terminal raw."""
 
 from __future__ import annotations
 
+import os
+import threading
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from model.errors import ConfigError
-from model.kafka_config import MODELLED_KEYS
+from model.kafka_config import MODELLED_KEYS, resolve_kafka_config
 from model.options import config_from_options
 
 from tests.readers.conftest import FUZZ, FUZZ_CLI, NASTY_CHARS, assert_one_line_naming
@@ -76,3 +79,31 @@ def test_dev_null_is_an_empty_properties_file_not_a_missing_one():
 def test_a_directory_is_refused_by_name(tmp_path):
     r = kmc("check", "--config", tmp_path / "nope" / "x.properties", "-r", "2")
     assert r.exit_code == 2 and "no such file" in r.output
+
+
+@pytest.mark.parametrize("reader", ["config", "suite", "trace"])
+def test_a_named_pipe_nothing_writes_to_is_refused_not_waited_on(tmp_path, monkeypatch, reader):
+    # issue 30: a named pipe as --config or as a gate suite made kmc wait for ever
+    monkeypatch.setattr("model.files.PIPE_WAIT", 0.3)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    args = {"config": ["check", "--config", fifo, "-q"], "suite": ["gate", fifo],
+            "trace": ["trace", "show", fifo]}[reader]
+    r = kmc(*args)
+    assert r.exit_code == 2 and "is a pipe that nothing wrote to" in r.stderr, r.output
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_named_pipe_with_a_writer_is_read(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def write():
+        with open(fifo, "w") as f:
+            f.write("default.replication.factor=2\nacks=1\n")
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    values, _ = resolve_kafka_config([str(fifo)])
+    writer.join(10)
+    assert values["replication_factor"] == 2 and values["acks"] == "1"

@@ -162,3 +162,42 @@ def test_junit_is_well_formed_and_the_terminal_clean_for_any_check_name(tmp_path
     assert not any(c in r.output for c in "\x1b\x00\x01\x85\u202e"), repr(r.output)
     if r.exit_code == 0:
         ET.parse(junit)  # well-formed for any name
+
+
+CONFLICTS = [
+    'max_records = 1\nmax-records = 2',
+    'min.insync.replicas = 1\n"min.insync.replicas" = 2',
+    'max-records = 1\nbounds.max-records = 2',
+    'max-records = 1\n[check.bounds]\nmax_records = 2',
+    'max-leader-epoch = 1\nmax_leader_epoch = 1',
+]
+
+
+@FUZZ
+@given(conflict=st.sampled_from(CONFLICTS), where=st.sampled_from(["check", "defaults"]),
+       before=st.sampled_from(["", 'acks = "1"\n']))
+def test_one_key_given_twice_is_refused_not_silently_won(suite_file, conflict, where, before):
+    # issue 30: max_records beside max-records, a dotted key beside the quoted one, a bound both
+    # inline and in a bounds table: one of them silently won
+    head = '[[check]]\nname = "x"\n"replication.factor" = 2\nexpect = "holds"\n'
+    if where == "defaults":
+        text = "[defaults]\n" + before + conflict.replace("[check.bounds]", "[defaults.bounds]") + "\n\n" + head
+    else:
+        text = head + before + conflict + "\n"
+    suite_file.write_text(text, encoding="utf-8")
+    with pytest.raises(SuiteError) as e:
+        load_suite(str(suite_file))
+    assert_one_line_naming(e.value, suite_file)
+    assert "twice" in str(e.value) or "says the same as" in str(e.value), str(e.value)
+
+
+@FUZZ
+@given(digits=st.integers(20, 6000), key=st.sampled_from(["max-records", "max-states", '"replication.factor"',
+                                                          "trace-length", "max-depth"]))
+def test_huge_integers_in_a_suite_are_one_line(suite_file, digits, key):
+    suite_file.write_text(f'[[check]]\nname = "x"\nexpect = "violated"\nviolates = "no-acked-loss"\n'
+                          f'{key} = {"9" * digits}\n', encoding="utf-8")
+    with pytest.raises(SuiteError) as e:
+        load_suite(str(suite_file))
+    assert_one_line_naming(e.value, suite_file)
+    assert len(str(e.value)) < 600, str(e.value)[:700]

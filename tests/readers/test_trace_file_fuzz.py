@@ -17,7 +17,8 @@ from viewer.html import render_html
 from viewer.itf import TraceFormatError
 from viewer.replay import replay
 from viewer.terminal import make_console, render_trace
-from viewer.trace_file import read_trace, trace_to_itf
+from properties import PROPERTIES
+from viewer.trace_file import read_trace, trace_to_itf, violation_step
 
 from tests.readers.conftest import FUZZ, FUZZ_CLI, JSON_VALUES, NASTY_TEXT, TAGGED, assert_one_line_naming, deep
 from tests.viewer.conftest import kmc
@@ -119,3 +120,43 @@ def test_strings_a_trace_file_sets_never_reach_the_terminal_raw(valid_doc, trace
         r = kmc("trace", command, trace_file)
         assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
         assert not any(c in r.output for c in "\x1b\x00\x01\x85\u202e"), repr(r.output[-300:])
+
+
+# ------------------------------------------------------------------ #meta agrees with the states
+
+META_VALUES = (st.integers(-3, 12) | st.booleans() | st.floats(-2, 12) | st.integers(10**18, 10**30)
+               | st.sampled_from(["3", "ALL", "all", "1", "0", "-1", "", "no-acked-loss", "hw-le-leo",
+                                  "unknown-prop", "no-acked-loss\x1b[31m"]) | st.none() | NASTY_TEXT)
+META_PLACES = st.sampled_from([
+    ("violation_step",), ("steps",), ("property",), ("config", "replication.factor"),
+    ("config", "min.insync.replicas"), ("config", "acks"), ("config", "unclean.leader.election.enable"),
+    ("config", "symmetry"), ("config", "bounds", "max_records"), ("config", "crash.model"),
+    ("config", "a.key.kmc.never.writes"), ("config", "bounds", "max_nonsense"),
+])
+
+
+@FUZZ
+@given(place=META_PLACES, value=META_VALUES, index=st.none() | st.sampled_from([True, 1.0, "1", -1, 2]))
+def test_a_trace_is_read_only_if_its_meta_agrees_with_its_states(valid_doc, trace_file, place, value, index):
+    # issue 30: a violation step of 99 or -1, a boolean or float index, a replication factor
+    # given as a string, acks "ALL", an unknown or control-character property name were believed
+    doc = copy.deepcopy(valid_doc)
+    node = doc["#meta"]["kmc"]
+    for key in place[:-1]:
+        node = node[key]
+    node[place[-1]] = value
+    if index is not None:
+        doc["states"][1]["#meta"]["index"] = index
+    trace_file.write_text(json.dumps(doc), encoding="utf-8")
+    try:
+        tf = read_trace(str(trace_file))
+    except TraceFormatError as e:
+        assert_one_line_naming(e, trace_file)
+        assert len(str(e)) < 600 + len(str(trace_file))
+        return
+    meta, config = tf.meta, tf.meta["config"]
+    assert index is None or index == 1 and type(index) is int
+    assert type(config["replication.factor"]) is int and type(config["min.insync.replicas"]) is int
+    assert config["acks"] in ("0", "1", "all") and type(config["unclean.leader.election.enable"]) is bool
+    assert meta["property"] in PROPERTIES and meta["violation_step"] == violation_step(tf.trace)
+    assert type(meta["steps"]) is int and meta["steps"] == len(tf.trace.steps)

@@ -119,9 +119,9 @@ def test_a_depth_bound_covering_everything_is_complete():
     assert r.limit is None and {p.verdict for p in r.properties} == {HOLDS}
 
 
-def test_a_memory_limit_too_small_stops_incomplete_with_the_counts_so_far():
+def test_a_memory_limit_too_small_without_a_disk_stops_incomplete_with_the_counts_so_far():
     r = check(ModelConfig(replication_factor=3, bounds=Bounds(max_records=2)), BUILT_IN,
-              memory_limit=1)
+              memory_limit=1, disk_limit=0)
     assert r.limit == "memory-limit"
     assert r.exit_code == 3 and r.stats.distinct_states > 0
 
@@ -165,8 +165,8 @@ def test_memory_limit_on_the_command_line(tmp_path):
     ensure_compiled()
     kmc = Path(sys.executable).with_name("kmc")
     proc = subprocess.run([str(kmc), "check", "-q", "-r", "3", "--max-records", "2",
-                           "--memory-limit", "1K", "--json"], capture_output=True, text=True,
-                          timeout=120)
+                           "--memory-limit", "1K", "--disk-limit", "0", "--json"],
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 3, proc.stderr
     data = json.loads(proc.stdout)
     assert data["limit"] == "memory-limit" and not data["complete"]

@@ -53,6 +53,9 @@ def known_results_configs(replication_factor: int = 2) -> list[ModelConfig]:
     for protocol in ("kip-320", "kip-101"):
         configs.append(ModelConfig(protocol=protocol, replication_factor=replication_factor,
                                    symmetry=False, rule_changes=("+kmc-0.1", UNORDERED, ANY_ORDER)))
+    # the time abstraction (docs/model.md, "Time"): the oracle's shrink guard against the kernel's
+    configs.append(ModelConfig(protocol="kip-320", replication_factor=replication_factor,
+                               symmetry=False, rule_changes=("+timed", UNORDERED, ANY_ORDER)))
     return configs
 
 

@@ -11,5 +11,5 @@ from properties import BUILT_IN, PROPERTIES
 @pytest.fixture(autouse=True)
 def only_the_built_in_properties(monkeypatch):
     for name, prop in list(PROPERTIES.items()):
-        if name not in BUILT_IN and not prop.is_reachability and not prop.history:
+        if name not in BUILT_IN and not prop.is_reachability and not prop.history and not prop.by_name:
             monkeypatch.delitem(PROPERTIES, name)

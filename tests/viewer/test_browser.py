@@ -141,6 +141,21 @@ HOSTILE_DESC = '</script><img src=x onerror="window.__pwned=2"><b>bold</b>'
 HOSTILE_ID = '<img src=x onerror="window.__pwned=3">"\'ü'
 
 
+@pytest.fixture(autouse=True)
+def hostile_property():
+    """A property whose name and description are markup, registered as a ``--load`` plugin would
+    (a trace file naming a property kmc does not know is refused): no-acked-loss's check under
+    the hostile name, so the file's violation step stays the one its states show."""
+    import dataclasses
+
+    from properties import PROPERTIES
+
+    PROPERTIES[HOSTILE_PROP] = dataclasses.replace(PROPERTIES["no-acked-loss"], name=HOSTILE_PROP,
+                                                   description=HOSTILE_DESC)
+    yield
+    del PROPERTIES[HOSTILE_PROP]
+
+
 def _hostile_file(trace_path):
     doc = load(trace_path)
     doc["#meta"]["kmc"]["property"] = HOSTILE_PROP

@@ -30,7 +30,7 @@ from model.kernel.actions.leader import (
     leader_expand_isr, leader_handle_alter_partition_response, leader_handle_delayed_fetch,
     leader_handle_fetch, leader_shrink_isr,
 )
-from model.kernel.actions.producer import produce_record
+from model.kernel.actions.producer import produce_record, producer_retry
 from model.kernel.actions.step import begin  # noqa: F401  (tests build successors with it)
 from model.kernel.jit import kernel
 
@@ -67,4 +67,5 @@ def successors(s, lay, cfg, out, acts):
     k = controller_failover(s, lay, cfg, out, acts, k)
     k = zombie_controller_send_leader_and_isr(s, lay, cfg, out, acts, k)
     k = broker_handle_zombie_leader_and_isr(s, lay, cfg, out, acts, k)
+    k = producer_retry(s, lay, cfg, out, acts, k)
     return k

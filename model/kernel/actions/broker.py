@@ -30,6 +30,7 @@ from model.kernel.fields import (
     set_zombie_request, shut_down_cleanly, zombie_controller_epoch, zombie_isr, zombie_leader,
     zombie_leader_epoch, zombie_request_pending,
 )
+from model.kernel.guards import G_LEADER_AND_ISR_NEWER_EPOCH, skipped
 from model.kernel.jit import kernel
 from model.kernel.params import (
     HW_CHECKPOINT_INTERVAL, MAX_CONTROLLED_SHUTDOWNS, MAX_CONTROLLER_FAILOVERS,
@@ -76,7 +77,7 @@ def become_leader_or_follower(s, lay, cfg, out, acts, k):
             if failovers:
                 sender = leader_and_isr_controller_epoch(s, lay, b, e)
                 newer_controller = sender > controller_epoch_seen(s, lay, b)
-            if e <= own and not newer_controller:
+            if e <= own and not newer_controller and not skipped(cfg, G_LEADER_AND_ISR_NEWER_EPOCH):
                 continue
             if in_order and older_request_on_its_way(s, lay, b, e, own, failovers):
                 continue
@@ -89,7 +90,7 @@ def become_leader_or_follower(s, lay, cfg, out, acts, k):
             if cfg[RULE_ALTER_PARTITION] != 0 and e > own:
                 set_partition_epoch_current(t, lay, b, leader_and_isr_current(s, lay, b, e))
             drop_leader_and_isr(t, lay, b, e)
-            if e > own:
+            if e > own or skipped(cfg, G_LEADER_AND_ISR_NEWER_EPOCH):
                 if leader == b:
                     make_leader(t, lay, cfg, b, e, isr)
                 else:

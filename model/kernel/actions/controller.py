@@ -29,6 +29,7 @@ from model.kernel.fields import (
     set_leader_recovering, set_shutting_down, assignment_rank, set_assignment_rank,
     preferred_elections, set_preferred_elections, reassignments, set_reassignments, put_change,
 )
+from model.kernel.guards import G_ALTER_NEEDS_CURRENT_LEADER, skipped
 from model.kernel.jit import kernel
 from model.kernel.params import (
     MAX_CONTROLLED_SHUTDOWNS, MAX_PREFERRED_ELECTIONS, MAX_REASSIGNMENTS, MAX_SESSION_EXPIRIES,
@@ -389,7 +390,7 @@ def controller_handle_alter_partition(s, lay, cfg, out, acts, k):
         proposed, sent_in = alter_isr(s, lay, b), alter_leader_epoch(s, lay, b)
         leader, epoch = controller_leader(s, lay), controller_leader_epoch(s, lay)
         isr, live = controller_isr(s, lay), controller_live(s, lay)
-        if sent_in < epoch or b != leader:
+        if (sent_in < epoch or b != leader) and not skipped(cfg, G_ALTER_NEEDS_CURRENT_LEADER):
             set_alter(t, lay, b, ALTER_STUCK, proposed, sent_in, False)
         elif not alter_partition_epoch_current(s, lay, b):
             if not kraft(cfg) and proposed == isr:

@@ -18,6 +18,7 @@ from model.kernel.fields import (
     response_leader, response_leo, response_record_epoch, response_record_id,
     set_high_watermark, set_truncating, truncate_to,
 )
+from model.kernel.guards import G_TRUNCATE_NEEDS_LEADER, skipped
 from model.kernel.jit import kernel
 from model.kernel.params import MAX_CONTROLLED_SHUTDOWNS, TRACK_READS, TRUNCATE_TO_HW
 from model.kernel.transitions import offset_for_truncation, record_reads, trim_flushed, truncation
@@ -86,7 +87,7 @@ def follower_truncate(s, lay, cfg, out, acts, k):
         if not (is_alive(s, lay, f) and is_truncating(s, lay, f)):
             continue
         lead = leader_of(s, lay, f)
-        if lead < 0 or not believes_it_leads(s, lay, lead):
+        if lead < 0 or (not believes_it_leads(s, lay, lead) and not skipped(cfg, G_TRUNCATE_NEEDS_LEADER)):
             continue  # NOT_LEADER_FOR_PARTITION: retried later
         if fenced and leader_epoch(s, lay, lead) != leader_epoch(s, lay, f):
             continue

@@ -18,20 +18,24 @@ from model.kernel.fields import (
     ALTER_ACCEPTED, ALTER_REFUSED, ALTER_STUCK, alter_in_flight, alter_isr, alter_leader_epoch,
     alter_partition_epoch_current, alter_state, believes_it_leads, broker_count, clear_alter,
     clear_delayed_fetch, delayed_fetch_epoch, delayed_fetch_is_current, delayed_fetch_leader,
-    delayed_fetch_offset, has, has_delayed_fetch, high_watermark, is_alive, isr_of,
-    leader_epoch, leader_of, log_end_offset, remote_is_current, remote_leo, send_fetch_response,
+    delayed_fetch_offset, has, has_delayed_fetch, high_watermark, is_alive, is_shutting_down,
+    isr_of, leader_epoch, leader_of, log_end_offset, remote_is_current, remote_leo, send_fetch_response,
     set_alter, set_controller_isr, set_isr_of, set_partition_epoch_current, set_remote_current,
     set_remote_leo, size_of,
 )
+from model.kernel.guards import (
+    G_DELAYED_FETCH_NEEDS_LEADER, G_FETCH_NEEDS_LEADER, G_ONE_ALTER_IN_FLIGHT, G_SHRINK_ONLY_LAGGING,
+    skipped,
+)
 from model.kernel.jit import kernel
-from model.kernel.params import MAX_DELAYED_FETCHES
+from model.kernel.params import MAX_CONTROLLED_SHUTDOWNS, MAX_DELAYED_FETCHES
 from model.kernel.transitions import (
     finish, is_follower_in_sync, isr_change_allowed, maybe_expand_isr,
     maybe_increment_leader_hw, propose_isr, would_expand_isr,
 )
 from model.rules import (
     RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_FENCED_FETCH,
-    RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_STALE_FETCH_REJECTED,
+    RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_REPLICA_LAG_TIME, RULE_STALE_FETCH_REJECTED,
 )
 
 
@@ -51,7 +55,7 @@ def leader_handle_fetch(s, lay, cfg, out, acts, k):
         if not may_fetch(s, lay, cfg, f):
             continue
         lead = leader_of(s, lay, f)
-        if not believes_it_leads(s, lay, lead):
+        if not believes_it_leads(s, lay, lead) and not skipped(cfg, G_FETCH_NEEDS_LEADER):
             continue  # NOT_LEADER_FOR_PARTITION
         if fenced and leader_epoch(s, lay, f) != leader_epoch(s, lay, lead):
             continue  # FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH
@@ -105,7 +109,7 @@ def leader_handle_delayed_fetch(s, lay, cfg, out, acts, k):
         begin(s, out, acts, k, LEADER_HANDLE_DELAYED_FETCH, f, NO_ARG)
         t = out[k]
         clear_delayed_fetch(t, lay, f)
-        refused = not believes_it_leads(s, lay, lead)
+        refused = not believes_it_leads(s, lay, lead) and not skipped(cfg, G_DELAYED_FETCH_NEEDS_LEADER)
         refused = refused or (fenced and delayed_fetch_epoch(s, lay, f) != leader_epoch(s, lay, lead))
         refused = refused or (cfg[RULE_STALE_FETCH_REJECTED] != 0 and not current)
         if not refused and offset <= log_end_offset(s, lay, lead):
@@ -120,14 +124,40 @@ def leader_handle_delayed_fetch(s, lay, cfg, out, acts, k):
 
 
 @kernel
+def may_stay_behind(s, lay, cfg, b, f):
+    """Can follower ``f`` stay behind leader ``b``'s log end for ``replica.lag.time.max.ms``
+    (30 s by default; 10 s before 2.5, KIP-537) without a stall of its own? Kafka removes a
+    follower from the ISR only when it has not fetched up to the leader's LEO for that long
+    (``Replica.isCaughtUp`` / ``getOutOfSyncReplicas``; a new leader restarts every ISR
+    follower's clock, ``Partition.makeLeader``). A follower that runs and follows ``b`` in
+    ``b``'s leader epoch fetches every few hundred milliseconds (``replica.fetch.wait.max.ms``,
+    500 ms) and within kmc's bounds is caught up in two rounds, long before that. So it can stay
+    behind only if it is down (stopped, or in a controlled shutdown with its fetchers stopped),
+    or does not follow ``b`` in ``b``'s epoch: its metadata lags (the LeaderAndIsr request or
+    the metadata record has not reached it; Kafka bounds neither by a timeout), or it follows
+    someone else. A follower that runs but stalls for longer than the lag time (a GC pause, a
+    network cut between it and the leader alone, Jepsen 2013's partition) is outside this
+    abstraction, which is why it is the rule ``replica-lag-time`` (group ``timed``) and not
+    kmc's default (docs/model.md, "Time")."""
+    if not is_alive(s, lay, f):
+        return True
+    if cfg[MAX_CONTROLLED_SHUTDOWNS] > 0 and is_shutting_down(s, lay, f):
+        return True
+    return leader_of(s, lay, f) != b or leader_epoch(s, lay, f) != leader_epoch(s, lay, b)
+
+
+@kernel
 def leader_shrink_isr(s, lay, cfg, out, acts, k):
     """LeaderShrinkIsr(leader, follower): ``Partition.maybeShrinkIsr``: a follower whose remote
-    LEO is behind the leader's LEO leaves the ISR (lag time is not modelled, so when is a free
-    choice). Before KIP-497 (2.7) the leader writes the smaller ISR itself (compare-and-set)
-    and the HW may advance on it; since, it sends AlterPartition and waits for the controller's
-    answer, one change at a time, the HW still counting the follower (``prepareIsrShrink``)."""
+    LEO is behind the leader's LEO leaves the ISR: at any time (the untimed over-approximation,
+    kmc's default), or with the rule ``replica-lag-time`` only if it can have stayed behind for
+    ``replica.lag.time.max.ms`` (``may_stay_behind``). Before KIP-497 (2.7) the
+    leader writes the smaller ISR itself (compare-and-set) and the HW may advance on it; since,
+    it sends AlterPartition and waits for the controller's answer, one change at a time, the HW
+    still counting the follower (``prepareIsrShrink``)."""
     n = broker_count(lay)
     alter = cfg[RULE_ALTER_PARTITION] != 0
+    timed = cfg[RULE_REPLICA_LAG_TIME] != 0
     for b in range(n):
         if not believes_it_leads(s, lay, b):
             continue
@@ -135,13 +165,17 @@ def leader_shrink_isr(s, lay, cfg, out, acts, k):
         if size_of(isr) <= 1:
             continue
         if alter:
-            if alter_in_flight(s, lay, b):
+            if alter_in_flight(s, lay, b) and not skipped(cfg, G_ONE_ALTER_IN_FLIGHT):
                 continue
         elif not isr_change_allowed(s, lay, b):
             continue
         for f in range(n):
-            if f == b or not has(isr, f) or remote_leo(s, lay, b, f) >= log_end_offset(s, lay, b):
+            if f == b or not has(isr, f):
                 continue
+            if remote_leo(s, lay, b, f) >= log_end_offset(s, lay, b) and not skipped(cfg, G_SHRINK_ONLY_LAGGING):
+                continue
+            if timed and not may_stay_behind(s, lay, cfg, b, f):
+                continue  # it fetches up to the LEO long before replica.lag.time.max.ms
             begin(s, out, acts, k, LEADER_SHRINK_ISR, b, f)
             t = out[k]
             smaller = isr & ~(1 << f)

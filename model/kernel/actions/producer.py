@@ -1,20 +1,34 @@
-"""The producer's action: a PRODUCE request reaching a broker that believes it leads.
+"""The producer's actions: a PRODUCE request reaching a broker that believes it leads, the first
+time (``ProduceRecord``) and again after an error or a timeout (``ProducerRetry``, with
+``--retries``), and the broker's check of an idempotent producer's sequence numbers (KIP-98).
 
 Each action writes every successor it enables into ``out`` (rows) and ``acts`` (action id
 and arguments), in a fixed order, and returns the new successor count (``step.py``); the
 rules that changed between releases are switches read from ``cfg`` (``model/rules.py``).
+
+Records are batches of one record, numbered 1, 2, ... in send order, so record ``r``'s
+sequence number is ``r - 1`` and a broker's producer state is what its log says: the last
+batches of the one producer, the newest last. Kafka rebuilds that state from the log after a
+truncation, a restart or an unclean election (``UnifiedLog.rebuildProducerState``), which is
+why the model can read it off the log instead of keeping it.
 """
 
 from __future__ import annotations
 
-from model.kernel.actions.step import NO_ARG, PRODUCE_RECORD, begin
+from model.kernel.actions.step import NO_ARG, PRODUCE_RECORD, PRODUCER_RETRY, begin
 from model.kernel.fields import (
-    ACK_DONE, ACK_PENDING, append_record, believes_it_leads, broker_count, isr_of, leader_epoch,
-    log_end_offset, records_written, set_ack, set_records_written, size_of,
+    ACK_DONE, ACK_NONE, ACK_PENDING, ack_state, append_record, believes_it_leads, broker_count,
+    isr_of, leader_epoch, log_end_offset, record_id_at, record_slots, records_written, retries,
+    set_ack, set_records_written, set_retries, size_of,
 )
+from model.kernel.guards import G_PRODUCE_NEEDS_MIN_ISR, skipped
 from model.kernel.jit import kernel
-from model.kernel.params import ACKS, ACKS_1, ACKS_ALL, MAX_RECORDS, MIN_INSYNC_REPLICAS
-from model.kernel.transitions import finish, maybe_increment_leader_hw
+from model.kernel.params import (
+    ACKS, ACKS_1, ACKS_ALL, IDEMPOTENCE, MAX_IN_FLIGHT, MAX_RECORDS, MAX_RETRIES,
+    MIN_INSYNC_REPLICAS,
+)
+from model.kernel.transitions import complete_delayed_produce, finish, maybe_increment_leader_hw
+from model.rules import RULE_PRODUCER_STATE_FIVE_BATCHES, RULE_UNKNOWN_PRODUCER_ACCEPTS_ANY_SEQUENCE
 
 
 @kernel
@@ -24,27 +38,126 @@ def produce_record(s, lay, cfg, out, acts, k):
     ISR smaller than min.insync.replicas refuses the write (NOT_ENOUGH_REPLICAS, nothing
     changes); the record is appended with the leader's epoch; acks=1 is answered at once,
     acks=all parks in the purgatory until the HW passes it (``DelayedProduce``); the append
-    ends with ``maybeIncrementLeaderHW`` (an ISR of one commits at once)."""
+    ends with ``maybeIncrementLeaderHW`` (an ISR of one commits at once).
+
+    With ``--retries`` the producer also keeps to ``max.in.flight.requests.per.connection``
+    (``NetworkClient.canSendRequest``): a new record goes only while fewer requests wait for
+    an answer, and with one in flight only once every earlier record is acknowledged or given
+    up (the Sender retries the head of the partition's queue first:
+    ``RecordAccumulator.reenqueue``). An idempotent producer's record meets the sequence check
+    (``send_record``)."""
     written = records_written(s, lay)
     if written >= cfg[MAX_RECORDS]:
+        return k
+    if cfg[MAX_RETRIES] != 0 and not may_send(s, lay, cfg, written + 1):
         return k
     acks = cfg[ACKS]
     for b in range(broker_count(lay)):
         if not believes_it_leads(s, lay, b):
             continue
-        if acks == ACKS_ALL and size_of(isr_of(s, lay, b)) < cfg[MIN_INSYNC_REPLICAS]:
+        if (acks == ACKS_ALL and size_of(isr_of(s, lay, b)) < cfg[MIN_INSYNC_REPLICAS]
+                and not skipped(cfg, G_PRODUCE_NEEDS_MIN_ISR)):
             continue  # NOT_ENOUGH_REPLICAS
         begin(s, out, acts, k, PRODUCE_RECORD, b, NO_ARG)
         t = out[k]
         record_id = written + 1
-        offset = log_end_offset(t, lay, b)
-        append_record(t, lay, b, record_id, leader_epoch(t, lay, b))
         set_records_written(t, lay, record_id)
-        if acks == ACKS_1:
-            set_ack(t, lay, record_id, ACK_DONE, -1, offset)
-        elif acks == ACKS_ALL:
-            set_ack(t, lay, record_id, ACK_PENDING, b, offset)
-        maybe_increment_leader_hw(t, lay, cfg, b)
+        send_record(t, lay, cfg, b, record_id)
         finish(t, lay, cfg)
         k += 1
     return k
+
+
+@kernel
+def producer_retry(s, lay, cfg, out, acts, k):
+    """ProducerRetry(record, leader): the producer sends a record again (``Sender.canRetry``,
+    ``RecordAccumulator.reenqueue``), at most ``--retries`` times in all (Kafka's ``retries``
+    and ``delivery.timeout.ms``, abstracted as a bound), to a broker that believes it leads
+    (the producer's metadata may be stale). A record is retried when its request failed
+    (NOT_LEADER_OR_FOLLOWER from a leader that stepped down or crashed,
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND) or while it still waits in a purgatory: the producer's
+    ``request.timeout.ms`` expired, and it cannot tell whether the record will be committed
+    (the broker keeps it, and its answer goes nowhere). Only acks=all requests wait for an
+    answer in the model (acks=1 is answered at the append, acks=0 never), so only they are
+    retried. Without idempotence the record is appended again, wherever the leader's log is:
+    a duplicate, or a record after later ones."""
+    if cfg[MAX_RETRIES] == 0 or retries(s, lay) >= cfg[MAX_RETRIES] or cfg[ACKS] != ACKS_ALL:
+        return k
+    n = broker_count(lay)
+    for r in range(1, records_written(s, lay) + 1):
+        if ack_state(s, lay, r) == ACK_DONE or not may_send(s, lay, cfg, r):
+            continue
+        for b in range(n):
+            if not believes_it_leads(s, lay, b):
+                continue
+            if size_of(isr_of(s, lay, b)) < cfg[MIN_INSYNC_REPLICAS]:
+                continue  # NOT_ENOUGH_REPLICAS: refused, nothing changes; tried again later
+            begin(s, out, acts, k, PRODUCER_RETRY, r, b)
+            t = out[k]
+            set_retries(t, lay, retries(s, lay) + 1)
+            set_ack(t, lay, r, ACK_NONE, -1, -1)  # the timed-out request's answer goes nowhere
+            send_record(t, lay, cfg, b, r)
+            finish(t, lay, cfg)
+            k += 1
+    return k
+
+
+@kernel
+def may_send(s, lay, cfg, r):
+    """May the producer send record ``r`` now (``max.in.flight.requests.per.connection``)?
+    Fewer requests than that wait for an answer, ``r``'s own aside; with one in flight
+    (ordering kept), every earlier record is acknowledged, or given up: when no retry is
+    left."""
+    waiting = 0
+    for q in range(1, record_slots(lay) + 1):
+        if q != r and ack_state(s, lay, q) == ACK_PENDING:
+            waiting += 1
+    if waiting >= cfg[MAX_IN_FLIGHT]:
+        return False
+    if cfg[MAX_IN_FLIGHT] == 1 and retries(s, lay) < cfg[MAX_RETRIES]:
+        for q in range(1, r):
+            if ack_state(s, lay, q) != ACK_DONE:
+                return False
+    return True
+
+
+@kernel
+def send_record(t, lay, cfg, b, r):
+    """Broker ``b`` handles a PRODUCE of record ``r`` (``UnifiedLog.appendAsLeader``). For an
+    idempotent producer (with ``--retries``) it first checks the sequence against its producer
+    state (``ProducerStateManager``, ``ProducerAppendInfo.checkSequence``), read off its log:
+
+    * ``r`` is among the last 5 batches (1 before KAFKA-5494, 1.0): DuplicateSequence; nothing
+      is appended and the request is answered with the original offset (acks=all: once the HW
+      passes it);
+    * the log holds no batch (no producer state): since KIP-360 (2.5) any sequence is accepted;
+      before, a sequence other than 0 fails with UNKNOWN_PRODUCER_ID;
+    * ``r`` does not follow the last batch: OUT_OF_ORDER_SEQUENCE_NUMBER, refused.
+
+    A refused record is not acknowledged: the producer may retry it. Otherwise the record is
+    appended with the leader's epoch and answered as ``produce_record`` says."""
+    acks = cfg[ACKS]
+    leo = log_end_offset(t, lay, b)
+    if cfg[MAX_RETRIES] != 0 and cfg[IDEMPOTENCE] != 0:
+        window = 5 if cfg[RULE_PRODUCER_STATE_FIVE_BATCHES] != 0 else 1
+        for o in range(max(0, leo - window), leo):
+            if record_id_at(t, lay, b, o) == r:  # DuplicateSequence
+                if acks == ACKS_ALL:
+                    set_ack(t, lay, r, ACK_PENDING, b, o)
+                    complete_delayed_produce(t, lay, cfg, b)
+                else:
+                    set_ack(t, lay, r, ACK_DONE, -1, o)
+                return
+        if leo == 0:
+            if r != 1 and cfg[RULE_UNKNOWN_PRODUCER_ACCEPTS_ANY_SEQUENCE] == 0:
+                set_ack(t, lay, r, ACK_NONE, -1, -1)  # UNKNOWN_PRODUCER_ID
+                return
+        elif r != record_id_at(t, lay, b, leo - 1) + 1:
+            set_ack(t, lay, r, ACK_NONE, -1, -1)  # OUT_OF_ORDER_SEQUENCE_NUMBER
+            return
+    append_record(t, lay, b, r, leader_epoch(t, lay, b))
+    if acks == ACKS_1:
+        set_ack(t, lay, r, ACK_DONE, -1, leo)
+    elif acks == ACKS_ALL:
+        set_ack(t, lay, r, ACK_PENDING, b, leo)
+    maybe_increment_leader_hw(t, lay, cfg, b)

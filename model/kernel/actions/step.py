@@ -9,10 +9,9 @@ by successor index, so the order of actions and of their arguments is part of th
 
 from __future__ import annotations
 
-import numpy as np
-
 from model.actions import ACTION_IDS
 from model.kernel.fields import SlotOverflow
+from model.kernel.intrinsics import load_word, store_word
 from model.kernel.jit import kernel
 
 PRODUCE_RECORD = ACTION_IDS["ProduceRecord"]
@@ -40,6 +39,7 @@ LEADER_HANDLE_DELAYED_FETCH = ACTION_IDS["LeaderHandleDelayedFetch"]
 CONTROLLER_FAILOVER = ACTION_IDS["ControllerFailover"]
 ZOMBIE_CONTROLLER_SEND_LEADER_AND_ISR = ACTION_IDS["ZombieControllerSendLeaderAndIsr"]
 BROKER_HANDLE_ZOMBIE_LEADER_AND_ISR = ACTION_IDS["BrokerHandleZombieLeaderAndIsr"]
+PRODUCER_RETRY = ACTION_IDS["ProducerRetry"]
 CONTROLLER_PREFERRED_ELECTION = ACTION_IDS["ControllerPreferredElection"]
 CONTROLLER_REASSIGN_REPLICAS = ACTION_IDS["ControllerReassignReplicas"]
 
@@ -51,9 +51,9 @@ def begin(s, out, acts, k, action, arg0, arg1):
     """Start successor ``k``: ``out[k]`` becomes a copy of ``s``, labelled with its action."""
     if k >= out.shape[0]:
         raise SlotOverflow("a state has more successors than the successor buffer holds")
-    row, src = out[k].view(np.uint64), s.view(np.uint64)  # rows are whole 64-bit words
-    for i in range(src.shape[0]):
-        row[i] = src[i]
+    row = out[k]
+    for i in range(s.shape[0] // 8):  # rows are whole 64-bit words
+        store_word(row, i, load_word(s, i))
     acts[k, 0] = action
     acts[k, 1] = arg0
     acts[k, 2] = arg1

@@ -1,0 +1,110 @@
+"""The rule-mutation check's fast subset (``make test``): each rule of the rule table and each
+guard of ``model/kernel/guards.py`` that ``make mutation`` found a killer for is still killed by
+that row, and a new rule or guard without a pinned killer (or a written reason why nothing can
+kill it) fails here until ``make mutation`` is run and this table updated.
+
+``KILLERS`` is ``make mutation``'s output (python -m gate.mutation, 2026-11-26): the first row of
+scenarios/known-results.toml that notices the mutant. ``SURVIVORS`` are the mutants no row
+notices, each with what was tried (docs/testing.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gate.mutation import GUARD, RULE, Mutant, run_mutant
+from gate.suite import load_suite
+from model.kernel.guards import GUARDS
+from model.rules import RULES
+
+SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "known-results.toml"
+
+KILLERS = {
+    (RULE, "epoch-truncation"): "KIP-101 scenario 1: truncation to a stale HW loses an acked record",
+    (RULE, "epoch-truncation-loop"): "KIP-279 scenario: fast leader changes diverge KIP-101 logs",
+    (RULE, "fenced-fetch"): "what KIP-320 fencing protects: Kafka 2.1 without fenced fetches",
+    (RULE, "epoch-cache-on-election"): "KAFKA-7415 reproduced: a new leader's epoch cache without its own epoch",
+    (RULE, "isr-join-needs-epoch-start"): "KAFKA-7128 reproduced: without the epoch-start check a follower rejoins the ISR early",
+    (RULE, "reset-followers-on-epoch"): "Kafka 2.1, 3 replicas: a re-elected leader's HW counts a follower LEO from before its truncation",
+    (RULE, "isr-expansion-as-own-step"): "Kafka 3.7 (KRaft, AlterPartition, KAFKA-15583): the stale follower LEO still loses an acked record",
+    (RULE, "broker-epoch"): "power loss before KIP-380: a bounced broker leads again in the same epoch",
+    (RULE, "hw-needs-min-isr"): "before KAFKA-15583 (2.2): acks=1 makes a record visible with an ISR of one, power loss takes it back",
+    (RULE, "alter-partition"): "ISR of one, then unclean election (Jepsen 2013)",
+    (RULE, "kraft"): "ISR of one, then unclean election (Jepsen 2013)",
+    (RULE, "broker-epoch-in-fetch"): "KAFKA-14139: a replaced disk put back in the ISR by a stale AlterPartition (KRaft without KIP-903)",
+    (RULE, "alter-partition-shrink-bumps-leader-epoch"): "Kafka 3.7 (KRaft, AlterPartition, KAFKA-15583): the stale follower LEO still loses an acked record",
+    (RULE, "kraft-unclean-election"): "KRaft before 3.9 ignores unclean.leader.election.enable (KAFKA-12670): no unclean loss",
+    (RULE, "eligible-leader-replicas"): "last replica standing on Kafka 3.7 (KRaft): the sole ISR member loses power and leads again",
+    (RULE, "idempotent-producer"): "Kafka 3.0's default producer is idempotent (KIP-679): no duplicates, in order",
+    (RULE, "idempotence-by-default"): "Kafka 3.0's default producer is idempotent (KIP-679): no duplicates, in order",
+    (RULE, "replica-lag-time"): "ISR of one, then unclean election (Jepsen 2013)",
+    (GUARD, "fetch-needs-leader"): "what KIP-320 fencing protects: Kafka 2.1 without fenced fetches",
+    (GUARD, "shrink-only-lagging"): "last replica standing on Kafka 2.2 (KIP-380): the ISR shrinks to the leader, it loses power and leads again",
+    (GUARD, "one-alter-in-flight"): "Kafka 3.7 (KRaft, AlterPartition, KAFKA-15583): the stale follower LEO still loses an acked record",
+    (GUARD, "isr-join-needs-hw"): "KAFKA-7128 reproduced: without the epoch-start check a follower rejoins the ISR early",
+    (GUARD, "hw-min-over-isr"): "before KAFKA-15583 (2.2): acks=1 makes a record visible with an ISR of one, power loss takes it back",
+    (GUARD, "clean-election-from-isr"): "KRaft before 3.9 ignores unclean.leader.election.enable (KAFKA-12670): no unclean loss",
+    (GUARD, "truncate-needs-leader"): "KIP-279 fixes that scenario",
+    (GUARD, "leader-and-isr-newer-epoch"): "zombie controller (ZooKeeper, controller failover): no loss with the controller epoch",
+}
+
+SURVIVORS = {
+    (RULE, "controller-epoch"): "changes no state in any configuration tried (2.2, RF=2, one controller "
+                                "failover: 22,730 states either way); issue 25 reworks it",
+    (RULE, "last-known-leader-check"): "changes no state in the rows nor in 4.1 RF=2 with 2 crashes "
+                                       "(56,567 either way): kmc's unfencing elects only the broker "
+                                       "being unfenced (docs/kraft.md, known difference 3); issue 25",
+    (RULE, "truncate-on-epoch-change"): "changes the state count (2.1 RF=2 epochs 3: 7,356 vs 7,617), "
+                                        "no verdict found at RF=2",
+    (RULE, "isr-eligibility"): "changes the state count (3.9 RF=2 one controlled shutdown: 112,413 vs "
+                               "148,659), no verdict found at RF=2, availability questions included",
+    (RULE, "stale-fetch-rejected"): "changes the state count (3.7 RF=2, one delayed fetch: 134,439 vs "
+                                    "140,240; process crashes, 2 records: 979,581 vs 1,026,940), no "
+                                    "verdict found at RF=2 (KIP-903 already keeps a stale fetch out of "
+                                    "the ISR)",
+    (RULE, "producer-state-five-batches"): "no row notices (52 rows run, 2026-11-26): at the rows' "
+                                           "bounds (one retry) no retried batch is older than the "
+                                           "last one the leader appended; issue 26",
+    (RULE, "unknown-producer-accepts-any-sequence"): "no row notices (53 rows run, 2026-11-26): it "
+                                                     "matters only when a leader holds none of the "
+                                                     "producer's batches and gets a sequence above "
+                                                     "0, which no retry row reaches; issue 26",
+    (RULE, "last-known-leader-when-leaderless"): "no row notices (10 ELR rows run, 2026-11-26): the "
+                                                 "4.2 trigger differs from 4.1's only when a change "
+                                                 "leaves the partition leaderless with an ISR member "
+                                                 "left; issue 25",
+    (RULE, "isr-shrink-keeps-leader-epoch"): "changes the state count (3.6 RF=2 one session expiry: "
+                                             "98,916 vs 76,274), no verdict found at RF=2",
+    (GUARD, "delayed-fetch-needs-leader"): "only one row has a delayed fetch (3.7, where KIP-320 "
+                                           "fencing also refuses a fetch a non-leader would take)",
+    (GUARD, "produce-needs-min-isr"): "no row notices (3 rows not finished in 30 s on the mutant): "
+                                      "a write appended under min ISR is acknowledged only through "
+                                      "the HW, which needs the ISR anyway; a row asserting "
+                                      "NOT_ENOUGH_REPLICAS is still to be written",
+    (GUARD, "alter-needs-current-leader"): "no row notices (3 of 21 rows not finished in 30 s on the "
+                                           "mutant); not analysed further",
+}
+
+
+def test_every_rule_and_guard_has_a_pinned_killer_or_a_written_reason():
+    known = set(KILLERS) | set(SURVIVORS)
+    missing = [f"{kind} {name}" for kind, table in ((RULE, RULES), (GUARD, GUARDS))
+               for name in table if (kind, name) not in known]
+    assert missing == [], (f"no killing row pinned for {missing}: run `make mutation` and add the row "
+                           "that kills it to KILLERS here (or a row to scenarios/known-results.toml)")
+    assert not set(KILLERS) & set(SURVIVORS)
+
+
+@pytest.fixture(scope="module")
+def specs():
+    return load_suite(str(SUITE)).checks
+
+
+@pytest.mark.parametrize("kind, name", sorted(KILLERS))
+def test_the_pinned_row_still_kills_the_mutant(specs, kind, name):
+    row = KILLERS[(kind, name)]
+    assert row in {s.name for s in specs}, f"{row!r} is no longer a row of the suite"
+    outcome = run_mutant(Mutant(kind, name), specs, only_rows={row})
+    assert outcome.killed, (f"{kind} {name} flipped: {row!r} still passes, so nothing in the suite "
+                            f"would notice this {kind} breaking")
