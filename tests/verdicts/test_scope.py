@@ -74,7 +74,7 @@ def test_the_gate_puts_the_scope_in_junit_and_json(tmp_path):
 
 def test_the_html_page_says_what_was_searched(tmp_path):
     page = tmp_path / "t.html"
-    r = kmc("check", "--protocol", "hw-truncation", "-r", 2, "-p", "no-acked-loss", "-q", "--html", page)
+    r = kmc("check", "--protocol", "hw-truncation", "-r", 2, "--max-crashes", 2, "-p", "no-acked-loss", "-q", "--html", page)
     assert r.exit_code == 1
     assert ("searched: every behaviour within records \\u003c= 2, leader epochs \\u003c= 2, crashes "
             "\\u003c= 1, process crashes") in page.read_text()

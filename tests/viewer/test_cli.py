@@ -20,7 +20,7 @@ SMALL = ["-r", "2", "--max-records", "1", "--max-leader-epoch", "1", "--max-cras
 
 def test_check_writes_trace_file_and_html_in_one_run(tmp_path):
     itf, page = tmp_path / "t.itf.json", tmp_path / "t.html"
-    r = kmc("check", "-q", "--protocol", "hw-truncation", "-r", "2", "-p", "no-acked-loss",
+    r = kmc("check", "-q", "--protocol", "hw-truncation", "-r", "2", "--max-crashes", "2", "-p", "no-acked-loss",
             "--trace-out", itf, "--html", page)
     assert r.exit_code == 1, r.output
     assert f"trace written to {itf}" in r.output and f"HTML trace viewer written to {page}" in r.output
@@ -28,7 +28,7 @@ def test_check_writes_trace_file_and_html_in_one_run(tmp_path):
     html = page.read_text()
     assert '<script type="application/json" id="kmc-trace">' in html and "no-acked-loss" in html
     # existing outputs are never overwritten without --force
-    r = kmc("check", "-q", "--protocol", "hw-truncation", "-r", "2", "-p", "no-acked-loss", "--html", page)
+    r = kmc("check", "-q", "--protocol", "hw-truncation", "-r", "2", "--max-crashes", "2", "-p", "no-acked-loss", "--html", page)
     assert r.exit_code == 2 and "pass --force" in r.output
 
 
