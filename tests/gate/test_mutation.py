@@ -39,6 +39,8 @@ KILLERS = {
     (RULE, "idempotent-producer"): "Kafka 3.0's default producer is idempotent (KIP-679): no duplicates, in order",
     (RULE, "idempotence-by-default"): "Kafka 3.0's default producer is idempotent (KIP-679): no duplicates, in order",
     (RULE, "replica-lag-time"): "ISR of one, then unclean election (Jepsen 2013)",
+    (RULE, "unordered-leader-moves"): "Kafka 2.1, 3 replicas: a re-elected leader's HW counts a follower LEO from before its truncation",
+    (RULE, "leader-and-isr-in-order"): "Kafka 2.1, 3 replicas: a re-elected leader's HW counts a follower LEO from before its truncation",
     (GUARD, "fetch-needs-leader"): "what KIP-320 fencing protects: Kafka 2.1 without fenced fetches",
     (GUARD, "shrink-only-lagging"): "last replica standing on Kafka 2.2 (KIP-380): the ISR shrinks to the leader, it loses power and leads again",
     (GUARD, "one-alter-in-flight"): "Kafka 3.7 (KRaft, AlterPartition, KAFKA-15583): the stale follower LEO still loses an acked record",
