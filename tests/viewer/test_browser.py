@@ -104,7 +104,7 @@ def test_clicking_through_every_step_shows_the_trace(tmp_path, trace_path, viola
 def test_changed_fields_are_highlighted(tmp_path, trace_path, open_page):
     page = open_page(_html_file(tmp_path, trace_path))
     page.click("#timeline li[data-step='4']")  # the leader's HW passes r1, which is acknowledged
-    assert page.inner_text("#step-label") == "Step 4 / 9"
+    assert page.inner_text("#step-label") == "Step 4 / 10"
     changed = set(page.eval_on_selector_all(".changed", "els => els.map(e => e.dataset.key)"))
     assert {"replica.0.hw", "acked", "pending_acks", "replica.1.fetch"} <= changed
     assert "replica.1.hw" not in changed and "controller.isr" not in changed
