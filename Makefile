@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kmc-installed
 
-.PHONY: install demo test bench bench-spark gate mutation conformance clean
+.PHONY: install demo test bench bench-spark gate gate-slow mutation conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,16 +21,18 @@ install: $(STAMP)
 demo: install
 	@echo "== 1. Kafka before 0.11 (hw-truncation): can acks=all + min.insync.replicas=2 lose an acked record?"
 	@$(BIN)/kmc check -q --protocol hw-truncation -r 2 --acks all --min-insync-replicas 2 \
-	    --property no-acked-loss; code=$$?; echo "(exit code $$code: 1 = violated)"; test $$code -eq 1
+	    --max-crashes 2 --property no-acked-loss; code=$$?; echo "(exit code $$code: 1 = violated)"; test $$code -eq 1
 	@echo
 	@echo "== 2. Kafka 2.1 (kip-320), same settings, 3 replicas: no acknowledged record lost within the bounds"
-	@echo "   (a few seconds; a progress line every 5 s; the verdict names the bounds it covers and the"
-	@echo "   known loss beyond them, step 3's finding)"
+	@echo "   (a few seconds; a progress line every 5 s; the verdict names the bounds it covers)"
 	@$(BIN)/kmc check --protocol kip-320 -r 3 --acks all --min-insync-replicas 2 \
 	    --property no-acked-loss; code=$$?; echo "(exit code $$code: 0 = holds within the bounds)"; test $$code -eq 0
 	@echo
-	@echo "== 3. ... but a re-elected leader can count a follower's LEO from before its truncation (docs/findings.md)"
+	@echo "== 3. ... but a re-elected leader can count a follower's LEO from before its truncation (docs/findings.md),"
+	@echo "   when a broker may skip a LeaderAndIsr and leaders move freely (kmc's over-approximation;"
+	@echo "   with Kafka's per-broker request order it holds: docs/model.md, Leader moves)"
 	@$(BIN)/kmc check -q --protocol kip-320 -r 3 --acks all --min-insync-replicas 2 \
+	    --rule +unordered-leader-moves --rule -leader-and-isr-in-order \
 	    --property committed-consistency | grep -E "VIOLATED|^Step"; code=$${PIPESTATUS[0]}; \
 	    echo "(exit code $$code: 1 = violated)"; test $$code -eq 1
 	@echo
@@ -77,6 +79,12 @@ conformance: install
 gate: install
 	mkdir -p out
 	$(BIN)/kmc gate scenarios/known-results.toml --junit out/known-results.xml --force
+
+# Rows too slow for make test's CI budget (scenarios/slow-results.toml: the 13.5M-state 2.1 RF=3
+# HOLDS of issue 25, about 3 to 4 minutes on 2 shared cores)
+gate-slow: install
+	mkdir -p out
+	$(BIN)/kmc gate scenarios/slow-results.toml --junit out/slow-results.xml --force
 
 # The rule-mutation check (docs/testing.md): every rule of model/rules.py flipped and every guard
 # of model/kernel/guards.py skipped, each against the known-results rows until one notices; prints

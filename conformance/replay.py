@@ -194,6 +194,35 @@ def elect_preferred(ctx: Ctx, p: dict, before: dict, after: dict) -> str:
     return f"reorder to {order} + preferred election: leader {m.group(1)} -> {n}, epoch {e}"
 
 
+def kmc_order(state: dict) -> list[int]:
+    """The replica assignment in a kmc state (ITF): brokers by ``assignment_rank``."""
+    ranks = [_i(r["assignment_rank"]) for r in state["replicas"]]
+    return sorted(range(len(ranks)), key=ranks.__getitem__)
+
+
+def reassign_replicas(ctx: Ctx, p: dict, before: dict, after: dict) -> str:
+    """AlterPartitionReassignments to the same replicas in kmc's new order: the KRaft
+    controller completes it at once (no replica added) with a record that keeps the leader and
+    its epoch."""
+    order = kmc_order(after)
+    ctx.admin.reassign(TOPIC, order, via=ctx.rf)
+    ctx.assignment = order
+    return f"reassigned to {order} (same replicas)"
+
+
+def preferred_election(ctx: Ctx, p: dict, before: dict, after: dict) -> str:
+    """ElectLeaders(PREFERRED); barrier: the controller's partition change to kmc's leader and
+    epoch."""
+    n = p["new_leader"]
+    mc = ctx.cluster.mark(ctx.cluster.controller.node_id)
+    ctx.admin.elect(TOPIC, PREFERRED, via=ctx.rf)
+    e = _i(after["controller"]["leader_epoch"])
+    m = ctx.cluster.wait_for(mc, rf"partition change for {TOPIC}-0 .*leader: (-?\d+) -> {n}, leaderEpoch: \d+ -> (\d+)", BARRIER_S)
+    if int(m.group(2)) != e:
+        raise Diverged(f"the controller moved leadership to {n} in epoch {m.group(2)}, kmc's epoch is {e}")
+    return f"preferred election: leader {m.group(1)} -> {n}, epoch {e}"
+
+
 def become(ctx: Ctx, p: dict, before: dict, after: dict) -> str:
     b, e = p["broker"], p["leader_epoch"]
     leads = _i(after["replicas"][b]["leader"]) == b
@@ -289,8 +318,13 @@ ACTIONS: dict[str, Row] = {
                             _with_leader("follower"), follower_log_matches),
     "BecomeLeaderOrFollower": Row("SIGCONT the broker; barrier: its 'starts at leader epoch e' line",
                                   _b("broker"), become),
-    "ControllerElectLeader": Row("reassignment that puts the new leader first + ElectLeaders(PREFERRED)",
+    "ControllerElectLeader": Row("(unordered-leader-moves only) reassignment that puts the new leader first + "
+                                 "ElectLeaders(PREFERRED)",
                                  _none, elect_preferred),
+    "ControllerReassignReplicas": Row("AlterPartitionReassignments to the same replicas in kmc's new order",
+                                      _none, reassign_replicas, "coarse"),
+    "ControllerPreferredElection": Row("ElectLeaders(PREFERRED); barrier: the controller's partition change to "
+                                       "kmc's leader and epoch", _none, preferred_election),
     "BrokerCrash": Row("kill -9", _none, crash),
     "BrokerRestart": Row("start the JVM again; barrier: it is unfenced", _none, restart),
     "ControllerHandleBrokerFailure": Row("wait for the controller to fence the dead broker (session timeout)",

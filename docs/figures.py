@@ -48,7 +48,7 @@ from properties import BUILT_IN, PROPERTIES  # noqa: E402
 README = ROOT / "README.md"
 FILES = (README, ROOT / "docs" / "traces.md", ROOT / "docs" / "ci.md", ROOT / "docs" / "advise.md",
          ROOT / "docs" / "liveness.md")
-EXAMPLE = ["check", "-q", "--protocol", "hw-truncation", "-r", "2", "-p", "no-acked-loss"]
+EXAMPLE = ["check", "-q", "--protocol", "hw-truncation", "-r", "2", "--max-crashes", "2", "-p", "no-acked-loss"]
 EXAMPLE_HEAD = f"`kmc {' '.join(EXAMPLE)}` prints (exit code 1):\n\n```\n"
 TIMING = re.compile(r"[\d.]+ s \([\d,]+ states/s\)")
 SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b|[\d,]+ states/s|\d+ min \d+ s"

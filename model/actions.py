@@ -25,7 +25,8 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     "LeaderExpandIsr": ("leader", "follower"),
     # ReplicaManager.becomeLeaderOrFollower: a LeaderAndIsr request reaches its broker.
     "BecomeLeaderOrFollower": ("broker", "leader_epoch"),
-    # Leadership moved with no failure: preferred-replica election, controlled shutdown, zombie.
+    # The over-approximation unordered-leader-moves only (no Kafka release): leadership moves to
+    # any live ISR member with no failure and no operator action.
     "ControllerElectLeader": ("new_leader",),
     # The controller notices a dead broker (session / heartbeat timeout) and maybe elects.
     "ControllerHandleBrokerFailure": ("broker", "new_leader"),
@@ -75,6 +76,11 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     # The consumer crashes and a new one resumes from the committed offset
     # (--max-consumer-restarts).
     "ConsumerRestart": (),
+    # A preferred-replica election (ElectLeaders PREFERRED, auto.leader.rebalance.enable): to
+    # the first replica of the assignment, if it is live and in the ISR.
+    "ControllerPreferredElection": ("new_leader",),
+    # AlterPartitionReassignments to the same replicas in another order (the ordering's index).
+    "ControllerReassignReplicas": ("first", "ordering"),
 }
 
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_PARAMS)

@@ -53,6 +53,11 @@ class Bounds:
         max_retries: produce requests the producer sends again after an error or a timeout, in
             total (Kafka's ``retries`` and ``delivery.timeout.ms``, abstracted as a bound; 0: every
             record is sent once, as before) (fault bound; ``--retries`` on the command line).
+        max_preferred_elections: preferred-replica elections, manual (``ElectLeaders``
+            PREFERRED) or automatic (``auto.leader.rebalance.enable``) (operator bound).
+        max_reassignments: reassignments that put the same replicas in another order
+            (``AlterPartitionReassignments``), which change who the preferred replica is and the
+            order every election reads (operator bound).
     """
 
     max_records: int = _bound(2, "records the producer sends")
@@ -72,6 +77,12 @@ class Bounds:
         0, "fetch requests delayed in flight while their sender moves on", fault=True)
     max_retries: int = _bound(
         0, "produce requests sent again after an error or a timeout (the producer's retries)",
+        fault=True)
+    max_preferred_elections: int = _bound(
+        0, "preferred-replica elections (ElectLeaders PREFERRED, or auto.leader.rebalance.enable)",
+        fault=True)
+    max_reassignments: int = _bound(
+        0, "reassignments that reorder the partition's replicas (AlterPartitionReassignments)",
         fault=True)
 
     def __post_init__(self) -> None:

@@ -322,9 +322,49 @@ def _checkpoint_high_watermark(p, before, after) -> str:
 def _controller_elect_leader(p, before, after) -> str:
     c = after.controller
     return (
-        f"the controller moves leadership to broker {c.leader} with no failure (a preferred "
-        f"replica election): epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+        f"the controller moves leadership to broker {c.leader} with no failure (the "
+        f"over-approximation unordered-leader-moves: no Kafka mechanism moves a leader to any "
+        f"ISR member): epoch {c.leader_epoch}, ISR {_set(c.isr)}"
     )
+
+
+@describes("ControllerPreferredElection")
+def _controller_preferred_election(p, before, after) -> str:
+    c = after.controller
+    return (
+        f"a preferred-replica election (ElectLeaders PREFERRED or auto.leader.rebalance.enable) "
+        f"moves leadership to broker {c.leader}, the first replica of the assignment "
+        f"{_order(after)}: epoch {c.leader_epoch}, ISR {_set(c.isr)}"
+    )
+
+
+@describes("ControllerReassignReplicas")
+def _controller_reassign_replicas(p, before, after) -> str:
+    c0, c = before.controller, after.controller
+    text = (f"an operator reassigns the partition to the same replicas in a new order "
+            f"{_order(after)} (was {_order(before)}; AlterPartitionReassignments)")
+    if c.leader_epoch != c0.leader_epoch:
+        return text + (f": the ZooKeeper controller keeps leader {c.leader} and bumps the leader "
+                       f"epoch to {c.leader_epoch} (updateLeaderEpochAndSendRequest)")
+    return text + (f": a PartitionChangeRecord with the new replicas, partition epoch only; "
+                   f"leader {c.leader} stays in epoch {c.leader_epoch}")
+
+
+def _order(state) -> str:
+    """The assignment as Kafka prints it, ``[1, 0, 2]`` (first = preferred)."""
+    ranks = [r.assignment_rank for r in state.replicas]
+    return "[" + ", ".join(str(b) for b in sorted(range(len(ranks)), key=ranks.__getitem__)) + "]"
+
+
+def _ordered(state) -> bool:
+    return len({r.assignment_rank for r in state.replicas}) == len(state.replicas) > 1
+
+
+def _how_elected(before, after) -> str:
+    """Which election picked the new leader, as Kafka names it, with the order it read."""
+    if not _ordered(after):
+        return ""
+    return f" (the first eligible replica of the assignment {_order(after)})"
 
 
 @describes("ControllerHandleBrokerFailure")
@@ -336,6 +376,8 @@ def _controller_handle_broker_failure(p, before, after) -> str:
         if c.leader != c0.leader:
             kind = "unclean " if c.leader != NO_LEADER and c.leader not in c0.isr else ""
             who = "no leader (offline)" if c.leader == NO_LEADER else f"{kind}leader {c.leader}"
+            if c.leader != NO_LEADER:
+                who += _how_elected(before, after)
             text += f" and elects {who}"
         text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
     return text
@@ -358,6 +400,8 @@ def _controller_handle_controlled_shutdown(p, before, after) -> str:
     text = f"broker {b} asks for a controlled shutdown; the controller marks it shutting down"
     if c.leader != c0.leader:
         text += f" and moves leadership to broker {c.leader}"
+        if c.leader != NO_LEADER:
+            text += _how_elected(before, after)
     if c.leader_epoch != c0.leader_epoch:
         text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
     return text
@@ -432,6 +476,8 @@ def _controller_fence_broker(p, before, after) -> str:
     if c.leader_epoch != c0.leader_epoch:
         if c.leader != c0.leader:
             who = "no leader (offline)" if c.leader == NO_LEADER else f"leader {c.leader}"
+            if c.leader != NO_LEADER:
+                who += _how_elected(before, after)
             text += f"; it elects {who}"
         text += f": epoch {c.leader_epoch}, ISR {_set(c.isr)}"
     return text

@@ -268,6 +268,26 @@ RULE_LAST_KNOWN_LEADER_WHEN_LEADERLESS = rule(
             "never overwritten; the 4.1.1 patch has it too)",
     requires=("eligible-leader-replicas",))
 
+RULE_UNORDERED_LEADER_MOVES = rule(
+    "unordered-leader-moves", since="",
+    source="kmc 0.1 to 0.24 (looser than PartitionLeaderElectionAlgorithms at 2.8.0 and "
+           "PartitionChangeBuilder.electLeader at 3.6.0, which pick the first eligible replica "
+           "of the assignment)",
+    summary="the over-approximation of leader moves: no assignment order, an election may pick "
+            "any eligible replica, and ControllerElectLeader moves leadership to any live ISR "
+            "member with no failure and no operator action (the oracle and the z3 engine model "
+            "this)",
+    actions=("ControllerElectLeader",))
+RULE_LEADER_AND_ISR_IN_ORDER = rule(
+    "leader-and-isr-in-order", since="0.8", until="4.0",
+    source="ControllerChannelManager (one queue and one RequestSendThread per broker, each "
+           "request awaiting its response before the next; KafkaController.onControllerFailover "
+           "and onBrokerFailure drop a queue with its controller or its broker; read at 2.8.0)",
+    summary="ZooKeeper mode: a broker gets the controller's LeaderAndIsr requests in the order "
+            "they were sent; it skips one only when a controller failover lost it (with "
+            "--max-session-expiries, kmc still lets a broker skip: the over-approximation of the "
+            "queue an expired session drops). KRaft brokers apply the metadata log in order, a "
+            "lagging one several records at once")
 PARAM_COUNT = P.SETTING_COUNT + len(RULES)
 """The length of the kernel's ``cfg`` array: the settings and bounds, then one switch per rule."""
 

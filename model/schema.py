@@ -65,6 +65,9 @@ FEATURES = (
     "elr",  # rule eligible-leader-replicas (KIP-966)
     "producer",  # --retries > 0: the producer sends again (issue 26)
     "consumer",  # --consumer-commit: one consumer that processes and commits (issue 26)
+    "assignment",  # every release (rule unordered-leader-moves leaves it out)
+    "preferred_election",  # --max-preferred-elections > 0
+    "reassignment",  # --max-reassignments > 0
 )
 """Optional groups of fields (what brings each: ``model/rules.py`` and ``spec.ENVIRONMENT``). A
 configuration without a feature gets rows without its slots (width 0), so a feature costs
@@ -237,6 +240,10 @@ REPLICA: tuple[Field, ...] = (
     scalar("zombie_request", BOOL, slot="zlai", get="zombie_request_pending",
            set="set_zombie_request", feature="controller_failover",
            doc="the zombie controller's LeaderAndIsr is on its way to it"),
+    scalar("assignment_rank", feature="assignment",
+           doc="this replica's place in the partition's replica assignment (0 = the preferred "
+               "replica): the order every election reads (``PartitionLeaderElectionAlgorithms``, "
+               "``PartitionChangeBuilder.electLeader``)"),
 )
 
 # ------------------------------------------------------------------------------ the controller
@@ -348,6 +355,10 @@ CLUSTER: tuple[Field, ...] = (
            doc="some offset was processed a second time (history for ``at-most-once``)"),
     scalar("consumer_restarts", feature="consumer", level=PARTITION,
            doc="consumer crashes and restarts so far (a bound: --max-consumer-restarts)"),
+    scalar("preferred_elections", feature="preferred_election", level=PARTITION,
+           doc="preferred-replica elections so far (a bound)"),
+    scalar("reassignments", feature="reassignment", level=PARTITION,
+           doc="replica reorderings so far (a bound)"),
 )
 
 ROW_FIRST = (

@@ -95,6 +95,8 @@ FAMILIES: dict[str, str] = {
     "ConsumerProcess": "consume",
     "ConsumerCommit": "consume",
     "ConsumerRestart": "fault",
+    "ControllerPreferredElection": "operator",
+    "ControllerReassignReplicas": "operator",
 }
 """Every action of ``model/actions.py`` and its family (``tests/unit/test_liveness.py`` checks
 that none is missing)."""

@@ -8,6 +8,11 @@ from checker import check
 from model import Bounds, ModelConfig, make_model
 
 
+LOOSE = ("+unordered-leader-moves", "-leader-and-isr-in-order")
+"""kmc's over-approximation of leader moves and request order (the oracle's model): tests that
+pin the engines against each other, or findings as first told, run under it."""
+
+
 def config(protocol="kip-320", rf=2, acks="all", min_isr=2, unclean=False, crash="process",
            rule_changes=(), **bounds):
     """A ModelConfig from short keyword names; bounds default to RF=2's defaults."""

@@ -28,13 +28,16 @@ REFERENCE_MODELS: dict[str, type] = {
 ORACLE_SWITCHES = frozenset(KMC_0_1) | frozenset(TIMED)  # the switches the oracle has too
 
 __all__ = ["REFERENCE_MODELS", "ReplicationModel", "action", "make_reference_model",
-           "reference_supports"]
+           "oracle_notes", "reference_supports"]
 
 
 def reference_supports(config) -> bool:
     """Whether the oracle has ``config``'s rules: one of its protocol presets, with or without
     either of kmc 0.1's rules (``isr-expansion-as-own-step``, ``reset-followers-on-epoch``) and
     the time abstraction (``replica-lag-time``),
+    with or without ``unordered-leader-moves`` and ``leader-and-isr-in-order`` (the oracle always
+    moves leaders without an assignment order and delivers requests in any order: see
+    ``oracle_notes``),
     and none of the later environment features (fault bounds, the lagging HW checkpoint,
     fetches from followers), which exist only in the kernel."""
     if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
@@ -42,7 +45,32 @@ def reference_supports(config) -> bool:
         return False
     if config.protocol not in REFERENCE_MODELS:
         return False
-    return set(config.rules) - ORACLE_SWITCHES == set(rules_of(config.protocol))
+    looser = {UNORDERED, IN_ORDER}
+    return set(config.rules) - ORACLE_SWITCHES - looser == set(rules_of(config.protocol)) - looser
+
+
+UNORDERED = "unordered-leader-moves"
+IN_ORDER = "leader-and-isr-in-order"
+
+
+def oracle_notes(config) -> list[str]:
+    """What a result of the oracle's engines must say when ``config`` has Kafka's ordered
+    elections: the oracle models leader moves as the over-approximation
+    ``unordered-leader-moves`` (it has no assignment order), so its HOLDS also holds for Kafka's
+    ordered elections, but a counterexample may take a leader move Kafka does not make."""
+    notes = []
+    if UNORDERED not in config.rules:
+        notes.append(
+            f"this engine models leader moves as the over-approximation {UNORDERED} (any ISR "
+            f"member may win, ControllerElectLeader moves a healthy leader): a HOLDS also holds "
+            f"for Kafka's elections in assignment order; a counterexample may take a move Kafka "
+            f"does not make (check it with --engine compiled)")
+    if IN_ORDER in config.rules:
+        notes.append(
+            f"this engine lets a broker apply LeaderAndIsr requests in any order ({IN_ORDER} "
+            f"off): a HOLDS also holds for Kafka's in-order delivery; a counterexample may skip "
+            f"a request Kafka delivers (check it with --engine compiled)")
+    return notes
 
 
 def make_reference_model(config):

@@ -28,7 +28,7 @@ from checker.result import (
     HOLDS, INCOMPLETE, INTERRUPTED, VIOLATED, CheckResult, CheckStats, PropertyResult,
 )
 from checker.trace import INDEX_BITS, ROOT, reconstruct_trace
-from checker.reference import make_reference_model
+from checker.reference import make_reference_model, oracle_notes
 
 PROGRESS_EVERY_SECONDS = 5.0
 
@@ -154,7 +154,9 @@ def run_reference(config, properties, *, max_states=None, time_limit=None, max_d
                   progress=None) -> CheckResult:
     """``--engine reference``: ``bfs`` over the pure-Python model of ``config``, with the
     configuration recorded in the result."""
-    return bfs(
+    result = bfs(
         make_reference_model(config), properties, max_states=max_states, time_limit=time_limit,
         max_depth=max_depth, progress=progress, engine="reference", config=config.as_dict(),
     )
+    result.notes.extend(oracle_notes(config))
+    return result

@@ -10,7 +10,7 @@ z3 is loaded lazily on purpose: importing this package (every ``import checker``
 
 from __future__ import annotations
 
-from checker.reference import make_reference_model
+from checker.reference import make_reference_model, oracle_notes
 
 
 def bmc_check(model, properties, **kwargs):
@@ -30,7 +30,9 @@ def prove(config, prop_name, **kwargs):
 def run_bmc(config, properties, *, max_states=None, **options):
     """``--engine bmc``: ``bmc_check`` on the pure-Python model of ``config``, with the
     configuration recorded in the result (a state limit means nothing to it)."""
-    return bmc_check(make_reference_model(config), properties, config=config.as_dict(), **options)
+    result = bmc_check(make_reference_model(config), properties, config=config.as_dict(), **options)
+    result.notes.extend(oracle_notes(config))
+    return result
 
 
 __all__ = ["bmc_check", "prove", "run_bmc"]

@@ -32,15 +32,16 @@ from model.kernel.fields import (
     last_known_elr, put_change, put_leader_and_isr, set_alter,
     alter_isr, alter_leader_epoch, alter_state, ALTER_NONE, set_controller, set_elr,
     set_leader_and_isr_current, set_leader_recovering, set_partition_epoch_current, size_of,
-    change_pending, set_change_current,
+    change_pending, set_change_current, assignment_rank,
 )
 from model.kernel.params import (
     MAX_CONTROLLED_SHUTDOWNS, MAX_CONTROLLER_FAILOVERS, MAX_LEADER_EPOCH, MIN_INSYNC_REPLICAS,
     UNCLEAN_LEADER_ELECTION,
 )
 from model.rules import (
-    RULE_ALTER_PARTITION, RULE_ELR, RULE_LAST_KNOWN_LEADER_WHEN_LEADERLESS, RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH, RULE_KRAFT,
+    RULE_ALTER_PARTITION, RULE_ELR, RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH, RULE_KRAFT,
     RULE_KRAFT_UNCLEAN_ELECTION, RULE_LAST_KNOWN_LEADER_CHECK,
+    RULE_LAST_KNOWN_LEADER_WHEN_LEADERLESS, RULE_UNORDERED_LEADER_MOVES,
 )
 
 # how a leader was chosen
@@ -104,27 +105,59 @@ def target_isr_without(cfg, isr, b):
 
 
 @kernel
+def ordered(cfg):
+    """Do elections read the assignment order (every release), or is it the over-approximation
+    ``unordered-leader-moves``?"""
+    return cfg[RULE_UNORDERED_LEADER_MOVES] == 0
+
+
+@kernel
+def preferred_replica(s, lay):
+    """The first replica of the assignment (``assignment.head``, ``targetReplicas.get(0)``)."""
+    for b in range(broker_count(lay)):
+        if assignment_rank(s, lay, b) == 0:
+            return b
+    return NO_LEADER
+
+
+@kernel
+def first_in_assignment(s, lay, cfg, mask):
+    """The member of ``mask`` that comes first in the assignment, as a one-broker mask (all of
+    ``mask`` under ``unordered-leader-moves``)."""
+    if not ordered(cfg) or mask == 0:
+        return mask
+    best, best_rank = NO_LEADER, 127
+    for b in range(broker_count(lay)):
+        if has(mask, b) and assignment_rank(s, lay, b) < best_rank:
+            best, best_rank = b, assignment_rank(s, lay, b)
+    return 1 << best
+
+
+@kernel
 def leader_candidates(s, lay, cfg, isr, exclude):
     """The brokers an election may pick, and how (``PartitionChangeBuilder.electLeader``, the
     ZooKeeper strategies): live ISR members; with KIP-966, if the ISR is empty, live eligible
     leader replicas, then the last known leader; then, where unclean election is allowed, any
-    live replica. ``exclude`` is the broker being removed (never acceptable). Every candidate
-    is a choice: Kafka takes the first in assignment order, which kmc leaves open (any order
-    can be configured). Returns ``(mask, how)``."""
+    live replica. ``exclude`` is the broker being removed (never acceptable). Kafka takes the
+    first acceptable replica in assignment order (``assignment.find(...)`` in
+    ``PartitionLeaderElectionAlgorithms``; ``targetReplicas.stream().filter(...).findFirst()``
+    in ``PartitionChangeBuilder.electAnyLeader``), so the mask holds that one replica; under the
+    over-approximation ``unordered-leader-moves`` it holds every candidate (each a choice).
+    Returns ``(mask, how)``."""
     n = broker_count(lay)
     mask = 0
     for c in range(n):
         if c != exclude and (has(isr, c) or skipped(cfg, G_CLEAN_ELECTION_FROM_ISR)) and may_lead(s, lay, cfg, c):
             mask |= 1 << c
     if mask != 0:
-        return mask, ELECTED_FROM_ISR
+        return first_in_assignment(s, lay, cfg, mask), ELECTED_FROM_ISR
     if cfg[RULE_ELR] != 0 and isr == 0:
         eligible = elr(s, lay)
         for c in range(n):
             if c != exclude and has(eligible, c) and may_lead(s, lay, cfg, c):
                 mask |= 1 << c
         if mask != 0:
-            return mask, ELECTED_FROM_ELR
+            return first_in_assignment(s, lay, cfg, mask), ELECTED_FROM_ELR
         last = last_known_elr(s, lay)
         if eligible == 0 and size_of(last) == 1:
             for c in range(n):
@@ -137,7 +170,7 @@ def leader_candidates(s, lay, cfg, isr, exclude):
             if c != exclude and may_lead(s, lay, cfg, c):
                 mask |= 1 << c
         if mask != 0:
-            return mask, ELECTED_UNCLEAN
+            return first_in_assignment(s, lay, cfg, mask), ELECTED_UNCLEAN
     return 0, NOBODY
 
 

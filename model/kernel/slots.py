@@ -9,7 +9,7 @@ carry meaning beyond one slot are written by hand in ``model/kernel/fields.py``.
 
 from model.kernel.jit import kernel
 
-SCHEMA_DIGEST = "3574cb9f2f1221d6"
+SCHEMA_DIGEST = "8d2ae409d547a723"
 
 # -- the layout array: its own entries, then where each slot starts
 WIDTH = 0
@@ -79,30 +79,33 @@ REMOTE_CURRENT = 63
 CLEAN_SHUTDOWN = 64
 CONTROLLER_EPOCH_SEEN = 65
 ZLAI = 66
-CONTROLLED_SHUTDOWNS = 67
-SESSION_EXPIRIES = 68
-DELAYED_FETCHES = 69
-LEADER_RECOVERING = 70
-ELR = 71
-LAST_KNOWN_ELR = 72
-LAI_CURRENT = 73
-CONTROLLER_EPOCH = 74
-CONTROLLER_FAILOVERS = 75
-ZOMBIE = 76
-ZOMBIE_CONTROLLER_EPOCH = 77
-ZOMBIE_LEADER = 78
-ZOMBIE_LEADER_EPOCH = 79
-ZOMBIE_ISR = 80
-LAI_CONTROLLER_EPOCH = 81
-READ_OFFSET = 82
-RETRIES = 83
-CONSUMER_POSITION = 84
-CONSUMER_COMMITTED = 85
-CONSUMER_IN_HAND = 86
-CONSUMER_PROCESSED = 87
-CONSUMER_PROCESSED_TWICE = 88
-CONSUMER_RESTARTS = 89
-SLOT_COUNT = 90
+ASSIGNMENT_RANK = 67
+CONTROLLED_SHUTDOWNS = 68
+SESSION_EXPIRIES = 69
+DELAYED_FETCHES = 70
+LEADER_RECOVERING = 71
+ELR = 72
+LAST_KNOWN_ELR = 73
+LAI_CURRENT = 74
+CONTROLLER_EPOCH = 75
+CONTROLLER_FAILOVERS = 76
+ZOMBIE = 77
+ZOMBIE_CONTROLLER_EPOCH = 78
+ZOMBIE_LEADER = 79
+ZOMBIE_LEADER_EPOCH = 80
+ZOMBIE_ISR = 81
+LAI_CONTROLLER_EPOCH = 82
+READ_OFFSET = 83
+RETRIES = 84
+CONSUMER_POSITION = 85
+CONSUMER_COMMITTED = 86
+CONSUMER_IN_HAND = 87
+CONSUMER_PROCESSED = 88
+CONSUMER_PROCESSED_TWICE = 89
+CONSUMER_RESTARTS = 90
+PREFERRED_ELECTIONS = 91
+REASSIGNMENTS = 92
+SLOT_COUNT = 93
 
 @kernel
 def at(lay, b, slot):
@@ -430,6 +433,14 @@ def set_zombie_request(s, lay, b, value):
     s[at(lay, b, ZLAI)] = 1 if value else 0
 
 @kernel
+def assignment_rank(s, lay, b):
+    return s[at(lay, b, ASSIGNMENT_RANK)]
+
+@kernel
+def set_assignment_rank(s, lay, b, value):
+    s[at(lay, b, ASSIGNMENT_RANK)] = value
+
+@kernel
 def controlled_shutdowns(s, lay):
     return s[lay[CONTROLLED_SHUTDOWNS]]
 
@@ -576,3 +587,19 @@ def consumer_restarts(s, lay):
 @kernel
 def set_consumer_restarts(s, lay, value):
     s[lay[CONSUMER_RESTARTS]] = value
+
+@kernel
+def preferred_elections(s, lay):
+    return s[lay[PREFERRED_ELECTIONS]]
+
+@kernel
+def set_preferred_elections(s, lay, value):
+    s[lay[PREFERRED_ELECTIONS]] = value
+
+@kernel
+def reassignments(s, lay):
+    return s[lay[REASSIGNMENTS]]
+
+@kernel
+def set_reassignments(s, lay, value):
+    s[lay[REASSIGNMENTS]] = value

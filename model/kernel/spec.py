@@ -96,6 +96,13 @@ ENVIRONMENT = (
            actions=("ConsumerFetch", "ConsumerProcess", "ConsumerCommit", "ConsumerRestart")),
     Brings("--max-consumer-restarts", lambda c: c.max_consumer_restarts > 0,
            actions=("ConsumerRestart",)),
+    Brings("assignment order (every release; rule unordered-leader-moves leaves it out)",
+           lambda c: "unordered-leader-moves" not in c.rules, features=("assignment",),
+           actions=("ControllerPreferredElection", "ControllerReassignReplicas")),
+    Brings("--max-preferred-elections", lambda c: c.bounds.max_preferred_elections > 0,
+           features=("preferred_election",), actions=("ControllerPreferredElection",)),
+    Brings("--max-reassignments", lambda c: c.bounds.max_reassignments > 0,
+           features=("reassignment",), actions=("ControllerReassignReplicas",)),
 )
 """The settings and bounds that bring fields or actions (a fault bound of 0 brings neither)."""
 
@@ -154,6 +161,8 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.MAX_SESSION_EXPIRIES] = b.max_session_expiries
     cfg[P.MAX_CONTROLLER_FAILOVERS] = b.max_controller_failovers
     cfg[P.MAX_DELAYED_FETCHES] = b.max_delayed_fetches
+    cfg[P.MAX_PREFERRED_ELECTIONS] = b.max_preferred_elections
+    cfg[P.MAX_REASSIGNMENTS] = b.max_reassignments
     cfg[P.HW_CHECKPOINT_INTERVAL] = 1 if "hw_checkpoint" in features else 0
     cfg[P.TRACK_READS] = 1 if "reads" in features else 0
     cfg[P.FETCH_FROM_FOLLOWERS] = 1 if config.fetch_from_followers else 0
@@ -171,6 +180,9 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     if "alter_partition" in features:  # only the leader keeps a partition epoch it uses
         start = start._replace(replicas=tuple(
             r._replace(partition_epoch_current=(b == 0)) for b, r in enumerate(start.replicas)))
+    if "assignment" in features:  # the replicas assigned in the order 0, 1, ...: 0 is preferred
+        start = start._replace(replicas=tuple(
+            r._replace(assignment_rank=b) for b, r in enumerate(start.replicas)))
     initial = encode(start, layout)
     symmetry = symmetry_tables(layout, orders)
     retries = n * b.max_records if b.max_retries else 0  # ProducerRetry: a record to a leader

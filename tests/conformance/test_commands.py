@@ -36,7 +36,8 @@ def test_trace_run_needs_cluster_and_a_kraft_trace(tmp_path):
     assert r.exit_code == 2 and "needs --cluster" in r.output
     r = kmc("trace", "run", "--cluster", str(tmp_path / "missing.itf.json"))
     assert r.exit_code == 2
-    r = kmc("check", "-q", "--protocol", "hw-truncation", "-r", "2", "-p", "no-acked-loss", "--trace-out", str(zk))
+    r = kmc("check", "-q", "--protocol", "hw-truncation", "-r", "2", "--max-crashes", "2", "-p", "no-acked-loss",
+            "--trace-out", str(zk))
     assert r.exit_code == 1
     r = kmc("trace", "run", "--cluster", str(zk), "--out", str(tmp_path / "runs"))
     assert r.exit_code == 2 and "only KRaft traces" in r.output, r.output

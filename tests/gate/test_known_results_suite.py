@@ -12,14 +12,22 @@ from pathlib import Path
 from gate.suite import OUTSIDE_KINDS, REGRESSION_PIN, load_suite
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "known-results.toml"
+SLOW = SUITE.with_name("slow-results.toml")  # `make gate-slow`: loaded here, not run
 
 
 def test_every_row_says_what_it_rests_on():
-    suite = load_suite(str(SUITE))
-    unstated = [c.name for c in suite.checks if c.evidence == "unstated"]
-    assert unstated == [], f"rows without rests-on: {unstated}"
-    kinds = {kind for c in suite.checks for kind, _ in c.rests_on}
-    assert kinds <= {*OUTSIDE_KINDS, REGRESSION_PIN}
+    for path in (SUITE, SLOW):
+        suite = load_suite(str(path))
+        unstated = [c.name for c in suite.checks if c.evidence == "unstated"]
+        assert unstated == [], f"{path.name}: rows without rests-on: {unstated}"
+        kinds = {kind for c in suite.checks for kind, _ in c.rests_on}
+        assert kinds <= {*OUTSIDE_KINDS, REGRESSION_PIN}
+
+
+def test_a_slow_row_is_not_also_a_row_of_the_fast_suite():
+    fast = {c.name for c in load_suite(str(SUITE)).checks}
+    slow = [c.name for c in load_suite(str(SLOW)).checks]
+    assert slow and not fast & set(slow)
 
 
 def test_the_known_results_suite_is_green(kmc, tmp_path):

@@ -23,8 +23,8 @@ from viewer.trace_file import read_trace, trace_to_itf, violation_step
 from tests.readers.conftest import FUZZ, FUZZ_CLI, JSON_VALUES, NASTY_TEXT, TAGGED, assert_one_line_naming, deep
 from tests.viewer.conftest import kmc
 
-CONFIG = ModelConfig(protocol="hw-truncation", replication_factor=2,
-                     bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1))
+CONFIG = ModelConfig(protocol="hw-truncation", replication_factor=2,  # KIP-101 scenario 1
+                     bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=2))
 
 
 @pytest.fixture(scope="module")

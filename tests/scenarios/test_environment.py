@@ -13,7 +13,14 @@ from checker.trace import replay_actions
 from model import Action, make_model
 from model.config import ModelConfig
 from properties import PROPERTIES
-from tests.conftest import config, run
+from tests.conftest import LOOSE, config as _config, run
+
+
+def config(*args, rule_changes=(), **kw):
+    """The stories and counts of this file as first pinned: under kmc's over-approximation of
+    leader moves and request order (docs/model.md, "Leader moves"); the environment they test
+    is orthogonal to it."""
+    return _config(*args, rule_changes=tuple(rule_changes) + LOOSE, **kw)
 
 A = Action
 
@@ -77,11 +84,19 @@ def test_a_controlled_shutdown_moves_leadership_then_the_broker_stops_clean():
 
 
 def test_a_broker_in_controlled_shutdown_is_never_elected():
+    # under the over-approximation any live ISR member may win a failure-free move: not 1
     cfg = shutdowns(config("kip-320", rf=3, max_records=1))
     model = make_model(cfg)
     state = walk(cfg, ("ControllerHandleControlledShutdown", (1, 0))).states[-1]
     elected = {a.args[0] for a, _ in model.successors(state) if a.name == "ControllerElectLeader"}
     assert elected == {2}
+    # with the assignment order, a preferred election to broker 1 waits for its shutdown to end
+    cfg = shutdowns(_config("kip-320", rf=3, max_records=1, max_reassignments=1,
+                            max_preferred_elections=1, max_leader_epoch=3))
+    model = make_model(cfg)
+    state = walk(cfg, ("ControllerReassignReplicas", (1, 2)),
+                 ("ControllerHandleControlledShutdown", (1, 0))).states[-1]
+    assert not any(a.name == "ControllerPreferredElection" for a, _ in model.successors(state))
 
 
 def test_the_sole_isr_member_cannot_shut_down_under_control():
@@ -95,7 +110,7 @@ def test_the_sole_isr_member_cannot_shut_down_under_control():
 
 
 def test_controlled_shutdowns_keep_kafka_2_2_safe_at_rf2():
-    cfg = shutdowns(ModelConfig(replication_factor=2, kafka_version="2.2"))
+    cfg = shutdowns(ModelConfig(replication_factor=2, kafka_version="2.2", rule_changes=LOOSE))
     result = run(cfg)
     assert {p.verdict for p in result.properties} == {HOLDS}
     assert result.stats.distinct_states == 39634  # a shutting-down broker stops fetching
@@ -128,7 +143,7 @@ def test_unfencing_sends_the_broker_the_partition_state():
 
 
 def test_session_expiry_of_a_running_broker_keeps_kafka_2_2_safe_at_rf2():
-    result = run(expiries(ModelConfig(replication_factor=2, kafka_version="2.2")))
+    result = run(expiries(ModelConfig(replication_factor=2, kafka_version="2.2", rule_changes=LOOSE)))
     assert {p.verdict for p in result.properties} == {HOLDS}
     assert result.stats.distinct_states == 48296
 

@@ -4,7 +4,6 @@ change fixes one, its test passes, which ``strict=True`` turns into a failure un
 mark (and the paragraph in docs/kraft.md) is removed, so a fixed or moved difference is noticed.
 """
 
-import pytest
 
 from model import make_model
 from model.config import Bounds, ModelConfig
@@ -14,9 +13,8 @@ def enabled(model, state):
     return {str(a) for a, _ in model.successors(state)}
 
 
-@pytest.mark.xfail(strict=True, reason="docs/kraft.md known difference 1: kmc's ControllerElectLeader "
-                                       "moves leadership to any live ISR member in one step")
 def test_a_failure_free_election_moves_leadership_only_to_the_preferred_replica():
+    # docs/kraft.md known difference 1, fixed by issue 25 (was a strict xfail)
     """Kafka: one election (auto-rebalance, ElectLeaders(PREFERRED)) moves leadership only to the
     preferred replica, the first of the assignment (PartitionChangeBuilder.electPreferredLeader).
     In the initial state broker 0, the first of the assignment, already leads, so no failure-free

@@ -56,9 +56,11 @@ def test_the_isr_grows_inside_the_fetch_that_shows_the_follower_in_sync():
 
 
 def test_a_request_from_an_older_leader_epoch_is_fenced_and_the_leader_waits():
-    cfg = kafka("2.8")
+    cfg = kafka("2.8", bounds=Bounds(max_records=2, max_leader_epoch=2, max_crashes=1,
+                                     max_reassignments=1, max_preferred_elections=1))
     trace = walk(cfg, ("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 1)),
-                 ("ControllerElectLeader", (1,)), ("ControllerHandleAlterPartition", (0,)))
+                 ("ControllerReassignReplicas", (1, 1)), ("ControllerPreferredElection", (1,)),
+                 ("ControllerHandleAlterPartition", (0,)))
     assert trace.states[-1].controller.isr == (0, 1)  # FENCED_LEADER_EPOCH: nothing written
     assert trace.states[-1].replicas[0].alter_partition[0] == 4  # stuck until new metadata
 

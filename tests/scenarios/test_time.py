@@ -11,7 +11,7 @@ from model import Action, make_model
 from model.config import Bounds, ModelConfig
 from model.describe import describe
 from model.errors import KmcError
-from tests.conftest import run
+from tests.conftest import LOOSE, run
 
 A = Action
 APPEND = (A("ProduceRecord", (0,)),)
@@ -50,13 +50,15 @@ def test_jepsen_2013_under_timed_needs_a_follower_whose_metadata_lags():
     """The Jepsen 2013 loss (ISR of one, then an unclean election) shrinks a follower that runs
     and fetches (cut off from the leader in Jepsen's run): 5 steps untimed. Under +timed that
     shrink is gone; the loss is still reached, in 7 steps, through a follower that has not
-    applied the new leader's epoch (metadata lag, which no Kafka timeout bounds)."""
+    applied the new leader's epoch (metadata lag, which no Kafka timeout bounds). Both under
+    kmc's over-approximation of leader moves (LOOSE, issue 25), where the timed path was found;
+    under Kafka's own moves and request order both hold at these bounds."""
     jepsen = dict(protocol="hw-truncation", replication_factor=2, min_insync_replicas=1,
                   unclean_leader_election_enable=True)
-    untimed = run(ModelConfig(**jepsen), "no-acked-loss")
+    untimed = run(ModelConfig(**jepsen, rule_changes=LOOSE), "no-acked-loss")
     assert untimed.verdict("no-acked-loss") == VIOLATED
     assert len(untimed.properties[0].trace) == 5
-    timed = run(ModelConfig(**jepsen, rule_changes=("+timed",)), "no-acked-loss")
+    timed = run(ModelConfig(**jepsen, rule_changes=("+timed", *LOOSE)), "no-acked-loss")
     assert timed.verdict("no-acked-loss") == VIOLATED
     trace = timed.properties[0].trace
     assert len(trace) == 7
@@ -67,8 +69,10 @@ def test_jepsen_2013_under_timed_needs_a_follower_whose_metadata_lags():
 
 def test_timed_still_finds_the_follower_leo_loss_that_real_kafka_showed():
     """The real runs (docs/findings.md) paused brokers for 0.3-2.5 s and shrank no ISR: inside
-    the timed abstraction, which must still admit the loss."""
-    cfg = ModelConfig(kafka_version="2.1", replication_factor=3, rule_changes=("+timed",),
+    the timed abstraction, which must still admit the loss. Under kmc's over-approximation of
+    leader moves (LOOSE), like the follower-LEO rows it comes from (not yet re-established under
+    Kafka's own moves, docs/model.md "Leader moves")."""
+    cfg = ModelConfig(kafka_version="2.1", replication_factor=3, rule_changes=("+timed", *LOOSE),
                       bounds=Bounds(max_records=2, max_leader_epoch=3, max_crashes=0))
     result = run(cfg, "no-acked-loss")
     assert result.verdict("no-acked-loss") == VIOLATED

@@ -18,10 +18,14 @@ from model.actions import ACTION_NAMES
 from model.kernel.spec import kernel_spec
 from properties import BUILT_IN, PROPERTIES, get_properties
 from properties.compiled import COMPILED_IDS
+from tests.conftest import LOOSE
 
-KIP279_RF3 = ModelConfig(protocol="kip-279", replication_factor=3)  # RF=3's default bounds
-KIP101_RF3 = ModelConfig(protocol="kip-101", replication_factor=3,
+# the RF=3 violations as first found: under kmc's over-approximation of leader moves and
+# request order (tests/conftest.py's LOOSE; docs/model.md, "Leader moves")
+KIP279_RF3 = ModelConfig(protocol="kip-279", replication_factor=3, rule_changes=LOOSE)
+KIP101_RF3 = ModelConfig(protocol="kip-101", replication_factor=3, rule_changes=LOOSE,
                          bounds=Bounds(max_records=3, max_leader_epoch=2, max_crashes=1))
+RULES = ("--rule", "+unordered-leader-moves", "--rule", "-leader-and-isr-in-order")
 
 
 def kmc(*args):
@@ -30,7 +34,7 @@ def kmc(*args):
 
 def test_finds_the_kip279_rf3_committed_consistency_violation_and_the_trace_replays(tmp_path):
     out = tmp_path / "cc.itf.json"
-    r = kmc("simulate", "--protocol", "kip-279", "-r", 3, "-p", "committed-consistency",
+    r = kmc("simulate", "--protocol", "kip-279", *RULES, "-r", 3, "-p", "committed-consistency",
             "--seed", 2, "--time-limit", 60, "--trace-out", out, "-q")
     assert r.exit_code == 1, r.output
     assert "committed-consistency  VIOLATED  walk " in r.output
@@ -95,7 +99,7 @@ def test_no_violation_is_incomplete_never_holds():
 def test_the_cli_writes_a_trace_file_only_where_asked(tmp_path, monkeypatch):
     # issue 22: nothing is written into the working directory unasked
     monkeypatch.chdir(tmp_path)
-    args = ("simulate", "--protocol", "hw-truncation", "-r", 2, "--max-records", 1,
+    args = ("simulate", "--protocol", "hw-truncation", *RULES, "-r", 2, "--max-records", 1,
             "--max-leader-epoch", 1, "-p", "no-acked-loss", "--seed", 1, "--walks", 20_000)
     unasked = kmc(*args)
     assert unasked.exit_code == 1 and "--trace-out FILE writes this counterexample" in unasked.output

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.spark
 
 KMC = Path(sys.executable).parent / "kmc"
 CONFIG = ModelConfig(protocol="kip-320", replication_factor=2)
-ROW = "KIP-101: the loss left is a longer, fast-leader-change trace"  # 12 levels: time to kill it
+ROW = "KIP-101: the loss left is a longer, fast-leader-change trace"  # 17 levels: time to kill it
 WAIT = 120
 
 
@@ -34,7 +34,8 @@ def test_a_run_resumes_after_its_driver_dies(spark_context, tmp_path):
     row = next(c for c in load_suite(str(ROOT / "scenarios" / "known-results.toml")).checks if c.name == ROW)
     proc = subprocess.Popen(
         [str(KMC), "check", "--engine", "spark", "--spark-master", "local[2]", "--protocol", "kip-101",
-         "-r", "2", "--max-leader-epoch", "3", "-p", "no-acked-loss", "--checkpoint-dir", str(checkpoints),
+         "-r", "2", "--max-leader-epoch", "6", "--max-preferred-elections", "3", "--max-reassignments", "3",
+         "-p", "no-acked-loss", "--checkpoint-dir", str(checkpoints),
          "--checkpoint-every", "2"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + WAIT
@@ -52,7 +53,7 @@ def test_a_run_resumes_after_its_driver_dies(spark_context, tmp_path):
     props = get_properties(["no-acked-loss"])
     resumed = spark_bfs(row.config, props, checkpoint_dir=str(checkpoints), resume=True)
     assert summary(resumed) == summary(compiled_bfs(row.config, props))
-    assert resumed.properties[0].verdict == "VIOLATED" and len(resumed.properties[0].trace) == 12
+    assert resumed.properties[0].verdict == "VIOLATED" and len(resumed.properties[0].trace) == 17
     level = int(next(n for n in resumed.notes if "resumed from" in n).split("level ")[1].split()[0])
     assert level >= 2 and level % 2 == 0
     assert not any(checkpoints.iterdir())  # a finished search removes its checkpoint

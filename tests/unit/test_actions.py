@@ -4,6 +4,7 @@ from model import Action, make_model
 from tests.conftest import config
 
 A = Action
+UNORDERED = ("+unordered-leader-moves",)  # the over-approximation with ControllerElectLeader
 
 
 def walk(model, *actions):
@@ -71,7 +72,7 @@ def test_a_follower_has_one_fetch_in_flight():
 
 
 def test_a_response_from_an_older_epoch_is_dropped():
-    m = make_model(config("kip-101"))
+    m = make_model(config("kip-101", rule_changes=UNORDERED))
     s = walk(
         m, A("ProduceRecord", (0,)), A("LeaderHandleFetch", (0, 1)),
         A("ControllerElectLeader", (1,)), A("BecomeLeaderOrFollower", (0, 1)),
@@ -100,7 +101,7 @@ def test_kip320_fences_a_fetch_from_another_epoch_and_earlier_protocols_do_not()
 
 
 def test_kip320_leader_serves_only_followers_in_its_epoch():
-    m = make_model(config("kip-320"))
+    m = make_model(config("kip-320", rule_changes=UNORDERED))
     s = walk(m, A("ProduceRecord", (0,)), A("ControllerElectLeader", (1,)),
              A("BecomeLeaderOrFollower", (1, 1)))
     # broker 0 still leads epoch 0 in its own view and broker 1 leads epoch 1: nobody follows
@@ -136,7 +137,7 @@ def test_kmc_0_1_expanded_the_isr_in_a_step_of_its_own():
 
 
 def test_a_stale_leader_cannot_change_the_isr():
-    m = make_model(config())
+    m = make_model(config(rule_changes=UNORDERED))
     s = walk(m, A("ProduceRecord", (0,)), A("ControllerElectLeader", (1,)))
     # broker 0 still believes it leads epoch 0, the controller is at epoch 1: compare-and-set fails
     assert "LeaderShrinkIsr(leader=0, follower=1)" not in enabled(m, s)
@@ -145,14 +146,14 @@ def test_a_stale_leader_cannot_change_the_isr():
 # ---------------------------------------------------------------- controller and LeaderAndIsr
 
 def test_an_election_bumps_the_epoch_and_sends_leader_and_isr_to_live_brokers():
-    m = make_model(config())
+    m = make_model(config(rule_changes=UNORDERED))
     s = walk(m, A("ControllerElectLeader", (1,)))
     assert s.controller.leader == 1 and s.controller.leader_epoch == 1
     assert s.leader_and_isr == ((0, 1, 1, (0, 1)), (1, 1, 1, (0, 1)))
 
 
-def test_leader_and_isr_requests_apply_in_any_order_and_stale_ones_are_ignored():
-    m = make_model(config(max_leader_epoch=2))
+def test_leader_and_isr_requests_apply_in_any_order_without_the_in_order_rule():
+    m = make_model(config(max_leader_epoch=2, rule_changes=UNORDERED + ("-leader-and-isr-in-order",)))
     s = walk(m, A("ControllerElectLeader", (1,)), A("ControllerElectLeader", (0,)))
     assert {q[1] for q in s.leader_and_isr} == {1, 2}
     s = walk_from(m, s, A("BecomeLeaderOrFollower", (1, 2)))
@@ -160,6 +161,16 @@ def test_leader_and_isr_requests_apply_in_any_order_and_stale_ones_are_ignored()
     assert all(not (q[0] == 1 and q[1] == 1) for q in s.leader_and_isr)
     s = walk_from(m, s, A("BecomeLeaderOrFollower", (0, 1)))  # broker 0 applies the stale epoch 1
     assert s.replicas[0].leader == 1 and s.replicas[0].leader_epoch == 1
+
+
+def test_zookeeper_mode_delivers_one_controllers_leader_and_isr_requests_in_order():
+    # ControllerChannelManager: one queue per broker; the epoch-2 request waits for epoch 1
+    m = make_model(config(max_leader_epoch=2, rule_changes=UNORDERED))
+    s = walk(m, A("ControllerElectLeader", (1,)), A("ControllerElectLeader", (0,)))
+    assert {q[1] for q in s.leader_and_isr} == {1, 2}
+    assert "BecomeLeaderOrFollower(broker=1, leader_epoch=2)" not in enabled(m, s)
+    s = walk_from(m, s, A("BecomeLeaderOrFollower", (1, 1)), A("BecomeLeaderOrFollower", (1, 2)))
+    assert s.replicas[1].leader_epoch == 2 and s.replicas[1].leader == 0
 
 
 def test_failure_detection_is_a_step_of_its_own():

@@ -108,7 +108,13 @@ def test_a_state_with_a_feature_the_layout_lacks_does_not_fit():
 
 def test_the_initial_row_is_the_initial_state():
     spec = kernel_spec(ModelConfig(replication_factor=3))
-    assert decode(spec.initial, spec.layout) == initial_state(3)
+    start = initial_state(3)  # the replicas assigned in broker order (issue 25's assignment_rank)
+    start = start._replace(replicas=tuple(r._replace(assignment_rank=b)
+                                          for b, r in enumerate(start.replicas)))
+    assert decode(spec.initial, spec.layout) == start
+    unordered = kernel_spec(ModelConfig(replication_factor=3,
+                                        rule_changes=("+unordered-leader-moves",)))
+    assert decode(unordered.initial, unordered.layout) == initial_state(3)
 
 
 def _spec():

@@ -26,6 +26,7 @@ from checker.compiled.warmup import ensure_compiled
 from gate.suite import load_suite
 from model import Bounds, ModelConfig
 from model.errors import ConfigError
+from tests.conftest import LOOSE
 from properties import get_properties
 from properties.registry import Property
 
@@ -99,7 +100,8 @@ def test_max_states_cuts_a_batch_where_one_worker_stops(small_batches, tmp_path,
 
 
 def test_every_property_violated_stops_after_the_row_one_worker_stops_after(small_batches):
-    loses = ModelConfig(protocol="hw-truncation", replication_factor=3)
+    # both properties violated only with free leader moves at these bounds (LOOSE, issue 25)
+    loses = ModelConfig(protocol="hw-truncation", replication_factor=3, rule_changes=LOOSE)
     props = get_properties(["no-acked-loss", "committed-consistency"])
     one = compiled_bfs(loses, props, workers=1, coverage=True, disk_limit=0)
     assert {p.verdict for p in one.properties} == {VIOLATED} and one.stats.queue > 0
@@ -151,7 +153,9 @@ def test_options_are_checked():
 
 # ---------------------------------------------------------------------- checkpoints
 
-CHECKPOINTED = ["-r", "3", "--max-records", "1", "--max-leader-epoch", "2", "--rule", "+kmc-0.1"]
+# the over-approximation's free leader moves (LOOSE, issue 25) keep this space above 200,000 states
+CHECKPOINTED = ["-r", "3", "--max-records", "1", "--max-leader-epoch", "2", "--rule", "+kmc-0.1",
+                "--rule", "+unordered-leader-moves", "--rule", "-leader-and-isr-in-order"]
 
 
 def kmc(*args, timeout=300, **kw):

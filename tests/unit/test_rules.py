@@ -14,6 +14,7 @@ from model.rules import PRESETS, RULES, apply_rule_changes, release_rules
 from checker.reference import make_reference_model, reference_supports
 
 Z = ("controller-epoch",)  # every release since 0.8
+O = ("leader-and-isr-in-order",)  # ZooKeeper mode, 0.8 until 4.0 (issue 25: the last rule of the table)
 BASE_2_1 = Z + ("epoch-truncation", "epoch-truncation-loop", "fenced-fetch",
                 "epoch-cache-on-election", "truncate-on-epoch-change", "isr-join-needs-epoch-start")
 
@@ -22,19 +23,19 @@ KRAFT_3_3 = ("alter-partition", "kraft", "isr-eligibility")
 
 
 @pytest.mark.parametrize("version,expected", [
-    ("0.10", Z),
-    ("0.11", Z + ("epoch-truncation",)),
-    ("2.0", Z + ("epoch-truncation", "epoch-truncation-loop")),
-    ("2.1", BASE_2_1),
-    ("2.2", BASE_2_1 + ("broker-epoch",)),
-    ("2.8", BASE_2_1 + ("broker-epoch", "alter-partition")),
-    ("3.3", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + ("alter-partition-shrink-bumps-leader-epoch",)),
+    ("0.10", Z + O),
+    ("0.11", Z + ("epoch-truncation",) + O),
+    ("2.0", Z + ("epoch-truncation", "epoch-truncation-loop") + O),
+    ("2.1", BASE_2_1 + O),
+    ("2.2", BASE_2_1 + ("broker-epoch",) + O),
+    ("2.8", BASE_2_1 + ("broker-epoch", "alter-partition") + O),
+    ("3.3", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + ("alter-partition-shrink-bumps-leader-epoch",) + O),
     ("3.5", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + (
-        "broker-epoch-in-fetch", "alter-partition-shrink-bumps-leader-epoch")),
+        "broker-epoch-in-fetch", "alter-partition-shrink-bumps-leader-epoch") + O),
     ("3.6", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + (
-        "broker-epoch-in-fetch", "isr-shrink-keeps-leader-epoch")),
+        "broker-epoch-in-fetch", "isr-shrink-keeps-leader-epoch") + O),
     ("3.7", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (
-        "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch")),
+        "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch") + O),
     ("4.0", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (
         "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch",
         "kraft-unclean-election")),
@@ -67,7 +68,7 @@ def test_the_producers_rules_by_release(version, expected):
 
 
 def test_presets_are_the_rule_sets_of_the_releases_that_introduced_them():
-    assert PRESETS == {"hw-truncation": Z, "kip-101": release_rules("0.11"),
+    assert PRESETS == {"hw-truncation": Z + O, "kip-101": release_rules("0.11"),
                        "kip-279": release_rules("2.0"), "kip-320": release_rules("2.1")}
     assert "reset-followers-on-epoch" not in {r for rules in PRESETS.values() for r in rules}
 
@@ -89,7 +90,8 @@ def test_every_rule_sets_its_kernel_switch():
                                      rule_changes=needed + (f"+{name}",))).cfg
         assert on[rule.switch] == 1, name
     off = kernel_spec(ModelConfig(protocol="hw-truncation", replication_factor=2)).cfg
-    assert off[P.SETTING_COUNT:].sum() == 1 and off[RULES["controller-epoch"].switch] == 1
+    assert off[P.SETTING_COUNT:].sum() == 2 and off[RULES["controller-epoch"].switch] == 1
+    assert off[RULES["leader-and-isr-in-order"].switch] == 1
 
 
 def test_the_reference_model_refuses_rules_it_does_not_have():

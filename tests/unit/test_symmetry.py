@@ -8,7 +8,12 @@ from checker.fingerprint import fingerprint
 from model import Bounds, ModelConfig, make_model
 from checker.reference.symmetry import broker_permutations, permute_plain
 from model.state import from_plain
-from tests.conftest import config
+from tests.conftest import LOOSE, config
+
+# The symmetry tests run kmc's over-approximation of leader moves (LOOSE: no assignment order).
+# Under Kafka's own elections the assignment order is per-broker state that tells brokers 1 and 2
+# apart from the start (ranks 1 and 2), so renaming them gives a different state: the reduction
+# stays exact but has little to merge, and the oracle (unordered always) counts other states.
 
 
 def test_renamings_keep_broker_0_and_start_with_the_identity():
@@ -33,7 +38,8 @@ def test_a_renamed_state_has_the_same_canonical_form():
 
 
 def test_same_verdicts_and_trace_lengths_with_and_without_symmetry():
-    base = config("hw-truncation", rf=3, max_records=1, max_leader_epoch=1, max_crashes=1)
+    base = config("hw-truncation", rf=3, max_records=1, max_leader_epoch=1, max_crashes=1,
+                  rule_changes=LOOSE)
     props = ["no-acked-loss", "committed-consistency", "monotonic-visibility"]
     on = check(base, props)
     off = check(dataclasses.replace(base, symmetry=False), props)
@@ -47,7 +53,8 @@ def test_same_verdicts_and_trace_lengths_with_and_without_symmetry():
 
 
 def test_the_modern_protocol_rf3_small_bounds_halves_the_state_space():
-    base = config("kip-320", rf=3, max_records=1, max_leader_epoch=1, max_crashes=0)
+    base = config("kip-320", rf=3, max_records=1, max_leader_epoch=1, max_crashes=0,
+                  rule_changes=LOOSE)
     on, off = check(base), check(dataclasses.replace(base, symmetry=False))
     assert {p.verdict for p in on.properties} == {p.verdict for p in off.properties} == {"HOLDS"}
     assert off.stats.distinct_states < 2 * on.stats.distinct_states < off.stats.distinct_states + 100
@@ -56,7 +63,8 @@ def test_the_modern_protocol_rf3_small_bounds_halves_the_state_space():
 def test_both_engines_reduce_rf3_by_the_same_symmetry():
     # the readable model's canonical form must cover every field the kernel's does, extension
     # fields included (a field left out makes the two engines count different classes)
-    small = ModelConfig(replication_factor=3, bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1))
+    small = ModelConfig(replication_factor=3, bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1),
+                        rule_changes=LOOSE)
     compiled = check(small, ["no-acked-loss"], engine="compiled")
     reference = check(small, ["no-acked-loss"], engine="reference")
     assert compiled.stats.distinct_states == reference.stats.distinct_states

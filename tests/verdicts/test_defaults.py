@@ -65,7 +65,9 @@ def test_flags_and_a_file_give_the_same_verdicts_and_counts():
     by_file = json.loads(kmc("check", "--config", EXAMPLES / "server.properties", *small).output)
     by_flags = json.loads(kmc("check", "--kafka-version", NEWEST, "--min-insync-replicas", 2,
                               *small).output)
-    assert by_file["stats"]["distinct_states"] == by_flags["stats"]["distinct_states"] > 1000
+    # not a trivial space: 936 states since issue 25 (a healthy leader no longer moves for free;
+    # operator moves are bounded, 0 by default), more than 1000 before
+    assert by_file["stats"]["distinct_states"] == by_flags["stats"]["distinct_states"] > 500
     verdicts = [(p["property"], p["verdict"]) for p in by_file["properties"]]
     assert verdicts == [(p["property"], p["verdict"]) for p in by_flags["properties"]]
     assert by_file["config"] == by_flags["config"]

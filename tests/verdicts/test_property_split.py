@@ -14,10 +14,17 @@ from gate.run import PASS, FAIL, run_check
 from gate.suite import load_suite
 from model import ModelConfig
 from properties import BUILT_IN, PROPERTIES, STRONGER, promised
+from tests.conftest import LOOSE
 
-# kip-101 at RF=2: committed-consistency is violated (11 steps, the KIP-279 divergence), every
-# promised property holds (known-results: "KIP-101 closes scenario 1")
-KIP101 = ["check", "--protocol", "kip-101", "-r", "2", "-q"]
+RULES = "[" + ", ".join(f'"{r}"' for r in LOOSE) + "]"  # TOML array of the LOOSE rule changes
+
+# kip-101 at RF=2 under kmc's over-approximation of leader moves (tests/conftest.py LOOSE, the
+# model before issue 25): committed-consistency is violated (11 steps, the KIP-279 divergence
+# through free leader moves), every promised property holds (known-results: "KIP-101 closes
+# scenario 1"). Under Kafka's own moves that divergence needs reorders and preferred elections
+# beyond the default bounds (known-results "KIP-279 scenario"), so the default run holds.
+KIP101 = ["check", "--protocol", "kip-101", "-r", "2", "-q",
+          "--rule", "+unordered-leader-moves", "--rule", "-leader-and-isr-in-order"]
 
 
 def kmc(*args):
@@ -49,14 +56,14 @@ def test_a_stronger_invariant_is_reported_not_failing_unless_named():
 
 
 def test_a_promised_violation_still_fails_and_its_trace_comes_first():
-    r = kmc("check", "--protocol", "hw-truncation", "-r", "2", "-q")
+    r = kmc("check", "--protocol", "hw-truncation", "-r", "2", "--max-crashes", "2", "-q")
     assert r.exit_code == 1
     first = r.output.split("\nCounterexample for ", 1)[1].split(" ", 1)[0]
     assert first in set(BUILT_IN) - set(STRONGER)
 
 
 def test_the_library_marks_only_the_default_sets_stronger_invariants():
-    config = ModelConfig(protocol="kip-101", replication_factor=2)
+    config = ModelConfig(protocol="kip-101", replication_factor=2, rule_changes=LOOSE)
     default = check(config)
     assert {p.name for p in default.properties if p.reported_only} == set(STRONGER)
     assert default.exit_code in (0, 1) and default.by_name("no-acked-loss").verdict == "HOLDS"
@@ -68,9 +75,9 @@ def test_the_gate_applies_the_split_to_a_check_without_properties(tmp_path):
     suite = tmp_path / "suite.toml"
     suite.write_text(
         '[[check]]\nname = "default set"\nprotocol = "kip-101"\n"replication.factor" = 2\n'
-        'expect = "holds"\n\n'
+        f'rules = {RULES}\nexpect = "holds"\n\n'
         '[[check]]\nname = "every invariant"\nprotocol = "kip-101"\n"replication.factor" = 2\n'
-        'expect = "holds"\nproperties = "all"\n')
+        f'rules = {RULES}\nexpect = "holds"\nproperties = "all"\n')
     default, every = load_suite(str(suite)).checks
     outcome = run_check(default)
     assert outcome.status == PASS

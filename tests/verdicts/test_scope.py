@@ -12,11 +12,15 @@ from click.testing import CliRunner
 from cli import cli
 from gate.known import beyond, family, known_losses
 from model import Bounds, ModelConfig
+from tests.conftest import LOOSE
 
-# make demo's step 2: Kafka 2.1's rules at RF=3 and the default bounds hold no-acked-loss, and
-# the known-results row "Kafka 2.1, 3 replicas: that stale follower LEO loses an acked record"
-# loses one at 2 records, leader epochs up to 3 and no crash
-DEMO = ["check", "--protocol", "kip-320", "-r", "3", "-p", "no-acked-loss", "-q"]
+# Kafka 2.1's rules at RF=3 and the default bounds hold no-acked-loss, and the known-results row
+# "Kafka 2.1, 3 replicas: that stale follower LEO loses an acked record" loses one at 2 records,
+# leader epochs up to 3 and no crash. That row runs under kmc's over-approximation of leader
+# moves (tests/conftest.py LOOSE; not yet re-established under Kafka's own moves, issue 25), and
+# a hint is given only within a family (the rules included), so these runs use the same rules.
+DEMO = ["check", "--protocol", "kip-320", "-r", "3", "-p", "no-acked-loss", "-q",
+        "--rule", "+unordered-leader-moves", "--rule", "-leader-and-isr-in-order"]
 
 
 def kmc(*args):
@@ -46,20 +50,28 @@ def test_following_the_hint_finds_the_loss():
 def test_the_hints_come_from_the_suite_and_match_the_family_only():
     losses = known_losses()
     assert any(loss.prop == "no-acked-loss" and loss.config.replication_factor == 3 for loss in losses)
-    kip320 = ModelConfig(protocol="kip-320", replication_factor=3, bounds=Bounds(1, 2, 1, 1))
-    assert family(kip320) == family(ModelConfig(kafka_version="2.1", replication_factor=3))
+    kip320 = ModelConfig(protocol="kip-320", replication_factor=3, bounds=Bounds(1, 2, 1, 1),
+                         rule_changes=LOOSE)
+    assert family(kip320) == family(ModelConfig(kafka_version="2.1", replication_factor=3,
+                                                rule_changes=LOOSE))
+    # Kafka's own leader moves are another family: the row's loss is not claimed for them
+    assert beyond(ModelConfig(protocol="kip-320", replication_factor=3, bounds=Bounds(1, 2, 1, 1)),
+                  ["no-acked-loss"]) == []
     assert [e["known_result"] for e in beyond(kip320, ["no-acked-loss"])] == [
         "Kafka 2.1, 3 replicas: that stale follower LEO loses an acked record, no crash needed"]
-    other = ModelConfig(protocol="kip-320", replication_factor=3, min_insync_replicas=3)
+    other = ModelConfig(protocol="kip-320", replication_factor=3, min_insync_replicas=3,
+                        rule_changes=LOOSE)
     assert beyond(other, ["no-acked-loss"]) == []  # no row of that family: nothing is claimed
     assert beyond(kip320, ["log-matching"]) == []  # only for a property that held
-    big = ModelConfig(protocol="kip-320", replication_factor=3, bounds=Bounds(2, 3, 1, 1))
+    big = ModelConfig(protocol="kip-320", replication_factor=3, bounds=Bounds(2, 3, 1, 1),
+                      rule_changes=LOOSE)
     assert beyond(big, ["no-acked-loss"]) == []  # its bounds cover the row's
 
 
 def test_the_gate_puts_the_scope_in_junit_and_json(tmp_path):
     suite = tmp_path / "s.toml"
     suite.write_text('[[check]]\nname = "rf3"\nprotocol = "kip-320"\n"replication.factor" = 3\n'
+                     'rules = ["+unordered-leader-moves", "-leader-and-isr-in-order"]\n'
                      'properties = ["no-acked-loss"]\nexpect = "holds"\n')
     junit, report = tmp_path / "j.xml", tmp_path / "r.json"
     r = kmc("gate", suite, "--junit", junit, "--json", report)
@@ -74,7 +86,7 @@ def test_the_gate_puts_the_scope_in_junit_and_json(tmp_path):
 
 def test_the_html_page_says_what_was_searched(tmp_path):
     page = tmp_path / "t.html"
-    r = kmc("check", "--protocol", "hw-truncation", "-r", 2, "-p", "no-acked-loss", "-q", "--html", page)
+    r = kmc("check", "--protocol", "hw-truncation", "-r", 2, "--max-crashes", 2, "-p", "no-acked-loss", "-q", "--html", page)
     assert r.exit_code == 1
     assert ("searched: every behaviour within records \\u003c= 2, leader epochs \\u003c= 2, crashes "
-            "\\u003c= 1, process crashes") in page.read_text()
+            "\\u003c= 2, process crashes") in page.read_text()

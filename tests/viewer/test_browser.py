@@ -104,7 +104,7 @@ def test_clicking_through_every_step_shows_the_trace(tmp_path, trace_path, viola
 def test_changed_fields_are_highlighted(tmp_path, trace_path, open_page):
     page = open_page(_html_file(tmp_path, trace_path))
     page.click("#timeline li[data-step='4']")  # the leader's HW passes r1, which is acknowledged
-    assert page.inner_text("#step-label") == "Step 4 / 9"
+    assert page.inner_text("#step-label") == "Step 4 / 10"
     changed = set(page.eval_on_selector_all(".changed", "els => els.map(e => e.dataset.key)"))
     assert {"replica.0.hw", "acked", "pending_acks", "replica.1.fetch"} <= changed
     assert "replica.1.hw" not in changed and "controller.isr" not in changed
@@ -112,22 +112,23 @@ def test_changed_fields_are_highlighted(tmp_path, trace_path, open_page):
     assert "broker 0 HW 0 -> 1" in page.inner_text("#changes")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")  # step 7: broker 1 truncates away r1
-    assert page.inner_text("#step-label") == "Step 7 / 9"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # step 8: broker 1 (restarted) truncates away r1
+    assert page.inner_text("#step-label") == "Step 8 / 10"
     changed = set(page.eval_on_selector_all(".changed", "els => els.map(e => e.dataset.key)"))
     assert {"replica.1.log", "replica.1.leo"} <= changed and "replica.0.log" not in changed
     page.keyboard.press("ArrowLeft")
-    assert page.inner_text("#step-label") == "Step 6 / 9"
+    assert page.inner_text("#step-label") == "Step 7 / 10"
     page.keyboard.press("End")
-    assert page.inner_text("#step-label") == "Step 9 / 9"
+    assert page.inner_text("#step-label") == "Step 10 / 10"
     page.keyboard.press("Home")
-    assert page.inner_text("#step-label") == "Step 0 / 9"
+    assert page.inner_text("#step-label") == "Step 0 / 10"
     assert page.locator(".changed").count() == 0
 
 
 def test_screenshot_of_the_viewer(tmp_path, trace_path, open_page):
     page = open_page(_html_file(tmp_path, trace_path))
-    page.click("#timeline li[data-step='7']")
+    page.click("#timeline li[data-step='8']")
     shot = tmp_path / "trace-viewer.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000

@@ -20,7 +20,7 @@ SMALL = ["-r", "2", "--max-records", "1", "--max-leader-epoch", "1", "--max-cras
 
 def test_check_writes_trace_file_and_html_in_one_run(tmp_path):
     itf, page = tmp_path / "t.itf.json", tmp_path / "t.html"
-    r = kmc("check", "-q", "--protocol", "hw-truncation", "-r", "2", "-p", "no-acked-loss",
+    r = kmc("check", "-q", "--protocol", "hw-truncation", "-r", "2", "--max-crashes", "2", "-p", "no-acked-loss",
             "--trace-out", itf, "--html", page)
     assert r.exit_code == 1, r.output
     assert f"trace written to {itf}" in r.output and f"HTML trace viewer written to {page}" in r.output
@@ -28,7 +28,7 @@ def test_check_writes_trace_file_and_html_in_one_run(tmp_path):
     html = page.read_text()
     assert '<script type="application/json" id="kmc-trace">' in html and "no-acked-loss" in html
     # existing outputs are never overwritten without --force
-    r = kmc("check", "-q", "--protocol", "hw-truncation", "-r", "2", "-p", "no-acked-loss", "--html", page)
+    r = kmc("check", "-q", "--protocol", "hw-truncation", "-r", "2", "--max-crashes", "2", "-p", "no-acked-loss", "--html", page)
     assert r.exit_code == 2 and "pass --force" in r.output
 
 
@@ -38,7 +38,7 @@ def test_trace_html_refuses_to_overwrite_without_force(trace_path, tmp_path):
     r = kmc("trace", "html", trace_path, "-o", out)
     assert r.exit_code == 2 and "exists; pass --force" in r.output and out.read_text() == "mine"
     r = kmc("trace", "html", trace_path, "-o", out, "--force")
-    assert r.exit_code == 0 and "9 steps" in r.output
+    assert r.exit_code == 0 and "10 steps" in r.output
     html = out.read_text()
     assert html.startswith("<!DOCTYPE html>")
     # self-contained: nothing is loaded from anywhere
@@ -51,13 +51,13 @@ def test_show_prints_every_step_in_plain_text_when_piped(trace_path, violated_tr
     assert r.exit_code == 0, r.output
     out = r.output
     assert not ANSI.search(out)
-    assert "counterexample for no-acked-loss, 9 steps, violated at step 9" in out
+    assert "counterexample for no-acked-loss, 10 steps, violated at step 10" in out
     for i, step in enumerate(violated_trace.steps, 1):
-        assert f"Step {i}/9: {step.action}" in out
+        assert f"Step {i}/10: {step.action}" in out
     assert "truncates its log to its high watermark 0 (drops r1)" in out
     assert "!! no-acked-loss is violated in this state" in out
     # step 4: the leader's HW moves past r1, which is acknowledged; both are marked as changed
-    step4 = out.split("Step 4/9")[1].split("Step 5/9")[0]
+    step4 = out.split("Step 4/10")[1].split("Step 5/10")[0]
     assert re.search(r"^0 +leader e0 +\[r1 e0\] HW\| +1 +1 \* +\{0,1\}", step4, re.M)
     assert "producer: acknowledged r1@0 *" in step4
     assert "changed: broker 0 HW 0 -> 1" in step4
@@ -68,11 +68,11 @@ def test_show_diff_and_step(trace_path):
     assert r.exit_code == 0
     assert "broker   role" not in r.output  # no tables, only what changed
     assert "; broker 1 log drops r1 (truncated to offset 0); broker 1 LEO 1 -> 0;" in r.output
-    r = kmc("trace", "show", "--step", "9", trace_path)
-    assert r.exit_code == 0
-    assert "Step 9/9" in r.output and "Step 8/9" not in r.output and "Initial state" not in r.output
     r = kmc("trace", "show", "--step", "10", trace_path)
-    assert r.exit_code == 2 and "--step must be between 0 and 9" in r.output
+    assert r.exit_code == 0
+    assert "Step 10/10" in r.output and "Step 9/10" not in r.output and "Initial state" not in r.output
+    r = kmc("trace", "show", "--step", "11", trace_path)
+    assert r.exit_code == 2 and "--step must be between 0 and 10" in r.output
 
 
 def test_graph_has_exactly_the_states_bfs_explores(tmp_path):

@@ -30,10 +30,11 @@ def test_metadata_carries_config_protocol_bounds_and_versions(trace_path):
     assert kmc["trace_format"] == "kmc-itf" and kmc["trace_format_version"] == 1
     assert kmc["config"] == KIP101_CONFIG.as_dict()
     assert kmc["protocol"] == "hw-truncation"
-    assert kmc["bounds"] == {"max_records": 2, "max_leader_epoch": 2, "max_crashes": 1,
+    assert kmc["bounds"] == {"max_records": 2, "max_leader_epoch": 2, "max_crashes": 2,
                              "max_unflushed_losses": 1, "max_controlled_shutdowns": 0,
                              "max_session_expiries": 0, "max_controller_failovers": 0,
-                             "max_delayed_fetches": 0, "max_retries": 0}
+                             "max_delayed_fetches": 0, "max_retries": 0,
+                             "max_preferred_elections": 0, "max_reassignments": 0}
     assert len(kmc["model_fingerprint"]) == 16 and kmc["kmc_version"]
 
 

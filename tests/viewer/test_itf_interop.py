@@ -21,7 +21,7 @@ CONFIGS = {
     "acks=1, kip-320": (ModelConfig(protocol="kip-320", replication_factor=2, acks="1",
                                     min_insync_replicas=1, bounds=Bounds(1, 1, 1, 1)), "no-acked-loss"),
     "KIP-101 scenario 1": (ModelConfig(protocol="hw-truncation", replication_factor=2,
-                                       bounds=Bounds(2, 2, 1, 1)), "no-acked-loss"),
+                                       bounds=Bounds(2, 2, 2, 1)), "no-acked-loss"),
     "KIP-101 scenario 2 (power loss)": (ModelConfig(protocol="hw-truncation", replication_factor=2,
                                                     crash_model="power-loss", bounds=Bounds(2, 2, 1, 1)),
                                         "log-matching"),

@@ -97,7 +97,7 @@ def _renumbered(doc):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (_truncate_states, "truncated or was edited: its metadata says 9 steps"),
+    (_truncate_states, "truncated or was edited: its metadata says 10 steps"),
     (_foreign, "is an ITF trace but not one written by kmc (its source is 'MC.tla')"),
     (_future_version, "uses kmc trace format version 99"),
     (_bad_protocol, "unknown protocol 'kip-9999'"),
@@ -182,7 +182,7 @@ def test_the_fingerprint_follows_the_kernel_and_the_rules_not_the_oracle(tmp_pat
 
 def test_replay_names_the_rules_that_changed_since_the_trace(trace_path):
     doc = load(trace_path)
-    doc["#meta"]["kmc"]["config"]["rules"] = ["controller-epoch", "fenced-fetch"]
+    doc["#meta"]["kmc"]["config"]["rules"] = ["controller-epoch", "leader-and-isr-in-order", "fenced-fetch"]
     doc["#meta"]["kmc"]["model_fingerprint"] = "0123456789abcdef"
     save(trace_path, doc)
     r = kmc("trace", "replay", trace_path)

@@ -21,7 +21,8 @@ from model.kernel.actions.consumer import (
 )
 from model.kernel.actions.controller import (
     controller_elect_leader, controller_handle_alter_partition, controller_handle_broker_failure,
-    controller_handle_controlled_shutdown, controller_unfence_broker,
+    controller_handle_controlled_shutdown, controller_preferred_election,
+    controller_reassign_replicas, controller_unfence_broker,
 )
 from model.kernel.actions.faults import (
     broker_crash, controller_failover, controller_fence_broker, fetch_delayed, flush_log,
@@ -50,6 +51,8 @@ def successors(s, lay, cfg, out, acts):
     k = leader_expand_isr(s, lay, cfg, out, acts, k)
     k = become_leader_or_follower(s, lay, cfg, out, acts, k)
     k = controller_elect_leader(s, lay, cfg, out, acts, k)
+    k = controller_preferred_election(s, lay, cfg, out, acts, k)
+    k = controller_reassign_replicas(s, lay, cfg, out, acts, k)
     k = controller_handle_broker_failure(s, lay, cfg, out, acts, k)
     k = broker_crash(s, lay, cfg, out, acts, k)
     k = broker_restart(s, lay, cfg, out, acts, k)

@@ -34,14 +34,14 @@ from model.kernel.guards import G_LEADER_AND_ISR_NEWER_EPOCH, skipped
 from model.kernel.jit import kernel
 from model.kernel.params import (
     HW_CHECKPOINT_INTERVAL, MAX_CONTROLLED_SHUTDOWNS, MAX_CONTROLLER_FAILOVERS,
-    MAX_DELAYED_FETCHES, POWER_LOSS,
+    MAX_DELAYED_FETCHES, MAX_SESSION_EXPIRIES, POWER_LOSS,
 )
 from model.kernel.transitions import (
     fail_parked_produce, finish, make_follower, make_leader, maybe_increment_leader_hw,
 )
 from model.rules import (
     RULE_ALTER_PARTITION, RULE_BROKER_EPOCH, RULE_BROKER_EPOCH_IN_FETCH, RULE_CONTROLLER_EPOCH,
-    RULE_ELR, RULE_KRAFT,
+    RULE_ELR, RULE_KRAFT, RULE_LEADER_AND_ISR_IN_ORDER,
 )
 
 
@@ -55,8 +55,17 @@ def become_leader_or_follower(s, lay, cfg, out, acts, k):
     failover a request also carries the controller epoch: one from a newer controller with the
     same leader epoch only teaches the broker that epoch (the new controller resends the
     partition's state), and with ``controller-epoch`` one from an older controller is refused
-    (STALE_CONTROLLER_EPOCH; ``finish`` drops those)."""
+    (STALE_CONTROLLER_EPOCH; ``finish`` drops those).
+
+    With ``leader-and-isr-in-order`` (ZooKeeper mode) a broker takes the requests of one
+    controller in the order it sent them (``ControllerChannelManager``: one queue and one
+    ``RequestSendThread`` per broker): a request waits while an older one of the same controller
+    epoch is still on its way; one of an older controller may be skipped, as a failover loses
+    the old controller's queue. With ``--max-session-expiries`` kmc does not enforce the order
+    (the queue an expired session drops is not tracked: the over-approximation)."""
     failovers = cfg[MAX_CONTROLLER_FAILOVERS] > 0
+    in_order = (cfg[RULE_LEADER_AND_ISR_IN_ORDER] != 0 and cfg[RULE_KRAFT] == 0
+                and cfg[MAX_SESSION_EXPIRIES] == 0)
     for b in range(broker_count(lay)):
         if not is_alive(s, lay, b):
             continue
@@ -69,6 +78,8 @@ def become_leader_or_follower(s, lay, cfg, out, acts, k):
                 sender = leader_and_isr_controller_epoch(s, lay, b, e)
                 newer_controller = sender > controller_epoch_seen(s, lay, b)
             if e <= own and not newer_controller and not skipped(cfg, G_LEADER_AND_ISR_NEWER_EPOCH):
+                continue
+            if in_order and older_request_on_its_way(s, lay, b, e, own, failovers):
                 continue
             leader = leader_and_isr_leader(s, lay, b, e)
             isr = leader_and_isr_isr(s, lay, b, e)
@@ -87,6 +98,21 @@ def become_leader_or_follower(s, lay, cfg, out, acts, k):
             finish(t, lay, cfg)
             k += 1
     return k
+
+
+@kernel
+def older_request_on_its_way(s, lay, b, e, own, failovers):
+    """Is a LeaderAndIsr to ``b`` older than epoch ``e``, newer than ``b``'s own epoch and from
+    the same controller (the same controller epoch, when failovers are tracked), still on its
+    way? Then the request of epoch ``e`` is behind it in the controller's queue for ``b``."""
+    for older in range(e):
+        if older <= own or not leader_and_isr_pending(s, lay, b, older):
+            continue
+        if not failovers:
+            return True
+        if leader_and_isr_controller_epoch(s, lay, b, older) == leader_and_isr_controller_epoch(s, lay, b, e):
+            return True
+    return False
 
 
 @kernel

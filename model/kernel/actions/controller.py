@@ -12,12 +12,13 @@ from __future__ import annotations
 from model.kernel.actions.step import (
     CONTROLLER_ELECT_LEADER, CONTROLLER_HANDLE_ALTER_PARTITION,
     CONTROLLER_HANDLE_BROKER_FAILURE, CONTROLLER_HANDLE_CONTROLLED_SHUTDOWN,
-    CONTROLLER_UNFENCE_BROKER, NO_ARG, begin,
+    CONTROLLER_PREFERRED_ELECTION, CONTROLLER_REASSIGN_REPLICAS, CONTROLLER_UNFENCE_BROKER,
+    NO_ARG, begin,
 )
 from model.kernel.controller import (
-    ELECTED_FROM_ISR, NOBODY, controller_register_broker, epoch_available, isr_after_election,
-    isr_shrink_bumps_epoch, kraft, leader_candidates, may_lead, target_isr_without,
-    write_partition,
+    ELECTED_FROM_ISR, NOBODY, commit, controller_register_broker, epoch_available,
+    isr_after_election, isr_shrink_bumps_epoch, kraft, leader_candidates, may_lead, ordered,
+    preferred_replica, target_isr_without, write_partition,
 )
 from model.kernel.fields import (
     ALTER_ACCEPTED, ALTER_REFUSED, ALTER_SENT, ALTER_STUCK, NO_LEADER, alter_isr,
@@ -25,11 +26,14 @@ from model.kernel.fields import (
     broker_count, controlled_shutdowns, controller_isr, controller_leader,
     controller_leader_epoch, controller_live, elr, has, is_alive, is_shutting_down,
     last_known_elr, set_alter, set_controlled_shutdowns, set_controller_live, set_elr,
-    set_leader_recovering, set_shutting_down,
+    set_leader_recovering, set_shutting_down, assignment_rank, set_assignment_rank,
+    preferred_elections, set_preferred_elections, reassignments, set_reassignments, put_change,
 )
 from model.kernel.guards import G_ALTER_NEEDS_CURRENT_LEADER, skipped
 from model.kernel.jit import kernel
-from model.kernel.params import MAX_CONTROLLED_SHUTDOWNS, MAX_SESSION_EXPIRIES
+from model.kernel.params import (
+    MAX_CONTROLLED_SHUTDOWNS, MAX_PREFERRED_ELECTIONS, MAX_REASSIGNMENTS, MAX_SESSION_EXPIRIES,
+)
 from model.rules import (
     RULE_ALTER_PARTITION, RULE_ALTER_PARTITION_SHRINK_BUMPS_LEADER_EPOCH,
     RULE_BROKER_EPOCH_IN_FETCH, RULE_ELR, RULE_ISR_ELIGIBILITY,
@@ -38,10 +42,14 @@ from model.rules import (
 
 @kernel
 def controller_elect_leader(s, lay, cfg, out, acts, k):
-    """ControllerElectLeader(new_leader): leadership moves to another live ISR member with no
-    failure (preferred-replica election, ``auto.leader.rebalance.enable``); the old leader keeps
-    running and learns of it only later. The epoch goes up and the change reaches the live
-    brokers."""
+    """ControllerElectLeader(new_leader), the over-approximation ``unordered-leader-moves`` only
+    (no Kafka release): leadership moves to any other live ISR member with no failure and no
+    operator action. Kafka moves a healthy leader only by a preferred-replica election
+    (``controller_preferred_election``) to the first replica of the assignment, which a
+    reassignment may reorder (``controller_reassign_replicas``). The epoch goes up and the
+    change reaches the live brokers."""
+    if ordered(cfg):
+        return k
     leader = controller_leader(s, lay)
     if leader == NO_LEADER or not epoch_available(s, lay, cfg):
         return k
@@ -52,6 +60,132 @@ def controller_elect_leader(s, lay, cfg, out, acts, k):
             continue
         begin(s, out, acts, k, CONTROLLER_ELECT_LEADER, n, NO_ARG)
         write_partition(s, out[k], lay, cfg, n, epoch, isr, live, ELECTED_FROM_ISR)
+        k += 1
+    return k
+
+
+@kernel
+def controller_preferred_election(s, lay, cfg, out, acts, k):
+    """ControllerPreferredElection(new_leader): a preferred-replica election, asked for by an
+    operator (``ElectLeaders`` with ``ElectionType.PREFERRED``, ``kafka-leader-election.sh``) or
+    by the controller itself (``auto.leader.rebalance.enable``: the preferred replica leads no
+    partition of its own above ``leader.imbalance.per.broker.percentage``, checked every
+    ``leader.imbalance.check.interval.seconds``; for one partition led elsewhere that is 100%).
+    Leadership moves to the first replica of the assignment only if it is live and in the ISR
+    (ZooKeeper: ``PartitionLeaderElectionAlgorithms.preferredReplicaPartitionLeaderElection``,
+    ``assignment.headOption.filter(live && isr)``; KRaft:
+    ``PartitionChangeBuilder.electPreferredLeader``, ``targetReplicas.get(0)`` if
+    ``isValidNewLeader``, else the current leader stays and no record is written): leader epoch
+    + 1, the ISR unchanged, LeaderAndIsr to the live brokers. Bounded by
+    max-preferred-elections."""
+    if not ordered(cfg) or cfg[MAX_PREFERRED_ELECTIONS] == 0:
+        return k
+    if preferred_elections(s, lay) >= cfg[MAX_PREFERRED_ELECTIONS]:
+        return k
+    leader = controller_leader(s, lay)
+    preferred = preferred_replica(s, lay)
+    isr, live = controller_isr(s, lay), controller_live(s, lay)
+    if leader == NO_LEADER or preferred == leader or preferred == NO_LEADER:
+        return k
+    if not has(isr, preferred) or not may_lead(s, lay, cfg, preferred):
+        return k
+    if not epoch_available(s, lay, cfg):
+        return k
+    begin(s, out, acts, k, CONTROLLER_PREFERRED_ELECTION, preferred, NO_ARG)
+    t = out[k]
+    write_partition(s, t, lay, cfg, preferred, controller_leader_epoch(s, lay) + 1, isr, live,
+                    ELECTED_FROM_ISR)
+    set_preferred_elections(t, lay, preferred_elections(s, lay) + 1)
+    return k + 1
+
+
+@kernel
+def order_of(n, index):
+    """The ``index``-th ordering of brokers ``0..n-1`` in lexicographic order (a Lehmer code:
+    0 is (0, 1, 2), 1 is (0, 2, 1), ...), packed four bits a place (``place``)."""
+    used, packed = 0, 0
+    f = 1
+    for i in range(2, n):
+        f *= i  # (n - 1)!
+    for i in range(n):
+        digit = index // f
+        index = index % f
+        if n - 1 - i > 0:
+            f = f // (n - 1 - i)
+        seen = -1
+        for b in range(n):
+            if (used >> b) & 1:
+                continue
+            seen += 1
+            if seen == digit:
+                packed |= b << (4 * i)
+                used |= 1 << b
+                break
+    return packed
+
+
+@kernel
+def place(packed, i):
+    """The broker at place ``i`` of a packed ordering."""
+    return (packed >> (4 * i)) & 15
+
+
+@kernel
+def controller_reassign_replicas(s, lay, cfg, out, acts, k):
+    """ControllerReassignReplicas(first, ordering): an operator reassigns the partition to the
+    same replicas in another order (``AlterPartitionReassignments``,
+    ``kafka-reassign-partitions.sh``), which changes the preferred replica and the order every
+    later election reads; ``ordering`` numbers the new order (lexicographic), ``first`` is its
+    preferred replica. No replica is added or removed, so no data moves:
+
+    * ZooKeeper mode (``KafkaController.onPartitionReassignment``): the new assignment is
+      written, and the leader, still in the replica set and alive, gets a new leader epoch with
+      the same ISR (``moveReassignedPartitionLeaderIfRequired`` ->
+      ``updateLeaderEpochAndSendRequest``), sent to the replicas as LeaderAndIsr. (A reassignment
+      started while a replica is out of the ISR bumps the epoch once more when it completes;
+      kmc writes the one bump.)
+    * KRaft (``ReplicationControlManager.alterPartitionReassignments`` ->
+      ``PartitionChangeBuilder``): the target replicas contain the old ones, so
+      ``triggerLeaderEpochBumpIfNeeded`` leaves the leader epoch alone and the current leader,
+      still acceptable, stays (``electAnyLeader``): one ``PartitionChangeRecord`` with the new
+      ``replicas`` that moves only the partition epoch (a pending AlterPartition of the leader
+      is now stale: INVALID_UPDATE_VERSION).
+
+    The leader stays where it is; a preferred-replica election moves it. Bounded by
+    max-reassignments."""
+    if not ordered(cfg) or cfg[MAX_REASSIGNMENTS] == 0:
+        return k
+    if reassignments(s, lay) >= cfg[MAX_REASSIGNMENTS]:
+        return k
+    n = broker_count(lay)
+    leader = controller_leader(s, lay)
+    isr, live = controller_isr(s, lay), controller_live(s, lay)
+    epoch = controller_leader_epoch(s, lay)
+    if not kraft(cfg):
+        if leader == NO_LEADER or not has(live, leader) or not epoch_available(s, lay, cfg):
+            return k
+    total = 1
+    for i in range(2, n + 1):
+        total *= i
+    for index in range(total):
+        order = order_of(n, index)
+        same = True
+        for i in range(n):
+            if assignment_rank(s, lay, place(order, i)) != i:
+                same = False
+        if same:
+            continue
+        begin(s, out, acts, k, CONTROLLER_REASSIGN_REPLICAS, place(order, 0), index)
+        t = out[k]
+        for i in range(n):
+            set_assignment_rank(t, lay, place(order, i), i)
+        set_reassignments(t, lay, reassignments(s, lay) + 1)
+        if kraft(cfg):
+            commit(t, lay, cfg)
+            if leader != NO_LEADER and has(live, leader) and is_alive(t, lay, leader):
+                put_change(t, lay, leader, epoch, isr)
+        else:
+            write_partition(s, t, lay, cfg, leader, epoch + 1, isr, live, ELECTED_FROM_ISR)
         k += 1
     return k
 
