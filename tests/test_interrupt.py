@@ -19,7 +19,10 @@ import pytest
 
 KMC = Path(sys.executable).parent / "kmc"
 # RF=3 with three records: minutes for the compiled engine, hours for the reference one
-LONG = ["-r", "3", "--max-records", "3", "-p", "no-acked-loss"]
+# a run of minutes: RF=3, 3 records, under the old free leader moves (issue 25: Kafka's own moves
+# make this configuration finish in about a second)
+LONG = ["-r", "3", "--max-records", "3", "--rule", "+unordered-leader-moves",
+        "--rule", "-leader-and-isr-in-order", "-p", "no-acked-loss"]
 
 
 class Running:
