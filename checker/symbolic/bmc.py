@@ -13,6 +13,7 @@ to depth K" (exit code 3).
 
 from __future__ import annotations
 
+import ctypes
 import time
 
 import z3
@@ -128,9 +129,11 @@ def bmc_check(model, properties, *, max_depth=None, time_limit=None, progress=No
             unrolling.append(enc.step(states[k], states[k + 1], acts[k], tag=f"t{k}"))
     except KeyboardInterrupt:  # SIGINT or SIGTERM: report how deep we got
         limit = INTERRUPTED
-    except z3.Z3Exception:
+    except (z3.Z3Exception, ctypes.ArgumentError):
         # a signal between two queries can leave the context cancelled (the watcher calls
-        # Context.interrupt as it arrives), so building the next query fails: the interruption
+        # Context.interrupt as it arrives), so building the next query fails; and a signal that
+        # lands while ctypes converts a call's arguments reaches us as ctypes.ArgumentError
+        # wrapping the KeyboardInterrupt: both are the interruption
         if not interrupted():
             raise
         limit = INTERRUPTED

@@ -21,6 +21,7 @@ bounds*, however long the behaviour; it is not a proof for any number of records
 
 from __future__ import annotations
 
+import ctypes
 import time
 from dataclasses import dataclass, field
 
@@ -78,7 +79,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
         return _prove(config, prop_name, names, k, time_limit, progress, started, phase)
     except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt)
         return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
-    except z3.Z3Exception:  # a context cancelled by a signal between two queries (see bmc.py)
+    except (z3.Z3Exception, ctypes.ArgumentError):  # the interruption, seen through z3 (bmc.py)
         if not interrupted():
             raise
         return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
