@@ -166,7 +166,7 @@ def _options(argv) -> dict:
     ap.add_argument("--max-records", type=int, default=2)
     ap.add_argument("--max-leader-epoch", type=int)
     ap.add_argument("--max-crashes", type=int)
-    ap.add_argument("--rule", dest="rule_changes", action="append", default=["+kmc-0.1"])
+    ap.add_argument("--rule", dest="rule_changes", action="append", default=["+kmc-0.1", "+unordered-leader-moves", "-leader-and-isr-in-order"])
     ap.add_argument("--protocol", default="kip-320")
     args = ap.parse_args(argv)
     return {k: v for k, v in vars(args).items() if v is not None}

@@ -32,9 +32,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KMC = Path(sys.executable).parent / "kmc"
-RF3_R2 = ["-r", "3", "--max-records", "2", "--protocol", "kip-320", "--rule", "+kmc-0.1"]
+# kmc 0.1's model, whole (bench/bench.py): its abstractions and its free leader moves
+RULES_0_1 = ["+kmc-0.1", "+unordered-leader-moves", "-leader-and-isr-in-order"]
+RULE_FLAGS_0_1 = [flag for rule in RULES_0_1 for flag in ("--rule", rule)]
+RF3_R2 = ["-r", "3", "--max-records", "2", "--protocol", "kip-320", *RULE_FLAGS_0_1]
 RF3_R2_OPTIONS = dict(replication_factor=3, max_records=2, protocol="kip-320",
-                      rule_changes=["+kmc-0.1"])  # the same, for config_from_options
+                      rule_changes=RULES_0_1)  # the same, for config_from_options
 DRIVER_VISITED = """
 import json, sys, time
 started = time.monotonic()
@@ -46,7 +49,7 @@ config, _ = config_from_options(**options)
 result = check(config, engine="spark", master=master, partitions=partitions, visited="driver")
 print(json.dumps(result.to_json()))
 """
-CLUSTER_DEFAULT = ["-r", "3", "--protocol", "kip-320", "--rule", "+kmc-0.1",
+CLUSTER_DEFAULT = ["-r", "3", "--protocol", "kip-320", *RULE_FLAGS_0_1,
                    "--max-records", "2", "--max-leader-epoch", "3", "--max-crashes", "1"]
 
 
