@@ -49,14 +49,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from checker.result import EXIT_HOLDS, EXIT_INCOMPLETE, EXIT_VIOLATED, HOLDS, INCOMPLETE, VIOLATED
+from checker.result import (
+    EXIT_HOLDS, EXIT_INCOMPLETE, EXIT_VIOLATED, HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats,
+    PropertyResult,
+)
 from checker.trace import Trace, replay_actions
 from model.compiled_model import CompiledModel
 from model.config import ModelConfig
 from model.kernel.actions import successors as kernel_successors
 from model.kernel.codec import decode, decode_action
 from model.kernel.spec import kernel_spec
-from properties.liveness import LeadsTo, stops, weakly_fair
+from properties.liveness import EVENTUALLY, LeadsTo, stops, weakly_fair
 
 DEFAULT_MAX_STATES = 300_000
 
@@ -68,6 +71,7 @@ class LivenessResult:
     verdict: str
     fair: bool
     faults_stop: bool
+    form: str = "leads-to"  # properties.liveness.FORMS
     states: int = 0
     edges: int = 0
     components: int = 0  # strongly connected components of the pending subgraph
@@ -84,7 +88,7 @@ class LivenessResult:
 
     def to_json(self) -> dict:
         out = {
-            "property": self.property_name, "kind": "leads-to", "verdict": self.verdict,
+            "property": self.property_name, "kind": self.form, "verdict": self.verdict,
             "fairness": "weak" if self.fair else "none", "faults_stop": self.faults_stop,
             "states": self.states, "edges": self.edges, "components": self.components,
             "seconds": round(self.seconds, 3), "limit": self.limit,
@@ -151,15 +155,20 @@ def check_liveness(config: ModelConfig, prop: LeadsTo, *, fair: bool = True,
     """Judge ``prop`` on ``config``'s behaviour graph (see the module docstring)."""
     started = time.monotonic()
     deadline = started + time_limit if time_limit else None
-    result = LivenessResult(prop.name, prop.description, INCOMPLETE, fair, prop.faults_stop)
+    result = LivenessResult(prop.name, prop.description, INCOMPLETE, fair, prop.faults_stop,
+                            prop.form)
     g, spec, limit = _explore(config, max_states or DEFAULT_MAX_STATES, deadline)
     result.states, result.edges = len(g.rows), sum(len(e) for e in g.out)
     if limit is not None:
         result.limit, result.seconds = limit, time.monotonic() - started
         return result
     states = [decode(r, spec.layout) for r in g.rows]
-    p = [bool(prop.p(s)) for s in states]
-    q = [bool(prop.q(s)) for s in states]
+    p_of, q_of = prop.predicates(config)
+    if prop.form == EVENTUALLY:  # <>Q: the initial state (index 0: the graph is built from it)
+        p = [i == 0 for i in range(len(states))]
+    else:
+        p = [bool(p_of(s)) for s in states]
+    q = [bool(q_of(s)) for s in states]
     wf = [weakly_fair(a.name) for a in g.labels]
     loop_ok = [not (prop.faults_stop and stops(a.name)) for a in g.labels]
 
@@ -194,6 +203,28 @@ def check_liveness(config: ModelConfig, prop: LeadsTo, *, fair: bool = True,
         raise AssertionError("the lasso's loop does not return to its first state")
     result.verdict = VIOLATED
     return result
+
+
+_LIMIT_NAMES = {"states": "max-states", "time": "time-limit", "max-leader-epoch": "max-leader-epoch"}
+
+
+def as_check_result(result: LivenessResult, config: ModelConfig) -> CheckResult:
+    """``result`` in the form every other engine answers in (a ``CheckResult`` with one
+    property), for ``kmc gate``: distinct states are the behaviour graph's states (kept without
+    symmetry reduction), generated states its edges; the trace is the lasso, stem and loop, and a
+    note says where the loop starts."""
+    stats = CheckStats(states_generated=result.edges, distinct_states=result.states,
+                       seconds=result.seconds)
+    notes = [f"liveness ({result.form}, {'weak fairness' if result.fair else 'no fairness'}"
+             f"{', once faults stop' if result.faults_stop else ''}): {result.description}"]
+    notes += result.notes
+    if result.trace is not None:
+        where = (f"state {len(result.trace.steps)} stutters for ever" if result.stuttering
+                 else f"steps {result.loop_start + 1}-{len(result.trace.steps)} repeat for ever")
+        notes.append(f"the lasso's loop: {where}")
+    verdict = PropertyResult(result.property_name, result.verdict, result.trace)
+    return CheckResult("liveness", config.as_dict(), [verdict], stats,
+                       _LIMIT_NAMES.get(result.limit, result.limit), notes)
 
 
 def fair_targets(out, p, q, wf, loop_ok, fair):

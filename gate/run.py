@@ -150,12 +150,15 @@ def run_check(spec: CheckSpec, warn: Callable[[str], None] | None = None) -> Out
     large to finish, before the check starts)."""
     started = time.monotonic()
     try:
-        result = checker.check(
-            spec.config, None if spec.default_properties else spec.properties,
-            engine=spec.engine, max_states=spec.max_states,
-            time_limit=spec.time_limit, max_depth=spec.max_depth,
-            warn=None if warn is None else (lambda line: warn(f"{spec.name}: {line}")),
-        )
+        if spec.liveness:
+            result = _check_liveness(spec)
+        else:
+            result = checker.check(
+                spec.config, None if spec.default_properties else spec.properties,
+                engine=spec.engine, max_states=spec.max_states,
+                time_limit=spec.time_limit, max_depth=spec.max_depth,
+                warn=None if warn is None else (lambda line: warn(f"{spec.name}: {line}")),
+            )
     except KmcError as e:
         return Outcome(spec=spec, status=ERROR, got="error", reasons=[str(e)],
                        seconds=time.monotonic() - started)
@@ -170,6 +173,17 @@ def run_check(spec: CheckSpec, warn: Callable[[str], None] | None = None) -> Out
     result.known_beyond = beyond(spec.config, [p.name for p in result.properties if p.verdict == HOLDS])
     result.notes += [f"note: {n}" for n in getattr(spec.provenance, "notes", ())]  # from its files
     return judge(spec, result)
+
+
+def _check_liveness(spec: CheckSpec):
+    """A liveness row (one property of ``properties.liveness``): its own check on the behaviour
+    graph, answered as a ``CheckResult`` (lazy import: networkx)."""
+    from checker.liveness import as_check_result, check_liveness
+    from properties.liveness import get_liveness
+
+    live = check_liveness(spec.config, get_liveness(spec.properties[0]),
+                          max_states=spec.max_states, time_limit=spec.time_limit)
+    return as_check_result(live, spec.config)
 
 
 def interrupted_outcome(spec: CheckSpec, result=None, seconds: float = 0.0) -> Outcome:

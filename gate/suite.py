@@ -66,6 +66,7 @@ from model.files import nesting_depth, read_text
 from model.options import config_from_options
 from model.rules import check_protocol
 from properties import PROPERTIES, get_properties
+from properties.liveness import LIVENESS
 
 HOLDS, VIOLATED = "holds", "violated"
 
@@ -126,6 +127,7 @@ class CheckSpec:
     default_properties: bool = False  # no ``properties`` key: stronger invariants reported only
     config_files: list = field(default_factory=list)  # the properties files it reads (not written over)
     rests_on: list = field(default_factory=list)  # (kind, detail) pairs, ``REST_KINDS``
+    liveness: bool = False  # its one property is a liveness property (``properties.liveness``)
 
     @property
     def evidence(self) -> str:
@@ -152,6 +154,7 @@ class CheckSpec:
             "time_limit": self.time_limit,
             "engine": self.engine,
             **({"default_properties": True} if self.default_properties else {}),
+            **({"liveness": True} if self.liveness else {}),
         }
 
     def expected_text(self) -> str:
@@ -318,8 +321,18 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
         violates = list(props) if expect == VIOLATED else []
     for key, names in (("violates", violates), ("properties", props)):
         for n in names:
-            if n not in PROPERTIES:
-                raise where.error(key, f"unknown property {shown(n)}; choose from: {', '.join(PROPERTIES)}")
+            if n not in PROPERTIES and n not in LIVENESS:
+                raise where.error(key, f"unknown property {shown(n)}; choose from: "
+                                       f"{', '.join([*PROPERTIES, *LIVENESS])}")
+    liveness = any(n in LIVENESS for n in props)
+    if liveness:
+        if len(props) != 1:
+            raise where.error("properties", "a liveness property is checked on its own: give one "
+                                            "name (docs/liveness.md)")
+        for key in ("engine", "max-depth"):
+            if key in d:
+                raise where.error(key, "does not apply to a liveness property (it is checked on "
+                                       "the compiled kernel's whole behaviour graph)")
     missing = [n for n in violates if n not in props]
     if missing:
         raise where.error("violates", f"{', '.join(missing)} is not among the checked properties")
@@ -370,7 +383,7 @@ def _validate(d: dict, where: _Where, base: Path) -> CheckSpec:
         max_depth=limits.get("max-depth"), time_limit=limits.get("time-limit"), engine=engine,
         description=description, provenance=provenance, default_properties=default_properties,
         config_files=files,
-        rests_on=rests_on,
+        rests_on=rests_on, liveness=liveness,
     )
 
 

@@ -23,12 +23,21 @@ Weak fairness is per action *instance*: the action's name with its arguments
 (``LeaderHandleFetch(leader=0, follower=1)``), as TLA+'s ``\\A i: WF_vars(Fetch(i))``: one
 follower's fetcher thread making progress does not excuse another's.
 
-Register a property with ``@leads_to(name, description, q=...)`` on its ``P``, or build a
-``LeadsTo`` by hand; ``kmc check -p NAME`` checks it (``checker/liveness.py``).
+Three forms, all judged as leads-to by the same check (``checker/liveness.py``):
+
+* ``@leads_to(name, description, q=...)`` on ``P``: ``P ~> Q``;
+* ``@eventually(name, description)`` on ``Q``: ``<>Q``, every behaviour from the initial state
+  reaches a ``Q`` state (``Init ~> Q``);
+* ``@always_eventually(name, description)`` on ``Q``: ``[]<>Q``, from every state a ``Q`` state
+  comes again (``true ~> Q``); with ``faults_stop``: once faults stop, ``Q`` recurs.
+
+A predicate that needs the configuration (``min.insync.replicas``, ``acks``) is registered with
+``with_config=True`` and called as ``fn(state, config)``. ``kmc check -p NAME`` checks any of them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
@@ -123,21 +132,69 @@ class LeadsTo:
     q: Callable
     faults_stop: bool = True
     states: str = ""  # what of Kafka the predicates state, and what they leave out
+    form: str = "leads-to"  # FORMS: how P is chosen
+    with_config: bool = False  # p and q take (state, config)
+    defined_by: str = ""  # the decorated function's qualified name (a second definition is an error)
+
+    def predicates(self, config) -> tuple[Callable, Callable]:
+        """``P`` and ``Q`` as functions of a state alone, for ``config``. For ``eventually``,
+        ``P`` is a placeholder: the check takes the initial state as the only ``P`` state."""
+        if not self.with_config:
+            return self.p, self.q
+        return (lambda s: self.p(s, config)), (lambda s: self.q(s, config))
+
+
+LEADS_TO, EVENTUALLY, ALWAYS_EVENTUALLY = "leads-to", "eventually", "always-eventually"
+FORMS = (LEADS_TO, EVENTUALLY, ALWAYS_EVENTUALLY)
 
 
 LIVENESS: dict[str, LeadsTo] = {}
 
 
+def _register(prop: LeadsTo, fn: Callable) -> None:
+    old = LIVENESS.get(prop.name)
+    if old is not None and old.defined_by != fn.__qualname__:
+        raise ConfigError(f"liveness property {prop.name!r} is defined twice; pick another name")
+    LIVENESS[prop.name] = dataclasses.replace(prop, defined_by=fn.__qualname__)
+
+
+def _true(*_args) -> bool:
+    return True
+
+
 def leads_to(name: str, description: str, *, q: Callable, faults_stop: bool = True,
-             states: str = "") -> Callable:
+             states: str = "", with_config: bool = False) -> Callable:
     """Decorator: register ``fn(state) -> bool`` as ``P`` of the liveness property ``name``,
     ``P ~> q``."""
 
     def register(fn: Callable) -> Callable:
-        old = LIVENESS.get(name)
-        if old is not None and old.p.__qualname__ != fn.__qualname__:
-            raise ConfigError(f"liveness property {name!r} is defined twice; pick another name")
-        LIVENESS[name] = LeadsTo(name, description, fn, q, faults_stop, states)
+        _register(LeadsTo(name, description, fn, q, faults_stop, states, LEADS_TO, with_config), fn)
+        return fn
+
+    return register
+
+
+def eventually(name: str, description: str, *, faults_stop: bool = True, states: str = "",
+               with_config: bool = False) -> Callable:
+    """Decorator: register ``fn(state) -> bool`` as ``Q`` of ``<>Q``: every fair behaviour from
+    the initial state reaches a ``Q`` state."""
+
+    def register(fn: Callable) -> Callable:
+        _register(LeadsTo(name, description, _true, fn, faults_stop, states, EVENTUALLY,
+                          with_config), fn)
+        return fn
+
+    return register
+
+
+def always_eventually(name: str, description: str, *, faults_stop: bool = True, states: str = "",
+                      with_config: bool = False) -> Callable:
+    """Decorator: register ``fn(state) -> bool`` as ``Q`` of ``[]<>Q``: from every state of a
+    fair behaviour (with ``faults_stop``: once faults stop) a ``Q`` state comes again."""
+
+    def register(fn: Callable) -> Callable:
+        _register(LeadsTo(name, description, _true, fn, faults_stop, states, ALWAYS_EVENTUALLY,
+                          with_config), fn)
         return fn
 
     return register
@@ -251,3 +308,50 @@ def _full_isr(state) -> bool:
 )
 def any_state(state) -> bool:
     return True
+
+
+def accepts_writes(state, config) -> bool:
+    """A produce sent now would be appended: there is a leader clients can use and, with
+    acks=all, its ISR has at least min.insync.replicas members
+    (``Partition.appendRecordsToLeader``, read at 3.9.0-rc3: ``inSyncSize < minIsr && requiredAcks == -1``
+    throws NotEnoughReplicasException; the leader's own view of the ISR counts)."""
+    leader = state.true_leader()
+    if leader == NO_LEADER:
+        return False
+    if config.acks != "all":
+        return True
+    return len(state.replicas[leader].isr) >= config.min_insync_replicas
+
+
+@always_eventually(
+    "writes-eventually-accepted",
+    "once faults stop, the partition accepts produce requests again (a leader, and with acks=all "
+    "an ISR of at least min.insync.replicas)",
+    with_config=True,
+    states="[]<>Q once faults stop; Q: ClusterState.true_leader() is a broker and, with acks=all, "
+           "that leader's ISR has at least min.insync.replicas members (Partition."
+           "appendRecordsToLeader, read at 3.9.0-rc3). A crashed broker need never return (restarting is "
+           "a fault, no fairness), so with RF=2 and min.insync.replicas=2 one crash leaves the "
+           "partition refusing acks=all writes for ever: NOT_ENOUGH_REPLICAS.",
+)
+def writes_accepted(state, config) -> bool:
+    return accepts_writes(state, config)
+
+
+def _every_broker_back(state, config) -> bool:
+    return all(_live_unfenced(state, b) for b in range(len(state.replicas)))
+
+
+@leads_to(
+    "writes-accepted-once-brokers-return",
+    "once faults stop with every broker running and registered, the partition eventually "
+    "accepts produce requests (the ISR grows back to min.insync.replicas)",
+    q=writes_accepted,
+    with_config=True,
+    states="P: every broker runs, is in the controller's live brokers and is not shutting down; "
+           "Q: as writes-eventually-accepted. What it needs of Kafka: followers fetch, the "
+           "leader expands the ISR (Partition.maybeExpandIsr, AlterPartition), an election "
+           "happens where a leader is missing: the weakly fair families.",
+)
+def every_broker_back(state, config) -> bool:
+    return _every_broker_back(state, config)

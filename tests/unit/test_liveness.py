@@ -185,3 +185,65 @@ def test_under_kafkas_own_leader_moves_a_leader_eventually_comes_back():
     result = check_liveness(kafka, LIVENESS["leader-eventually"])
     assert result.verdict == HOLDS and result.states == 291
     assert check_liveness(kafka, LIVENESS["isr-eventually-complete"]).verdict == HOLDS
+
+
+KAFKA_RF2 = ModelConfig(replication_factor=2, min_insync_replicas=2,
+                        bounds=Bounds(max_records=1, max_crashes=1, max_leader_epoch=3))
+
+
+def test_one_broker_down_for_good_refuses_acks_all_writes_for_ever_at_min_isr_2():
+    """The issue's "RF=2, min.insync.replicas=2, one broker down stops making progress": not a
+    produce left unanswered (the leader answers NOT_ENOUGH_REPLICAS), but writes never accepted
+    again; with min.insync.replicas=1 and unclean election they are; with every broker back they
+    are at min.insync.replicas=2 too."""
+    result = check_liveness(KAFKA_RF2, LIVENESS["writes-eventually-accepted"])
+    assert result.verdict == VIOLATED and result.stuttering
+    last = result.trace.states[-1]
+    assert sum(r.alive for r in last.replicas) == 1
+    assert [s.action.name for s in result.trace.steps][0] == "BrokerCrash"
+    one = ModelConfig(replication_factor=2, min_insync_replicas=1, unclean_leader_election_enable=True,
+                      bounds=KAFKA_RF2.bounds)
+    assert check_liveness(one, LIVENESS["writes-eventually-accepted"]).verdict == HOLDS
+    back = LIVENESS["writes-accepted-once-brokers-return"]
+    assert check_liveness(KAFKA_RF2, back).verdict == HOLDS
+    # the weakly fair steps are what brings the ISR back: without fairness it stutters
+    assert check_liveness(KAFKA_RF2, back, fair=False).verdict == VIOLATED
+
+
+def test_eventually_and_always_eventually_forms(monkeypatch):
+    """``<>Q`` is judged from the initial state only; ``[]<>Q`` from every state: a property
+    true in the initial state only is eventually true, and not always eventually."""
+    from properties.liveness import always_eventually, eventually
+
+    monkeypatch.setattr("properties.liveness.LIVENESS", dict(LIVENESS))
+    import properties.liveness as live
+
+    def fresh(state):  # the initial state: no record written, no crash, epoch 0
+        return state.controller.leader_epoch == 0 and all(r.alive for r in state.replicas)
+
+    eventually("test-eventually-fresh", "test")(fresh)
+    always_eventually("test-recurs-fresh", "test", faults_stop=False)(fresh)
+    assert check_liveness(KAFKA_RF2, live.LIVENESS["test-eventually-fresh"]).verdict == HOLDS
+    recurs = check_liveness(KAFKA_RF2, live.LIVENESS["test-recurs-fresh"])
+    assert recurs.verdict == VIOLATED and recurs.to_json()["kind"] == "always-eventually"
+    with pytest.raises(Exception, match="defined twice"):
+        eventually("test-eventually-fresh", "test")(lambda s: True)
+
+
+def test_a_gate_row_can_name_one_liveness_property(tmp_path):
+    from gate.suite import load_suite
+    from model.errors import KmcError
+
+    suite = tmp_path / "s.toml"
+    suite.write_text('name = "s"\n[[check]]\nname = "w"\n"replication.factor" = 2\nmax-crashes = 1\n'
+                     'properties = ["writes-eventually-accepted"]\nexpect = "violated"\n')
+    (spec,) = load_suite(str(suite)).checks
+    assert spec.liveness and spec.violates == ["writes-eventually-accepted"]
+    two = suite.read_text().replace('["writes-eventually-accepted"]',
+                                    '["writes-eventually-accepted", "no-acked-loss"]')
+    suite.write_text(two)
+    with pytest.raises(KmcError, match="checked on its own"):
+        load_suite(str(suite))
+    suite.write_text(two.replace(', "no-acked-loss"', "") + 'engine = "reference"\n')
+    with pytest.raises(KmcError, match="does not apply to a liveness property"):
+        load_suite(str(suite))
