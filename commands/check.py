@@ -17,7 +17,7 @@ from commands.usage import check_output_path, fail, same_file, write_output
 from gate.known import beyond
 from model.bounded import MAX_DIGITS, shown
 from model.options import config_from_options
-from viewer.html import write_html
+from viewer.html import write_html, write_lasso_html
 from viewer.report import render_result
 from viewer.safe_text import terminal_safe
 from viewer.trace_file import write_lasso, write_trace
@@ -167,8 +167,6 @@ def _check_liveness(config, properties, fair, max_states, time_limit, engine, as
         fail("a liveness property is checked on its own: give one -p NAME")
     if engine != "compiled":
         fail("liveness properties are checked on the compiled kernel's graph; drop --engine")
-    if html_out:
-        fail("--html is not written for liveness properties yet; use --trace-out or --json")
     result = check_liveness(config, get_liveness(properties[0]), fair=fair,
                             max_states=max_states, time_limit=time_limit)
     click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_liveness(result))
@@ -179,6 +177,13 @@ def _check_liveness(config, properties, fair, max_states, time_limit, engine, as
             click.echo(f"lasso written to {terminal_safe(trace_out)}")
     elif trace_out and not as_json:
         click.echo("no counterexample, so no trace file was written")
+    if result.trace is not None and html_out:
+        write_output(html_out, "--html",
+                     lambda tmp: write_lasso_html(tmp, result, config.as_dict()), force=force)
+        if not as_json:
+            click.echo(f"HTML lasso viewer written to {terminal_safe(html_out)}")
+    elif html_out and not as_json:
+        click.echo("no counterexample, so no HTML page was written")
     return result.exit_code
 
 

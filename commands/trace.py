@@ -38,7 +38,7 @@ def show_command(file, diff_only, step):
     n = len(tf.trace.steps)
     if step is not None and not 0 <= step <= n:
         raise click.UsageError(f"--step must be between 0 and {n} (the trace has {n} steps)")
-    render_trace(make_console(), tf.trace, tf.meta, diff_only=diff_only, step=step)
+    render_trace(make_console(), tf.trace, tf.view_meta(), diff_only=diff_only, step=step)
     return 0
 
 
@@ -70,7 +70,7 @@ def html_command(file, output, force):
         fail(f"--output {output} is the trace file itself; give the page its own name")
     check_output_path(output, force, "--output", inputs=[file])
     tf = read_trace(file)
-    page = render_html(tf.trace, tf.meta)
+    page = render_html(tf.trace, tf.view_meta())
     write_output(output, "--output", lambda tmp: Path(tmp).write_text(page, encoding="utf-8"), force=force)
     click.echo(f"HTML trace viewer written to {output} ({len(tf.trace.steps)} steps)")
     return 0

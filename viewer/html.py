@@ -25,7 +25,7 @@ from viewer.changes import (
     replica_role,
 )
 from viewer.report import describe_config
-from viewer.trace_file import kmc_version, violation_step
+from viewer.trace_file import kmc_version, loop_start, violation_step
 
 _TEMPLATE = Path(__file__).with_name("trace_viewer.html")
 _PAYLOAD_MARK = "/*KMC_TRACE_JSON*/"
@@ -89,7 +89,13 @@ def trace_payload(trace, meta: dict) -> dict:
             "changes": [{"key": c.key, "text": c.text} for c in changes(before, state)],
             "state": _state_view(state),
         })
+    lasso = loop_start(meta, len(trace.steps))
     return {
+        "lasso": None if lasso is None else {
+            "property": str(meta.get("liveness_property")),
+            "description": meta.get("liveness_description"),
+            "loop_start": lasso[0], "stutters": lasso[1],
+        },
         "property": meta.get("property"),
         "property_description": meta.get("property_description"),
         "violation_step": meta.get("violation_step"),
@@ -123,6 +129,16 @@ def meta_from_result(trace, result) -> dict:
         "config": result.config,
         "kmc_version": kmc_version(),
     }
+
+
+def write_lasso_html(path: str, result, config: dict) -> None:
+    """``kmc check -p LIVENESS --html``: the page for a liveness result's lasso, the loop marked
+    (ITF's ``loop`` convention, as ``write_lasso`` writes it)."""
+    steps = len(result.trace.steps)
+    meta = {"liveness_property": result.property_name, "liveness_description": result.description,
+            "loop": steps if result.stuttering else result.loop_start + 1, "config": config,
+            "kmc_version": kmc_version()}
+    Path(path).write_text(render_html(result.trace, meta), encoding="utf-8")
 
 
 def write_html(path: str, trace, result) -> None:

@@ -26,6 +26,7 @@ from viewer.changes import (
 )
 from viewer.report import describe_config, is_reachability
 from viewer.safe_text import terminal_safe
+from viewer.trace_file import loop_start
 
 EPOCH_STYLES = (
     "black on green", "white on blue", "black on magenta", "black on yellow", "black on cyan",
@@ -115,7 +116,14 @@ def header(meta: dict, steps: int) -> list:
     prop = terminal_safe(meta["property"]) if meta.get("property") else None
     out = []
     title = Text("kmc trace: ", style="bold")
-    if prop:
+    lasso = loop_start(meta, steps)
+    if lasso is not None:
+        name = terminal_safe(str(meta.get("liveness_property")))
+        first, stutters = lasso
+        title.append(f"lasso for the liveness property {name}, {steps} steps, ", style="bold")
+        title.append(f"state {first} stutters for ever" if stutters
+                     else f"steps {first + 1}-{steps} repeat for ever")
+    elif prop:
         reach = is_reachability(prop)
         title.append(f"{'witness' if reach else 'counterexample'} for {prop}", style="bold")
         where = meta.get("violation_step")
@@ -152,6 +160,17 @@ def step_renderables(trace, i: int, meta: dict, *, diff_only: bool) -> list:
     if violated:
         verb = "reached" if is_reachability(meta["property"]) else "violated"
         out.append(Text(f"!! {terminal_safe(meta['property'])} is {verb} in this state", style="bold red"))
+    lasso = loop_start(meta, len(trace.steps))
+    if lasso is not None:
+        first, stutters = lasso
+        n = len(trace.steps)
+        if stutters and i == n:
+            out.append(Text("<> the loop: this state stutters for ever", style="bold magenta"))
+        elif not stutters and i == first:
+            out.append(Text(f"<> the loop starts here: steps {first + 1}-{n} repeat for ever",
+                            style="bold magenta"))
+        elif not stutters and i == n:
+            out.append(Text(f"<> back to state {first}: the loop repeats for ever", style="bold magenta"))
     if not diff_only:
         out.append(state_table(state, changed))
         out += state_lines(state, changed)

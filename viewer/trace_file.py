@@ -143,6 +143,7 @@ def write_lasso(path: str, result, config: dict) -> None:
     # (``property`` names invariants, judged state by state on replay; a lasso is judged whole,
     # so ``kmc trace replay`` replays it as a plain trace)
     doc["#meta"]["kmc"]["liveness_property"] = result.property_name
+    doc["#meta"]["kmc"]["liveness_description"] = result.description
     doc["#meta"]["description"] = (f"kmc lasso for the liveness property {result.property_name}: "
                                    f"protocol {config['protocol']}, {len(trace.steps)} steps")
     with open(path, "w", encoding="utf-8") as f:
@@ -159,10 +160,26 @@ class TraceFile:
     config: ModelConfig
     meta: dict
     raw_states: list = field(default_factory=list)
+    loop: int | None = None  # ITF's ``loop`` of a lasso (``write_lasso``), else None
 
     @property
     def property_name(self) -> str | None:
         return self.meta.get("property")
+
+    def view_meta(self) -> dict:
+        """What the viewers draw with: kmc's metadata, and the lasso's loop if the file has one."""
+        return {**self.meta, "loop": self.loop} if self.loop is not None else dict(self.meta)
+
+
+def loop_start(meta: dict, steps: int) -> tuple[int, bool] | None:
+    """A lasso's loop from its viewer metadata: (the index of the state the loop returns to,
+    whether that is the last state stuttering for ever), or None for a plain trace. ITF's
+    ``loop`` is the index of the state that follows the last one: the last itself when it
+    stutters, else the state after the loop's first (which the last state repeats)."""
+    loop = meta.get("loop")
+    if loop is None:
+        return None
+    return (steps, True) if loop == steps else (loop - 1, False)
 
 
 def parse_trace(doc, source: str = "trace", *, judge: bool = True) -> TraceFile:
@@ -259,7 +276,29 @@ def parse_trace(doc, source: str = "trace", *, judge: bool = True) -> TraceFile:
                                    f"({type(e).__name__}: {clip(str(e))})") from None
         check_violation_step(kmc, actual, source)
     raw_states = [{k: raw[k] for k in STATE_VARS if k in raw} for raw in states]
-    return TraceFile(source, trace, config, kmc, raw_states)
+    loop = _lasso_loop(doc, kmc, raw_states, source)
+    return TraceFile(source, trace, config, kmc, raw_states, loop)
+
+
+def _lasso_loop(doc: dict, kmc: dict, raw_states: list, source: str) -> int | None:
+    """ITF's ``loop`` of a lasso file, checked: a whole number naming a state, the last state
+    the same as the one before the state it names (the loop closes), and the liveness property
+    a name; None for a plain trace."""
+    if doc.get("loop") is None:  # absent, or null (itf-py writes "loop": null)
+        if kmc.get("liveness_property") is not None:
+            raise TraceFormatError(f"{source}: #meta.kmc.liveness_property is set but the file has no 'loop'")
+        return None
+    loop, steps = doc["loop"], len(raw_states) - 1
+    if type(loop) is not int or not (loop == steps or 1 <= loop < steps):
+        raise TraceFormatError(f"{source}: 'loop' is {shown(loop, 40)}; a lasso's loop is the index "
+                               f"of a state from 1 to {steps}")
+    if loop < steps and raw_states[loop - 1] != raw_states[-1]:
+        raise TraceFormatError(f"{source}: 'loop' is {loop}, but the last state is not state "
+                               f"{loop - 1}, so the loop does not close")
+    name = kmc.get("liveness_property")
+    if not isinstance(name, str):
+        raise TraceFormatError(f"{source}: a lasso ('loop') needs #meta.kmc.liveness_property, a name")
+    return loop
 
 
 def _short(value) -> str:

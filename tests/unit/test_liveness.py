@@ -247,3 +247,34 @@ def test_a_gate_row_can_name_one_liveness_property(tmp_path):
     suite.write_text(two.replace(', "no-acked-loss"', "") + 'engine = "reference"\n')
     with pytest.raises(KmcError, match="does not apply to a liveness property"):
         load_suite(str(suite))
+
+
+def test_trace_show_marks_the_loop_and_a_broken_loop_is_refused(tmp_path):
+    lasso = tmp_path / "lasso.itf.json"
+    assert kmc("check", "-r", "2", "--max-records", "1", "--max-crashes", "1", "-p",
+               "writes-eventually-accepted", "--trace-out", str(lasso)).exit_code == 1
+    shown = kmc("trace", "show", str(lasso))
+    assert shown.exit_code == 0
+    assert "lasso for the liveness property writes-eventually-accepted, 3 steps, state 3 stutters" in shown.output
+    assert "<> the loop: this state stutters for ever" in shown.output
+    doc = json.loads(lasso.read_text())
+    for loop, words in ((7, "a lasso's loop is the index of a state"),
+                        (True, "a lasso's loop is the index of a state"),
+                        (1, "the loop does not close")):
+        doc["loop"] = loop
+        bad = tmp_path / "bad.itf.json"
+        bad.write_text(json.dumps(doc))
+        r = kmc("trace", "show", str(bad))
+        assert r.exit_code == 2 and words in r.output, r.output
+    del doc["loop"]
+    bad.write_text(json.dumps(doc))
+    r = kmc("trace", "show", str(bad))
+    assert r.exit_code == 2 and "has no 'loop'" in r.output
+
+
+def test_a_returning_loop_is_read_back_from_its_itf_index():
+    from viewer.trace_file import loop_start
+
+    assert loop_start({"loop": 5}, 5) == (5, True)  # the last state stutters
+    assert loop_start({"loop": 3}, 5) == (2, False)  # state 5 is state 2 again: steps 3-5 repeat
+    assert loop_start({}, 5) is None

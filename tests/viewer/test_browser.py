@@ -215,3 +215,27 @@ def test_hostile_trace_renders_as_text_in_the_terminal(trace_path, violated_trac
     assert "\x1b[" not in text
     r = kmc("trace", "show", _hostile_file(trace_path))
     assert r.exit_code == 0 and HOSTILE_PROP in r.output and "\x1b[" not in r.output
+
+
+def test_a_lasso_page_marks_its_loop(tmp_path, open_page):
+    """``kmc check -p LIVENESS --html`` and ``kmc trace html`` of a lasso file: the title says
+    which states repeat, the timeline marks the loop, and the loop's states carry the banner."""
+    lasso, page_path = tmp_path / "lasso.itf.json", tmp_path / "check.html"
+    flags = ["check", "-r", "2", "--max-records", "1", "--max-crashes", "1", "-p",
+             "writes-eventually-accepted"]
+    r = kmc(*flags, "--trace-out", lasso, "--html", page_path)
+    assert r.exit_code == 1 and "HTML lasso viewer written" in r.output, r.output
+    from_file = tmp_path / "from-file.html"
+    assert kmc("trace", "html", lasso, "-o", from_file).exit_code == 0
+    for path in (page_path, from_file):
+        page = open_page(path)
+        title = page.inner_text("#title")
+        assert title.startswith("Lasso for writes-eventually-accepted") and "stutters for ever" in title
+        n = page.locator("#timeline li").count() - 1
+        assert "loop" in page.get_attribute(f"#timeline li[data-step='{n}']", "class")
+        assert "loop" not in (page.get_attribute("#timeline li[data-step='0']", "class") or "")
+        assert not page.is_visible("#violation")
+        page.click("#last")
+        assert "the loop" in page.inner_text("#violation")
+        assert "min.insync.replicas" in page.inner_text("#prop-desc")
+        assert page.errors == []
