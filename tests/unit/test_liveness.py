@@ -156,8 +156,6 @@ def test_cli_json_and_refusals():
     assert two.exit_code == 2 and "on its own" in two.output
     depth = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "--depth", "3")
     assert depth.exit_code == 2 and "--depth" in depth.output
-    html = kmc("check", *SMALL_FLAGS, "-p", "isr-eventually-full", "--html", "x.html")
-    assert html.exit_code == 2 and "--html" in html.output
 
 
 def test_the_lasso_file_has_its_loop_and_replays(tmp_path):
