@@ -170,6 +170,8 @@ def bench_known_results(args) -> dict:
     print(f"{'distinct':>9} {'generated':>10} {'depth':>5} {'local s':>8} {'spark s':>8}  same  row")
     try:
         for spec in load_suite(str(ROOT / "scenarios" / "known-results.toml")).checks:
+            if spec.liveness:
+                continue  # checked on its own behaviour graph (checker/liveness.py), not by a search
             props = get_properties(spec.properties or None)
             started = time.monotonic()
             local = compiled_bfs(spec.config, props)
