@@ -162,3 +162,17 @@ def test_a_consumer_file_through_the_command_line(tmp_path):
     bad = CliRunner().invoke(cli, ["check", "-q", "-r", "2", "--config", str(f)])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
     assert len(bad.output.strip().splitlines()) == 1
+
+
+def test_known_beyond_names_the_restart_bound_only_for_the_same_commit_order():
+    """With the restarts a bound, a HOLDS without a restart hears of the row that breaks it with
+    one (raise max-consumer-restarts to 1); a consumer of the other order, or none, does not."""
+    from gate.known import beyond
+    rows = [(f["known_result"], f["raise"]) for f in beyond(consumer("after", restarts=0),
+                                                          ["at-most-once", "at-least-once"])]
+    assert rows == [("A consumer that commits after processing processes a record twice after "
+                     "a crash", {"max_consumer_restarts": 1})]
+    names = [f["known_result"] for f in beyond(consumer("before", restarts=0),
+                                               ["at-most-once", "at-least-once"])]
+    assert names == ["A consumer that commits before processing skips a record after a crash"]
+    assert beyond(consumer("", restarts=0), ["at-most-once", "at-least-once"]) == []
