@@ -21,7 +21,7 @@ BOUND_WORDS = {
     "max_unflushed_losses": "crashes that lose data", "max_controlled_shutdowns":
     "controlled shutdowns", "max_session_expiries": "session expiries",
     "max_controller_failovers": "controller failovers", "max_delayed_fetches": "delayed fetches",
-    "max_retries": "producer retries",
+    "max_retries": "producer retries", "max_consumer_restarts": "consumer restarts",
 }
 
 
@@ -40,8 +40,6 @@ def scope_words(config: dict) -> str:
         if key not in ("max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses") and not value:
             continue
         parts.append(f"{words} <= {value}")
-    if config.get("consumer.commit"):  # the consumer's bound is a setting, not one of Bounds
-        parts.append(f"consumer restarts <= {config.get('max.consumer.restarts', 0)}")
     return ", ".join(parts) + f", {crash} crashes"
 
 

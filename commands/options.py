@@ -55,9 +55,6 @@ _OPTIONS = (
                  help="Model one consumer that commits its offset before processing a record "
                       "(at-most-once) or after (at-least-once); judged by the at-most-once and "
                       "at-least-once properties. [default: no consumer]"),
-    click.option("--max-consumer-restarts", type=BoundedInt(None, INT32_MAX), metavar="N",
-                 help="Bound: consumer crashes, each resumed from the committed offset (with "
-                      "--consumer-commit). [default: 0]"),
 ) + tuple(
     click.option(f"--{name.replace('_', '-')}", *_ALIASES.get(name, ()), name, type=BoundedInt(None, None),
                  help=f"Bound: {BOUND_HELP[name]}. [default: {_bound_default(name)}]")
@@ -74,7 +71,7 @@ _SOURCE_OPTIONS = (
 CONFIG_OPTION_NAMES = (
     "protocol", "replication_factor", "min_insync_replicas", "acks", "unclean_leader_election",
     "crash_model", "rule_changes", "hw_checkpoint", "fetch_from_followers", "enable_idempotence",
-    "max_in_flight_requests_per_connection", "consumer_commit", "max_consumer_restarts",
+    "max_in_flight_requests_per_connection", "consumer_commit",
     *BOUND_NAMES,
 )
 

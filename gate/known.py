@@ -49,20 +49,26 @@ class KnownLoss:
                 "rules": list(self.config.rules)}
 
 
-def family(config: ModelConfig, producer: bool = False) -> tuple:
+def family(config: ModelConfig, producer: bool = False, consumer: bool = False) -> tuple:
     """The family key. With ``producer`` (a delivery property, issue 26) the producer's settings
     in force are part of it, so a run with an idempotent producer is never told of a duplicate a
-    non-idempotent one gets; the replication properties do not depend on them."""
+    non-idempotent one gets; the replication properties do not depend on them. With
+    ``consumer`` (at-least-once, at-most-once) the consumer's commit order is part of it: a
+    consumer that commits before processing is never told to raise ``max-consumer-restarts``
+    to reach what one that commits after gets (the restarts are a bound since issue 26d)."""
     data = config.as_dict()
     key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in data.items()
                 if k in FAMILY_KEYS)
     if producer:
         key += (("idempotent", config.idempotent),
                 ("max.in.flight.requests.per.connection", config.max_in_flight_requests_per_connection))
+    if consumer:
+        key += (("consumer.commit", config.consumer_commit),)
     return key
 
 
 DELIVERY_PROPERTIES = ("no-duplicates", "in-order", "exactly-once-to-log")
+CONSUMER_PROPERTIES = ("at-least-once", "at-most-once")
 
 
 @lru_cache(maxsize=4)
@@ -92,8 +98,9 @@ def beyond(config: ModelConfig, held, losses=None) -> list[dict]:
     its bounds, and ``raise``: the bounds to raise (name -> the row's value)."""
     found = []
     for loss in known_losses() if losses is None else losses:
-        producer = loss.prop in DELIVERY_PROPERTIES
-        if (loss.prop not in held or family(loss.config, producer) != family(config, producer)
+        producer, consumer = loss.prop in DELIVERY_PROPERTIES, loss.prop in CONSUMER_PROPERTIES
+        if (loss.prop not in held
+                or family(loss.config, producer, consumer) != family(config, producer, consumer)
                 or covers(config.bounds, loss.bounds)):
             continue
         to_raise = {n: getattr(loss.bounds, n) for n in BOUND_NAMES

@@ -82,7 +82,6 @@ CONFIG_KEYS = {
     "enable.idempotence": "enable_idempotence",
     "max.in.flight.requests.per.connection": "max_in_flight_requests_per_connection",
     "consumer.commit": "consumer_commit",
-    "max.consumer.restarts": "max_consumer_restarts",
 }
 BOUND_KEYS = {name.replace("_", "-"): name for name in BOUND_NAMES}
 GATE_KEYS = (
@@ -426,8 +425,6 @@ def _config(d: dict, where: _Where, base: Path):
         elif key in ("replication.factor", "min.insync.replicas",
                      "max.in.flight.requests.per.connection"):
             _int(where, key, value, 1)
-        elif key == "max.consumer.restarts":
-            _int(where, key, value, 0)
         elif key == "consumer.commit" and value not in ("before", "after"):
             raise where.error(key, f'must be "before" or "after", got {value!r}')
         elif key == "acks":

@@ -1,7 +1,8 @@
 """Kafka's own configuration files as input: ``kmc check --config server.properties ...``.
 
 ``resolve_kafka_config(config_files, kafka_version)`` reads Java properties files (broker
-``server.properties``, topic-level configs, ``producer.properties``) with the ``jproperties``
+``server.properties``, topic-level configs, ``producer.properties``, ``consumer.properties``)
+with the ``jproperties``
 library (comments with ``#`` and ``!``, ``=``, ``:`` or whitespace separators, backslash escapes,
 continuation lines) and returns ``(values, provenance)``: ``values`` maps ``ModelConfig`` field
 names to the configuration Kafka would run with, and ``provenance`` is one line per value saying
@@ -25,11 +26,20 @@ What is read, and how Kafka resolves it:
   loss taking the unflushed records. A flush key set under another crash model gets a note
   saying it does not matter there.
 
-Which kind a file is (broker, topic or producer) only matters where a topic config overrides a
-broker one under the same key. It is told from the keys (a ``log.*`` key, ``broker.id``,
-``log.dirs``, ``listeners`` ... mean broker; ``acks``, ``bootstrap.servers``, serializers ...
-mean producer), then from the file name (``server``/``broker``, ``producer``, ``topic``); a file
-that shows neither is a topic config. Among files of the same level, a later file wins.
+- ``enable.idempotence`` and ``max.in.flight.requests.per.connection`` (producer); ``retries`` is
+  shown, the bound on resends being ``--retries``.
+- ``enable.auto.commit``, ``auto.commit.interval.ms`` and ``isolation.level`` (consumer): checked
+  as Kafka's ``ConsumerConfig`` checks them and reported, each with what of it is in force in
+  the model; none of them turns the model's consumer on or picks its commit order, which is
+  ``--consumer-commit`` (``_consumer_rows`` says why).
+
+Which kind a file is (broker, topic, producer or consumer) only matters where a topic config
+overrides a broker one under the same key. It is told from the keys (a ``log.*`` key,
+``broker.id``, ``log.dirs``, ``listeners`` ... mean broker; ``acks``, serializers ... mean
+producer; ``group.id``, deserializers, ``enable.auto.commit`` ... mean consumer;
+``bootstrap.servers`` is both clients'), then from the file name (``server``/``broker``,
+``producer``, ``consumer``, ``topic``); a file that shows none is a topic config. Among files of
+the same level, a later file wins.
 
 Absent keys take Kafka's documented defaults: ``min.insync.replicas=1``,
 ``unclean.leader.election.enable=false`` (``true`` before 0.11, KIP-106), ``acks=all`` (``1``
@@ -69,7 +79,7 @@ from model.releases import (
 )
 from model.rules import protocol_of, release_rules
 
-BROKER, TOPIC, PRODUCER = "broker", "topic", "producer"
+BROKER, TOPIC, PRODUCER, CONSUMER = "broker", "topic", "producer", "consumer"
 
 # Keys that tell a file's kind. Topic-level config names never start with "log.".
 _BROKER_MARKERS = {
@@ -83,6 +93,14 @@ _PRODUCER_MARKERS = {
     "max.in.flight.requests.per.connection", "delivery.timeout.ms", "linger.ms", "batch.size",
     "buffer.memory", "transactional.id", "retries",
 }
+_CONSUMER_MARKERS = {
+    "group.id", "group.instance.id", "key.deserializer", "value.deserializer",
+    "enable.auto.commit", "auto.commit.interval.ms", "isolation.level", "auto.offset.reset",
+    "max.poll.records", "max.poll.interval.ms", "session.timeout.ms", "heartbeat.interval.ms",
+    "fetch.min.bytes", "fetch.max.wait.ms", "partition.assignment.strategy", "group.protocol",
+}
+_CLIENT_KEYS = {"bootstrap.servers", "client.id"}
+"""Keys both clients have: they tell a client file from a broker's, not which client."""
 
 # Model field -> the Kafka keys that set it, each with its level: "topic" beats "broker"; a key
 # whose level is None takes the level of the file it is in (the same name exists at both).
@@ -101,8 +119,12 @@ PRODUCER_KEYS = {"enable.idempotence": "enable_idempotence",
 """The producer's settings read from a producer file (issue 26): judged when the producer retries
 (``--retries``); a file without them leaves the release's defaults, with no provenance line."""
 RETRIES_KEY = "retries"
+CONSUMER_KEYS = ("enable.auto.commit", "auto.commit.interval.ms", "isolation.level")
+"""The consumer's settings read from a consumer file (issue 26d): reported with what of each is
+in force; the model's consumer is ``--consumer-commit`` (``_consumer_rows``)."""
+ISOLATION_LEVELS = ("read_committed", "read_uncommitted")  # ConsumerConfig's in(...), 2.8.0
 MODELLED_KEYS = (frozenset(key for keys in _SOURCES.values() for key, _ in keys)
-                 | set(PRODUCER_KEYS) | {RETRIES_KEY}
+                 | set(PRODUCER_KEYS) | {RETRIES_KEY} | set(CONSUMER_KEYS)
                  | {key for key, _ in FLUSH_MS_KEYS}
                  | {IBP_KEY, "process.roles", "controller.quorum.voters",
                     "controller.quorum.bootstrap.servers", "zookeeper.connect",
@@ -153,15 +175,22 @@ class _ConfigFileError(ConfigError):
 
 
 def file_kind(path: str, keys) -> str:
-    """Broker, topic or producer config: by its keys, then by its name; topic if neither says."""
+    """Broker, topic, producer or consumer config: by its keys, then by its name; topic if none
+    says."""
     keys = set(keys)
     broker = bool(keys & _BROKER_MARKERS) or any(k.startswith("log.") for k in keys)
-    producer = bool(keys & _PRODUCER_MARKERS)
+    producer = bool(keys & (_PRODUCER_MARKERS - _CLIENT_KEYS))
+    consumer = bool(keys & _CONSUMER_MARKERS)
+    if consumer and not broker and not producer:
+        return CONSUMER
+    producer = producer or bool(keys & _CLIENT_KEYS) and not consumer
     if broker != producer:
         return BROKER if broker else PRODUCER
     name = Path(path).name.lower()
     if "producer" in name:
         return PRODUCER
+    if "consumer" in name:
+        return CONSUMER
     if "server" in name or "broker" in name:
         return BROKER
     if broker and producer:
@@ -192,6 +221,7 @@ _NUMBER_LIMITS = {
     "log.flush.interval.ms": (None, INT64_MAX),        # LONG, no validator
     "flush.ms": (0, INT64_MAX),                        # LONG, atLeast(0)
     "max.in.flight.requests.per.connection": (1, INT32_MAX),  # INT, atLeast(1)
+    "auto.commit.interval.ms": (0, INT32_MAX),         # ConsumerConfig (2.8.0): INT, atLeast(0)
 }
 
 
@@ -385,6 +415,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
         values[field] = value
         rows.append((f"{name}={_show(value)}", source))
     rows += _producer_rows(files, values, overrides)
+    rows += _consumer_rows(files, overrides)
     width = max(len(lhs) for lhs, _ in rows)
     lines.extend(f"  {lhs:<{width}}  <- {source}" for lhs, source in rows)
 
@@ -541,4 +572,58 @@ def _producer_rows(files, values: dict, overrides: dict) -> list:
         path, raw = found[-1]
         rows.append((setting_text(RETRIES_KEY, raw),
                      f"{path}: the model's bound on resends is --retries (0 unless given)"))
+    return rows
+
+
+def _consumer_rows(files, overrides: dict) -> list:
+    """The consumer's settings found in the files (a later file wins), checked as Kafka's
+    ``ConsumerConfig`` checks them (2.8.0: ``enable.auto.commit`` BOOLEAN,
+    ``auto.commit.interval.ms`` INT at least 0, ``isolation.level`` one of two names), with
+    rows saying what of each the model has. None sets a ``ModelConfig`` field:
+
+    * ``enable.auto.commit`` does not fix the commit order. ``KafkaConsumer.poll`` commits, every
+      ``auto.commit.interval.ms``, the positions of records *earlier* polls returned
+      (``ConsumerCoordinator.maybeAutoCommitOffsetsAsync``): after processing for an
+      application that processes a poll's records before it polls again, before processing
+      for one that hands them to other threads. Manual commits are either too. So the order is
+      ``--consumer-commit``, and without it no consumer is modelled.
+    * ``auto.commit.interval.ms``: kmc has no clock; the model's consumer commits once per
+      record, at the point its order allows, which the interval can only delay.
+    * ``isolation.level``: no transactions are modelled, so the last stable offset is the high
+      watermark and read_committed reads what read_uncommitted reads.
+    """
+    rows = []
+    found = {key: [(f.path, f.entries[key]) for f in files if key in f.entries]
+             for key in CONSUMER_KEYS}
+    if not any(found.values()):
+        return rows
+    commit = overrides.get("consumer_commit")
+    order = (f"--consumer-commit {commit} is the model's commit order" if commit
+             else "no consumer is modelled without --consumer-commit before|after")
+    for key in CONSUMER_KEYS:
+        if not found[key]:
+            continue
+        path, raw = found[key][-1]
+        text = raw.strip()
+        where = f"{path}: {setting_text(key, raw)}"
+        if key == "enable.auto.commit":
+            if text.lower() not in ("true", "false"):
+                raise ConfigError(f"{where} must be true or false")
+            how = ("auto-commit in poll() commits what earlier polls returned: after processing "
+                   "if the application processes each poll before the next, before if it hands "
+                   "records off" if text.lower() == "true"
+                   else "the application commits: before or after processing, as it is written")
+            rows.append((f"{key}={text.lower()}", f"{where}: not modelled as such ({how}); {order}"))
+        elif key == "auto.commit.interval.ms":
+            _number(path, key, text)
+            rows.append((setting_text(key, raw), f"{where}: not modelled (kmc has no clock: the "
+                                                 "model's consumer commits once per record)"))
+        else:
+            if text not in ISOLATION_LEVELS:
+                raise ConfigError(f"{where} must be read_committed or read_uncommitted (Kafka's "
+                                  "validator for it)")
+            rows.append((f"{key}={text}", f"{where}: in force, and the same as "
+                         + ("read_uncommitted" if text == "read_committed" else "read_committed")
+                         + " here (no transactions are modelled: the last stable offset is the "
+                           "high watermark)"))
     return rows

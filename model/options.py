@@ -19,7 +19,7 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
                         unclean_leader_election=None, crash_model=None, symmetry=True,
                         rule_changes=(), hw_checkpoint=None, fetch_from_followers=None,
                         enable_idempotence=None, max_in_flight_requests_per_connection=None,
-                        consumer_commit=None, max_consumer_restarts=None,
+                        consumer_commit=None,
                         **bounds):
     """Build the configuration from flags (which win), Kafka properties files and Kafka's
     defaults. ``bounds`` are the ``Bounds`` fields by name (``max_records=...``; None = the
@@ -52,6 +52,7 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
             acks=acks, unclean_leader_election_enable=unclean_leader_election,
             crash_model=crash_model, enable_idempotence=enable_idempotence,
             max_in_flight_requests_per_connection=max_in_flight_requests_per_connection,
+            consumer_commit=consumer_commit,
         ), protocol=protocol)  # so the provenance names the flags that win over the files
         values.update(from_files)
     flags = {
@@ -65,7 +66,6 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         "enable_idempotence": enable_idempotence,
         "max_in_flight_requests_per_connection": max_in_flight_requests_per_connection,
         "consumer_commit": consumer_commit,
-        "max_consumer_restarts": max_consumer_restarts,
     }
     for key, value in flags.items():
         if key == "crash_model" and config_files:

@@ -41,9 +41,11 @@ CONFIG_TYPES = {
     "fetch.from.followers": _BOOL, "track.reads": _BOOL,
     "enable.idempotence": _OPT_BOOL, "idempotent": _BOOL,
     "max.in.flight.requests.per.connection": _INT,
-    "consumer.commit": _STR, "max.consumer.restarts": _INT,
+    "consumer.commit": _STR,
+    "max.consumer.restarts": _INT,  # written before it became bounds.max_consumer_restarts (26d)
 }
-"""Every key ``ModelConfig.as_dict()`` writes, with its JSON type."""
+"""Every key ``ModelConfig.as_dict()`` writes, with its JSON type (and one it wrote before,
+still read: ``ModelConfig.from_dict`` moves it into the bounds)."""
 
 
 def _is(value, kind: str) -> bool:

@@ -94,7 +94,7 @@ ENVIRONMENT = (
     Brings("--consumer-commit (a consumer processes and commits)", lambda c: bool(c.consumer_commit),
            features=("consumer",),
            actions=("ConsumerFetch", "ConsumerProcess", "ConsumerCommit", "ConsumerRestart")),
-    Brings("--max-consumer-restarts", lambda c: c.max_consumer_restarts > 0,
+    Brings("--max-consumer-restarts", lambda c: c.bounds.max_consumer_restarts > 0,
            actions=("ConsumerRestart",)),
     Brings("assignment order (every release; rule unordered-leader-moves leaves it out)",
            lambda c: "unordered-leader-moves" not in c.rules, features=("assignment",),
@@ -170,7 +170,7 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.IDEMPOTENCE] = 1 if config.idempotent else 0
     cfg[P.MAX_IN_FLIGHT] = config.max_in_flight_requests_per_connection
     cfg[P.CONSUMER_COMMIT] = {"": 0, "before": 1, "after": 2}[config.consumer_commit]
-    cfg[P.MAX_CONSUMER_RESTARTS] = config.max_consumer_restarts
+    cfg[P.MAX_CONSUMER_RESTARTS] = b.max_consumer_restarts
     cfg[P.MUTATION] = active_mutation()  # 0 unless the mutation check skips a guard
     fill_rule_switches(cfg, config.rules)
     orders = broker_orders(n) if config.symmetry else broker_orders(n)[:1]

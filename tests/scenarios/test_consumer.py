@@ -101,5 +101,78 @@ def test_the_command_line():
 
 def test_the_gate_table_names_the_consumer():
     from gate.report import within
-    assert within(consumer("after")).endswith(" consumer=after consumer-restarts=1")
+    assert within(consumer("after")).endswith(" consumer-restarts=1 consumer=after")
     assert "consumer" not in within(consumer("", restarts=0))
+
+
+def test_the_restart_bound_is_a_fault_bound():
+    """``--max-consumer-restarts`` is one of ``Bounds`` (issue 26d): ``faults()`` lists it, so
+    ``kmc advise``, the gate's "known beyond these bounds" and the engines that refuse fault
+    bounds see it; a trace file written when it was a setting beside the bounds still reads."""
+    from model.config import ModelConfig
+    config = consumer("after", restarts=2)
+    assert config.bounds.faults() == {"max_consumer_restarts": 2}
+    assert config.as_dict()["bounds"]["max_consumer_restarts"] == 2
+    assert "max.consumer.restarts" not in config.as_dict()
+    assert ModelConfig.from_dict(config.as_dict()) == config
+    old = config.as_dict()
+    old["bounds"] = {k: v for k, v in old["bounds"].items() if k != "max_consumer_restarts"}
+    old["max.consumer.restarts"] = 2
+    assert ModelConfig.from_dict(old) == config
+
+
+def test_a_consumer_file_is_read_and_reported_with_what_is_in_force(tmp_path):
+    """enable.auto.commit, auto.commit.interval.ms and isolation.level from a consumer file
+    (issue 26d): each gets a row saying what of it the model has; none turns the consumer on
+    or picks its order (that stays --consumer-commit); values Kafka refuses are refused."""
+    from model.kafka_config import file_kind, read_properties
+    f = tmp_path / "client.properties"
+    f.write_text("bootstrap.servers=127.0.0.1:9092\ngroup.id=g\nenable.auto.commit=TRUE\n"
+                 "auto.commit.interval.ms=5000\nisolation.level=read_committed\n")
+    assert file_kind(str(f), read_properties(str(f))) == "consumer"
+    config, provenance = config_from_options(config_files=[str(f)], replication_factor=2)
+    text = "\n".join(provenance)
+    assert config.consumer_commit == "" and "no consumer is modelled without --consumer-commit" in text
+    assert "enable.auto.commit=true " in text and "commits what earlier polls returned" in text
+    assert "auto.commit.interval.ms=5000" in text and "kmc has no clock" in text
+    assert "isolation.level=read_committed" in text and "the same as read_uncommitted" in text
+    assert "ignored (not modelled) in" in text and "group.id" in text
+    config, provenance = config_from_options(config_files=[str(f)], replication_factor=2,
+                                             consumer_commit="after", max_consumer_restarts=1)
+    assert config.consumer_commit == "after"
+    assert "--consumer-commit after is the model's commit order" in "\n".join(provenance)
+    for bad, words in (("enable.auto.commit=sometimes", "true or false"),
+                       ("auto.commit.interval.ms=-1", "auto.commit.interval.ms"),
+                       ("isolation.level=READ_COMMITTED", "read_committed or read_uncommitted")):
+        f.write_text(f"group.id=g\n{bad}\n")
+        with pytest.raises(ConfigError, match=words):
+            config_from_options(config_files=[str(f)], replication_factor=2)
+    f.write_text("enable.auto.comit=false\n")  # a typo of a consumer key gets a did-you-mean
+    assert "did you mean enable.auto.commit?" in "\n".join(
+        config_from_options(config_files=[str(f)], replication_factor=2)[1])
+
+
+def test_a_consumer_file_through_the_command_line(tmp_path):
+    f = tmp_path / "consumer.properties"
+    f.write_text("isolation.level=read_uncommitted\n")
+    out = CliRunner().invoke(cli, ["check", "-r", "2", "--max-crashes", "0", "--config", str(f),
+                                   "--consumer-commit", "after", "-p", "at-least-once"])
+    assert out.exit_code == 0 and "isolation.level=read_uncommitted" in out.output
+    f.write_text("isolation.level=serializable\n")
+    bad = CliRunner().invoke(cli, ["check", "-q", "-r", "2", "--config", str(f)])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+    assert len(bad.output.strip().splitlines()) == 1
+
+
+def test_known_beyond_names_the_restart_bound_only_for_the_same_commit_order():
+    """With the restarts a bound, a HOLDS without a restart hears of the row that breaks it with
+    one (raise max-consumer-restarts to 1); a consumer of the other order, or none, does not."""
+    from gate.known import beyond
+    rows = [(f["known_result"], f["raise"]) for f in beyond(consumer("after", restarts=0),
+                                                          ["at-most-once", "at-least-once"])]
+    assert rows == [("A consumer that commits after processing processes a record twice after "
+                     "a crash", {"max_consumer_restarts": 1})]
+    names = [f["known_result"] for f in beyond(consumer("before", restarts=0),
+                                               ["at-most-once", "at-least-once"])]
+    assert names == ["A consumer that commits before processing skips a record after a crash"]
+    assert beyond(consumer("", restarts=0), ["at-most-once", "at-least-once"]) == []
