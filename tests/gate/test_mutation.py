@@ -81,7 +81,10 @@ SURVIVORS = {
                                       "needs reorders and preferred elections the row does not "
                                       "have; the row at its twin's bounds (epochs 4, 2+2 moves) "
                                       "did not finish in 150 s and the mutation search was "
-                                      "stopped (2026-11-26, loaded machine): to redo",
+                                      "stopped (2026-11-26, loaded machine); kip-279 RF=2, 2 "
+                                      "records, epochs 3, one preferred election and one "
+                                      "reassignment did not finish in 100 s with the guard "
+                                      "(issue 32c, loaded machine): still to find",
     (GUARD, "delayed-fetch-needs-leader"): "only one row has a delayed fetch (3.7, where KIP-320 "
                                            "fencing also refuses a fetch a non-leader would take)",
     (GUARD, "produce-needs-min-isr"): "no row notices (3 rows not finished in 30 s on the mutant): "
