@@ -61,7 +61,10 @@ SURVIVORS = {
                                        "moment KAFKA-19522 is about is never a state; a gap of the "
                                        "model, not an equivalence (docs/testing.md)",
     (RULE, "isr-eligibility"): "changes the state count (3.9 RF=2 one controlled shutdown: 112,413 vs "
-                               "148,659), no verdict found at RF=2, availability questions included",
+                               "148,659), no verdict found at RF=2, availability questions "
+                               "included; 3.9 RF=3, 1 record, epochs 3, a crash, a session "
+                               "expiry, a preferred election: 7,341,106 vs 8,472,609 states, "
+                               "same verdicts (issue 32c)",
     (RULE, "producer-state-five-batches"): RULES["producer-state-five-batches"].unobservable,
     (RULE, "unknown-producer-accepts-any-sequence"):
         RULES["unknown-producer-accepts-any-sequence"].unobservable,
@@ -74,7 +77,10 @@ SURVIVORS = {
                                                  "4.4 RF=2 2 power-loss crashes 234,090 either way; "
                                                  "no verdict; RF=3 not searched; issue 25",
     (RULE, "isr-shrink-keeps-leader-epoch"): "changes the state count (3.6 RF=2 one session expiry: "
-                                             "98,916 vs 76,274), no verdict found at RF=2",
+                                             "98,916 vs 76,274), no verdict found at RF=2; 3.6 "
+                                             "RF=3, 1 record, epochs 3, a crash, a session "
+                                             "expiry, a preferred election: 6,410,972 vs "
+                                             "8,305,013 states, same verdicts (issue 32c)",
     (GUARD, "truncate-needs-leader"): "its killer before issue 25, \"KIP-279 fixes that scenario\" "
                                       "(kip-279, 3 records, default epochs), no longer notices: "
                                       "without free leader moves the fast-leader-change scenario "
