@@ -41,6 +41,7 @@ class Rule:
     actions: tuple = ()
     honours: tuple = ()
     producer: bool = False
+    unobservable: str = ""  # why no configuration of kmc's model shows it, written down
 
     def in_release(self, version: Version) -> bool:
         """Does Kafka ``version`` have this rule? (Never for a rule no release has.)"""
@@ -64,10 +65,13 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(name: str, *, since: str, source: str, summary: str, until: str = "", requires=(),
-         features=(), actions=(), honours=(), producer: bool = False) -> int:
+         features=(), actions=(), honours=(), producer: bool = False, unobservable: str = "") -> int:
     """Add a row to the table; returns the rule's kernel switch (its ``cfg`` index).
     ``producer``: the rule changes only what a retrying producer meets (judged with
-    ``--retries`` > 0), so ``change_releases`` leaves its release out unless asked."""
+    ``--retries`` > 0), so ``change_releases`` leaves its release out unless asked.
+    ``unobservable``: for a rule no configuration of the model can tell from its absence (an
+    equivalent mutant, or one no property of kmc judges), the reason, written down: the
+    rule-mutation check (``gate/mutation.py``) reports it instead of failing on it."""
     if name in RULES:
         raise ValueError(f"rule {name!r} is in the table twice")
     for release in filter(None, (since, until)):
@@ -75,7 +79,7 @@ def rule(name: str, *, since: str, source: str, summary: str, until: str = "", r
             raise ValueError(f"rule {name!r}: Kafka {release} is not in model/releases.py")
     switch = P.SETTING_COUNT + len(RULES)
     RULES[name] = Rule(name, source, since, summary, switch, until, tuple(requires),
-                       tuple(features), tuple(actions), tuple(honours), producer)
+                       tuple(features), tuple(actions), tuple(honours), producer, unobservable)
     return switch
 
 
@@ -87,7 +91,16 @@ RULE_CONTROLLER_EPOCH = rule(
            "ReplicaManager.becomeLeaderOrFollower answers StaleControllerEpochCode; read at "
            "0.8.0)",
     summary="a broker refuses LeaderAndIsr from a controller older than one it has obeyed "
-            "(matters with --max-controller-failovers, ZooKeeper mode)")
+            "(matters with --max-controller-failovers, ZooKeeper mode)",
+    unobservable="an equivalent mutant in kmc's model: the new controller resends the partition "
+                 "at the zombie's leader epoch and only raises it, and a stop forgets both "
+                 "epochs, so a broker that has heard from the newer controller is already at "
+                 "or past every leader epoch an older controller sent, and the leader-epoch "
+                 "check refuses what this check refuses. In Kafka it matters where a deposed "
+                 "controller's write lands: before 2.1 a partition update was a compare-and-set "
+                 "on the partition's zkVersion alone (KafkaZkClient.updateLeaderAndIsr at "
+                 "2.0.0), KAFKA-6082 added the controller epoch's (2.1.0); kmc's zombie never "
+                 "writes (docs/testing.md)")
 RULE_EPOCH_TRUNCATION = rule(
     "epoch-truncation", since="0.11",
     source="KIP-101 (AbstractFetcherThread.maybeTruncate, "
@@ -112,8 +125,9 @@ RULE_EPOCH_CACHE_ON_ELECTION = rule(
     summary="a new leader's epoch cache holds its epoch before it writes in it")
 RULE_TRUNCATE_ON_EPOCH_CHANGE = rule(
     "truncate-on-epoch-change", since="2.1",
-    source="KIP-320 (Partition.makeFollower on a new leader epoch, "
-           "ReplicaManager.makeFollowers restarts the fetcher; read at 2.1.0)",
+    source="KIP-320, KAFKA-7164 (Partition.makeFollower on a new leader epoch, "
+           "ReplicaManager.makeFollowers restarts the fetcher; read at 2.1.0; 2.0.0 only on a "
+           "new leader)",
     summary="a follower truncates again on every new leader epoch, not only on a new leader")
 RULE_ISR_JOIN_NEEDS_EPOCH_START = rule(
     "isr-join-needs-epoch-start", since="2.1",
@@ -233,7 +247,12 @@ RULE_PRODUCER_STATE_FIVE_BATCHES = rule(
            "the last batch, ProducerIdEntry)",
     summary="the broker remembers the last 5 batches of each producer, so an idempotent "
             "producer may have up to 5 requests in flight (0.11: the last batch, and 1)",
-    requires=("idempotent-producer",))
+    requires=("idempotent-producer",),
+    unobservable="an equivalent mutant on every configuration valid without it: with one "
+                 "request in flight a retried record is the last of any log that holds it, so "
+                 "a window of 1 and of 5 find it alike; with more in flight the configuration "
+                 "is refused without the rule (exit 2; tests/scenarios/test_delivery.py "
+                 "checks both sides; docs/testing.md)")
 RULE_UNKNOWN_PRODUCER_ACCEPTS_ANY_SEQUENCE = rule(
     "unknown-producer-accepts-any-sequence", since="2.5", producer=True,
     source="KIP-360 (ProducerStateManager.checkSequence at 2.5.0: no current producer epoch, "
@@ -241,7 +260,12 @@ RULE_UNKNOWN_PRODUCER_ACCEPTS_ANY_SEQUENCE = rule(
     summary="a leader with no state for the producer (none of its batches in the log) accepts "
             "whatever sequence comes; before, a sequence other than 0 failed with "
             "UNKNOWN_PRODUCER_ID",
-    requires=("idempotent-producer",))
+    requires=("idempotent-producer",),
+    unobservable="it decides only which unacknowledged records reach an empty log (a record "
+                 "acknowledged before the log emptied is already lost on both sides), and no "
+                 "property of kmc judges a record never acknowledged; what makes KIP-360 "
+                 "matter in Kafka, the producer epoch bump that resends a refused record after "
+                 "a later one, is not modelled (docs/testing.md)")
 RULE_IDEMPOTENCE_BY_DEFAULT = rule(
     "idempotence-by-default", since="3.0", producer=True,
     source="KIP-679 (ProducerConfig: enable.idempotence=true and acks=all by default at 3.0.0; "

@@ -156,6 +156,19 @@ def test_the_flags_and_a_refused_setting_on_the_command_line():
     assert "max.in.flight.requests.per.connection <= 5" in bad.output
 
 
+def test_five_batches_remembered_is_what_allows_five_in_flight():
+    """KAFKA-5494 (``ProducerStateEntry.NumBatchesToRetain`` = 5 at 1.0.0; 0.11.0.0 kept the
+    last batch): 1.0 accepts an idempotent producer with 5 requests in flight, 0.11 and 1.0
+    without the rule refuse it as the producer does. This is where turning
+    ``producer-state-five-batches`` off shows: with one request in flight it changes no state
+    (docs/testing.md, "The rule-mutation check")."""
+    assert producer("1.0", enable_idempotence=True, max_in_flight_requests_per_connection=5).idempotent
+    for version, changes in (("0.11", ()), ("1.0", ("-producer-state-five-batches",))):
+        with pytest.raises(ConfigError, match=r"max.in.flight.requests.per.connection <= 1"):
+            producer(version, enable_idempotence=True, max_in_flight_requests_per_connection=2,
+                     rule_changes=changes)
+
+
 def test_asked_by_name_only():
     from properties import get_properties
     assert not {p.name for p in get_properties(None)} & set(DELIVERY)

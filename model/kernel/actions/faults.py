@@ -130,9 +130,10 @@ def controller_failover(s, lay, cfg, out, acts, k):
     becomes controller with the next controller epoch (``KafkaController.onControllerFailover``).
     It reads the partition's state from ZooKeeper and sends it to every live broker
     (``ReplicaStateMachine.startup``), with the same leader epoch. The deposed controller does
-    not know yet: it is a zombie with its view of the partition frozen (every write it tries
-    is a compare-and-set on the partition's zkVersion, and since KAFKA-6082 on the controller
-    epoch's, so it cannot change the partition), but it may still send that view to brokers
+    not know yet: it is a zombie with its view of the partition frozen (since KAFKA-6082, 2.1,
+    every write it tries is a compare-and-set on the controller epoch's zkVersion; before, on
+    the partition's alone, which a zombie could pass while the new controller had not written
+    the partition: not modelled, docs/model.md), but it may still send that view to brokers
     (``ZombieControllerSendLeaderAndIsr``). Bounded by max-controller-failovers; KRaft's Raft
     quorum leaves no such zombie."""
     if cfg[MAX_CONTROLLER_FAILOVERS] == 0 or controller_failovers(s, lay) >= cfg[MAX_CONTROLLER_FAILOVERS]:
