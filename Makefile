@@ -85,12 +85,13 @@ gate: install
 gate-slow: install
 	mkdir -p out
 	$(BIN)/kmc gate scenarios/slow-results.toml --junit out/slow-results.xml --force
+	KMC_SLOW_ROWS=1 $(BIN)/python -m pytest -q tests/gate/test_mutation.py -k pinned_row
 
 # The rule-mutation check (docs/testing.md): every rule of model/rules.py flipped and every guard
 # of model/kernel/guards.py skipped, each against the known-results rows until one notices; prints
 # the mutants nobody kills (a few minutes on 2 cores)
 mutation: install
-	$(BIN)/python -m gate.mutation scenarios/known-results.toml
+	$(BIN)/python -m gate.mutation scenarios/known-results.toml scenarios/slow-results.toml
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -193,13 +193,14 @@ def main(argv=None) -> int:
     from model.errors import KmcError
 
     parser = argparse.ArgumentParser(prog="python -m gate.mutation", description=main.__doc__)
-    parser.add_argument("suite", nargs="?", default="scenarios/known-results.toml")
+    parser.add_argument("suite", nargs="*", default=["scenarios/known-results.toml"],
+                        help="gate suites whose rows are tried, in order (default: the known results)")
     parser.add_argument("--kind", choices=(RULE, GUARD), action="append")
     parser.add_argument("--only", action="append", help="a rule or guard name (repeatable)")
     parser.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT)
     args = parser.parse_args(argv)
     try:
-        suite = load_suite(args.suite)
+        checks = [c for path in args.suite for c in load_suite(path).checks]
     except KmcError as e:
         print(f"mutation: error: {e}", file=sys.stderr)
         return 2
@@ -211,9 +212,9 @@ def main(argv=None) -> int:
                   file=sys.stderr)
             return 2
         selected = [m for m in selected if m.name in args.only]
-    print(f"mutation check: {len(selected)} mutants against {len(suite.checks)} rows of "
-          f"{args.suite} (stopping at the first row that notices)", flush=True)
-    outcomes = run_all(suite.checks, selected, time_limit=args.time_limit,
+    print(f"mutation check: {len(selected)} mutants against {len(checks)} rows of "
+          f"{', '.join(args.suite)} (stopping at the first row that notices)", flush=True)
+    outcomes = run_all(checks, selected, time_limit=args.time_limit,
                        progress=lambda o: print(describe(o), flush=True))
     survivors = [o for o in outcomes if not o.killed]
     print()
