@@ -18,7 +18,11 @@ import pytest
 
 import checker
 from checker import VIOLATED
+from checker.trace import replay_actions
 from gate.suite import load_suite
+from model import Action, make_model
+from properties.registry import PROPERTIES, reachable
+from tests.conftest import config
 
 ROOT = Path(__file__).resolve().parents[2]
 BEFORE_2_1 = {"hw-truncation", "kip-101", "kip-279"}
@@ -56,3 +60,31 @@ def test_no_counterexample_takes_the_truncation_kafka_halts_on(spec):
     assert violated, spec.name
     for p in violated:
         assert truncations_past_the_leader(p.trace) == [], (spec.name, p.name)
+
+
+def _answer_past_the_leader(state) -> bool:
+    """A follower holds an OFFSET_OUT_OF_RANGE answer with the leader's log end offset below its
+    fetch offset (the truncation Kafka 0.10.2-2.0 halt on)."""
+    return any(r.fetch_response and r.fetch_response[2] > r.fetch_response[5]
+               for r in state.replicas)
+
+
+def test_the_detector_sees_the_truncation_where_it_happens():
+    """With unclean election the truncation is reachable (0.10's hw-truncation, RF=2); the
+    detector finds it in the step that handles the answer, so the row test above can fail."""
+    cfg = config(protocol="hw-truncation", unclean=True, min_isr=1)
+    name = "out-of-range-past-the-leader"
+    reachable(name)(_answer_past_the_leader)  # registered for this test only
+    try:
+        result = checker.check(cfg, [name])
+    finally:
+        PROPERTIES.pop(name, None)
+    (reach,) = result.properties
+    assert reach.verdict == VIOLATED  # reached
+    last = reach.trace.states[-1]
+    f = next(b for b, r in enumerate(last.replicas)
+             if r.fetch_response and r.fetch_response[2] > r.fetch_response[5])
+    model = make_model(cfg)
+    trace = replay_actions(model, model.init_states()[0],
+                           list(reach.trace.actions) + [Action("FollowerHandleFetchResponse", (f,))])
+    assert truncations_past_the_leader(trace) == [len(trace.steps)]
