@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.projection import Fact, Projection, holds, load_events, project
+from conformance.projection import Fact, Projection, holds, load_events, project, restrict
 
 ADMITTED, NOT_ADMITTED, INCOMPLETE = "ADMITTED", "NOT ADMITTED", "INCOMPLETE"
 DEFAULT_MAX_STEPS = 200
@@ -99,6 +99,7 @@ def validate(run, *, max_steps: int = DEFAULT_MAX_STEPS, max_states: int = DEFAU
     if rule_changes:
         flags["rule_changes"] = tuple(rule_changes)
     config, _prov = config_from_options(**flags)
+    projection = restrict(projection, config.replication_factor)
     model = CompiledModel(config)
     observed = projection.observed
     init = model.init_states()[0]
