@@ -75,6 +75,7 @@ bench-spark: install
 conformance: install
 	$(BIN)/kmc conformance run --kafka-version 4.0 --kafka-version 4.1 --runs 20
 	$(BIN)/kmc conformance run follower-leo --kafka-version 4.0 --kafka-version 4.1 --kafka-version 4.4 --repeat 3
+	KMC_CONFORMANCE=1 $(BIN)/python -m pytest -q tests/conformance/test_validate_real.py
 
 gate: install
 	mkdir -p out

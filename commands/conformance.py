@@ -15,9 +15,11 @@ import click
 
 from commands.params import BoundedInt
 from commands.usage import check_output_path, write_output
-from conformance import jars, processes, report, scenarios
+from conformance import jars, processes, projection, report, scenarios
+from conformance import validate as validate_lib
 from conformance.cluster import ClusterStartError
 from conformance.scenarios import ScenarioResult
+from viewer.safe_text import terminal_safe
 
 EXIT_DISAGREE, EXIT_NOT_RUN = 1, 3
 
@@ -112,3 +114,66 @@ def run_command(names, versions, runs, repeat, out_dir, time_limit, json_out, ma
         text = json.dumps([r.as_dict() for r in results], indent=1, default=str)
         write_output(json_out, "--json", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"), force=False)
     return code
+
+
+@conformance_group.command("validate")
+@click.argument("run", type=click.Path(exists=True))
+@click.option("--trace-out", type=click.Path(dir_okay=False), metavar="FILE", default=None,
+              help="Write the model behaviour that explains an admitted run here (kmc ITF; "
+                   "'kmc trace show FILE' reads it).")
+@click.option("--force", is_flag=True, help="Overwrite --trace-out if it exists.")
+@click.option("--max-steps", type=BoundedInt(1, 100_000), default=validate_lib.DEFAULT_MAX_STEPS, show_default=True,
+              help="Longest model behaviour followed (a longer one makes the answer INCOMPLETE, not NOT ADMITTED).")
+@click.option("--max-states", type=BoundedInt(1, 100_000_000), default=validate_lib.DEFAULT_MAX_STATES,
+              show_default=True, help="Search nodes (state, facts matched) expanded before the answer is INCOMPLETE.")
+@click.option("--rule", "rule_changes", multiple=True, metavar="[+|-]RULE",
+              help="Turn a rule of kmc's model on or off for the search (kmc list rules), e.g. to see the check fail.")
+def validate_command(run, trace_out, force, max_steps, max_states, rule_changes):
+    """Is the real run RUN (a run directory, or its events.jsonl) a behaviour of kmc's model?
+
+    Exit 0 ADMITTED, 1 NOT ADMITTED (at the event named), 3 INCOMPLETE (a search bound), 2 bad input."""
+    check_output_path(trace_out, force, "--trace-out", inputs=[run])
+    try:
+        v = validate_lib.validate(Path(run), max_steps=max_steps, max_states=max_states,
+                                  rule_changes=tuple(rule_changes))
+    except (projection.ProjectionError, validate_lib.RunError, OSError) as e:
+        raise click.UsageError(str(e)) from None
+    flags = " ".join(f"{k}={val}" for k, val in v.flags.items())
+    click.echo(f"model: {flags}")
+    if v.verdict == validate_lib.ADMITTED:
+        click.echo(f"ADMITTED: {v.facts} observed facts matched in order by a {len(v.trace)}-step behaviour "
+                   f"of kmc's model ({v.states_visited} states visited, {v.seconds:.1f} s)")
+        if trace_out:
+            doc_config = v.config.as_dict()
+            write_output(trace_out, "--trace-out", lambda tmp: _write_validation_trace(tmp, v.trace, doc_config),
+                         force=force)
+            click.echo(f"model trace: {trace_out}")
+        return 0
+    head = ("NOT ADMITTED" if v.verdict == validate_lib.NOT_ADMITTED else
+            f"INCOMPLETE (search bound: --max-states {max_states} or --max-steps {max_steps})")
+    click.echo(f"{head} at {terminal_safe(v.failed.describe())}")
+    click.echo(f"  {v.matched} of {v.facts} observed facts matched before it; the fact: {v.failed.check}")
+    if v.verdict == validate_lib.NOT_ADMITTED:
+        click.echo("  no behaviour of the model that matches the facts before it reaches a state that "
+                   "satisfies it; a state that matched the facts before it:")
+        for line in state_lines(v.last_states[:1]):
+            click.echo("    " + line)
+    return v.exit_code
+
+
+def state_lines(states) -> list[str]:
+    out = []
+    for s in states:
+        c = s.controller
+        out.append(f"controller: leader {c.leader}, epoch {c.leader_epoch}, isr {list(c.isr)}, "
+                   f"live {list(c.live_brokers)}; acked {list(s.acked)}")
+        for b, r in enumerate(s.replicas):
+            out.append(f"broker {b}: {'up' if r.alive else 'down'}, leader {r.leader}, epoch {r.leader_epoch}, "
+                       f"log {[rec[0] for rec in r.log]}, hw {r.high_watermark}")
+    return out
+
+
+def _write_validation_trace(path, trace, config: dict) -> None:
+    from viewer.trace_file import dumps, trace_to_itf  # noqa: PLC0415 - only an admitted run writes one
+    doc = trace_to_itf(trace, config, engine="conformance-validate")
+    Path(path).write_text(dumps(doc), encoding="utf-8")

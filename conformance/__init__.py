@@ -27,6 +27,8 @@ One job per module, from the ground up (each imports only modules listed before 
 ``follower_leo``          the follower-LEO experiment (docs/findings.md)
 ``replay``                a kmc ITF trace replayed as interventions with observation barriers
 ``report``                the scenario table as text
+``projection``            a run's events as facts of kmc's state, observed or not
+``validate``              trace validation: a behaviour of kmc's model matching those facts
 ========================= ===============================================================
 
 Nothing here knows click; ``commands/conformance.py`` and ``kmc trace run --cluster`` print

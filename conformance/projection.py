@@ -1,0 +1,269 @@
+"""The observed projection of a real run: the facts of kmc's state the harness saw, in order.
+
+Trace validation (issue 31; Cirstea, Kuppe, Loillier, Merz 2024) asks the reverse of replay: is
+what a real cluster did a behaviour of kmc's model? Its input is this projection of the run's
+merged event stream (``events.jsonl``, written by ``conformance.events``): one ``Fact`` per
+event, in the order of the stream, each either **observed** (a condition on one kmc state, as
+plain data in ``Fact.check``) or **unobservable** (kept, with ``why``, so the projection says
+what it left out).
+
+The abstraction (docs/conformance.md, "Trace validation"):
+
+* **Brokers are replicas by id.** The harness creates the run's topic with the assignment
+  ``[0, 1, 2]`` (``Admin.create_topic``), so broker ``b`` is kmc's replica ``b`` with assignment
+  rank ``b``; no symmetry is applied (an election in assignment order tells replicas apart).
+* **Records are ids by first send.** The producer sends distinct values ``r0, r1, ...``; the
+  ``n``-th distinct value sent is kmc's record id ``n`` (kmc's producer writes ids 1, 2, ... in
+  order). An offset is an offset.
+* **Leader epochs are Kafka's.** kmc's initial state is the topic right after creation (broker 0
+  leads in epoch 0, every replica in the ISR), as a new KRaft topic is.
+* **Time orders facts, not steps.** Events from different nodes are ordered by their wall-clock
+  stamps (one machine, millisecond log4j stamps); the search allows any number of model steps
+  (bounded) between two facts and none, so several facts may hold of one state.
+
+Observed: a broker's ``makeLeader``/``makeFollower`` (its leader, leader epoch, log end offset,
+high watermark and, on a leader, ISR), a leader's high-watermark advance, ISR change and record of
+a follower's LEO, a follower's truncation (its LEO after it), the controller's
+``PartitionChangeRecord`` (leader, leader epoch, ISR, ELR), fencing and unfencing, kill -9 and
+restart, each send and acknowledgement, and each read (the records below the leader's HW).
+Unobservable: SIGSTOP/SIGCONT (a paused broker is one that takes no step), the metadata log's
+replay, the controller quorum's own start, a skipped become-leader (no change of state), failed
+sends (the record may or may not be in a log) and controlled shutdown's first line (the
+controller's decision is the partition change that follows).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CONTROLLER_NODE = 100
+
+
+@dataclass(frozen=True)
+class Fact:
+    index: int             # line number in events.jsonl, from 1
+    ts: float
+    source: str
+    kind: str
+    observed: bool
+    check: tuple = ()      # the condition on a kmc state, as plain data (``holds``)
+    why: str = ""          # for an unobservable fact: why it is not a condition
+    text: str = ""         # the event, shortened, for reports
+
+    def describe(self) -> str:
+        return f"event {self.index} ({self.source} {self.kind}): {self.text}"
+
+
+@dataclass
+class Projection:
+    facts: list[Fact]
+    record_ids: dict[str, int] = field(default_factory=dict)
+    topic_brokers: tuple[int, ...] = (0, 1, 2)
+
+    @property
+    def observed(self) -> list[Fact]:
+        return [f for f in self.facts if f.observed]
+
+
+class ProjectionError(ValueError):
+    """The run's events cannot be projected (one line for the user)."""
+
+
+def _ids(text: str) -> tuple[int, ...]:
+    return tuple(sorted(int(x) for x in re.findall(r"-?\d+", text)))
+
+
+def _node(source: str) -> int | None:
+    m = re.fullmatch(r"node(\d+)", source)
+    return int(m.group(1)) if m else None
+
+
+def _diff(diff: str) -> dict[str, str]:
+    """``isr: [0, 1, 2] -> [1, 2], leader: 0 -> 1, ...`` -> {"isr": "[1, 2]", "leader": "1"}."""
+    out = {}
+    for m in re.finditer(r"(\w+): (\[[^\]]*\]|-?\d+) -> (\[[^\]]*\]|-?\d+)", diff):
+        out[m.group(1)] = m.group(3)
+    return out
+
+
+def _short(e: dict) -> str:
+    line = e.get("line")
+    if line:
+        return line[:160]
+    return ", ".join(f"{k}={v}" for k, v in e.items() if k not in ("ts", "source", "kind"))[:160]
+
+
+def project(events: list[dict]) -> Projection:
+    """The facts of ``events`` (the dicts of ``events.jsonl``), in order."""
+    record_ids: dict[str, int] = {}
+    facts: list[Fact] = []
+
+    def rid(value: str) -> int:
+        if value not in record_ids:
+            record_ids[value] = len(record_ids) + 1
+        return record_ids[value]
+
+    for i, e in enumerate(events, start=1):
+        if not isinstance(e, dict) or not {"ts", "source", "kind"} <= set(e):
+            raise ProjectionError(f"event {i} is not an object with ts, source and kind")
+        kind, source = e["kind"], str(e["source"])
+        node = _node(source)
+        try:
+            check, why = _fact(kind, source, node, e, rid)
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ProjectionError(f"event {i} ({source} {kind}) lacks or garbles a field: {exc}") from None
+        facts.append(Fact(i, float(e["ts"]), source, kind, bool(check), check or (), why, _short(e)))
+    return Projection(facts, record_ids)
+
+
+def _fact(kind: str, source: str, node: int | None, e: dict, rid) -> tuple[tuple | None, str]:
+    b = int(e["broker"]) if "broker" in e and e["broker"] is not None else None
+    if source == "client":
+        if kind == "send":
+            return ("sent", rid(e["value"])), ""
+        if kind == "ack":
+            return ("acked", rid(e["value"]), int(e["offset"])), ""
+        if kind == "read":
+            records = tuple((int(o), rid(v)) for o, v in e["records"])
+            return ("read", records, int(e["end_offset"])), ""
+        return None, "a failed send says nothing certain: the record may or may not be in a log"
+    if source == "harness":
+        if kind == "kill -9":
+            return ("down", b), ""
+        if kind == "restart":
+            return ("up", b), ""
+        if kind in ("SIGSTOP", "SIGCONT"):
+            return None, "a paused broker is one that takes no step: not a fact of kmc's state"
+        return None, "an intervention kmc's state does not record"
+    if node == CONTROLLER_NODE:
+        if kind == "partition-change":
+            d = _diff(e["diff"])
+            return ("controller",
+                    int(d["leader"]) if "leader" in d else None,
+                    int(d["leaderEpoch"]) if "leaderEpoch" in d else None,
+                    _ids(d["isr"]) if "isr" in d else None,
+                    _ids(d["elr"]) if "elr" in d else None), ""
+        if kind == "fence":
+            return ("fenced", b), ""
+        return None, "the controller quorum's own life is not in kmc's state"
+    if node is None:
+        return None, "an event from an unknown source"
+    if kind == "become-leader":
+        return ("leads", node, int(e["leader_epoch"]), int(e["start_offset"]), int(e["high_watermark"]),
+                _ids(e["isr"])), ""
+    if kind == "become-follower":
+        return ("follows", node, int(e["leader"]), int(e["leader_epoch"]), int(e["start_offset"])), ""
+    if kind == "high-watermark":
+        return ("hw", node, int(e["new"])), ""
+    if kind == "remote-leo":
+        return ("remote_leo", node, int(e["follower"]), int(e["offset"])), ""
+    if kind in ("isr-shrink", "isr-updated"):
+        return ("leader_isr", node, _ids(e.get("new", e.get("isr", "")))), ""
+    if kind == "truncate":
+        return ("truncated", node, int(e["offset"])), ""
+    if kind == "unfenced":
+        return ("unfenced", node), ""
+    if kind == "started":
+        return ("up", node), ""
+    if kind == "skip-become-leader":
+        return None, "the broker keeps its state (KAFKA-13790): no change to match"
+    if kind == "metadata-delta":
+        return None, "the metadata log's replay: kmc models its effects, not its batches"
+    if kind == "controlled-shutdown":
+        return None, "the controller's decision is the partition change that follows"
+    return None, "a log line kmc's state does not hold"
+
+
+def holds(check: tuple, state) -> bool:
+    """Whether the kmc ``state`` (a ``ClusterState``) satisfies the observed condition."""
+    kind = check[0]
+    reps = state.replicas
+    if kind in ("leads", "follows", "hw", "remote_leo", "leader_isr", "truncated", "unfenced", "down", "up"):
+        if check[1] >= len(reps):
+            return False
+        r = reps[check[1]]
+    if kind == "leads":
+        _, b, epoch, leo, hw, isr = check
+        return (r.alive and r.leader == b and r.leader_epoch == epoch and len(r.log) == leo
+                and r.high_watermark == hw and tuple(sorted(r.isr)) == isr)
+    if kind == "follows":
+        _, b, leader, epoch, leo = check
+        return r.alive and r.leader == leader and r.leader_epoch == epoch and len(r.log) == leo
+    if kind == "hw":
+        return r.alive and r.high_watermark == check[2]
+    if kind == "remote_leo":
+        _, b, f, off = check
+        return r.leader == b and f < len(r.remote_log_end_offsets) and r.remote_log_end_offsets[f] == off
+    if kind == "leader_isr":
+        return r.leader == check[1] and tuple(sorted(r.isr)) == check[2]
+    if kind == "truncated":
+        return len(r.log) == check[2]
+    if kind == "down":
+        return not r.alive
+    if kind == "up":
+        return bool(r.alive)
+    if kind == "unfenced":
+        return bool(r.alive) and check[1] in state.controller.live_brokers
+    c = state.controller
+    if kind == "fenced":
+        return check[1] not in c.live_brokers
+    if kind == "controller":
+        _, leader, epoch, isr, elr = check
+        if leader is not None and c.leader != leader:
+            return False
+        if epoch is not None and c.leader_epoch != epoch:
+            return False
+        if isr is not None and tuple(sorted(c.isr)) != isr:
+            return False
+        model_elr = getattr(state, "elr", None)
+        if elr is not None and model_elr is not None and tuple(sorted(model_elr)) != elr:
+            return False
+        return True
+    if kind == "sent":
+        return state.records_written >= check[1]
+    if kind == "acked":
+        return (check[1], check[2]) in set(map(tuple, state.acked))
+    if kind == "read":
+        _, records, end = check
+        for b, r in enumerate(reps):
+            if r.alive and r.leader == b and r.high_watermark == end and len(r.log) >= end and all(
+                    o < len(r.log) and r.log[o][0] == i for o, i in records):
+                return True
+        return False
+    raise ValueError(f"unknown fact {kind!r}")
+
+
+def load_events(path: Path) -> list[dict]:
+    """``events.jsonl`` (or a run directory holding it) as a list of dicts."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "events.jsonl"
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            if line.strip():
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError:
+                    raise ProjectionError(f"{path}: line {n} is not JSON") from None
+    return out
+
+
+_BROKER_FACTS = {"leads", "follows", "hw", "remote_leo", "leader_isr", "truncated", "unfenced", "down", "up",
+                 "fenced"}
+
+
+def restrict(projection: Projection, replication_factor: int) -> Projection:
+    """The projection with facts about brokers that hold no replica of the run's topic made
+    unobservable: the harness's clusters have three brokers, a topic of replication factor 2
+    lives on brokers 0 and 1, and kmc's state has no broker 2."""
+    facts = []
+    for f in projection.facts:
+        if f.observed and f.check[0] in _BROKER_FACTS and f.check[1] >= replication_factor:
+            f = Fact(f.index, f.ts, f.source, f.kind, False, (), "a broker with no replica of the run's topic",
+                     f.text)
+        facts.append(f)
+    return Projection(facts, projection.record_ids, tuple(range(replication_factor)))
