@@ -355,3 +355,32 @@ def _every_broker_back(state, config) -> bool:
 )
 def every_broker_back(state, config) -> bool:
     return _every_broker_back(state, config)
+
+
+def _all_acked_readable(state) -> bool:
+    """Every acknowledged record can be read: the partition has a leader clients can use and
+    the record is in its log at the offset it was acknowledged at, below its high watermark
+    (consumers read up to the HW: ``Partition.fetchRecords`` / ``LogReadInfo`` with
+    ``FetchIsolation.HIGH_WATERMARK``, read_uncommitted and no transactions)."""
+    leader = state.true_leader()
+    if leader == NO_LEADER:
+        return not state.acked
+    r = state.replicas[leader]
+    return all(offset < min(r.high_watermark, len(r.log)) and r.log[offset][0] == rid
+               for rid, offset in state.acked)
+
+
+@leads_to(
+    "acked-eventually-visible",
+    "once faults stop, every acknowledged record is eventually readable by consumers (in the "
+    "leader's log, below its high watermark)",
+    q=_all_acked_readable,
+    states="P: some acknowledged record (ClusterState.acked: record id and offset) is not in the "
+           "true leader's log at its offset below the leader's HW, or there is no leader; Q: every "
+           "one is. A lost record (no-acked-loss violated) is never readable again, so this fails "
+           "wherever no-acked-loss does; it also fails where the only broker holding a record "
+           "stays down (a broker need never return), and it asks that a new leader's HW catch up "
+           "(the weakly fair fetches and HW advance).",
+)
+def some_acked_unreadable(state) -> bool:
+    return not _all_acked_readable(state)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
@@ -276,3 +277,19 @@ def test_a_returning_loop_is_read_back_from_its_itf_index():
     assert loop_start({"loop": 5}, 5) == (5, True)  # the last state stutters
     assert loop_start({"loop": 3}, 5) == (2, False)  # state 5 is state 2 again: steps 3-5 repeat
     assert loop_start({}, 5) is None
+
+
+def test_since_3_7_an_acked_record_stays_unreadable_while_the_isr_is_under_min_isr():
+    """acked-eventually-visible on 3.9: the 7-step lasso is the failover whose new leader may not
+    advance its HW under min.insync.replicas (rule hw-needs-min-isr, KAFKA-15583); without the
+    rule it needs a shrink before the crash (9 steps); nothing is lost either way."""
+    config = ModelConfig(kafka_version="3.9", replication_factor=2, min_insync_replicas=2,
+                         bounds=Bounds(max_records=1, max_crashes=1))
+    prop = LIVENESS["acked-eventually-visible"]
+    result = check_liveness(config, prop)
+    assert result.verdict == VIOLATED and len(result.trace.steps) == 7
+    last = result.trace.states[-1]
+    leader = last.true_leader()
+    assert leader == 1 and last.replicas[1].high_watermark == 0 and len(last.replicas[1].log) == 1
+    without = check_liveness(replace(config, rule_changes=("-hw-needs-min-isr",)), prop)
+    assert without.verdict == VIOLATED and len(without.trace.steps) == 9
