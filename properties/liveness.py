@@ -227,16 +227,17 @@ def has_leader(state) -> bool:
 
 @leads_to(
     "leader-eventually",
-    "once faults stop, a partition with a live, unfenced ISR member eventually has a leader "
-    "clients can use",
+    "once faults stop, a partition with a live, unfenced ISR or ELR member eventually has a "
+    "leader clients can use",
     q=has_leader,
-    states="P: some broker of the controller's ISR runs and is in the controller's live brokers; "
-           "Q: ClusterState.true_leader() is a broker (the controller's leader, alive, on the "
-           "controller's leader epoch). ELR (KIP-966) members are not counted: the model keeps "
-           "no ELR set.",
+    states="P: some broker of the controller's ISR or, with KIP-966, of its eligible leader "
+           "replicas (ClusterState.elr) runs, is in the controller's live brokers and is not "
+           "shutting down; Q: ClusterState.true_leader() is a broker (the controller's leader, "
+           "alive, on the controller's leader epoch). An ELR member is a candidate of "
+           "PartitionChangeBuilder.electLeader as an ISR member is.",
 )
 def live_isr_member(state) -> bool:
-    return any(_live_unfenced(state, b) for b in state.controller.isr)
+    return any(_live_unfenced(state, b) for b in (*state.controller.isr, *state.elr))
 
 
 def _caught_up_outside_isr(state) -> bool:

@@ -293,3 +293,22 @@ def test_since_3_7_an_acked_record_stays_unreadable_while_the_isr_is_under_min_i
     assert leader == 1 and last.replicas[1].high_watermark == 0 and len(last.replicas[1].log) == 1
     without = check_liveness(replace(config, rule_changes=("-hw-needs-min-isr",)), prop)
     assert without.verdict == VIOLATED and len(without.trace.steps) == 9
+
+
+def test_leader_eventually_counts_a_live_elr_member():
+    """KIP-966: a live, unfenced member of the eligible leader replicas is a candidate as an ISR
+    member is, so leader-eventually's P holds with the ISR empty and an ELR member running; on
+    4.1 with two power losses (RF=2) the property holds."""
+    from checker import check
+    from properties.liveness import live_isr_member
+
+    config = ModelConfig(kafka_version="4.1", replication_factor=2, crash_model="power-loss",
+                         bounds=Bounds(max_records=1, max_crashes=2))
+    trace = check(config, ["no-acked-loss"]).properties[0].trace
+    both_down = next(s for s in trace.states if not s.controller.isr and len(s.elr) == 2)
+    assert not live_isr_member(both_down)
+    back = both_down._replace(
+        replicas=(both_down.replicas[0], both_down.replicas[1]._replace(alive=True)),
+        controller=both_down.controller._replace(live_brokers=(1,)))
+    assert live_isr_member(back)
+    assert check_liveness(config, LIVENESS["leader-eventually"]).verdict == HOLDS
