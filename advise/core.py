@@ -52,6 +52,7 @@ from model.config import ModelConfig
 from model.bounded import shown
 from model.errors import ConfigError
 from properties import get_properties
+from properties.liveness import LIVENESS  # advised on a sweep of their own (advise/liveness.py)
 
 DEFAULT_REPLICATION_FACTORS = (2, 3)
 DEFAULT_GOALS = ("no-acked-loss",)
@@ -206,8 +207,9 @@ def check_goals(goals) -> list:
     for g in goals:
         if g not in allowed:
             from advise.delivery import DELIVERY_GOALS  # the producer's goals, swept apart
-            raise ConfigError(f"--goal {shown(g)}: choose from {', '.join(allowed)}, or one of "
-                              f"the producer's goals {', '.join(DELIVERY_GOALS)}")
+            raise ConfigError(f"--goal {shown(g)}: choose from {', '.join(allowed)}, one of "
+                              f"the producer's goals {', '.join(DELIVERY_GOALS)}, or a liveness "
+                              f"property {', '.join(LIVENESS)}")
     return list(dict.fromkeys(goals))
 
 

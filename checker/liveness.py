@@ -205,7 +205,7 @@ def check_liveness(config: ModelConfig, prop: LeadsTo, *, fair: bool = True,
     return result
 
 
-_LIMIT_NAMES = {"states": "max-states", "time": "time-limit", "max-leader-epoch": "max-leader-epoch"}
+LIMIT_NAMES = {"states": "max-states", "time": "time-limit", "max-leader-epoch": "max-leader-epoch"}
 
 
 def as_check_result(result: LivenessResult, config: ModelConfig) -> CheckResult:
@@ -224,7 +224,7 @@ def as_check_result(result: LivenessResult, config: ModelConfig) -> CheckResult:
         notes.append(f"the lasso's loop: {where}")
     verdict = PropertyResult(result.property_name, result.verdict, result.trace)
     return CheckResult("liveness", config.as_dict(), [verdict], stats,
-                       _LIMIT_NAMES.get(result.limit, result.limit), notes)
+                       LIMIT_NAMES.get(result.limit, result.limit), notes)
 
 
 def fair_targets(out, p, q, wf, loop_ok, fair):
