@@ -110,6 +110,9 @@ def advise_command(kafka_version, config_files, goals, replication_factors, full
         return _advise_delivery(config, goals, cell_time_limit, max_states, as_json, markdown,
                                 quiet)
     if any(g in LIVENESS for g in goals):
+        if cache_dir:
+            fail("--cache is not used by the liveness goals yet: every setting is checked again "
+                 "(leave it out)")
         return _advise_liveness(config, goals, rfs, bound_overrides, full, trace_dir, cell_time_limit,
                                 max_states, as_json, markdown, quiet)
 

@@ -91,6 +91,7 @@ def test_bad_combinations_are_one_line_and_exit_2():
         ["--goal", "writes-eventually-accepted", "--markdown"],
         ["--goal", "writes-eventually-accepted", "--full"],
         ["--goal", "writes-eventually-accepted", "--trace-dir", "/tmp/nowhere-kmc-28b"],
+        ["--goal", "writes-eventually-accepted", "--cache", "/tmp/nowhere-kmc-28b-cache"],
         ["--goal", "no-such-goal"],
     ]
     for args in cases:
