@@ -21,8 +21,10 @@ from dataclasses import dataclass, field, replace
 
 from checker.api import check
 from checker.result import HOLDS, INCOMPLETE, VIOLATED
+from gate.known import beyond
 from model.config import ModelConfig, default_bounds
 from model.errors import ConfigError
+from viewer.report import beyond_line
 
 DELIVERY_GOALS = ("no-duplicates", "in-order", "exactly-once-to-log")
 IN_FLIGHT = (5, 2, 1)  # weak to strong
@@ -53,6 +55,7 @@ class DeliveryCell:
     refused: str = ""  # the producer or the release refuses the settings (why)
     states: int = 0
     trace: list = field(default_factory=list)  # the first violated goal's actions
+    known_beyond: list = field(default_factory=list)  # gate.known.beyond: rows past the bounds
 
     @property
     def keeps(self) -> bool:
@@ -116,6 +119,9 @@ def advise_delivery(config: ModelConfig, goals, *, time_limit=None, max_states=N
                 cell.verdicts[p.name] = p.verdict
                 if p.verdict == VIOLATED and not cell.trace and p.trace is not None:
                     cell.trace = [str(a) for a in p.trace.actions]
+            # a goal that holds here may be violated by a known-results row at other bounds
+            # (KAFKA-3197: one request in flight reorders on 0.9 with a session expiry)
+            cell.known_beyond = beyond(cfg, [g for g, v in cell.verdicts.items() if v == HOLDS])
         advice.cells.append(cell)
         if progress:
             progress(i, len(cells), cell)
@@ -145,12 +151,15 @@ def render_delivery(advice: DeliveryAdvice) -> str:
             status += f" ({c.states:,} states)"
         mark = " (yours)" if c.settings == advice.user else ""
         lines.append(f"  {c.settings.words():<{width}}{status}{mark}")
+        lines += [f"    {beyond_line(e)}" for e in c.known_beyond]
     lines.append("")
     weakest = advice.weakest
     if weakest is None:
         lines.append("No producer setting keeps the goal within these bounds.")
     else:
-        lines.append(f"Weakest setting that keeps it: {weakest.settings.words()}.")
+        lines.append(f"Weakest setting that keeps it: {weakest.settings.words()}."
+                     + (" Within these bounds only: a known-results row violates it beyond them "
+                        "(above)." if weakest.known_beyond else ""))
     mine = next(c for c in advice.cells if c.settings == advice.user)
     lines.append(f"Yours ({advice.user.words()}): "
                  + ("keeps it." if mine.keeps else "refused by the producer." if mine.refused

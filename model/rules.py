@@ -234,6 +234,16 @@ RULE_LAST_KNOWN_LEADER_CHECK = rule(
     requires=("eligible-leader-replicas",))
 
 # -- the producer (issue 26): judged only when the producer retries (--retries N)
+RULE_IN_FLIGHT_PER_PARTITION = rule(
+    "in-flight-per-partition", since="0.10", producer=True,
+    source="KAFKA-3197 (Sender.run mutes every partition it drains when "
+           "max.in.flight.requests.per.connection=1, RecordAccumulator.mutePartition, at "
+           "0.10.0.0; 0.9.0.1 counted requests per broker only: NetworkClient.canSendRequest, "
+           "InFlightRequests.canSendMore)",
+    summary="with max.in.flight.requests.per.connection=1 a partition's next record waits until "
+            "the one in flight is answered, whichever broker it went to; before (0.8-0.9) the "
+            "limit was per connection, so after a leader change a later record could reach the "
+            "new leader while an earlier one still waited at the old one: reordered")
 RULE_IDEMPOTENT_PRODUCER = rule(
     "idempotent-producer", since="0.11", producer=True,
     source="KIP-98 (ProducerStateManager, ProducerAppendInfo.checkSequence, "

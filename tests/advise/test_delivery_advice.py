@@ -2,7 +2,7 @@
 
 from click.testing import CliRunner
 
-from advise.delivery import advise_delivery, is_delivery
+from advise.delivery import advise_delivery, is_delivery, render_delivery
 from cli import cli
 from model.options import config_from_options
 
@@ -28,3 +28,19 @@ def test_the_command_and_a_release_that_refuses_idempotence():
     mixed = CliRunner().invoke(cli, ["advise", "-q", "--goal", "in-order", "--goal", "no-acked-loss"])
     assert mixed.exit_code == 2 and "on its own" in mixed.output
     assert is_delivery(["in-order", "no-duplicates"]) and not is_delivery([])
+
+
+def test_a_setting_that_keeps_the_goal_names_a_known_result_beyond_the_bounds():
+    """KAFKA-3197: on 0.9 one request in flight keeps the order within advise's bounds (a crash
+    fails the old leader's requests, so the earlier record waits first in the queue), but a
+    known-results row reorders with a failure-free leader move; the advice says so."""
+    config = config_from_options(kafka_version="0.9", replication_factor=2)[0]
+    order = advise_delivery(config, ["in-order"])
+    weakest = order.weakest
+    assert weakest.settings.words() == "enable.idempotence=false max.in.flight.requests.per.connection=1"
+    assert [e["known_result"] for e in weakest.known_beyond] == [
+        "KAFKA-3197 with min.insync.replicas=2: a failure-free leader move reorders too (0.9)"]
+    assert "Within these bounds only" in render_delivery(order)
+    newer = advise_delivery(config_from_options(kafka_version="0.10", replication_factor=2)[0],
+                            ["in-order"])
+    assert newer.weakest.settings == weakest.settings and newer.weakest.known_beyond == []

@@ -42,6 +42,7 @@ KILLERS = {
     (RULE, "alter-partition-shrink-bumps-leader-epoch"): "Kafka 3.7 (KRaft, AlterPartition, KAFKA-15583): the stale follower LEO still loses an acked record",
     (RULE, "kraft-unclean-election"): "KRaft before 3.9 ignores unclean.leader.election.enable (KAFKA-12670): no unclean loss",
     (RULE, "eligible-leader-replicas"): "last replica standing on Kafka 3.7 (KRaft): the sole ISR member loses power and leads again",
+    (RULE, "in-flight-per-partition"): "KAFKA-3197: before 0.10 one request in flight is one per broker, and a leader change reorders records",
     (RULE, "idempotent-producer"): "Kafka 3.0's default producer is idempotent (KIP-679): no duplicates, in order",
     (RULE, "idempotence-by-default"): "Kafka 3.0's default producer is idempotent (KIP-679): no duplicates, in order",
     (RULE, "replica-lag-time"): "ISR of one, then unclean election (Jepsen 2013)",

@@ -88,6 +88,32 @@ def test_one_in_flight_or_idempotence_keeps_the_order(options):
     assert check(producer(**options), ["in-order"]).verdict("in-order") == HOLDS
 
 
+def test_kafka_3197_before_0_10_one_in_flight_was_per_broker():
+    """KAFKA-3197 (fixed in 0.10.0.0): with max.in.flight.requests.per.connection=1 the 0.9
+    producer limited requests per connection (NetworkClient.canSendRequest at 0.9.0.1), so r2
+    reaches the new leader while r1 still waits at the old one, and r1's retry lands after r2.
+    0.10 mutes the partition until r1 is answered (rule in-flight-per-partition)."""
+    options = dict(max_in_flight_requests_per_connection=1, min_insync_replicas=1, max_crashes=0,
+                   max_session_expiries=1)
+    result = check(producer("0.9", **options), ["in-order"])
+    assert result.verdict("in-order") == VIOLATED
+    assert steps(result, "in-order") == [
+        "ProduceRecord(leader=0)",
+        "ControllerFenceBroker(broker=0, new_leader=1)",  # broker 0's session expires
+        "BecomeLeaderOrFollower(broker=1, leader_epoch=1)",
+        "ProduceRecord(leader=1)",  # r1 waits at broker 0: nothing in flight to broker 1
+        "ProducerRetry(record=1, leader=1)",
+    ]
+    last = result.by_name("in-order").trace.states[-1]
+    assert [rid for rid, _ in last.replicas[1].log] == [2, 1]
+    assert last.acked == ((1, 1), (2, 0))
+    fixed = [check(producer("0.10", **options), ["in-order"]),
+             check(producer("0.9", rule_changes=("+in-flight-per-partition",), **options),
+                   ["in-order"])]
+    assert [r.verdict("in-order") for r in fixed] == [HOLDS, HOLDS]
+    assert fixed[0].stats.distinct_states == fixed[1].stats.distinct_states == 3943  # the rule
+
+
 def test_out_of_order_sequence_and_unknown_producer_id_by_release():
     """r1 is lost with its leader; r2 reaches the new leader, whose log has no batch of the
     producer: since KIP-360 (2.5) it accepts any sequence, before it answers UNKNOWN_PRODUCER_ID;

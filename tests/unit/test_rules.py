@@ -51,24 +51,27 @@ def test_each_release_has_the_rules_of_its_kips_and_jiras(version, expected):
 
 
 @pytest.mark.parametrize("version,expected", [
-    ("0.10", ()),
-    ("0.11", ("idempotent-producer",)),
-    ("1.0", ("idempotent-producer", "producer-state-five-batches")),
-    ("2.4", ("idempotent-producer", "producer-state-five-batches")),
-    ("2.5", ("idempotent-producer", "producer-state-five-batches",
+    ("0.9", ()),
+    ("0.10", ("in-flight-per-partition",)),
+    ("0.11", ("in-flight-per-partition", "idempotent-producer")),
+    ("1.0", ("in-flight-per-partition", "idempotent-producer", "producer-state-five-batches")),
+    ("2.4", ("in-flight-per-partition", "idempotent-producer", "producer-state-five-batches")),
+    ("2.5", ("in-flight-per-partition", "idempotent-producer", "producer-state-five-batches",
              "unknown-producer-accepts-any-sequence")),
-    ("3.0", ("idempotent-producer", "producer-state-five-batches",
+    ("3.0", ("in-flight-per-partition", "idempotent-producer", "producer-state-five-batches",
              "unknown-producer-accepts-any-sequence", "idempotence-by-default")),
-    ("4.1", ("idempotent-producer", "producer-state-five-batches",
+    ("4.1", ("in-flight-per-partition", "idempotent-producer", "producer-state-five-batches",
              "unknown-producer-accepts-any-sequence", "idempotence-by-default")),
 ])
 def test_the_producers_rules_by_release(version, expected):
-    """KIP-98 (0.11), KAFKA-5494 (1.0), KIP-360 (2.5), KIP-679 (3.0): issue 26."""
+    """KAFKA-3197 (0.10), KIP-98 (0.11), KAFKA-5494 (1.0), KIP-360 (2.5), KIP-679 (3.0): issue
+    26."""
     assert tuple(r for r in release_rules(version) if RULES[r].producer) == expected
 
 
 def test_presets_are_the_rule_sets_of_the_releases_that_introduced_them():
-    assert PRESETS == {"hw-truncation": Z + O, "kip-101": release_rules("0.11"),
+    assert PRESETS == {"hw-truncation": Z + ("in-flight-per-partition",) + O,
+                       "kip-101": release_rules("0.11"),
                        "kip-279": release_rules("2.0"), "kip-320": release_rules("2.1")}
     assert "reset-followers-on-epoch" not in {r for rules in PRESETS.values() for r in rules}
 
@@ -90,14 +93,17 @@ def test_every_rule_sets_its_kernel_switch():
                                      rule_changes=needed + (f"+{name}",))).cfg
         assert on[rule.switch] == 1, name
     off = kernel_spec(ModelConfig(protocol="hw-truncation", replication_factor=2)).cfg
-    assert off[P.SETTING_COUNT:].sum() == 2 and off[RULES["controller-epoch"].switch] == 1
+    assert off[P.SETTING_COUNT:].sum() == 3 and off[RULES["controller-epoch"].switch] == 1
     assert off[RULES["leader-and-isr-in-order"].switch] == 1
+    assert off[RULES["in-flight-per-partition"].switch] == 1  # the preset is 0.10's rules
 
 
 def test_the_reference_model_refuses_rules_it_does_not_have():
     assert reference_supports(ModelConfig(rule_changes=("+kmc-0.1",)))
     assert reference_supports(ModelConfig(rule_changes=("+isr-expansion-as-own-step",)))
     assert reference_supports(ModelConfig())
+    # 0.9 lacks only a producer rule of the hw-truncation preset (0.10's): inert without retries
+    assert reference_supports(ModelConfig(kafka_version="0.9", protocol="hw-truncation"))
     newer = ModelConfig(kafka_version="2.2", rule_changes=("+kmc-0.1",))
     assert not reference_supports(newer)
     with pytest.raises(ConfigError, match="need the compiled engine"):

@@ -182,7 +182,8 @@ def test_the_fingerprint_follows_the_kernel_and_the_rules_not_the_oracle(tmp_pat
 
 def test_replay_names_the_rules_that_changed_since_the_trace(trace_path):
     doc = load(trace_path)
-    doc["#meta"]["kmc"]["config"]["rules"] = ["controller-epoch", "leader-and-isr-in-order", "fenced-fetch"]
+    doc["#meta"]["kmc"]["config"]["rules"] = ["controller-epoch", "in-flight-per-partition",
+                                              "leader-and-isr-in-order", "fenced-fetch"]
     doc["#meta"]["kmc"]["model_fingerprint"] = "0123456789abcdef"
     save(trace_path, doc)
     r = kmc("trace", "replay", trace_path)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from model.kernel.actions.step import NO_ARG, PRODUCE_RECORD, PRODUCER_RETRY, begin
 from model.kernel.fields import (
-    ACK_DONE, ACK_NONE, ACK_PENDING, ack_state, append_record, believes_it_leads, broker_count,
+    ACK_DONE, ACK_NONE, ACK_PENDING, ack_leader, ack_state, append_record, believes_it_leads, broker_count,
     isr_of, leader_epoch, log_end_offset, record_id_at, record_slots, records_written, retries,
     set_ack, set_records_written, set_retries, size_of,
 )
@@ -28,7 +28,10 @@ from model.kernel.params import (
     MIN_INSYNC_REPLICAS,
 )
 from model.kernel.transitions import complete_delayed_produce, finish, maybe_increment_leader_hw
-from model.rules import RULE_PRODUCER_STATE_FIVE_BATCHES, RULE_UNKNOWN_PRODUCER_ACCEPTS_ANY_SEQUENCE
+from model.rules import (
+    RULE_IN_FLIGHT_PER_PARTITION, RULE_PRODUCER_STATE_FIVE_BATCHES,
+    RULE_UNKNOWN_PRODUCER_ACCEPTS_ANY_SEQUENCE,
+)
 
 
 @kernel
@@ -49,11 +52,11 @@ def produce_record(s, lay, cfg, out, acts, k):
     written = records_written(s, lay)
     if written >= cfg[MAX_RECORDS]:
         return k
-    if cfg[MAX_RETRIES] != 0 and not may_send(s, lay, cfg, written + 1):
-        return k
     acks = cfg[ACKS]
     for b in range(broker_count(lay)):
         if not believes_it_leads(s, lay, b):
+            continue
+        if cfg[MAX_RETRIES] != 0 and not may_send(s, lay, cfg, written + 1, b):
             continue
         if (acks == ACKS_ALL and size_of(isr_of(s, lay, b)) < cfg[MIN_INSYNC_REPLICAS]
                 and not skipped(cfg, G_PRODUCE_NEEDS_MIN_ISR)):
@@ -85,10 +88,10 @@ def producer_retry(s, lay, cfg, out, acts, k):
         return k
     n = broker_count(lay)
     for r in range(1, records_written(s, lay) + 1):
-        if ack_state(s, lay, r) == ACK_DONE or not may_send(s, lay, cfg, r):
+        if ack_state(s, lay, r) == ACK_DONE:
             continue
         for b in range(n):
-            if not believes_it_leads(s, lay, b):
+            if not believes_it_leads(s, lay, b) or not may_send(s, lay, cfg, r, b):
                 continue
             if size_of(isr_of(s, lay, b)) < cfg[MIN_INSYNC_REPLICAS]:
                 continue  # NOT_ENOUGH_REPLICAS: refused, nothing changes; tried again later
@@ -103,20 +106,33 @@ def producer_retry(s, lay, cfg, out, acts, k):
 
 
 @kernel
-def may_send(s, lay, cfg, r):
-    """May the producer send record ``r`` now (``max.in.flight.requests.per.connection``)?
-    Fewer requests than that wait for an answer, ``r``'s own aside; with one in flight
-    (ordering kept), every earlier record is acknowledged, or given up: when no retry is
-    left."""
+def may_send(s, lay, cfg, r, b):
+    """May the producer send record ``r`` to broker ``b`` now
+    (``max.in.flight.requests.per.connection``)? Fewer requests than that wait for an answer,
+    ``r``'s own aside; with one in flight (ordering kept), every earlier record is acknowledged,
+    or given up: when no retry is left.
+
+    Since 0.10 (rule ``in-flight-per-partition``, KAFKA-3197) one request in flight means one
+    for the partition: ``Sender.run`` mutes a partition it drains until its batch is answered.
+    Before, the only limit was ``NetworkClient.canSendRequest``'s, per connection: only the
+    requests waiting at ``b`` count, and an earlier record blocks a later one only while it
+    waits for its retry at the head of the partition's queue (``RecordAccumulator.reenqueue``
+    puts it first, and ``drain`` takes the first batch only), not while it is in flight to
+    another broker. So after a leader change the next record reaches the new leader while
+    the earlier one still waits at the old leader, and the earlier one's retry lands after
+    it."""
+    per_partition = cfg[RULE_IN_FLIGHT_PER_PARTITION] != 0
     waiting = 0
     for q in range(1, record_slots(lay) + 1):
-        if q != r and ack_state(s, lay, q) == ACK_PENDING:
+        if q != r and ack_state(s, lay, q) == ACK_PENDING and (
+                per_partition or ack_leader(s, lay, q) == b):
             waiting += 1
     if waiting >= cfg[MAX_IN_FLIGHT]:
         return False
     if cfg[MAX_IN_FLIGHT] == 1 and retries(s, lay) < cfg[MAX_RETRIES]:
         for q in range(1, r):
-            if ack_state(s, lay, q) != ACK_DONE:
+            state = ack_state(s, lay, q)
+            if state == ACK_NONE or (per_partition and state != ACK_DONE):
                 return False
     return True
 
