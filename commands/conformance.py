@@ -205,8 +205,13 @@ def nemesis_command(versions, runs, seed, out_dir, max_states, time_limit, json_
     all_runs = []
     summaries = []
     code = 0
+    t0 = time.monotonic()
     with processes.time_bound(time_limit):
         for v in releases(versions):
+            if time.monotonic() - t0 >= time_limit:
+                click.echo(f"kmc: Kafka {v}: not run (--time-limit {time_limit:.0f} s reached)", err=True)
+                code = max(code, EXIT_NOT_RUN)
+                continue
             try:
                 release = jars.ensure(v, log=lambda s: click.echo(s, err=True))
             except jars.JarsUnavailable as e:

@@ -18,7 +18,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from conformance import events, kmcside, validate
+from conformance import events, kmcside, processes, validate
 from conformance.cluster import Cluster
 from conformance.history import History
 from conformance.nemesis import bounded_run, heal
@@ -62,32 +62,42 @@ def run_release(release, out_dir: Path, runs: int, *, seed: int = 1, max_states:
     out: list[NemesisRun] = []
     with Cluster.start(release, out_dir / "cluster", settings()) as cluster:
         log(f"  cluster up in {cluster.start_seconds:.1f} s")
-        for i in range(runs):
-            sub = out_dir / f"run-{i:03d}"
-            sub.mkdir(parents=True, exist_ok=True)
-            rec = NemesisRun(i, release.version, str(sub))
-            topic = f"kmc-v{i:03d}"
-            since = {n.node_id: cluster.mark(n.node_id).offset for n in [cluster.controller, *cluster.brokers.values()]}
-            since_ts = time.time()
-            history = History()
-            t0 = time.monotonic()
-            try:
-                run = bounded_run(cluster, topic, rng, history, session_s=SESSION_MS / 1000)
-                rec.steps, rec.real = run["steps"], run["verdict"]["summary"]
-            except Exception as e:  # noqa: BLE001 - one failed run is reported, the next one runs
-                rec.real = f"did not run: {type(e).__name__}: {e}"[:300]
-                heal(cluster)
-            rec.run_seconds = time.monotonic() - t0
-            stream = events.collect(cluster, history, topic, since=since, since_ts=since_ts)
-            events.save(sub, stream)
-            result = {"scenario": "nemesis", "version": release.version, "real": rec.real, "steps": rec.steps,
-                      "kmc_flags": {**flags, "bounds": events.bounds_from_events(stream)}}
-            (sub / "result.json").write_text(json.dumps(result, indent=1, default=str))
-            if not rec.real.startswith("did not run"):
-                _validate(rec, sub, max_states)
-            out.append(rec)
-            log(f"  run {i:3d}: {', '.join(rec.steps) or '-'}: {rec.real}; {line_of(rec)}")
+        try:
+            _runs(cluster, release, out_dir, runs, rng, flags, max_states, out, log)
+        except processes.RunTimeout:
+            log(f"  time limit: stopped after {len(out)} of {runs} runs")
     return out
+
+
+def _runs(cluster, release, out_dir: Path, runs: int, rng, flags: dict, max_states: int, out: list, log) -> None:
+    line = flags["kafka_version"]
+    for i in range(runs):
+        sub = out_dir / f"run-{i:03d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        rec = NemesisRun(i, release.version, str(sub))
+        topic = f"kmc-v{i:03d}"
+        since = {n.node_id: cluster.mark(n.node_id).offset for n in [cluster.controller, *cluster.brokers.values()]}
+        since_ts = time.time()
+        history = History()
+        t0 = time.monotonic()
+        try:
+            run = bounded_run(cluster, topic, rng, history, session_s=SESSION_MS / 1000)
+            rec.steps, rec.real = run["steps"], run["verdict"]["summary"]
+        except processes.RunTimeout:
+            raise
+        except Exception as e:  # noqa: BLE001 - one failed run is reported, the next one runs
+            rec.real = f"did not run: {type(e).__name__}: {e}"[:300]
+            heal(cluster)
+        rec.run_seconds = time.monotonic() - t0
+        stream = events.collect(cluster, history, topic, since=since, since_ts=since_ts)
+        events.save(sub, stream)
+        result = {"scenario": "nemesis", "version": release.version, "real": rec.real, "steps": rec.steps,
+                  "kmc_flags": {**flags, "bounds": events.bounds_from_events(stream)}}
+        (sub / "result.json").write_text(json.dumps(result, indent=1, default=str))
+        if not rec.real.startswith("did not run"):
+            _validate(rec, sub, max_states)
+        out.append(rec)
+        log(f"  run {i:3d} ({line}): {', '.join(rec.steps) or '-'}: {rec.real}; {line_of(rec)}")
 
 
 def _validate(rec: NemesisRun, sub: Path, max_states: int) -> None:

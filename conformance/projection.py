@@ -101,6 +101,7 @@ def project(events: list[dict]) -> Projection:
         return record_ids[value]
 
     epoch_of: dict[int, int | None] = {}   # each broker's leader epoch, from its last become line
+    controller: list = [0, 0, None, ()]    # leader, leader epoch, ISR, ELR of a new topic (ISR: from a line)
     for i, e in enumerate(events, start=1):
         if not isinstance(e, dict) or not {"ts", "source", "kind"} <= set(e):
             raise ProjectionError(f"event {i} is not an object with ts, source and kind")
@@ -109,10 +110,25 @@ def project(events: list[dict]) -> Projection:
         try:
             check, why = _fact(kind, source, node, e, rid)
             check = _with_epoch(check, kind, source, node, e, epoch_of)
+            check = _carry_controller(check, controller)
         except (KeyError, ValueError, TypeError) as exc:
             raise ProjectionError(f"event {i} ({source} {kind}) lacks or garbles a field: {exc}") from None
         facts.append(Fact(i, float(e["ts"]), source, kind, bool(check), check or (), why, _short(e)))
     return Projection(facts, record_ids)
+
+
+def _carry_controller(check, known: list):
+    """The controller logs every change of the partition (``ReplicationControlManager``, one
+    line per PartitionChangeRecord) with only the fields it changes, so a field a line leaves
+    out is the one the previous line (or the new topic: leader 0, epoch 0, no ELR) gave: the
+    fact says the controller's whole known state, not only what changed (an ISR change that
+    keeps the leader epoch is then told from one that bumps it)."""
+    if not check or check[0] != "controller":
+        return check
+    for i, value in enumerate(check[1:]):
+        if value is not None:
+            known[i] = value
+    return ("controller", *known)
 
 
 EPOCH_FACTS = {"hw", "remote_leo", "leader_isr", "truncated"}
@@ -219,8 +235,10 @@ def holds(check: tuple, state) -> bool:
     if kind == "hw":
         return r.alive and r.high_watermark == check[2]
     if kind == "remote_leo":
+        # at least: request-handler threads log "Recorded replica f ..." after updating the
+        # follower's state, so another thread's HW line can come first with it (a few ms apart)
         _, b, f, off = check[:4]
-        return r.leader == b and f < len(r.remote_log_end_offsets) and r.remote_log_end_offsets[f] == off
+        return r.leader == b and f < len(r.remote_log_end_offsets) and r.remote_log_end_offsets[f] >= off
     if kind == "leader_isr":
         # "Shrinking ISR" is the leader's AlterPartition proposal (Partition.prepareIsrShrink):
         # its committed ISR changes on the answer, so the proposal matches too
