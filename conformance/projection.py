@@ -157,7 +157,9 @@ def _fact(kind: str, source: str, node: int | None, e: dict, rid) -> tuple[tuple
     b = int(e["broker"]) if "broker" in e and e["broker"] is not None else None
     if source == "client":
         if kind == "send":
-            return ("sent", rid(e["value"])), ""
+            rid(e["value"])
+            return None, ("a send is not an append: the leader appends when it takes the request, maybe after "
+                          "a retry to another leader; it bounds the records written (validate.prefix_limits)")
         if kind == "ack":
             return ("acked", rid(e["value"]), int(e["offset"])), ""
         if kind == "read":

@@ -149,7 +149,8 @@ def validate(run, *, max_steps: int = DEFAULT_MAX_STEPS, max_states: int = DEFAU
     model = CompiledModel(config)
     observed = projection.observed
     init = model.init_states()[0]
-    search = _Search(model, observed, max_steps, max_states, prefix_limits(events, observed))
+    search = _Search(model, observed, max_steps, max_states, prefix_limits(events, observed),
+                     paused_between(events, observed))
     path = search.run(init)
     seconds = time.monotonic() - t0
     if path is None:
@@ -199,6 +200,49 @@ def within(state, limit: dict) -> bool:
     return state.controller.leader_epoch <= limit["max_leader_epoch"]
 
 
+PAUSED_ACTOR = {"ProduceRecord": 0, "LeaderHandleFetch": 0, "FollowerHandleFetchResponse": 0, "FollowerTruncate": 0,
+                "LeaderShrinkIsr": 0, "LeaderExpandIsr": 0, "BecomeLeaderOrFollower": 0,
+                "BrokerApplyPartitionChange": 0, "LeaderHandleAlterPartitionResponse": 0, "FlushLog": 0,
+                "CheckpointHighWatermark": 0, "BrokerShutdown": 0}
+"""kmc's actions a broker takes itself, and the argument naming it: a broker under SIGSTOP takes
+none of them (the controller's own actions about it, a fence included, go on)."""
+
+
+def paused_between(events: list[dict], observed: list[Fact]) -> list[frozenset]:
+    """For each observed fact k: the brokers paused (SIGSTOP) for the whole stretch of the run
+    between fact k - 1 and fact k, in which the model steps that lead to fact k happen. The
+    harness notes a SIGSTOP just before it sends it, so a broker counts as paused only from the
+    first fact after the note, and a line the broker itself logged (fact k - 1 or k) exempts it."""
+    out = []
+    paused: set = set()
+    pos = 0
+    prev_source = None
+    for k, f in enumerate(observed):
+        resumed: set = set()
+        for e in events[pos:f.index - 1]:
+            b = e.get("broker")
+            if e.get("source") != "harness" or b is None:
+                continue
+            if e.get("kind") == "SIGSTOP":
+                resumed.add(int(b))     # not paused yet for this stretch
+                paused.add(int(b))
+            elif e.get("kind") in ("SIGCONT", "kill -9", "SIGTERM", "restart"):
+                resumed.add(int(b))
+                paused.discard(int(b))
+        pos = f.index - 1
+        now = (paused - resumed) - {_node_of(prev_source), _node_of(f.source)}
+        out.append(frozenset(now))
+        prev_source = f.source
+        pos = f.index   # fact k's own event is behind us
+    return out
+
+
+def _node_of(source):
+    if isinstance(source, str) and source.startswith("node") and source[4:].isdigit():
+        return int(source[4:])
+    return None
+
+
 class _Search:
     """A search of the product of kmc's model and the run's facts: a node is ``(state, k)``, a
     model state after the first ``k`` facts were matched. Its successors are the model's steps
@@ -209,7 +253,8 @@ class _Search:
     at most (reachable states) x (facts + 1) nodes and, when it ends without a bound, it has
     tried every behaviour within the model's own bounds (records, crashes, epochs)."""
 
-    def __init__(self, model, facts, max_gap: int, max_states: int, limits: list | None = None) -> None:
+    def __init__(self, model, facts, max_gap: int, max_states: int, limits: list | None = None,
+                 paused: list | None = None) -> None:
         self.model, self.facts, self.max_gap, self.max_states = model, facts, max_gap, max_states
         self.visited = 0
         self.bound_hit = False
@@ -219,6 +264,7 @@ class _Search:
         # the records the client has sent by fact k (fact k included: its record is written
         # before the fact "sent" is matched): no behaviour writes a record before its send
         self.limits = limits or [None] * (len(facts) + 1)
+        self.paused = paused or [frozenset()] * (len(facts) + 1)
 
     def run(self, init):
         """The steps of one behaviour matching every fact, or None."""
@@ -252,6 +298,8 @@ class _Search:
                 continue
             for act, succ in self.model.successors(state):
                 node = (succ, k)
+                if self.paused[k] and act.name in PAUSED_ACTOR and act.args[PAUSED_ACTOR[act.name]] in self.paused[k]:
+                    continue  # that broker was under SIGSTOP all along
                 if self.limits[k] is not None and not within(succ, self.limits[k]):
                     continue  # ahead of what the real run had done by fact k
                 if node not in parent:
