@@ -170,7 +170,9 @@ def _fact(kind: str, source: str, node: int | None, e: dict, rid) -> tuple[tuple
         if kind == "kill -9":
             return ("down", b), ""
         if kind == "restart":
-            return ("up", b), ""
+            return None, ("the harness starts a JVM: the broker is up for kmc once it logs (its first "
+                          "become line, 'Kafka Server started'); a quick restart registers only after "
+                          "the old session expired and the controller fenced it")
         if kind in ("SIGSTOP", "SIGCONT"):
             return None, "a paused broker is one that takes no step: not a fact of kmc's state"
         return None, "an intervention kmc's state does not record"

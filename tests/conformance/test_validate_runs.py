@@ -152,3 +152,17 @@ def test_a_paused_broker_takes_no_step_and_a_send_is_not_an_append():
     assert all(0 not in paused[k] for k in after)
     sends = [f for f in projection.project(evs).facts if f.kind == "send"]
     assert sends and not any(f.observed for f in sends) and "retry" in sends[0].why
+
+
+def test_a_quickly_restarted_broker_leading_in_its_old_epoch_is_not_admitted():
+    """The open model gap of docs/model.md ("A restarting broker applies the metadata image it
+    has replayed"): leader 0 killed -9 and restarted 0.1 s later; the controller fences its old
+    session 6 s on and elects 1 in epoch 1; the new JVM, still catching up on the metadata log,
+    logs itself leader in epoch 0 and becomes a follower in epoch 1 half a second later. kmc's
+    restarted broker only ever applies the controller's current state."""
+    d = DATA / "nemesis-quick-restart-4.1.2"
+    v = validate.validate(d)
+    assert v.verdict == validate.NOT_ADMITTED
+    assert v.failed.index == 30 and v.failed.check == ("leads", 0, 0, 2, 0, (0, 1, 2))
+    restart = next(f for f in projection.project(projection.load_events(d)).facts if f.kind == "restart")
+    assert not restart.observed   # the JVM's start is not the broker's registration
