@@ -121,4 +121,24 @@ def bounds_from_events(events: list[dict], model_bounds: bool = True) -> dict:
             if epoch is not None:
                 counts["max_leader_epoch"] = max(counts["max_leader_epoch"], int(epoch))
     counts["max_records"] = max(1, len(sent)) if model_bounds else len(sent)  # the model writes >= 1
+    counts["max_retries"] = _retried(events)
     return counts
+
+
+def _retried(events: list[dict]) -> int:
+    """Sends that may have been retried: those whose acknowledgement (or the end of the run, if
+    none came) follows a change of the partition's leader made after the send. The client
+    retries inside kafka-python, which the harness does not see; a request that was appended by
+    the old leader and then truncated must be appended again by the new one (kmc's
+    ``ProducerRetry``), as seen on a 4.0.2 run (a send 15 ms after its leader's SIGSTOP note)."""
+    n = 0
+    for i, e in enumerate(events):
+        if e.get("source") != "client" or e.get("kind") != "send":
+            continue
+        for later in events[i + 1:]:
+            if later.get("source") == "client" and later.get("kind") == "ack" and later.get("value") == e.get("value"):
+                break
+            if later.get("kind") == "partition-change" and "leader" in diff_fields(str(later.get("diff", ""))):
+                n += 1
+                break
+    return n
