@@ -185,3 +185,9 @@ def test_a_send_that_crossed_a_leader_change_may_be_retried():
     assert any("ProducerRetry(record=2" in str(s.action) for s in v.trace.steps)
     v0 = validate.validate(d, flags={**flags, "max_retries": 0}, max_states=30000)
     assert v0.verdict != validate.ADMITTED
+
+
+def test_nemesis_bad_input_is_one_line_and_exit_2():
+    for args in (["--runs", "0"], ["--kafka-version", "9.9"], ["--max-states", "0"]):
+        r = CliRunner().invoke(cli, ["conformance", "nemesis", *args])
+        assert r.exit_code == 2 and "Traceback" not in r.output, (args, r.output)
