@@ -70,12 +70,15 @@ bench-spark: install
 # Real Kafka brokers (needs Java and Maven; the jars come from Maven Central once, into
 # ~/.cache/kmc/kafka): every scenario of docs/conformance.md on Kafka 4.0 and 4.1 with kmc's
 # verdict beside the real outcome (acks-all-random: 20 randomised runs per release), then the
-# follower-LEO experiment three times on 4.0, 4.1 and 4.4 (about 30 minutes on 2 cores; run
-# directories with every node's log and the merged event stream go to kmc-runs/)
+# follower-LEO experiment three times on 4.0, 4.1 and 4.4, then 50 bounded random runs per
+# release each validated against kmc's model with admitted / not admitted counts (about 30 + 2x20
+# minutes on 2 cores; run directories with every node's log and the merged event stream go to
+# kmc-runs/)
 conformance: install
 	$(BIN)/kmc conformance run --kafka-version 4.0 --kafka-version 4.1 --runs 20
 	$(BIN)/kmc conformance run follower-leo --kafka-version 4.0 --kafka-version 4.1 --kafka-version 4.4 --repeat 3
 	KMC_CONFORMANCE=1 $(BIN)/python -m pytest -q tests/conformance/test_validate_real.py
+	$(BIN)/kmc conformance nemesis --kafka-version 4.0 --kafka-version 4.1 --runs 50 --max-states 30000
 
 gate: install
 	mkdir -p out

@@ -128,14 +128,16 @@ def run_command(names, versions, runs, repeat, out_dir, time_limit, json_out, ma
               show_default=True, help="Search nodes (state, facts matched) expanded before the answer is INCOMPLETE.")
 @click.option("--rule", "rule_changes", multiple=True, metavar="[+|-]RULE",
               help="Turn a rule of kmc's model on or off for the search (kmc list rules), e.g. to see the check fail.")
-def validate_command(run, trace_out, force, max_steps, max_states, rule_changes):
+@click.option("--topic", default=None, metavar="TOPIC",
+              help="Validate the run of TOPIC in a stream that holds several runs (one topic each) on one cluster.")
+def validate_command(run, trace_out, force, max_steps, max_states, rule_changes, topic):
     """Is the real run RUN (a run directory, or its events.jsonl) a behaviour of kmc's model?
 
     Exit 0 ADMITTED, 1 NOT ADMITTED (at the event named), 3 INCOMPLETE (a search bound), 2 bad input."""
     check_output_path(trace_out, force, "--trace-out", inputs=[run])
     try:
         v = validate_lib.validate(Path(run), max_steps=max_steps, max_states=max_states,
-                                  rule_changes=tuple(rule_changes))
+                                  rule_changes=tuple(rule_changes), topic=topic)
     except (projection.ProjectionError, validate_lib.RunError, OSError) as e:
         raise click.UsageError(str(e)) from None
     flags = " ".join(f"{k}={val}" for k, val in v.flags.items())
@@ -177,3 +179,66 @@ def _write_validation_trace(path, trace, config: dict) -> None:
     from viewer.trace_file import dumps, trace_to_itf  # noqa: PLC0415 - only an admitted run writes one
     doc = trace_to_itf(trace, config, engine="conformance-validate")
     Path(path).write_text(dumps(doc), encoding="utf-8")
+
+
+@conformance_group.command("nemesis")
+@click.option("--kafka-version", "versions", multiple=True, default=("4.0", "4.1"), show_default=True,
+              help="Kafka release line(s) to run (4.0, 4.1, 4.4).")
+@click.option("--runs", type=BoundedInt(1, 500), default=10, show_default=True,
+              help="Bounded randomised runs per release, each validated.")
+@click.option("--seed", type=BoundedInt(0, 2**31 - 1), default=1, show_default=True,
+              help="Seed of the random schedules (per release).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Where run directories go (default ./kmc-runs); each release gets a new one.")
+@click.option("--max-states", type=BoundedInt(1, 100_000_000), default=100_000, show_default=True,
+              help="Search nodes per validation before its answer is INCOMPLETE.")
+@click.option("--time-limit", type=float, default=3600, show_default=True, help="Seconds for the whole command.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
+              help="Also write every run as JSON to this file (a new file).")
+def nemesis_command(versions, runs, seed, out_dir, max_states, time_limit, json_out):
+    """Random bounded real runs (kill -9, SIGSTOP/SIGCONT, controlled shutdown, preferred elections,
+    produce and read), each validated against kmc's model; admitted / not admitted counts per release.
+
+    Exit 0 every run admitted, 1 some run NOT ADMITTED, 3 some run incomplete or not run, 2 bad input."""
+    from conformance import campaign  # noqa: PLC0415 - only this command starts clusters
+    check_output_path(json_out, False, "--json")
+    all_runs = []
+    summaries = []
+    code = 0
+    t0 = time.monotonic()
+    with processes.time_bound(time_limit):
+        for v in releases(versions):
+            if time.monotonic() - t0 >= time_limit:
+                click.echo(f"kmc: Kafka {v}: not run (--time-limit {time_limit:.0f} s reached)", err=True)
+                code = max(code, EXIT_NOT_RUN)
+                continue
+            try:
+                release = jars.ensure(v, log=lambda s: click.echo(s, err=True))
+            except jars.JarsUnavailable as e:
+                click.echo(f"kmc: cannot run Kafka {v}: {e}", err=True)
+                code = max(code, EXIT_NOT_RUN)
+                continue
+            d = run_dir_for(out_dir, f"nemesis-{release.version}")
+            click.echo(f"== {runs} validated random runs on Kafka {release.version} ({d})", err=True)
+            try:
+                recs = campaign.run_release(release, d, runs, seed=seed, max_states=max_states,
+                                            log=lambda s: click.echo(terminal_safe(s), err=True))
+            except (ClusterStartError, TimeoutError, processes.RunTimeout) as e:
+                click.echo(f"kmc: Kafka {release.version}: did not run: {e}"[:300], err=True)
+                code = max(code, EXIT_NOT_RUN)
+                continue
+            all_runs += recs
+            summaries.append(campaign.summary(release.version, recs))
+    if any(r.verdict == validate_lib.NOT_ADMITTED for r in all_runs):
+        code = EXIT_DISAGREE
+    elif any(r.verdict != validate_lib.ADMITTED for r in all_runs):
+        code = EXIT_NOT_RUN
+    for s in summaries:
+        click.echo(s)
+    for r in all_runs:
+        if r.verdict != validate_lib.ADMITTED:
+            click.echo(f"  {r.version} run {r.index}: {terminal_safe(campaign.line_of(r))} ({r.run_dir})")
+    if json_out:
+        text = json.dumps([r.as_dict() for r in all_runs], indent=1, default=str)
+        write_output(json_out, "--json", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"), force=False)
+    return code

@@ -29,6 +29,8 @@ One job per module, from the ground up (each imports only modules listed before 
 ``report``                the scenario table as text
 ``projection``            a run's events as facts of kmc's state, observed or not
 ``validate``              trace validation: a behaviour of kmc's model matching those facts
+``campaign``              bounded random runs on one cluster, each saved and validated
+                          (``kmc conformance nemesis``)
 ========================= ===============================================================
 
 Nothing here knows click; ``commands/conformance.py`` and ``kmc trace run --cluster`` print

@@ -45,3 +45,21 @@ def command(kafka_version: str, prop: str, **flags) -> str:
             parts.append(f"{names.get(k, '--' + k.replace('_', '-'))} {v}")
     parts.append(f"-p {prop}")
     return " ".join(p for p in parts if p)
+
+
+RUN_FLAG_KEYS = ("replication_factor", "min_insync_replicas", "acks", "unclean_leader_election", "crash_model",
+                 "rule_changes")
+
+
+def model_flags(kafka_version: str, assignment: list[int], **flags) -> dict:
+    """The kmc settings of a real run, saved in its ``result.json`` as ``kmc_flags`` for trace
+    validation (``conformance.validate``): the kmc release line, the topic's replica assignment,
+    and the settings that shape kmc's model (RF, min.insync.replicas, acks, unclean election,
+    crash model, rule changes). Bounds are left out: they are the question's, not the run's; the
+    harness adds the bounds the run needs from its events when it saves it."""
+    out = {"kafka_version": kafka_version, "assignment": list(assignment),
+           "replication_factor": len(assignment)}
+    for key in RUN_FLAG_KEYS:
+        if flags.get(key) is not None:
+            out[key] = list(flags[key]) if key == "rule_changes" else flags[key]
+    return out

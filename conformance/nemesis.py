@@ -117,3 +117,108 @@ def random_run(cluster: Cluster, topic: str, rng, *, fault_seconds: float = 12.0
         kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
     return {"topic": topic, "faults": faults, "faults_summary": ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())),
             "settled": settled, "verdict": verdict.as_dict(), "_events": history.events}
+
+
+# ---------------------------------------------------------------------------- bounded runs to validate
+
+BOUNDED_FAULTS = ("kill -9", "SIGSTOP", "SIGSTOP past the session", "SIGTERM", "preferred election")
+"""The faults of a bounded run (``bounded_run``), one broker at a time: kill -9 (restart later),
+a short SIGSTOP (1 s: metadata and fetches lag, nothing is fenced), a SIGSTOP past
+``broker.session.timeout.ms`` (the controller fences a running broker: kmc's session expiry),
+SIGTERM (controlled shutdown, restart later), and a reorder-plus-preferred election
+(AlterPartitionReassignments putting another ISR member first, then ElectLeaders(PREFERRED))."""
+
+
+def bounded_run(cluster: Cluster, topic: str, rng, history: History, *, session_s: float,
+                barrier_s: float = 30.0) -> dict:
+    """A randomised run small enough for trace validation to search (kmc's model takes a few
+    records and faults): a fresh topic [0, 1, 2] (min.insync.replicas=2, unclean election off),
+    1-3 records sent with acks=all, 1-2 faults of ``BOUNDED_FAULTS`` on random brokers, in a
+    random order; each fault is undone (restart, SIGCONT) before the next one is applied, so
+    sends between a fault and its undo happen during it; a read of the partition with
+    probability 1/3 after each step; then every broker is healed, the ISR is full again, the
+    producer drains and the partition is read back. Every wait is bounded."""
+    admin = Admin(cluster)
+    mark = cluster.mark(0)
+    admin.create_topic(topic, [0, 1, 2], {"min.insync.replicas": "2", "unclean.leader.election.enable": "false"})
+    if not _full_isr(cluster, topic, barrier_s):
+        raise TimeoutError(f"{topic}: the ISR did not become [0, 1, 2] within {barrier_s:.0f} s")
+    # kmc's initial state: leader 0 knows both followers' LEO (0). A new Kafka leader knows them
+    # as unknown (-1) until their first fetch, and may shrink a follower that has not fetched
+    # within replica.lag.time.max.ms even with an empty log, which kmc's initial state cannot
+    # (docs/model.md, "The initial state"): wait for both first fetches.
+    for f in (1, 2):
+        cluster.wait_for(mark, rf"\[Partition {topic}-0 broker=0\] Recorded replica {f} log end offset", barrier_s)
+    producer = Producer(cluster.bootstrap(), topic, history, acks="all", request_timeout_ms=5000,
+                        delivery_timeout_ms=15000)
+    ops = ["send"] * rng.randint(1, 3) + [rng.choice(BOUNDED_FAULTS) for _ in range(rng.randint(1, 2))]
+    rng.shuffle(ops)
+    done: list[str] = []
+    pending = None      # (broker, how to undo, when it was applied)
+    try:
+        for op in ops:
+            if op == "send":
+                producer.send()
+                producer.wait(8)
+                done.append("send")
+            else:
+                if pending:
+                    _undo(cluster, pending, session_s)
+                    pending = None
+                    _full_isr(cluster, topic, barrier_s)
+                pending, what = _apply(cluster, admin, topic, op, rng, barrier_s)
+                done.append(what)
+            if rng.random() < 1 / 3 and cluster.usable():
+                try:
+                    read_partition(cluster.bootstrap(), topic, history, timeout=5, label="during")
+                    done.append("read")
+                except Exception:  # noqa: BLE001 - a read that fails is no evidence either way
+                    pass
+        if pending:
+            _undo(cluster, pending, session_s)
+    finally:
+        heal(cluster)
+    settled = _full_isr(cluster, topic, 60)
+    producer.wait(20)
+    producer.close()
+    final = read_partition(cluster.bootstrap(), topic, history, label="final", timeout=20)
+    verdict = check(history, final)
+    return {"topic": topic, "steps": done, "settled": settled, "verdict": verdict.as_dict()}
+
+
+def _apply(cluster: Cluster, admin: Admin, topic: str, op: str, rng, barrier_s: float):
+    """Apply fault ``op``; returns (what undoes it or None, a description)."""
+    if op == "preferred election":
+        view = admin.partition(topic)
+        candidates = [b for b in view.isr if b != view.leader]
+        if view.leader < 0 or not candidates:
+            return None, "preferred election skipped (no other ISR member)"
+        b = rng.choice(candidates)
+        order = [b] + [x for x in (0, 1, 2) if x != b]
+        mark = cluster.mark(cluster.controller.node_id)
+        cluster._note("reassign", b, replicas=order)
+        admin.reassign(topic, order)
+        cluster._note("elect-preferred", b)
+        admin.elect(topic)
+        cluster.wait_for(mark, rf"partition change for {topic}-0 .*leader: {view.leader} -> {b}", barrier_s)
+        return None, f"reorder to {order} + preferred election"
+    b = rng.choice(sorted(cluster.brokers))
+    if op == "kill -9":
+        cluster.kill9(b)
+        return (b, "restart", time.monotonic()), f"kill -9 {b}"
+    if op == "SIGTERM":
+        cluster.terminate(b, timeout=barrier_s)
+        return (b, "restart", time.monotonic()), f"SIGTERM {b}"
+    cluster.pause(b)
+    long = op == "SIGSTOP past the session"
+    return (b, "resume-long" if long else "resume", time.monotonic()), f"{op} {b}"
+
+
+def _undo(cluster: Cluster, pending, session_s: float) -> None:
+    b, how, since = pending
+    if how == "restart":
+        cluster.restart(b)
+        return
+    hold = session_s + 1.5 if how == "resume-long" else 1.0
+    time.sleep(max(0.0, hold - (time.monotonic() - since)))
+    cluster.resume(b)

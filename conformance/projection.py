@@ -39,6 +39,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance.events import diff_fields
+
 CONTROLLER_NODE = 100
 
 
@@ -81,14 +83,6 @@ def _node(source: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _diff(diff: str) -> dict[str, str]:
-    """``isr: [0, 1, 2] -> [1, 2], leader: 0 -> 1, ...`` -> {"isr": "[1, 2]", "leader": "1"}."""
-    out = {}
-    for m in re.finditer(r"(\w+): (\[[^\]]*\]|-?\d+) -> (\[[^\]]*\]|-?\d+)", diff):
-        out[m.group(1)] = m.group(3)
-    return out
-
-
 def _short(e: dict) -> str:
     line = e.get("line")
     if line:
@@ -106,6 +100,8 @@ def project(events: list[dict]) -> Projection:
             record_ids[value] = len(record_ids) + 1
         return record_ids[value]
 
+    epoch_of: dict[int, int | None] = {}   # each broker's leader epoch, from its last become line
+    controller: list = [0, 0, None, ()]    # leader, leader epoch, ISR, ELR of a new topic (ISR: from a line)
     for i, e in enumerate(events, start=1):
         if not isinstance(e, dict) or not {"ts", "source", "kind"} <= set(e):
             raise ProjectionError(f"event {i} is not an object with ts, source and kind")
@@ -113,17 +109,57 @@ def project(events: list[dict]) -> Projection:
         node = _node(source)
         try:
             check, why = _fact(kind, source, node, e, rid)
+            check = _with_epoch(check, kind, source, node, e, epoch_of)
+            check = _carry_controller(check, controller)
         except (KeyError, ValueError, TypeError) as exc:
             raise ProjectionError(f"event {i} ({source} {kind}) lacks or garbles a field: {exc}") from None
         facts.append(Fact(i, float(e["ts"]), source, kind, bool(check), check or (), why, _short(e)))
     return Projection(facts, record_ids)
 
 
+def _carry_controller(check, known: list):
+    """The controller logs every change of the partition (``ReplicationControlManager``, one
+    line per PartitionChangeRecord) with only the fields it changes, so a field a line leaves
+    out is the one the previous line (or the new topic: leader 0, epoch 0, no ELR) gave: the
+    fact says the controller's whole known state, not only what changed (an ISR change that
+    keeps the leader epoch is then told from one that bumps it)."""
+    if not check or check[0] != "controller":
+        return check
+    for i, value in enumerate(check[1:]):
+        if value is not None:
+            known[i] = value
+    return ("controller", *known)
+
+
+EPOCH_FACTS = {"hw", "remote_leo", "leader_isr", "truncated"}
+
+
+def _with_epoch(check, kind: str, source: str, node, e: dict, epoch_of: dict):
+    """A broker's HW, remote-LEO, ISR and truncation lines do not print its leader epoch, but
+    its last ``starts at leader epoch e`` line does (``Partition.makeLeader``/``makeFollower``
+    log every change of it; a restart forgets it until the broker logs one again): the fact
+    carries that epoch, so that a line a stale leader wrote in an old epoch is not matched by
+    a state where the broker leads again in a newer one."""
+    if source == "harness" and kind in ("kill -9", "restart", "SIGTERM") and e.get("broker") is not None:
+        epoch_of[int(e["broker"])] = None
+    if node is None or node == CONTROLLER_NODE:
+        return check
+    if kind in ("become-leader", "become-follower"):
+        epoch_of[node] = int(e["leader_epoch"])
+    elif kind == "started":
+        epoch_of[node] = None
+    if check and check[0] in EPOCH_FACTS:
+        return check + (epoch_of.get(node),)
+    return check
+
+
 def _fact(kind: str, source: str, node: int | None, e: dict, rid) -> tuple[tuple | None, str]:
     b = int(e["broker"]) if "broker" in e and e["broker"] is not None else None
     if source == "client":
         if kind == "send":
-            return ("sent", rid(e["value"])), ""
+            rid(e["value"])
+            return None, ("a send is not an append: the leader appends when it takes the request, maybe after "
+                          "a retry to another leader; it bounds the records written (validate.prefix_limits)")
         if kind == "ack":
             return ("acked", rid(e["value"]), int(e["offset"])), ""
         if kind == "read":
@@ -134,13 +170,15 @@ def _fact(kind: str, source: str, node: int | None, e: dict, rid) -> tuple[tuple
         if kind == "kill -9":
             return ("down", b), ""
         if kind == "restart":
-            return ("up", b), ""
+            return None, ("the harness starts a JVM: the broker is up for kmc once it logs (its first "
+                          "become line, 'Kafka Server started'); a quick restart registers only after "
+                          "the old session expired and the controller fenced it")
         if kind in ("SIGSTOP", "SIGCONT"):
             return None, "a paused broker is one that takes no step: not a fact of kmc's state"
         return None, "an intervention kmc's state does not record"
     if node == CONTROLLER_NODE:
         if kind == "partition-change":
-            d = _diff(e["diff"])
+            d = diff_fields(e["diff"])
             return ("controller",
                     int(d["leader"]) if "leader" in d else None,
                     int(d["leaderEpoch"]) if "leaderEpoch" in d else None,
@@ -177,6 +215,9 @@ def _fact(kind: str, source: str, node: int | None, e: dict, rid) -> tuple[tuple
     return None, "a log line kmc's state does not hold"
 
 
+_EPOCH_AT = {"hw": 3, "remote_leo": 4, "leader_isr": 3, "truncated": 3}
+
+
 def holds(check: tuple, state) -> bool:
     """Whether the kmc ``state`` (a ``ClusterState``) satisfies the observed condition."""
     kind = check[0]
@@ -192,13 +233,22 @@ def holds(check: tuple, state) -> bool:
     if kind == "follows":
         _, b, leader, epoch, leo = check
         return r.alive and r.leader == leader and r.leader_epoch == epoch and len(r.log) == leo
+    if kind in EPOCH_FACTS and len(check) > _EPOCH_AT[kind] and check[_EPOCH_AT[kind]] is not None \
+            and r.leader_epoch != check[_EPOCH_AT[kind]]:
+        return False
     if kind == "hw":
         return r.alive and r.high_watermark == check[2]
     if kind == "remote_leo":
-        _, b, f, off = check
-        return r.leader == b and f < len(r.remote_log_end_offsets) and r.remote_log_end_offsets[f] == off
+        # at least: request-handler threads log "Recorded replica f ..." after updating the
+        # follower's state, so another thread's HW line can come first with it (a few ms apart)
+        _, b, f, off = check[:4]
+        return r.leader == b and f < len(r.remote_log_end_offsets) and r.remote_log_end_offsets[f] >= off
     if kind == "leader_isr":
-        return r.leader == check[1] and tuple(sorted(r.isr)) == check[2]
+        # "Shrinking ISR" is the leader's AlterPartition proposal (Partition.prepareIsrShrink):
+        # its committed ISR changes on the answer, so the proposal matches too
+        asked = getattr(r, "alter_partition", ()) or ()
+        return r.leader == check[1] and (tuple(sorted(r.isr)) == check[2]
+                                         or (len(asked) > 1 and tuple(sorted(asked[1])) == check[2]))
     if kind == "truncated":
         return len(r.log) == check[2]
     if kind == "down":
@@ -267,3 +317,4 @@ def restrict(projection: Projection, replication_factor: int) -> Projection:
                      f.text)
         facts.append(f)
     return Projection(facts, projection.record_ids, tuple(range(replication_factor)))
+

@@ -37,6 +37,7 @@ class ScenarioResult:
     seconds: float
     run_dir: str
     details: dict = field(default_factory=dict)
+    kmc_flags: dict = field(default_factory=dict)   # kmcside.model_flags + "bounds": what validation reads
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -46,7 +47,10 @@ def _save(run_dir: Path, result: ScenarioResult, cluster=None, history=None, top
     run_dir.mkdir(parents=True, exist_ok=True)
     if cluster is not None:
         result.details["cluster_start_seconds"] = round(cluster.start_seconds, 1)
-        events.save(run_dir, events.collect(cluster, history, topic))
+        stream = events.collect(cluster, history, topic)
+        events.save(run_dir, stream)
+        if result.kmc_flags:
+            result.kmc_flags["bounds"] = events.bounds_from_events(stream)
     (run_dir / "result.json").write_text(json.dumps(result.as_dict(), indent=1, default=str))
     return result
 
@@ -108,6 +112,7 @@ def acks1_failover(release, run_dir: Path, log=print) -> ScenarioResult:
         res = ScenarioResult("acks1-failover", release.version, kmc, kmcside.command(line, "no-acked-loss", **flags),
                              real, (not verdict.ok) == kmc.startswith("violated"), time.monotonic() - t0,
                              str(run_dir), {"verdict": verdict.as_dict(), "final": final})
+        res.kmc_flags = kmcside.model_flags(line, [0, 1, 2], **flags)
         return _save(run_dir, res, cluster, history, topic)
 
 
@@ -156,6 +161,7 @@ def unclean_election(release, run_dir: Path, log=print) -> ScenarioResult:
         res = ScenarioResult("unclean-election", release.version, kmc, kmcside.command(line, "no-acked-loss", **flags),
                              real, (not verdict.ok) == kmc.startswith("violated"), time.monotonic() - t0,
                              str(run_dir), {"verdict": verdict.as_dict(), "final": final, "election": how})
+        res.kmc_flags = kmcside.model_flags(line, [0, 1], **flags)
         return _save(run_dir, res, cluster, history, topic)
 
 
@@ -193,7 +199,25 @@ def acks_all_random(release, run_dir: Path, log=print, runs: int = 20, seed: int
                              kmcside.command(line, "no-acked-loss", **flags), real,
                              (not lost) == kmc_verdict.startswith("holds"), time.monotonic() - t0, str(run_dir),
                              {"runs": outcomes, "seed": seed})
-        return _save(run_dir, res, cluster, all_history, None)
+        _save(run_dir, res, cluster, all_history, None)
+        _save_runs(run_dir, res, events.collect(cluster, all_history, None),
+                   kmcside.model_flags(line, [0, 1, 2], replication_factor=3, min_insync_replicas=2, acks="all"))
+        return res
+
+
+def _save_runs(run_dir: Path, res: ScenarioResult, stream: list[dict], kmc_flags: dict) -> None:
+    """One directory per run of a scenario that ran several on one cluster (a topic each):
+    ``runs/NN/events.jsonl`` (``events.split_topic``) and ``runs/NN/result.json`` with the
+    run's ``kmc_flags`` and bounds, so that each run can be validated on its own."""
+    for n, run in enumerate(res.details["runs"]):
+        sub = run_dir / "runs" / f"{n:02d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        part = events.split_topic(stream, run["topic"])
+        events.save(sub, part)
+        one = ScenarioResult(res.scenario, res.version, res.kmc, res.kmc_command, run["verdict"]["summary"],
+                             None, 0.0, str(sub), {"run": run},
+                             {**kmc_flags, "bounds": events.bounds_from_events(part)})
+        (sub / "result.json").write_text(json.dumps(one.as_dict(), indent=1, default=str))
 
 
 # ---------------------------------------------------------------------------- ELR state
@@ -243,6 +267,7 @@ def elr_last_isr(release, run_dir: Path, log=print) -> ScenarioResult:
         res = ScenarioResult("elr-last-isr", release.version, f"{kmc} (rule eligible-leader-replicas "
                              f"{'on' if elr else 'off'} in kmc {line})", "docs/kraft.md (kmc's rule, not a kmc run)",
                              real, agrees, time.monotonic() - t0, str(run_dir), {"steps": observed})
+        res.kmc_flags = kmcside.model_flags(line, [0, 1], min_insync_replicas=2)
         return _save(run_dir, res, cluster, None, topic)
 
 
@@ -299,6 +324,7 @@ def last_replica_standing(release, run_dir: Path, log=print) -> ScenarioResult:
                              (not verdict.ok) == kmc.startswith("violated"), time.monotonic() - t0, str(run_dir),
                              {"verdict": verdict.as_dict(), "final": final, "after_fence": after_fence,
                               "final_view": final_view, "records_cut": cut})
+        res.kmc_flags = kmcside.model_flags(line, [0, 1], min_insync_replicas=2, **flags)
         return _save(run_dir, res, cluster, history, topic)
 
 
@@ -361,6 +387,8 @@ def kafka_19522(release, run_dir: Path, log=print) -> ScenarioResult:
                              real, (elect is not None) and fenced_elected == expect_fenced, time.monotonic() - t0,
                              str(run_dir), {"steps": observed, "fenced_last_known_leader_elected": fenced_elected,
                                             "controller_lines": [lines[i] for i in (elect, unfence) if i is not None]})
+        res.kmc_flags = kmcside.model_flags(line, [0, 1], min_insync_replicas=2,
+                                            rule_changes=["+eligible-leader-replicas"] if features else None)
         return _save(run_dir, res, cluster, None, topic)
 
 

@@ -23,7 +23,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.projection import Fact, Projection, holds, load_events, project, restrict
+from conformance.events import bounds_from_events, split_topic, topics_in
+from conformance.projection import Fact, holds, load_events, project, restrict
 
 ADMITTED, NOT_ADMITTED, INCOMPLETE = "ADMITTED", "NOT ADMITTED", "INCOMPLETE"
 DEFAULT_MAX_STEPS = 200
@@ -52,10 +53,13 @@ class RunError(ValueError):
     """The run directory or file cannot be validated (one line for the user)."""
 
 
-def run_flags(run: Path, projection: Projection) -> dict:
-    """kmc's configuration for the run: the release and settings the harness recorded in
-    ``result.json`` (``kmc_command``, the ``kmc check`` line of the same question), and the
-    bounds the run needs (records sent, broker kills)."""
+KMC_FLAG_KEYS = ("kafka_version", "replication_factor", "min_insync_replicas", "acks", "unclean_leader_election",
+                 "crash_model", "rule_changes")
+"""The keys of ``result.json``'s ``kmc_flags`` that are ``model.options.config_from_options``
+arguments; ``assignment`` and ``bounds`` are read beside them."""
+
+
+def read_result(run: Path) -> dict:
     result = run / "result.json" if run.is_dir() else run.parent / "result.json"
     if not result.exists():
         raise RunError(f"{result}: missing (the harness writes it beside events.jsonl)")
@@ -63,14 +67,43 @@ def run_flags(run: Path, projection: Projection) -> dict:
         meta = json.loads(result.read_text(encoding="utf-8"))
     except json.JSONDecodeError:
         raise RunError(f"{result}: not JSON") from None
-    cmd = str(meta.get("kmc_command") or "")
+    if not isinstance(meta, dict):
+        raise RunError(f"{result}: not a JSON object")
+    return meta
+
+
+def run_flags(run: Path, events: list[dict]) -> dict:
+    """kmc's configuration for the run. Runs recorded since issue 31b carry it explicitly in
+    ``result.json`` as ``kmc_flags`` (release line, rules, replication factor, assignment,
+    min.insync.replicas, acks, unclean election, bounds); older runs are read from
+    ``kmc_command`` (the ``kmc check`` line of the same question). The bounds the run needs come
+    from its events when ``kmc_flags`` has none (``projection.bounds_from_events``)."""
+    meta = read_result(run)
+    from conformance.kmcside import kmc_line  # noqa: PLC0415 - one table, kept there
+    saved = meta.get("kmc_flags")
     flags: dict = {}
+    if isinstance(saved, dict):
+        for key in KMC_FLAG_KEYS:
+            if saved.get(key) is not None:
+                flags[key] = tuple(saved[key]) if key == "rule_changes" else saved[key]
+        rf = int(flags.get("replication_factor", 3))
+        assignment = saved.get("assignment")
+        if assignment is not None and list(assignment) != list(range(rf)):
+            raise RunError(f"assignment {list(assignment)}: validation maps broker b to kmc's replica b, "
+                           f"so it takes only {list(range(rf))}")
+        bounds = bounds_from_events(events)    # a bound the harness did not save yet comes from the events
+        if isinstance(saved.get("bounds"), dict):
+            bounds.update(saved["bounds"])
+        flags.update({k: int(v) for k, v in bounds.items()})
+        if not flags.get("kafka_version"):
+            raise RunError("result.json: kmc_flags names no Kafka release")
+        return flags
+    cmd = str(meta.get("kmc_command") or "")
     m = re.search(r"--kafka-version (\S+)", cmd)
     version = m.group(1) if m else str(meta.get("version", ""))
     line = ".".join(version.split(".")[:2])
     if not line:
-        raise RunError(f"{result}: names no Kafka release")
-    from conformance.kmcside import kmc_line  # noqa: PLC0415 - one table, kept there
+        raise RunError("result.json names no Kafka release")
     flags["kafka_version"] = kmc_line(line)
     for opt, key in (("--acks", "acks"), ("--min-insync-replicas", "min_insync_replicas"),
                      ("-r", "replication_factor")):
@@ -79,31 +112,47 @@ def run_flags(run: Path, projection: Projection) -> dict:
             flags[key] = m.group(1) if key == "acks" else int(m.group(1))
     if "--unclean-leader-election" in cmd:
         flags["unclean_leader_election"] = True
-    sends = sum(1 for f in projection.facts if f.kind == "send")
-    kills = sum(1 for f in projection.facts if f.kind == "kill -9")
-    flags["max_records"] = max(1, sends)
-    flags["max_crashes"] = kills
+    flags["rule_changes"] = tuple(re.findall(r"--rule (\S+)", cmd))
+    if not flags["rule_changes"]:
+        del flags["rule_changes"]
+    flags.update(bounds_from_events(events))
     return flags
 
 
 def validate(run, *, max_steps: int = DEFAULT_MAX_STEPS, max_states: int = DEFAULT_MAX_STATES,
-             rule_changes: tuple = (), flags: dict | None = None, events: list | None = None) -> Validation:
+             rule_changes: tuple = (), flags: dict | None = None, events: list | None = None,
+             topic: str | None = None) -> Validation:
     """Validate the run (a directory with ``events.jsonl`` and ``result.json``, or the
     ``events.jsonl`` file) against kmc's model of its release and settings."""
     from model.compiled_model import CompiledModel  # noqa: PLC0415 - numba loads with the kernel
     from model.options import config_from_options  # noqa: PLC0415
     t0 = time.monotonic()
     run = Path(run)
-    projection = project(events if events is not None else load_events(run))
-    flags = dict(flags or run_flags(run, projection))
+    events = events if events is not None else load_events(run)
+    topics = topics_in(events)
+    if topic is not None:
+        try:
+            events = split_topic(events, topic)
+        except ValueError as e:
+            raise RunError(str(e)) from None
+    elif len(topics) > 1:
+        raise RunError(f"the stream holds {len(topics)} runs (topics {', '.join(topics[:4])}"
+                       f"{', ...' if len(topics) > 4 else ''}): validate one with --topic")
+    projection = project(events)
+    flags = dict(flags or run_flags(run, events))
     if rule_changes:
-        flags["rule_changes"] = tuple(rule_changes)
-    config, _prov = config_from_options(**flags)
+        flags["rule_changes"] = tuple(flags.get("rule_changes", ())) + tuple(rule_changes)
+    from model.errors import ConfigError  # noqa: PLC0415
+    try:
+        config, _prov = config_from_options(**flags)
+    except (ConfigError, TypeError) as e:
+        raise RunError(f"the run's model cannot be built: {e}") from None
     projection = restrict(projection, config.replication_factor)
     model = CompiledModel(config)
     observed = projection.observed
     init = model.init_states()[0]
-    search = _Search(model, observed, max_steps, max_states)
+    search = _Search(model, observed, max_steps, max_states, prefix_limits(events, observed),
+                     paused_between(events, observed))
     path = search.run(init)
     seconds = time.monotonic() - t0
     if path is None:
@@ -117,6 +166,85 @@ def validate(run, *, max_steps: int = DEFAULT_MAX_STEPS, max_states: int = DEFAU
                       seconds, flags)
 
 
+COUNTERS = {"max_records": "records_written", "max_crashes": "crashes",
+            "max_controlled_shutdowns": "controlled_shutdowns", "max_preferred_elections": "preferred_elections",
+            "max_reassignments": "reassignments", "max_session_expiries": "session_expiries"}
+"""Each bound of ``events.bounds_from_events`` and the field of kmc's state that counts it."""
+
+
+LOOKAHEAD = 2
+"""One model step can change what several lines report (the controller fences a broker and
+elects a new leader in one step: ``Fencing broker 0`` and ``leader: 0 -> 1, leaderEpoch: 0 ->
+1`` are two lines, two facts): the limits at fact k are the run's as it stood at fact k + 2."""
+
+
+def prefix_limits(events: list[dict], observed: list[Fact]) -> list[dict]:
+    """For each observed fact k, what the real run had done by the time of its event: records
+    sent, kill -9s, SIGTERMs, preferred elections, reassignments, fences of a paused broker (the
+    harness notes every intervention before it makes it; the client notes every send before it
+    sends) and the highest leader epoch logged (the controller logs every partition change).
+    A model state waiting for fact k that is ahead of these (its producer wrote more records,
+    its controller reached a higher epoch, ...) cannot be the real run at that moment: the
+    search drops it. This completeness of the logs is part of the observation, and it keeps
+    the search from spending its budget on behaviours that use a fault early."""
+    out = []
+    for k in range(len(observed)):
+        ahead = k + LOOKAHEAD
+        out.append(bounds_from_events(events[:observed[ahead].index] if ahead < len(observed) else events, False))
+    out.append(bounds_from_events(events, False))
+    return out
+
+
+def within(state, limit: dict) -> bool:
+    for bound, name in COUNTERS.items():
+        if getattr(state, name, 0) > limit[bound]:
+            return False
+    return state.controller.leader_epoch <= limit["max_leader_epoch"]
+
+
+PAUSED_ACTOR = {"ProduceRecord": 0, "LeaderHandleFetch": 0, "FollowerHandleFetchResponse": 0, "FollowerTruncate": 0,
+                "LeaderShrinkIsr": 0, "LeaderExpandIsr": 0, "BecomeLeaderOrFollower": 0,
+                "BrokerApplyPartitionChange": 0, "LeaderHandleAlterPartitionResponse": 0, "FlushLog": 0,
+                "CheckpointHighWatermark": 0, "BrokerShutdown": 0}
+"""kmc's actions a broker takes itself, and the argument naming it: a broker under SIGSTOP takes
+none of them (the controller's own actions about it, a fence included, go on)."""
+
+
+def paused_between(events: list[dict], observed: list[Fact]) -> list[frozenset]:
+    """For each observed fact k: the brokers paused (SIGSTOP) for the whole stretch of the run
+    between fact k - 1 and fact k, in which the model steps that lead to fact k happen. The
+    harness notes a SIGSTOP just before it sends it, so a broker counts as paused only from the
+    first fact after the note, and a line the broker itself logged (fact k - 1 or k) exempts it."""
+    out = []
+    paused: set = set()
+    pos = 0
+    prev_source = None
+    for k, f in enumerate(observed):
+        resumed: set = set()
+        for e in events[pos:f.index - 1]:
+            b = e.get("broker")
+            if e.get("source") != "harness" or b is None:
+                continue
+            if e.get("kind") == "SIGSTOP":
+                resumed.add(int(b))     # not paused yet for this stretch
+                paused.add(int(b))
+            elif e.get("kind") in ("SIGCONT", "kill -9", "SIGTERM", "restart"):
+                resumed.add(int(b))
+                paused.discard(int(b))
+        pos = f.index - 1
+        now = (paused - resumed) - {_node_of(prev_source), _node_of(f.source)}
+        out.append(frozenset(now))
+        prev_source = f.source
+        pos = f.index   # fact k's own event is behind us
+    return out
+
+
+def _node_of(source):
+    if isinstance(source, str) and source.startswith("node") and source[4:].isdigit():
+        return int(source[4:])
+    return None
+
+
 class _Search:
     """A search of the product of kmc's model and the run's facts: a node is ``(state, k)``, a
     model state after the first ``k`` facts were matched. Its successors are the model's steps
@@ -127,13 +255,18 @@ class _Search:
     at most (reachable states) x (facts + 1) nodes and, when it ends without a bound, it has
     tried every behaviour within the model's own bounds (records, crashes, epochs)."""
 
-    def __init__(self, model, facts, max_gap: int, max_states: int) -> None:
+    def __init__(self, model, facts, max_gap: int, max_states: int, limits: list | None = None,
+                 paused: list | None = None) -> None:
         self.model, self.facts, self.max_gap, self.max_states = model, facts, max_gap, max_states
         self.visited = 0
         self.bound_hit = False
         self.depth_cut = False
         self.deepest = 0
         self.deepest_starts: list = []
+        # the records the client has sent by fact k (fact k included: its record is written
+        # before the fact "sent" is matched): no behaviour writes a record before its send
+        self.limits = limits or [None] * (len(facts) + 1)
+        self.paused = paused or [frozenset()] * (len(facts) + 1)
 
     def run(self, init):
         """The steps of one behaviour matching every fact, or None."""
@@ -167,6 +300,10 @@ class _Search:
                 continue
             for act, succ in self.model.successors(state):
                 node = (succ, k)
+                if self.paused[k] and act.name in PAUSED_ACTOR and act.args[PAUSED_ACTOR[act.name]] in self.paused[k]:
+                    continue  # that broker was under SIGSTOP all along
+                if self.limits[k] is not None and not within(succ, self.limits[k]):
+                    continue  # ahead of what the real run had done by fact k
                 if node not in parent:
                     parent[node] = ((state, k), act)
                     order += 1

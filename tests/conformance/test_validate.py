@@ -43,7 +43,7 @@ def test_projection_maps_records_by_first_send_and_marks_what_it_cannot_see():
     assert not kinds["SIGSTOP"].observed and "no step" in kinds["SIGSTOP"].why
     assert not kinds["metadata-delta"].observed
     change = next(f for f in p.facts if f.kind == "partition-change")
-    assert change.check == ("controller", 1, 1, (1, 2), None)
+    assert change.check == ("controller", 1, 1, (1, 2), ())
 
 
 def test_facts_are_conditions_on_kmc_states():

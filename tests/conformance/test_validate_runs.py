@@ -1,0 +1,193 @@
+"""Trace validation of runs the harness recorded on real Kafka 4.1.2 (issue 31b): the kmc
+flags saved in ``result.json``, streams of several runs, the bounds a run needs, a deliberately
+wrong rule failing the check, and the abstraction a real run showed (docs/model.md).
+
+Fixtures, copied unedited from run directories of ``kmc conformance nemesis --kafka-version 4.1``
+(2026-11-27): ``nemesis-kill-4.1.2`` (kill -9 of follower 1, two sends while it is down, its
+restart, a read) and ``nemesis-empty-shrink-4.1.2`` (leader 0 paused past the session timeout
+right after the topic was created). No broker starts here; each search takes about a second.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from cli import cli
+from conformance import events, projection, validate
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "runs"
+KILL = DATA / "nemesis-kill-4.1.2"
+EMPTY_SHRINK = DATA / "nemesis-empty-shrink-4.1.2"
+UNCLEAN = DATA / "unclean-election-4.1.2"
+ACKS1 = DATA / "acks1-failover-4.1.2"
+
+
+def _copy(tmp_path, src: Path, result: dict | None = None, stream: list | None = None) -> Path:
+    d = tmp_path / src.name
+    d.mkdir(parents=True)
+    shutil.copy(src / "events.jsonl", d / "events.jsonl")
+    shutil.copy(src / "result.json", d / "result.json")
+    if result is not None:
+        (d / "result.json").write_text(json.dumps(result))
+    if stream is not None:
+        (d / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in stream))
+    return d
+
+
+def test_the_harness_saves_kmc_flags_and_validate_reads_them():
+    saved = json.loads((KILL / "result.json").read_text())["kmc_flags"]
+    assert saved["assignment"] == [0, 1, 2] and saved["kafka_version"] == "4.1"
+    flags = validate.run_flags(KILL, projection.load_events(KILL))
+    assert flags["min_insync_replicas"] == 2 and flags["acks"] == "all" and flags["replication_factor"] == 3
+    assert flags["max_crashes"] == 1 and flags["max_records"] == 2   # from the saved bounds
+    expected = {**{k: v for k, v in saved.items() if k not in ("assignment", "bounds")}, **saved["bounds"]}
+    assert {k: flags[k] for k in expected} == expected
+    assert flags["max_retries"] == 0      # not saved by that harness: counted from the events
+
+
+def test_old_runs_are_still_read_from_kmc_command():
+    flags = validate.run_flags(ACKS1, projection.load_events(ACKS1))
+    assert flags["acks"] == "1" and flags["min_insync_replicas"] == 1 and flags["replication_factor"] == 3
+    assert flags["max_crashes"] == 1 and flags["max_leader_epoch"] == 1
+
+
+def test_an_assignment_validation_cannot_map_is_bad_input(tmp_path):
+    meta = json.loads((KILL / "result.json").read_text())
+    meta["kmc_flags"]["assignment"] = [1, 0, 2]
+    d = _copy(tmp_path, KILL, result=meta)
+    r = CliRunner().invoke(cli, ["conformance", "validate", str(d)])
+    assert r.exit_code == 2 and "assignment [1, 0, 2]" in r.output and "Traceback" not in r.output
+
+
+def test_bounds_come_from_the_interventions_and_the_logged_epochs():
+    evs = projection.load_events(EMPTY_SHRINK)
+    b = events.bounds_from_events(evs)
+    assert b["max_session_expiries"] == 1          # broker 0 fenced while paused
+    assert b["max_preferred_elections"] == 1 and b["max_reassignments"] == 1
+    assert b["max_crashes"] == 0 and b["max_leader_epoch"] == 2 and b["max_records"] == 2
+    assert b["max_retries"] == 0     # both sends were acknowledged before any leader change
+    # a fence of a broker that was killed is not a session expiry
+    killed = [{"ts": 1, "source": "harness", "kind": "kill -9", "broker": 1},
+              {"ts": 2, "source": "node100", "kind": "fence", "broker": "1"}]
+    assert events.bounds_from_events(killed)["max_session_expiries"] == 0
+
+
+def test_a_stream_of_several_runs_is_split_by_topic(tmp_path):
+    one = projection.load_events(KILL)
+    two = []
+    for e in one:                                    # the same run again, one minute later, topic kmc-w
+        e2 = dict(e, ts=e["ts"] + 60)
+        if "partition" in e2:
+            e2["partition"] = e2["partition"].replace("kmc-v001", "kmc-w")
+        two.append(e2)
+    d = _copy(tmp_path, KILL, stream=one + two)
+    r = CliRunner().invoke(cli, ["conformance", "validate", str(d)])
+    assert r.exit_code == 2 and "2 runs" in r.output and "--topic" in r.output
+    assert events.split_topic(one + two, "kmc-v001") == one
+    r = CliRunner().invoke(cli, ["conformance", "validate", str(d), "--topic", "kmc-w"])
+    assert r.exit_code == 0, r.output
+    assert "ADMITTED" in r.output
+
+
+def test_a_recorded_nemesis_run_is_admitted():
+    v = validate.validate(KILL)
+    assert v.verdict == validate.ADMITTED, v.failed
+    actions = " ".join(str(s.action) for s in v.trace.steps)
+    assert "BrokerCrash(broker=1" in actions and "BrokerRestart(broker=1" in actions
+
+
+def test_a_model_ahead_of_the_real_run_is_dropped():
+    observed = projection.project(projection.load_events(KILL)).observed
+    limits = validate.prefix_limits(projection.load_events(KILL), observed)
+    first_ack = next(k for k, f in enumerate(observed) if f.kind == "ack")
+    assert limits[0]["max_records"] == 0 and limits[first_ack]["max_records"] >= 1
+    from model.state import initial_state
+    s = initial_state(3)
+    assert validate.within(s, limits[0])
+    assert not validate.within(s._replace(records_written=1), limits[0])
+
+
+def test_a_deliberately_wrong_rule_fails_the_check():
+    """The check can fail: Kafka 4.1 has KIP-966's ELR on (rule eligible-leader-replicas).
+    With it the recorded unclean-election run is explained up to the known gap (event 28, the
+    restarted broker's leaderless follower line, docs/model.md); with ``--rule
+    -eligible-leader-replicas`` it fails earlier, at the controller's line that empties the ISR
+    into the ELR, which that model cannot write."""
+    right = validate.validate(UNCLEAN)
+    assert right.verdict == validate.NOT_ADMITTED and right.failed.index == 28
+    r = CliRunner().invoke(cli, ["conformance", "validate", str(UNCLEAN), "--rule", "-eligible-leader-replicas"])
+    assert r.exit_code == 1, r.output
+    assert "NOT ADMITTED at event 25 (node100 partition-change)" in r.output
+    assert "the fact: ('controller', -1, 1, (), (0,))" in r.output      # ISR [] and ELR [0] ...
+    assert "controller: leader -1, epoch 1, isr [0]" in r.output        # ... where the model keeps ISR [0]
+
+
+def test_a_new_leader_shrinking_a_follower_that_never_fetched_is_not_admitted():
+    """The abstraction a nemesis run showed (docs/model.md, "The initial state"): kmc's new topic
+    starts with leader 0 knowing its followers' LEO as 0, so it can shrink the ISR only after a
+    record; Kafka's new leader knows them as unknown (-1) until their first fetch, and a
+    follower that did not fetch within replica.lag.time.max.ms leaves the ISR with an empty
+    log. The harness now waits for both first fetches before its faults."""
+    v = validate.validate(EMPTY_SHRINK)
+    assert v.verdict == validate.NOT_ADMITTED
+    assert v.failed.index == 20 and v.failed.kind == "isr-shrink"
+    assert v.failed.check == ("leader_isr", 0, (0, 2), 0)
+
+
+def test_a_paused_broker_takes_no_step_and_a_send_is_not_an_append():
+    """SIGSTOP/SIGCONT are no facts of a state, but they bound the search: between the first
+    fact after a broker's SIGSTOP and its SIGCONT, the model may not let it act (append, fetch,
+    apply metadata...). A send is no fact either (the append may come after a retry to
+    another leader); it bounds the records written."""
+    evs = projection.load_events(EMPTY_SHRINK)
+    observed = projection.project(evs).observed
+    paused = validate.paused_between(evs, observed)
+    stop = next(i for i, e in enumerate(evs, 1) if e["kind"] == "SIGSTOP")
+    cont = next(i for i, e in enumerate(evs, 1) if e["kind"] == "SIGCONT")
+    inside = [k for k, f in enumerate(observed) if stop < f.index < cont and observed[k - 1].index > stop
+              and f.source != "node0"]
+    assert inside and all(paused[k] == {0} for k in inside)
+    after = [k for k, f in enumerate(observed) if f.index > cont]
+    assert all(0 not in paused[k] for k in after)
+    sends = [f for f in projection.project(evs).facts if f.kind == "send"]
+    assert sends and not any(f.observed for f in sends) and "retry" in sends[0].why
+
+
+def test_a_quickly_restarted_broker_leading_in_its_old_epoch_is_not_admitted():
+    """The open model gap of docs/model.md ("A restarting broker applies the metadata image it
+    has replayed"): leader 0 killed -9 and restarted 0.1 s later; the controller fences its old
+    session 6 s on and elects 1 in epoch 1; the new JVM, still catching up on the metadata log,
+    logs itself leader in epoch 0 and becomes a follower in epoch 1 half a second later. kmc's
+    restarted broker only ever applies the controller's current state."""
+    d = DATA / "nemesis-quick-restart-4.1.2"
+    v = validate.validate(d)
+    assert v.verdict == validate.NOT_ADMITTED
+    assert v.failed.index == 30 and v.failed.check == ("leads", 0, 0, 2, 0, (0, 1, 2))
+    restart = next(f for f in projection.project(projection.load_events(d)).facts if f.kind == "restart")
+    assert not restart.observed   # the JVM's start is not the broker's registration
+
+
+def test_a_send_that_crossed_a_leader_change_may_be_retried():
+    """4.0.2: r2 sent 15 ms after leader 1's SIGSTOP note was appended by 1 before it stopped,
+    truncated when 1 came back as a follower, and appended again by the new leader 0 (the
+    idempotent producer's retry, inside kafka-python). The bound on retries comes from the
+    events; without it the run is not explained."""
+    d = DATA / "nemesis-retry-4.0.2"
+    evs = projection.load_events(d)
+    flags = validate.run_flags(d, evs)
+    assert flags["max_retries"] == 1
+    v = validate.validate(d, max_states=30000)
+    assert v.verdict == validate.ADMITTED, v.failed
+    assert any("ProducerRetry(record=2" in str(s.action) for s in v.trace.steps)
+    v0 = validate.validate(d, flags={**flags, "max_retries": 0}, max_states=30000)
+    assert v0.verdict != validate.ADMITTED
+
+
+def test_nemesis_bad_input_is_one_line_and_exit_2():
+    for args in (["--runs", "0"], ["--kafka-version", "9.9"], ["--max-states", "0"]):
+        r = CliRunner().invoke(cli, ["conformance", "nemesis", *args])
+        assert r.exit_code == 2 and "Traceback" not in r.output, (args, r.output)
