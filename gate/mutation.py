@@ -153,43 +153,60 @@ def candidates(mutant: Mutant, specs) -> list:
 
 def run_mutant(mutant: Mutant, specs, *, time_limit: float = DEFAULT_TIME_LIMIT,
                only_rows=None) -> MutantOutcome:
-    """Run the rows of ``specs`` (or those named in ``only_rows``) on ``mutant`` until one
-    fails."""
+    """Tell the stories about ``mutant``, then run the rows of ``specs``, then tell the other
+    stories (or only the rows and stories named in ``only_rows``), until one notices it."""
     started = time.monotonic()
     result = MutantOutcome(mutant)
     pairs = candidates(mutant, specs)
+    stories = list(STORIES.values())
     if only_rows is not None:
         pairs = [p for p in pairs if p[0].name in only_rows]
-    stories = sorted((s for s in STORIES.values() if only_rows is None or s.name in only_rows),
-                     key=lambda s: mutant.name not in s.words)
-    for story in stories:
-        told = tell_on(mutant, story)
-        if told is None:
-            continue
-        result.applicable += 1
-        result.rows_run.append(story.name)
-        if told:
-            result.killed_by, result.reason = story.name, told
-            result.seconds = time.monotonic() - started
-            return result
-    result.applicable += len(pairs)
-    for spec, mutated in pairs:
-        limit = min(time_limit, mutated.time_limit or time_limit)
-        mutated = replace(mutated, time_limit=limit)
-        if mutant.kind == GUARD:
-            with mutated_guards(mutant.name):
-                outcome = run_check(mutated)
-        else:
-            outcome = run_check(mutated)
-        result.rows_run.append(spec.name)
-        if outcome.status == FAIL:
-            result.killed_by = spec.name
-            result.reason = outcome.reasons[0] if outcome.reasons else ""
+        stories = [s for s in stories if s.name in only_rows]
+    about = [s for s in stories if mutant.name in s.words]
+    others = [s for s in stories if mutant.name not in s.words]
+    for s in about:
+        _tell(mutant, s, result)
+        if result.killed:
             break
-        if not outcome.green:
-            result.incomplete.append(spec.name)
+    if not result.killed:
+        result.applicable += len(pairs)
+        for spec, mutated in pairs:
+            _run_row(mutant, spec, mutated, time_limit, result)
+            if result.killed:
+                break
+    if not result.killed:
+        for s in others:
+            _tell(mutant, s, result)
+            if result.killed:
+                break
     result.seconds = time.monotonic() - started
     return result
+
+
+def _tell(mutant: Mutant, story: Story, result: MutantOutcome) -> None:
+    told = tell_on(mutant, story)
+    if told is None:
+        return
+    result.applicable += 1
+    result.rows_run.append(story.name)
+    if told:
+        result.killed_by, result.reason = story.name, told
+
+
+def _run_row(mutant: Mutant, spec, mutated, time_limit: float, result: MutantOutcome) -> None:
+    limit = min(time_limit, mutated.time_limit or time_limit)
+    mutated = replace(mutated, time_limit=limit)
+    if mutant.kind == GUARD:
+        with mutated_guards(mutant.name):
+            outcome = run_check(mutated)
+    else:
+        outcome = run_check(mutated)
+    result.rows_run.append(spec.name)
+    if outcome.status == FAIL:
+        result.killed_by = spec.name
+        result.reason = outcome.reasons[0] if outcome.reasons else ""
+    elif not outcome.green:
+        result.incomplete.append(spec.name)
 
 
 def run_all(specs, selected=None, *, time_limit: float = DEFAULT_TIME_LIMIT,

@@ -138,6 +138,58 @@ story(
     words=("alter-needs-current-leader",))
 
 
+# Kafka 2.0 (KIP-101/KIP-279 truncation, before KIP-320's fencing): the leader of broker 0 moves
+# to broker 1 by a controlled shutdown, and broker 0 applies its LeaderAndIsr before broker 1.
+_HANDOVER = ModelConfig(kafka_version="2.0", replication_factor=2, symmetry=False,
+                        bounds=Bounds(max_records=1, max_leader_epoch=2, max_crashes=0,
+                                      max_controlled_shutdowns=1, max_delayed_fetches=1))
+_R1_COPIED = [("ProduceRecord", (0,)), ("LeaderHandleFetch", (0, 1)),
+              ("FollowerHandleFetchResponse", (1,))]
+_HANDED_OVER = [("ControllerHandleControlledShutdown", (0, 1)), ("BecomeLeaderOrFollower", (0, 1))]
+
+
+def _truncation_waits(model, states) -> str:
+    if "FollowerTruncate(follower=0)" in _enabled(model, states[-1]):
+        return ("broker 0 truncates against broker 1's log before broker 1 has taken up "
+                "leadership (it would answer NOT_LEADER_FOR_PARTITION)")
+    return ""
+
+
+story(
+    "NOT_LEADER_FOR_PARTITION (2.0): a follower cannot truncate against a broker that does not "
+    "lead yet",
+    source="Partition.lastOffsetForLeaderEpoch at 2.0.0: without a local leader replica "
+           "(leaderReplicaIfLocal None) the OffsetsForLeaderEpoch answer is "
+           "NOT_LEADER_FOR_PARTITION with UNDEFINED_EPOCH_OFFSET; the fetcher retries",
+    config=_HANDOVER,
+    steps=_R1_COPIED + _HANDED_OVER,
+    expect=_truncation_waits,
+    words=("truncate-needs-leader",))
+
+
+def _delayed_fetch_refused(model, states) -> str:
+    before = states[-2].replicas[0]
+    after = states[-1].replicas[0]
+    if after != before:
+        return (f"broker 0, no longer the leader, took broker 1's delayed fetch: HW "
+                f"{before.high_watermark} -> {after.high_watermark}, remote LEOs "
+                f"{before.remote_log_end_offsets} -> {after.remote_log_end_offsets}")
+    return ""
+
+
+story(
+    "NOT_LEADER_FOR_PARTITION (2.0): a delayed fetch that reaches a broker no longer leading "
+    "changes nothing there",
+    source="ReplicaManager.readFromLocalLog at 2.0.0: getLeaderReplicaIfLocal throws "
+           "NotLeaderForPartitionException, answered as a LogReadResult with "
+           "UnknownOffsetMetadata; Partition.maybeExpandIsr and maybeIncrementLeaderHW act only "
+           "with a local leader replica",
+    config=_HANDOVER,
+    steps=_R1_COPIED + [("FetchDelayed", (1,))] + _HANDED_OVER + [("LeaderHandleDelayedFetch", (1,))],
+    expect=_delayed_fetch_refused,
+    words=("delayed-fetch-needs-leader",))
+
+
 def applies(s: Story, config: ModelConfig) -> bool:
     """Can the story's configuration be built (a flipped rule may make it one kmc refuses)?"""
     try:

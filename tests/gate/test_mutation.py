@@ -63,6 +63,8 @@ KILLERS = {
     # tells the mutant apart (issue 32d)
     (RULE, "isr-shrink-keeps-leader-epoch"): "KAFKA-15021 (3.6): a fenced follower leaves the ISR in the same leader epoch",
     (GUARD, "produce-needs-min-isr"): "NOT_ENOUGH_REPLICAS (2.4): acks=all is refused while the ISR is below min.insync.replicas",
+    (GUARD, "truncate-needs-leader"): "NOT_LEADER_FOR_PARTITION (2.0): a follower cannot truncate against a broker that does not lead yet",
+    (GUARD, "delayed-fetch-needs-leader"): "NOT_LEADER_FOR_PARTITION (2.0): a delayed fetch that reaches a broker no longer leading changes nothing there",
     (GUARD, "alter-needs-current-leader"): "FENCED_LEADER_EPOCH (2.8, ZooKeeper): an AlterIsr from an older leader epoch is refused, even one asking for the ISR the controller already has",
 }
 
@@ -85,18 +87,6 @@ SURVIVORS = {
                                                  "expiry + a controlled shutdown 675,141 vs 673,096; "
                                                  "4.4 RF=2 2 power-loss crashes 234,090 either way; "
                                                  "no verdict; RF=3 not searched; issue 25",
-    (GUARD, "truncate-needs-leader"): "its killer before issue 25, \"KIP-279 fixes that scenario\" "
-                                      "(kip-279, 3 records, default epochs), no longer notices: "
-                                      "without free leader moves the fast-leader-change scenario "
-                                      "needs reorders and preferred elections the row does not "
-                                      "have; the row at its twin's bounds (epochs 4, 2+2 moves) "
-                                      "did not finish in 150 s and the mutation search was "
-                                      "stopped (2026-11-26, loaded machine); kip-279 RF=2, 2 "
-                                      "records, epochs 3, one preferred election and one "
-                                      "reassignment did not finish in 100 s with the guard "
-                                      "(issue 32c, loaded machine): still to find",
-    (GUARD, "delayed-fetch-needs-leader"): "only one row has a delayed fetch (3.7, where KIP-320 "
-                                           "fencing also refuses a fetch a non-leader would take)",
 }
 
 
