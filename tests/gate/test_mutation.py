@@ -70,23 +70,11 @@ KILLERS = {
 
 SURVIVORS = {
     (RULE, "controller-epoch"): RULES["controller-epoch"].unobservable,
-    (RULE, "last-known-leader-check"): "changes no state in the rows nor in 4.1 RF=2 with 2 crashes "
-                                       "(56,567 either way): kmc registers and unfences a broker in "
-                                       "one step and its unfencing elects only the broker being "
-                                       "unfenced (docs/kraft.md, known difference 3), so the fenced "
-                                       "moment KAFKA-19522 is about is never a state; a gap of the "
-                                       "model, not an equivalence (docs/testing.md)",
+    (RULE, "last-known-leader-check"): RULES["last-known-leader-check"].unobservable,
     (RULE, "producer-state-five-batches"): RULES["producer-state-five-batches"].unobservable,
     (RULE, "unknown-producer-accepts-any-sequence"):
         RULES["unknown-producer-accepts-any-sequence"].unobservable,
-    (RULE, "last-known-leader-when-leaderless"): "no row notices (10 ELR rows run, 2026-11-26): the "
-                                                 "4.2 trigger differs from 4.1's only when a change "
-                                                 "leaves the partition leaderless with an ISR member "
-                                                 "left; 4.2 RF=2 probes: 2 power-loss crashes "
-                                                 "278,176 states either way, a crash + a session "
-                                                 "expiry + a controlled shutdown 675,141 vs 673,096; "
-                                                 "4.4 RF=2 2 power-loss crashes 234,090 either way; "
-                                                 "no verdict; RF=3 not searched; issue 25",
+    (RULE, "last-known-leader-when-leaderless"): RULES["last-known-leader-when-leaderless"].unobservable,
 }
 
 
