@@ -120,3 +120,12 @@ def test_the_pinned_row_still_kills_the_mutant(specs, kind, name):
 def test_each_story_goes_as_kafkas_code_says_on_the_model(name):
     """A story kills a mutant only if it holds on the model itself (gate/stories.py)."""
     assert tell(STORIES[name]) == ""
+
+
+def test_a_story_kills_without_any_row_and_is_skipped_where_the_flip_changes_nothing():
+    from gate.mutation import tell_on
+    outcome = run_mutant(Mutant(GUARD, "produce-needs-min-isr"), [])
+    assert outcome.killed_by == KILLERS[(GUARD, "produce-needs-min-isr")]
+    assert "min.insync.replicas=2" in outcome.reason
+    story = STORIES[KILLERS[(GUARD, "truncate-needs-leader")]]
+    assert tell_on(Mutant(RULE, "last-known-leader-check"), story) is None  # no KRaft in 2.0
