@@ -9,14 +9,15 @@ A *mutant* is the model with one thing broken on purpose:
   ``MUTATION`` parameter; the kernel reads it at run time, so no mutant needs a recompilation).
 
 A mutant is *killed* when some row of the suite, run on the mutant, no longer gets its expected
-verdict (its status is FAIL). A mutant no row kills *survives*: nothing in the suite pins that
-rule or guard, so it could be deleted, or break, unnoticed.
+verdict (its status is FAIL), or when a *story* (``gate/stories.py``: a few steps of the model
+and what Kafka's code says they lead to) is told differently on it. A mutant nothing kills
+*survives*: nothing pins that rule or guard, so it could be deleted, or break, unnoticed.
 
 Rules and guards are read from their tables, so a new rule is a new mutant with no edit here and
 a new guard is one line of ``GUARDS``. To stay fast, each mutant runs the rows most likely to
-kill it first (the rows that name the rule, its KIP or JIRA, or the guard's action; then the rest
-in suite order) and stops at the first kill; a row the mutation does not change (a rule whose
-requirements the row's release lacks) is not run.
+kill it first (the stories about it, which take milliseconds; the rows that name the rule, its
+KIP or JIRA, or the guard's action; then the rest in suite order) and stops at the first kill; a
+row the mutation does not change (a rule whose requirements the row's release lacks) is not run.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from gate.run import FAIL, run_check
+from gate.stories import STORIES, Story, tell
 from model.errors import ConfigError
 from model.kernel.guards import GUARDS, mutated_guards
 from model.rules import RULES
@@ -84,10 +86,9 @@ GUARD_APPLIES = {
 not listed may change any row)."""
 
 
-def mutate_rule(spec, name: str):
-    """``spec`` with rule ``name`` flipped, or None when that changes nothing in this row (or is
-    no configuration kmc accepts: ZooKeeper mode in 4.x)."""
-    config = spec.config
+def flip_rule(config, name: str):
+    """``config`` with rule ``name`` flipped, or None when that changes nothing (or is no
+    configuration kmc accepts: ZooKeeper mode in 4.x)."""
     change = ("-" if name in config.rules else "+") + name
     try:
         mutated = replace(config, rule_changes=tuple(config.rule_changes) + (change,))
@@ -95,7 +96,29 @@ def mutate_rule(spec, name: str):
         return None
     if mutated.rules == config.rules:
         return None
-    return replace(spec, config=mutated)
+    return mutated
+
+
+def mutate_rule(spec, name: str):
+    """``spec`` with rule ``name`` flipped, or None when that changes nothing in this row (or is
+    no configuration kmc accepts)."""
+    mutated = flip_rule(spec.config, name)
+    return None if mutated is None else replace(spec, config=mutated)
+
+
+def tell_on(mutant: Mutant, story: Story) -> str | None:
+    """The story told on ``mutant``: "" when it goes as Kafka's code says, else the difference;
+    None when the mutation does not change the story's configuration."""
+    if mutant.kind == RULE:
+        config = flip_rule(story.config, mutant.name)
+        if config is None:
+            return None
+        try:
+            return tell(story, config)
+        except ConfigError:
+            return None
+    with mutated_guards(mutant.name):
+        return tell(story)
 
 
 def _mentions(spec, words) -> bool:
@@ -130,31 +153,60 @@ def candidates(mutant: Mutant, specs) -> list:
 
 def run_mutant(mutant: Mutant, specs, *, time_limit: float = DEFAULT_TIME_LIMIT,
                only_rows=None) -> MutantOutcome:
-    """Run the rows of ``specs`` (or those named in ``only_rows``) on ``mutant`` until one
-    fails."""
+    """Tell the stories about ``mutant``, then run the rows of ``specs``, then tell the other
+    stories (or only the rows and stories named in ``only_rows``), until one notices it."""
     started = time.monotonic()
     result = MutantOutcome(mutant)
     pairs = candidates(mutant, specs)
+    stories = list(STORIES.values())
     if only_rows is not None:
         pairs = [p for p in pairs if p[0].name in only_rows]
-    result.applicable = len(pairs)
-    for spec, mutated in pairs:
-        limit = min(time_limit, mutated.time_limit or time_limit)
-        mutated = replace(mutated, time_limit=limit)
-        if mutant.kind == GUARD:
-            with mutated_guards(mutant.name):
-                outcome = run_check(mutated)
-        else:
-            outcome = run_check(mutated)
-        result.rows_run.append(spec.name)
-        if outcome.status == FAIL:
-            result.killed_by = spec.name
-            result.reason = outcome.reasons[0] if outcome.reasons else ""
+        stories = [s for s in stories if s.name in only_rows]
+    about = [s for s in stories if mutant.name in s.words]
+    others = [s for s in stories if mutant.name not in s.words]
+    for s in about:
+        _tell(mutant, s, result)
+        if result.killed:
             break
-        if not outcome.green:
-            result.incomplete.append(spec.name)
+    if not result.killed:
+        result.applicable += len(pairs)
+        for spec, mutated in pairs:
+            _run_row(mutant, spec, mutated, time_limit, result)
+            if result.killed:
+                break
+    if not result.killed:
+        for s in others:
+            _tell(mutant, s, result)
+            if result.killed:
+                break
     result.seconds = time.monotonic() - started
     return result
+
+
+def _tell(mutant: Mutant, story: Story, result: MutantOutcome) -> None:
+    told = tell_on(mutant, story)
+    if told is None:
+        return
+    result.applicable += 1
+    result.rows_run.append(story.name)
+    if told:
+        result.killed_by, result.reason = story.name, told
+
+
+def _run_row(mutant: Mutant, spec, mutated, time_limit: float, result: MutantOutcome) -> None:
+    limit = min(time_limit, mutated.time_limit or time_limit)
+    mutated = replace(mutated, time_limit=limit)
+    if mutant.kind == GUARD:
+        with mutated_guards(mutant.name):
+            outcome = run_check(mutated)
+    else:
+        outcome = run_check(mutated)
+    result.rows_run.append(spec.name)
+    if outcome.status == FAIL:
+        result.killed_by = spec.name
+        result.reason = outcome.reasons[0] if outcome.reasons else ""
+    elif not outcome.green:
+        result.incomplete.append(spec.name)
 
 
 def run_all(specs, selected=None, *, time_limit: float = DEFAULT_TIME_LIMIT,
@@ -171,13 +223,13 @@ def run_all(specs, selected=None, *, time_limit: float = DEFAULT_TIME_LIMIT,
 def describe(o: MutantOutcome) -> str:
     """One line per mutant."""
     if o.killed:
-        return (f"killed    {o.mutant.label}: by {o.killed_by!r} ({len(o.rows_run)} row(s) run, "
+        return (f"killed    {o.mutant.label}: by {o.killed_by!r} ({len(o.rows_run)} row(s) or stories tried, "
                 f"{o.seconds:.1f} s)")
     if o.applicable == 0:
-        return f"SURVIVES  {o.mutant.label}: no row of the suite is changed by it"
+        return f"SURVIVES  {o.mutant.label}: no row of the suite or story is changed by it"
     why = f"; known: {o.mutant.why_survives}" if o.mutant.why_survives else ""
     cut = f"; {len(o.incomplete)} row(s) not finished in time" if o.incomplete else ""
-    return (f"SURVIVES  {o.mutant.label}: all {o.applicable} row(s) it changes still pass"
+    return (f"SURVIVES  {o.mutant.label}: all {o.applicable} row(s) and stories it changes still pass"
             f"{cut}{why}")
 
 

@@ -231,7 +231,19 @@ RULE_LAST_KNOWN_LEADER_CHECK = rule(
            "4.1.0-sources.jar; 4.0.0's tests isAcceptableLeader the wrong way round)",
     summary="the last known leader is elected from an empty ISR and ELR only if it is not fenced "
             "(3.7-4.0 elected it anyway)",
-    requires=("eligible-leader-replicas",))
+    requires=("eligible-leader-replicas",),
+    unobservable="an equivalent mutant in kmc's model, argued from the kernel: a last known "
+                 "leader is recorded only while the partition has no leader (every election "
+                 "clears it, update_elr), so a removal never reaches the check; the only "
+                 "election from a leaderless partition is at a broker's registration "
+                 "(controller_register_broker), which elects only the registering broker, and "
+                 "that broker is live and not shutting down, so the check passes for it. In "
+                 "Kafka the fenced last known leader is elected at its own registration, before "
+                 "it is unfenced (docs/conformance.md, kafka-19522); kmc registers and unfences "
+                 "in one step (docs/kraft.md, known difference 3), so that moment is no state. "
+                 "Probes, same states either way: 4.1 RF=2 2 crashes 23,213; 4.1 RF=2 a "
+                 "power-loss crash, a session expiry, a controlled shutdown 4,237,747 (issue "
+                 "32d; docs/testing.md)")
 
 # -- the producer (issue 26): judged only when the producer retries (--retries N)
 RULE_IN_FLIGHT_PER_PARTITION = rule(
@@ -300,7 +312,19 @@ RULE_LAST_KNOWN_LEADER_WHEN_LEADERLESS = rule(
     summary="the last known leader is recorded when a change leaves the partition without a "
             "leader and none is recorded yet, not when the ISR becomes empty (a recorded one is "
             "never overwritten; the 4.1.1 patch has it too)",
-    requires=("eligible-leader-replicas",))
+    requires=("eligible-leader-replicas",),
+    unobservable="an equivalent mutant in kmc's model, argued from the kernel: the two triggers "
+                 "differ only on a change that leaves the partition leaderless with an ISR "
+                 "member left, or that empties the ISR while a last known leader is recorded "
+                 "and a leader exists. The second cannot be: every election clears the record. "
+                 "The first needs every other ISR member unable to lead (fenced or shutting "
+                 "down), but such a member has left every ISR of two or more "
+                 "(isr-members-eligible, KIP-841) and with KIP-966 a last member leaves too. "
+                 "Probes (issue 32d): leaderless with a non-empty ISR is unreachable on 4.2 RF=2 "
+                 "(1 record, a crash, a session expiry, a controlled shutdown, power loss: "
+                 "493,718 states; with 2 crashes, min ISR 1 and unclean election: 1,376,213), "
+                 "and the mutant changes no state there (493,718 and 704,884 with 2 records, "
+                 "either way). RF=3 not searched")
 
 RULE_UNORDERED_LEADER_MOVES = rule(
     "unordered-leader-moves", since="",

@@ -13,12 +13,14 @@ from __future__ import annotations
 from model.kernel.jit import kernel
 
 from model.kernel.fields import read_offset
-from model.kernel.layout import CONSUMER_BIT, FEATURE_BITS, PRODUCER_BIT, READS_BIT
+from model.kernel.layout import (
+    CONSUMER_BIT, CONTROLLED_SHUTDOWN_BIT, FEATURE_BITS, PRODUCER_BIT, READS_BIT,
+)
 from model.kernel.fields import (
-    ACK_DONE, NO_LEADER, ack_offset, ack_state, broker_count, controller_isr, controller_leader, has, high_watermark, is_alive, isr_of,
+    ACK_DONE, NO_LEADER, ack_offset, ack_state, broker_count, controller_isr, controller_leader, controller_live, has, high_watermark, is_alive, isr_of,
     leader_of, log_end_offset, record_epoch_at, record_id_at, record_slots, true_leader,
     visible_count, visible_record, consumer_committed, consumer_in_hand, consumer_position,
-    consumer_processed, consumer_processed_twice,
+    consumer_processed, consumer_processed_twice, is_shutting_down,
 )
 
 NO_ACKED_LOSS = 0
@@ -29,6 +31,7 @@ LEADER_IN_ISR = 4
 HW_LE_LEO = 5
 ACKED_WITHOUT_A_DOWN_BROKER = 6  # reachability
 OFFLINE_WITH_A_LIVE_BROKER = 7  # reachability
+ISR_MEMBERS_ELIGIBLE = 8
 
 NO_READ_LOSS = 20
 NO_DUPLICATES = 21
@@ -46,6 +49,7 @@ COMPILED_IDS = {
     "hw-le-leo": HW_LE_LEO,
     "acked-without-a-down-broker": ACKED_WITHOUT_A_DOWN_BROKER,
     "offline-with-a-live-broker": OFFLINE_WITH_A_LIVE_BROKER,
+    "isr-members-eligible": ISR_MEMBERS_ELIGIBLE,
     "no-read-loss": NO_READ_LOSS,
     "no-duplicates": NO_DUPLICATES,
     "in-order": IN_ORDER,
@@ -143,6 +147,23 @@ def leader_in_isr(s, lay):
         return False
     for b in range(broker_count(lay)):
         if is_alive(s, lay, b) and leader_of(s, lay, b) == b and not has(isr_of(s, lay, b), b):
+            return False
+    return True
+
+
+@kernel
+def isr_members_eligible(s, lay):
+    """Every member of a controller ISR of two or more is live in the controller's view
+    (registered, unfenced) and not in a controlled shutdown (KIP-841)."""
+    isr = controller_isr(s, lay)
+    if isr & (isr - 1) == 0:  # empty, or one member: the last member stays, fenced or not
+        return True
+    live = controller_live(s, lay)
+    shutdowns = lay[FEATURE_BITS] & CONTROLLED_SHUTDOWN_BIT != 0
+    for b in range(broker_count(lay)):
+        if not has(isr, b):
+            continue
+        if not has(live, b) or (shutdowns and is_shutting_down(s, lay, b)):
             return False
     return True
 
@@ -278,6 +299,8 @@ def holds(pid, s, lay):
         return leader_in_isr(s, lay)
     if pid == HW_LE_LEO:
         return hw_le_leo(s, lay)
+    if pid == ISR_MEMBERS_ELIGIBLE:
+        return isr_members_eligible(s, lay)
     if pid == ACKED_WITHOUT_A_DOWN_BROKER:
         return not acked_without_a_down_broker(s, lay)
     if pid == OFFLINE_WITH_A_LIVE_BROKER:

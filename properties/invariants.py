@@ -157,6 +157,47 @@ def hw_le_leo(state) -> bool:
     return all(r.high_watermark <= len(r.log) for r in state.replicas)
 
 
+def _ineligible_isr_members(state) -> list:
+    """Members of a controller ISR of two or more that are fenced (not live in the controller's
+    view) or in a controlled shutdown."""
+    isr = state.controller.isr
+    if len(isr) < 2:
+        return []
+    live = state.controller.live_brokers
+    return [b for b in isr if b not in live or state.replicas[b].shutting_down]
+
+
+def _why_ineligible(state) -> str:
+    bad = _ineligible_isr_members(state)
+    if not bad:
+        return ""
+    b = bad[0]
+    what = "fenced" if b not in state.controller.live_brokers else "in a controlled shutdown"
+    return f"broker {b} is in the controller's ISR {set(state.controller.isr)} while {what}"
+
+
+@invariant(
+    "isr-members-eligible",
+    "every member of an ISR of two or more is registered, unfenced and not in a controlled "
+    "shutdown (KIP-841, KRaft 3.3+; the last member of an ISR stays in it, fenced or not)",
+    explain=_why_ineligible,
+    compiled=True, by_name=True,
+    stronger="a protocol invariant of KRaft since 3.3 (KIP-841), not a promise to clients: "
+             "ZooKeeper mode and KRaft before 3.3 let a leader add a fenced or shutting-down "
+             "follower back",
+)
+def isr_members_eligible(state) -> bool:
+    """KIP-841 (3.3): the KRaft controller removes a fenced or shutting-down broker from every
+    ISR it is not the last member of (``ReplicationControlManager.handleBrokerFenced``: "we
+    remove this broker from any non-singleton ISR"; ``handleBrokerInControlledShutdown``; a
+    ``PartitionChangeBuilder`` never writes an empty ISR) and refuses an AlterPartition that
+    would put one back (``ineligibleReplicasForIsr``: "not registered", "shutting down",
+    "fenced" answer INELIGIBLE_REPLICA); all read at 3.3.0. So a fenced or shutting-down broker
+    is in an ISR only as its last member. With KIP-966 (4.1) the ISR may even become empty,
+    which changes nothing here."""
+    return not _ineligible_isr_members(state)
+
+
 # ------------------------------------------------------------------------------ reachability
 # Questions about availability, for kmc advise: "can the partition get into such a state?"
 # (True in the target states; the explorer's shortest "counterexample" is a shortest witness.)

@@ -168,3 +168,4 @@ def broker_orders(n_brokers: int) -> np.ndarray:
 READS_BIT = 1 << FEATURES.index("reads")
 PRODUCER_BIT = 1 << FEATURES.index("producer")
 CONSUMER_BIT = 1 << FEATURES.index("consumer")
+CONTROLLED_SHUTDOWN_BIT = 1 << FEATURES.index("controlled_shutdown")
