@@ -225,19 +225,21 @@ def describe(o: MutantOutcome) -> str:
     if o.killed:
         return (f"killed    {o.mutant.label}: by {o.killed_by!r} ({len(o.rows_run)} row(s) or stories tried, "
                 f"{o.seconds:.1f} s)")
-    if o.applicable == 0:
-        return f"SURVIVES  {o.mutant.label}: no row of the suite or story is changed by it"
-    why = f"; known: {o.mutant.why_survives}" if o.mutant.why_survives else ""
     cut = f"; {len(o.incomplete)} row(s) not finished in time" if o.incomplete else ""
-    return (f"SURVIVES  {o.mutant.label}: all {o.applicable} row(s) and stories it changes still pass"
-            f"{cut}{why}")
+    tried = (f"all {o.applicable} row(s) and stories it changes still pass{cut}" if o.applicable
+             else "no row of the suite or story is changed by it")
+    if o.mutant.why_survives:  # an equivalent mutant of kmc's model, its reason written down
+        return f"EQUIVALENT {o.mutant.label}: {tried}; why no configuration can tell: {o.mutant.why_survives}"
+    return f"SURVIVES  {o.mutant.label}: {tried}"
 
 
 def main(argv=None) -> int:
     """``python -m gate.mutation [SUITE] [--kind rule|guard] [--only NAME]`` (``make mutation``):
-    one line per mutant, then the survivors. Exit 0 when every survivor has its reason written
-    down (a rule's ``unobservable`` in ``model/rules.py``, a guard's in ``GUARDS``), else 1; 2
-    for a bad suite or name."""
+    one line per mutant, then the equivalent mutants and the survivors. A mutant no row or story
+    kills is *equivalent* when its reason is written down (a rule's ``unobservable`` in
+    ``model/rules.py``, a guard's in ``GUARDS``): an argument that no configuration of kmc's model
+    can tell it apart, the mutation-testing term; otherwise it *survives*. Exit 0 when none
+    survives, else 1; 2 for a bad suite or name."""
     import argparse
     import sys
 
@@ -268,14 +270,16 @@ def main(argv=None) -> int:
           f"{', '.join(args.suite)} (stopping at the first row that notices)", flush=True)
     outcomes = run_all(checks, selected, time_limit=args.time_limit,
                        progress=lambda o: print(describe(o), flush=True))
-    survivors = [o for o in outcomes if not o.killed]
+    equivalent = [o for o in outcomes if not o.killed and o.mutant.why_survives]
+    survivors = [o for o in outcomes if not o.killed and not o.mutant.why_survives]
     print()
-    print(f"{len(outcomes) - len(survivors)} of {len(outcomes)} mutants killed; "
-          f"{len(survivors)} survive" + (":" if survivors else ""))
-    for o in survivors:
+    print(f"{len(outcomes) - len(survivors) - len(equivalent)} of {len(outcomes)} mutants killed; "
+          f"{len(equivalent)} equivalent (no configuration of kmc's model tells them apart; the "
+          f"reason is written beside the rule or guard); {len(survivors)} survive"
+          + (":" if survivors else ""))
+    for o in equivalent + survivors:
         print("  " + describe(o))
-    unexplained = [o for o in survivors if not o.mutant.why_survives]
-    return 1 if unexplained else 0
+    return 1 if survivors else 0
 
 
 if __name__ == "__main__":

@@ -130,3 +130,18 @@ def test_a_story_kills_without_any_row_and_is_skipped_where_the_flip_changes_not
     assert "min.insync.replicas=2" in outcome.reason
     story = STORIES[KILLERS[(GUARD, "truncate-needs-leader")]]
     assert tell_on(Mutant(RULE, "last-known-leader-check"), story) is None  # no KRaft in 2.0
+
+
+def test_an_unkilled_mutant_with_its_reason_is_equivalent_and_one_without_survives():
+    """The report's words: a mutant no row or story kills is EQUIVALENT when its reason is written
+    down, and only the others SURVIVE (and fail ``make mutation``)."""
+    from gate.mutation import MutantOutcome, describe
+
+    equivalent = MutantOutcome(Mutant(RULE, "controller-epoch", why_survives="a reason"), applicable=3)
+    survivor = MutantOutcome(Mutant(GUARD, "fetch-needs-leader"), applicable=0)
+    killed = MutantOutcome(Mutant(RULE, "kraft"), killed_by="a row", rows_run=["a row"])
+    assert describe(equivalent).startswith("EQUIVALENT rule controller-epoch: all 3 row(s)")
+    assert describe(equivalent).endswith("why no configuration can tell: a reason")
+    assert describe(survivor) == ("SURVIVES  guard fetch-needs-leader: no row of the suite or story "
+                                  "is changed by it")
+    assert describe(killed).startswith("killed    rule kraft: by 'a row'")
