@@ -244,3 +244,21 @@ def test_without_the_bound_or_before_kip_841_there_is_no_stale_read():
         state = walk(cfg, *FENCED_OUT).states[-1]
         assert 1 not in state.controller.live_brokers
         assert all(a.name != "LeaderHandleFetchOnStaleMetadata" for a, _ in make_model(cfg).successors(state))
+
+
+def test_at_3_6_with_min_isr_3_the_maximal_isr_turns_an_acknowledgement():
+    # committed ISR {0, 1}, fenced broker 2 counted on a stale view: 3 >= min.insync.replicas
+    bounds = Bounds(max_records=1, max_leader_epoch=2, max_crashes=0, max_session_expiries=1,
+                    max_stale_metadata_reads=1)
+    cfg = kafka("3.6", rf=3, bounds=bounds, min_insync_replicas=3)
+    shrunk = (("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 2)),
+              ("ControllerHandleAlterPartition", (0,)), ("LeaderHandleAlterPartitionResponse", (0,)),
+              ("ControllerFenceBroker", (2, 0)), ("LeaderHandleFetch", (0, 2)),
+              ("FollowerHandleFetchResponse", (2,)))
+    follower_1 = (("LeaderHandleFetch", (0, 1)), ("FollowerHandleFetchResponse", (1,)),
+                  ("LeaderHandleFetch", (0, 1)))
+    stale = walk(cfg, *shrunk, ("LeaderHandleFetchOnStaleMetadata", (0, 2)), *follower_1).states[-1]
+    assert stale.replicas[0].isr == (0, 1) and stale.replicas[0].high_watermark == 1
+    assert stale.acked == ((1, 0),)  # acknowledged: Errors.NONE
+    fresh = walk(cfg, *shrunk, ("LeaderHandleFetch", (0, 2)), *follower_1).states[-1]
+    assert fresh.replicas[0].high_watermark == 1 and fresh.acked == ()  # NOT_ENOUGH_REPLICAS_AFTER_APPEND
