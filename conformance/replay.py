@@ -357,6 +357,9 @@ ACTIONS: dict[str, Row] = {
                                    not_forceable("a timer inside the broker"), "no"),
     "FetchDelayed": Row("(a fetch held in flight)", _none, not_forceable("a request held in flight on the wire"), "no"),
     "LeaderHandleDelayedFetch": Row("(a fetch held in flight)", _none, not_forceable("a request held in flight on the wire"), "no"),
+    "LeaderHandleFetchOnStaleMetadata": Row("(the leader's metadata cache lags the controller)", _none,
+                                            not_forceable("a broker's metadata cache lag cannot be "
+                                                          "held at one record from outside"), "no"),
     "ControllerFailover": Row("(ZooKeeper mode)", _none, not_forceable("ZooKeeper mode: Kafka 4.x has none"), "n/a"),
 }
 

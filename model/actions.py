@@ -81,6 +81,10 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     "ControllerPreferredElection": ("new_leader",),
     # AlterPartitionReassignments to the same replicas in another order (the ordering's index).
     "ControllerReassignReplicas": ("first", "ordering"),
+    # KRaft 3.3+: the leader handles a follower's fetch while its own metadata cache still shows
+    # the follower unfenced and not shutting down, and asks the controller to add it
+    # (Partition.isReplicaIsrEligible on a lagging KRaftMetadataCache; --max-stale-metadata-reads).
+    "LeaderHandleFetchOnStaleMetadata": ("leader", "follower"),
 }
 
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_PARAMS)

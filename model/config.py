@@ -61,6 +61,11 @@ class Bounds:
         max_consumer_restarts: consumer crashes, each followed by a new consumer of the group
             resuming from the committed offset (fault bound; only with a consumer:
             ``ModelConfig.consumer_commit``).
+        max_stale_metadata_reads: times a KRaft leader (3.3+) asks the controller to add a
+            follower to the ISR on its own lagging metadata cache, which still shows the follower
+            unfenced and not in a controlled shutdown while the controller has fenced it or has
+            it shutting down (``Partition.isReplicaIsrEligible``; the controller refuses it,
+            INELIGIBLE_REPLICA) (fault bound).
     """
 
     max_records: int = _bound(2, "records the producer sends")
@@ -90,6 +95,9 @@ class Bounds:
     max_consumer_restarts: int = _bound(
         0, "consumer crashes, each resumed from the committed offset (with --consumer-commit)",
         fault=True)
+    max_stale_metadata_reads: int = _bound(
+        0, "KRaft ISR expansions a leader proposes on its lagging metadata cache (a follower the "
+           "controller has fenced or has shutting down)", fault=True)
 
     def __post_init__(self) -> None:
         for f in fields(self):

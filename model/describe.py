@@ -137,6 +137,20 @@ def _leader_handle_fetch(p, before, after) -> str:
     return text + _ack_changes(before, after)
 
 
+@describes("LeaderHandleFetchOnStaleMetadata")
+def _leader_handle_fetch_on_stale_metadata(p, before, after) -> str:
+    lead, f = p["leader"], p["follower"]
+    r0, r1 = before.replicas[lead], after.replicas[lead]
+    offset = len(before.replicas[f].log)
+    text = (f"broker {lead} handles broker {f}'s fetch at offset {offset} on its lagging metadata "
+            f"cache, which still shows {f} unfenced (the controller has fenced it or has it "
+            f"shutting down): remote LEO of {f} = {offset}, asks the controller for ISR "
+            f"{_set(r1.alter_partition[1])}")
+    if r1.high_watermark != r0.high_watermark:
+        text += f", HW {r0.high_watermark} -> {r1.high_watermark} (its maximal ISR counts {f})"
+    return text + _ack_changes(before, after)
+
+
 @describes("LeaderHandleDelayedFetch")
 def _leader_handle_delayed_fetch(p, before, after) -> str:
     f = p["follower"]

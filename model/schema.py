@@ -68,6 +68,7 @@ FEATURES = (
     "assignment",  # every release (rule unordered-leader-moves leaves it out)
     "preferred_election",  # --max-preferred-elections > 0
     "reassignment",  # --max-reassignments > 0
+    "stale_metadata",  # --max-stale-metadata-reads > 0
 )
 """Optional groups of fields (what brings each: ``model/rules.py`` and ``spec.ENVIRONMENT``). A
 configuration without a feature gets rows without its slots (width 0), so a feature costs
@@ -359,6 +360,8 @@ CLUSTER: tuple[Field, ...] = (
            doc="preferred-replica elections so far (a bound)"),
     scalar("reassignments", feature="reassignment", level=PARTITION,
            doc="replica reorderings so far (a bound)"),
+    scalar("stale_metadata_reads", feature="stale_metadata", level=PARTITION,
+           doc="ISR expansions a leader proposed on a stale metadata cache so far (a bound)"),
 )
 
 ROW_FIRST = (

@@ -106,6 +106,7 @@ FAMILIES: dict[str, str] = {
     "ConsumerRestart": "fault",
     "ControllerPreferredElection": "operator",
     "ControllerReassignReplicas": "operator",
+    "LeaderHandleFetchOnStaleMetadata": "fault",
 }
 """Every action of ``model/actions.py`` and its family (``tests/unit/test_liveness.py`` checks
 that none is missing)."""

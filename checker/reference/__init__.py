@@ -90,8 +90,8 @@ def make_reference_model(config):
             or config.track_reads or config.consumer_commit):
         raise ConfigError(
             "this engine models neither the fault bounds (--max-controlled-shutdowns, "
-            "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches, the "
-            "producer's --retries) nor "
+            "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches, "
+            "--max-stale-metadata-reads, the operator bounds, the producer's --retries) nor "
             "--hw-checkpoint interval, --fetch-from-followers, --consumer-commit or no-read-loss; "
             "they need the "
             "compiled engine "

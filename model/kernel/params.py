@@ -35,6 +35,7 @@ MAX_CONTROLLER_FAILOVERS = _param("max_controller_failovers")
 MAX_DELAYED_FETCHES = _param("max_delayed_fetches")
 MAX_PREFERRED_ELECTIONS = _param("max_preferred_elections")
 MAX_REASSIGNMENTS = _param("max_reassignments")
+MAX_STALE_METADATA_READS = _param("max_stale_metadata_reads")
 # -- environment settings
 HW_CHECKPOINT_INTERVAL = _param("hw_checkpoint_interval")  # 1: the HW checkpoint lags the HW
 TRACK_READS = _param("track_reads")  # 1: consumer reads are recorded (no-read-loss)

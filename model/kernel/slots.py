@@ -9,7 +9,7 @@ carry meaning beyond one slot are written by hand in ``model/kernel/fields.py``.
 
 from model.kernel.jit import kernel
 
-SCHEMA_DIGEST = "8d2ae409d547a723"
+SCHEMA_DIGEST = "04d7a8efce5fe72e"
 
 # -- the layout array: its own entries, then where each slot starts
 WIDTH = 0
@@ -105,7 +105,8 @@ CONSUMER_PROCESSED_TWICE = 89
 CONSUMER_RESTARTS = 90
 PREFERRED_ELECTIONS = 91
 REASSIGNMENTS = 92
-SLOT_COUNT = 93
+STALE_METADATA_READS = 93
+SLOT_COUNT = 94
 
 @kernel
 def at(lay, b, slot):
@@ -603,3 +604,11 @@ def reassignments(s, lay):
 @kernel
 def set_reassignments(s, lay, value):
     s[lay[REASSIGNMENTS]] = value
+
+@kernel
+def stale_metadata_reads(s, lay):
+    return s[lay[STALE_METADATA_READS]]
+
+@kernel
+def set_stale_metadata_reads(s, lay, value):
+    s[lay[STALE_METADATA_READS]] = value

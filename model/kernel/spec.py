@@ -103,6 +103,8 @@ ENVIRONMENT = (
            features=("preferred_election",), actions=("ControllerPreferredElection",)),
     Brings("--max-reassignments", lambda c: c.bounds.max_reassignments > 0,
            features=("reassignment",), actions=("ControllerReassignReplicas",)),
+    Brings("--max-stale-metadata-reads", lambda c: c.bounds.max_stale_metadata_reads > 0,
+           features=("stale_metadata",), actions=("LeaderHandleFetchOnStaleMetadata",)),
 )
 """The settings and bounds that bring fields or actions (a fault bound of 0 brings neither)."""
 
@@ -163,6 +165,7 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.MAX_DELAYED_FETCHES] = b.max_delayed_fetches
     cfg[P.MAX_PREFERRED_ELECTIONS] = b.max_preferred_elections
     cfg[P.MAX_REASSIGNMENTS] = b.max_reassignments
+    cfg[P.MAX_STALE_METADATA_READS] = b.max_stale_metadata_reads
     cfg[P.HW_CHECKPOINT_INTERVAL] = 1 if "hw_checkpoint" in features else 0
     cfg[P.TRACK_READS] = 1 if "reads" in features else 0
     cfg[P.FETCH_FROM_FOLLOWERS] = 1 if config.fetch_from_followers else 0
@@ -187,5 +190,6 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     symmetry = symmetry_tables(layout, orders)
     retries = n * b.max_records if b.max_retries else 0  # ProducerRetry: a record to a leader
     consumer = 4 if config.consumer_commit else 0  # one successor per consumer action at most
+    stale = n if b.max_stale_metadata_reads else 0  # LeaderHandleFetchOnStaleMetadata: a follower
     return KernelSpec(config, layout, cfg, symmetry, initial,
-                      max_successors(n, epochs) + retries + consumer)
+                      max_successors(n, epochs) + retries + consumer + stale)

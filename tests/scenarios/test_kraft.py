@@ -2,6 +2,8 @@
 replays the story a rule adds and checks the state Kafka's code says it leads to
 (docs/kraft.md cites the code)."""
 
+from dataclasses import replace
+
 from checker import HOLDS, VIOLATED
 from checker.trace import replay_actions
 from model import Action, make_model
@@ -199,3 +201,64 @@ def test_a_zombie_controller_loses_nothing_with_or_without_the_controller_epoch(
         result = run(ModelConfig(**{**cfg.__dict__, "rule_changes": changes}),
                      "no-acked-loss", "committed-consistency")
         assert {p.verdict for p in result.properties} == {HOLDS}
+
+
+# ---------------------------------------------------------------- a leader's lagging metadata cache
+
+STALE = Bounds(max_records=1, max_leader_epoch=2, max_crashes=1, max_session_expiries=1,
+               max_stale_metadata_reads=1)
+# broker 1 falls out of the ISR, the controller then fences it (missed heartbeats) while it runs
+FENCED_OUT = (("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 1)),
+              ("ControllerHandleAlterPartition", (0,)), ("LeaderHandleAlterPartitionResponse", (0,)),
+              ("ControllerFenceBroker", (1, 0)), ("LeaderHandleFetch", (0, 1)),
+              ("FollowerHandleFetchResponse", (1,)))
+
+
+def test_a_leader_on_a_stale_cache_proposes_a_fenced_follower_and_the_controller_refuses():
+    cfg = kafka("3.6", bounds=STALE)
+    model = make_model(cfg)
+    trace = walk(cfg, *FENCED_OUT)
+    before = trace.states[-1]
+    assert before.controller.isr == (0,) and 1 not in before.controller.live_brokers
+    nexts = {a.name: after for a, after in model.successors(before)}
+    assert not nexts["LeaderHandleFetch"].replicas[0].alter_partition  # fresh view: not eligible
+    assert "LeaderHandleFetchOnStaleMetadata" in nexts
+    stale = walk(cfg, *FENCED_OUT, ("LeaderHandleFetchOnStaleMetadata", (0, 1)),
+                 ("ControllerHandleAlterPartition", (0,)))
+    asking, answered = stale.states[-2], stale.states[-1]
+    assert asking.replicas[0].alter_partition[0] == ALTER_SENT
+    assert asking.replicas[0].alter_partition[1] == (0, 1)  # its maximal ISR counts broker 1
+    assert answered.replicas[0].alter_partition[0] == ALTER_REFUSED  # INELIGIBLE_REPLICA
+    assert answered.controller.isr == (0,)
+    step = stale.actions()[-2] if callable(stale.actions) else stale.actions[-2]
+    assert "the controller has fenced it" in describe(step, stale.states[-3], asking)
+    # the bound is spent: no second stale read
+    again = walk(cfg, *FENCED_OUT, ("LeaderHandleFetchOnStaleMetadata", (0, 1)),
+                 ("ControllerHandleAlterPartition", (0,)), ("LeaderHandleAlterPartitionResponse", (0,)))
+    assert "LeaderHandleFetchOnStaleMetadata" not in [a.name for a, _ in model.successors(again.states[-1])]
+
+
+def test_without_the_bound_or_before_kip_841_there_is_no_stale_read():
+    for version, bounds in (("3.6", replace(STALE, max_stale_metadata_reads=0)), ("3.2", STALE)):
+        cfg = kafka(version, bounds=bounds)
+        state = walk(cfg, *FENCED_OUT).states[-1]
+        assert 1 not in state.controller.live_brokers
+        assert all(a.name != "LeaderHandleFetchOnStaleMetadata" for a, _ in make_model(cfg).successors(state))
+
+
+def test_at_3_6_with_min_isr_3_the_maximal_isr_turns_an_acknowledgement():
+    # committed ISR {0, 1}, fenced broker 2 counted on a stale view: 3 >= min.insync.replicas
+    bounds = Bounds(max_records=1, max_leader_epoch=2, max_crashes=0, max_session_expiries=1,
+                    max_stale_metadata_reads=1)
+    cfg = kafka("3.6", rf=3, bounds=bounds, min_insync_replicas=3)
+    shrunk = (("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 2)),
+              ("ControllerHandleAlterPartition", (0,)), ("LeaderHandleAlterPartitionResponse", (0,)),
+              ("ControllerFenceBroker", (2, 0)), ("LeaderHandleFetch", (0, 2)),
+              ("FollowerHandleFetchResponse", (2,)))
+    follower_1 = (("LeaderHandleFetch", (0, 1)), ("FollowerHandleFetchResponse", (1,)),
+                  ("LeaderHandleFetch", (0, 1)))
+    stale = walk(cfg, *shrunk, ("LeaderHandleFetchOnStaleMetadata", (0, 2)), *follower_1).states[-1]
+    assert stale.replicas[0].isr == (0, 1) and stale.replicas[0].high_watermark == 1
+    assert stale.acked == ((1, 0),)  # acknowledged: Errors.NONE
+    fresh = walk(cfg, *shrunk, ("LeaderHandleFetch", (0, 2)), *follower_1).states[-1]
+    assert fresh.replicas[0].high_watermark == 1 and fresh.acked == ()  # NOT_ENOUGH_REPLICAS_AFTER_APPEND

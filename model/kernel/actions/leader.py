@@ -12,7 +12,7 @@ from __future__ import annotations
 from model.kernel.actions.follower import may_fetch
 from model.kernel.actions.step import (
     LEADER_EXPAND_ISR, LEADER_HANDLE_ALTER_PARTITION_RESPONSE, LEADER_HANDLE_DELAYED_FETCH,
-    LEADER_HANDLE_FETCH, LEADER_SHRINK_ISR, NO_ARG, begin,
+    LEADER_HANDLE_FETCH, LEADER_HANDLE_FETCH_ON_STALE_METADATA, LEADER_SHRINK_ISR, NO_ARG, begin,
 )
 from model.kernel.fields import (
     ALTER_ACCEPTED, ALTER_REFUSED, ALTER_STUCK, alter_in_flight, alter_isr, alter_leader_epoch,
@@ -21,20 +21,21 @@ from model.kernel.fields import (
     delayed_fetch_offset, has, has_delayed_fetch, high_watermark, is_alive, is_shutting_down,
     isr_of, leader_epoch, leader_of, log_end_offset, remote_is_current, remote_leo, send_fetch_response,
     set_alter, set_controller_isr, set_isr_of, set_partition_epoch_current, set_remote_current,
-    set_remote_leo, size_of,
+    set_remote_leo, set_stale_metadata_reads, size_of, stale_metadata_reads,
 )
 from model.kernel.guards import (
     G_DELAYED_FETCH_NEEDS_LEADER, G_FETCH_NEEDS_LEADER, G_ONE_ALTER_IN_FLIGHT, G_SHRINK_ONLY_LAGGING,
     skipped,
 )
 from model.kernel.jit import kernel
-from model.kernel.params import MAX_CONTROLLED_SHUTDOWNS, MAX_DELAYED_FETCHES
+from model.kernel.controller import may_lead
+from model.kernel.params import MAX_CONTROLLED_SHUTDOWNS, MAX_DELAYED_FETCHES, MAX_STALE_METADATA_READS
 from model.kernel.transitions import (
     finish, is_follower_in_sync, isr_change_allowed, maybe_expand_isr,
     maybe_increment_leader_hw, propose_isr, would_expand_isr,
 )
 from model.rules import (
-    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_FENCED_FETCH,
+    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_FENCED_FETCH, RULE_ISR_ELIGIBILITY,
     RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_REPLICA_LAG_TIME, RULE_STALE_FETCH_REJECTED,
 )
 
@@ -243,6 +244,58 @@ def leader_handle_alter_partition_response(s, lay, cfg, out, acts, k):
             set_partition_epoch_current(t, lay, b, alter_partition_epoch_current(s, lay, b))
             clear_alter(t, lay, b)
             maybe_increment_leader_hw(t, lay, cfg, b)
+        finish(t, lay, cfg)
+        k += 1
+    return k
+
+
+@kernel
+def leader_handle_fetch_on_stale_metadata(s, lay, cfg, out, acts, k):
+    """LeaderHandleFetchOnStaleMetadata(leader, follower): KRaft 3.3+ (KIP-841), a fault bounded
+    by ``--max-stale-metadata-reads``. The leader handles a follower's fetch as LeaderHandleFetch
+    does, but its own metadata cache lags the controller: ``Partition.isReplicaIsrEligible`` reads
+    ``KRaftMetadataCache.isBrokerFenced`` / ``isBrokerShuttingDown`` (3.3.0), which still show the
+    follower unfenced and not shutting down, while the controller has already fenced it (or has
+    it in a controlled shutdown). So the leader proposes adding it (``maybeExpandIsr`` ->
+    ``prepareIsrExpand``, 3.3.0), and while that AlterPartition is pending its maximal ISR counts
+    the follower: the HW waits for it, and ``checkEnoughReplicasReachOffset`` (3.3.0) compares
+    min.insync.replicas with the maximal ISR's size. The controller refuses the request as
+    before (INELIGIBLE_REPLICA, ``ReplicationControlManager.ineligibleReplicasForIsr``, 3.3.0;
+    ``members_eligible``). kmc keeps no history of the follower's fencing, so it lets the leader
+    take the stale view of any running follower the controller does not let lead (an
+    over-approximation argued in docs/model.md, "The smaller deviations"); KIP-903's broker-epoch
+    check (3.5+) is kept: the fetch is from the follower's current incarnation."""
+    if cfg[MAX_STALE_METADATA_READS] == 0 or cfg[RULE_ISR_ELIGIBILITY] == 0:
+        return k
+    if cfg[RULE_ALTER_PARTITION] == 0 or stale_metadata_reads(s, lay) >= cfg[MAX_STALE_METADATA_READS]:
+        return k
+    fenced = cfg[RULE_FENCED_FETCH] != 0
+    epochs = cfg[RULE_BROKER_EPOCH_IN_FETCH] != 0
+    for f in range(broker_count(lay)):
+        if not may_fetch(s, lay, cfg, f) or may_lead(s, lay, cfg, f):
+            continue  # an eligible follower: LeaderHandleFetch already expands on a fresh view
+        lead = leader_of(s, lay, f)
+        if not believes_it_leads(s, lay, lead) and not skipped(cfg, G_FETCH_NEEDS_LEADER):
+            continue
+        if fenced and leader_epoch(s, lay, f) != leader_epoch(s, lay, lead):
+            continue
+        offset = log_end_offset(s, lay, f)
+        if offset > log_end_offset(s, lay, lead):
+            continue
+        if has(isr_of(s, lay, lead), f) or alter_in_flight(s, lay, lead):
+            continue
+        if not is_follower_in_sync(s, lay, cfg, lead, offset):
+            continue
+        begin(s, out, acts, k, LEADER_HANDLE_FETCH_ON_STALE_METADATA, lead, f)
+        t = out[k]
+        set_remote_leo(t, lay, lead, f, offset)
+        if epochs:
+            set_remote_current(t, lay, lead, f, True)
+        propose_isr(t, lay, cfg, lead, isr_of(s, lay, lead) | (1 << f), True)
+        set_stale_metadata_reads(t, lay, stale_metadata_reads(s, lay) + 1)
+        maybe_increment_leader_hw(t, lay, cfg, lead)
+        send_fetch_response(t, lay, f, lead, leader_epoch(s, lay, f), offset,
+                            high_watermark(t, lay, lead), log_end_offset(s, lay, lead), True)
         finish(t, lay, cfg)
         k += 1
     return k
