@@ -155,15 +155,17 @@ def read_properties(path: str) -> dict:
     at most ``MAX_PROPERTIES_BYTES``. ``/dev/null`` or a pipe is read like any file."""
     data = read_bytes(path, what="a Kafka properties file", limit=MAX_PROPERTIES_BYTES,
                       error=_ConfigFileError)
+    try:
+        data.decode("utf-8")
+        encoding = "utf-8"  # Kafka's tools read properties files as UTF-8 text in practice
+    except UnicodeDecodeError:
+        encoding = "iso-8859-1"  # what Java's Properties.load(InputStream) reads
     props = Properties()
     try:
-        # Java reads .properties as ISO-8859-1; Kafka's tools read them as UTF-8 text in practice.
-        props.load(data, "utf-8")
-    except UnicodeDecodeError:
-        props = Properties()
-        props.load(data, "iso-8859-1")
+        props.load(data, encoding)
     except Exception as e:  # the library raises its own types for malformed escapes
-        raise ConfigError(f"--config {path}: not a valid properties file: {e}") from None
+        said = " ".join(str(e).split()) or type(e).__name__  # the library's message, on one line
+        raise ConfigError(f"--config {path}: not a valid properties file: {clip(said)}") from None
     return {key: value.data for key, value in props.items()}
 
 

@@ -7,7 +7,7 @@ import os
 import threading
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from model.errors import ConfigError
@@ -48,6 +48,7 @@ def test_generated_properties_files_resolve_or_fail_in_one_line(props_file, line
 
 @FUZZ
 @given(content=st.binary(max_size=400))
+@example(content=b"\\u\x80")  # not UTF-8, and a bad escape when read as ISO-8859-1 (found by CI's fuzz)
 def test_binary_files_resolve_or_fail_in_one_line(props_file, content):
     props_file.write_bytes(content)
     _resolve(props_file, replication_factor=2)
