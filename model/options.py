@@ -83,8 +83,16 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
             raise ConfigError("--max-unflushed-losses needs a crash model that loses data "
                               "(--crash-model power-loss or disk-loss)")
         from_files = tuple(values.pop("rule_changes", ()))  # the command line's come after
-        return ModelConfig(bounds=chosen, symmetry=symmetry,
-                           rule_changes=from_files + tuple(rule_changes), **values), provenance
+        config = ModelConfig(bounds=chosen, symmetry=symmetry,
+                             rule_changes=from_files + tuple(rule_changes), **values)
+        if chosen.max_stale_metadata_reads and not {"isr-eligibility", "alter-partition"} <= set(config.rules):
+            # the user's own release only: advise may still sweep older releases with the bound
+            raise ConfigError(
+                "--max-stale-metadata-reads models a KRaft leader reading ISR eligibility on its "
+                "own metadata cache (KIP-841, rule isr-eligibility, Kafka 3.3+); these rules lack "
+                "it, so the bound would change nothing (leave it out, or use --kafka-version 3.3 "
+                "or later)")
+        return config, provenance
     except ConfigError as e:
         sources = [" ".join(line.split()) for line in provenance if "<-" in line and any(
             key in line.split("<-")[0] for key in ("replication.factor", "min.insync.replicas", "acks"))]

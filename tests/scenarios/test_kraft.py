@@ -262,3 +262,16 @@ def test_at_3_6_with_min_isr_3_the_maximal_isr_turns_an_acknowledgement():
     assert stale.acked == ((1, 0),)  # acknowledged: Errors.NONE
     fresh = walk(cfg, *shrunk, ("LeaderHandleFetch", (0, 2)), *follower_1).states[-1]
     assert fresh.replicas[0].high_watermark == 1 and fresh.acked == ()  # NOT_ENOUGH_REPLICAS_AFTER_APPEND
+
+
+def test_the_stale_read_bound_on_rules_without_kip_841_is_one_line_and_exit_2():
+    """Asked for a ZooKeeper-mode release the bound would change nothing: refused, not ignored.
+    (Configurations derived for advise's release sweep keep it: only the user's release is
+    checked here.)"""
+    from click.testing import CliRunner
+
+    from cli import cli
+
+    r = CliRunner().invoke(cli, ["check", "-q", "--kafka-version", "2.8", "--max-stale-metadata-reads", "1"])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert "--max-stale-metadata-reads models a KRaft leader" in r.output
