@@ -8,6 +8,7 @@ the time bound): the table says which.
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
@@ -20,6 +21,15 @@ from conformance import validate as validate_lib
 from conformance.cluster import ClusterStartError
 from conformance.scenarios import ScenarioResult
 from viewer.safe_text import terminal_safe
+
+
+def _check_time_limit(seconds: float) -> None:
+    """The whole command's time bound: a positive, finite number of seconds (every run here is
+    bounded in time, so there is no "no limit")."""
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise click.BadParameter(f"must be a positive, finite number of seconds, got {seconds}",
+                                 param_hint="'--time-limit'")
+
 
 EXIT_DISAGREE, EXIT_NOT_RUN = 1, 3
 
@@ -81,6 +91,7 @@ def run_command(names, versions, runs, repeat, out_dir, time_limit, json_out, ma
     if unknown:
         raise click.UsageError(f"unknown scenario {unknown[0]!r}: 'kmc conformance list' names them")
     check_output_path(json_out, False, "--json")
+    _check_time_limit(time_limit)
     names = list(names) or list(scenarios.SCENARIOS)
     results: list[ScenarioResult] = []
     code = 0
@@ -202,6 +213,7 @@ def nemesis_command(versions, runs, seed, out_dir, max_states, time_limit, json_
     Exit 0 every run admitted, 1 some run NOT ADMITTED, 3 some run incomplete or not run, 2 bad input."""
     from conformance import campaign  # noqa: PLC0415 - only this command starts clusters
     check_output_path(json_out, False, "--json")
+    _check_time_limit(time_limit)
     all_runs = []
     summaries = []
     code = 0
