@@ -122,15 +122,15 @@ LONG_RUN_SECONDS = 60.0  # a run estimated to take longer says so before it star
 
 
 def long_run_estimate(config: ModelConfig, engine: str = "compiled") -> str | None:
-    """A line announcing a run estimated (``model.estimate.config_states``, a lower estimate) to
+    """A line announcing a run estimated (``model.estimate.config_states``, an order of magnitude) to
     take more than a minute: its states, time and memory, before it starts; None otherwise."""
     states = config_states(config)
     rate, per_state = ENGINE_PACE.get(engine, ENGINE_PACE["reference"])
     seconds = states / rate
     if seconds < LONG_RUN_SECONDS:
         return None
-    return (f"estimate: about {states:.1e} distinct states or more ({_family_words(config)}; "
-            f"model/estimate.py), so at least {_duration(seconds)} and {_bytes(states * per_state)} "
+    return (f"estimate: about {states:.1e} distinct states ({_family_words(config)}; "
+            f"model/estimate.py), so about {_duration(seconds)} and {_bytes(states * per_state)} "
             f"at the {engine} engine's ~{rate:,} states/s; smaller bounds answer sooner")
 
 
@@ -143,7 +143,7 @@ def _family_words(config: ModelConfig) -> str:
 
 def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: int | None = None,
                    on_disk: bool = False):
-    """A warning line if ``config``'s bounds are estimated (``model.estimate``, a lower estimate)
+    """A warning line if ``config``'s bounds are estimated (``model.estimate``, an order of magnitude)
     to take over ten minutes or more memory than the run may use; None if they look practical."""
     b = config.bounds
     states = config_states(config)
@@ -161,10 +161,10 @@ def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: 
                 "(slower), and give it a --time-limit")
     else:
         over = f"more than the memory limit of {_bytes(limit)}, so expect INCOMPLETE (memory-limit)"
-    return (f"warning: {bounds} at replication.factor={config.replication_factor} means at least "
-            f"about {states:.1e} distinct states (a lower estimate from measured smaller bounds, "
+    return (f"warning: {bounds} at replication.factor={config.replication_factor} means "
+            f"about {states:.1e} distinct states (an estimate extrapolated from measured smaller bounds, "
             f"model/estimate.py{'; the fault bounds add more' if b.faults() else ''}); at the {engine} engine's ~{rate:,} states/s and ~{per_state} "
-            f"bytes a state that is at least {_duration(seconds)} and {_bytes(needed)}, {over}; smaller "
+            f"bytes a state that is about {_duration(seconds)} and {_bytes(needed)}, {over}; smaller "
             "bounds answer far sooner")
 
 

@@ -35,7 +35,7 @@ from checker.compiled.workers import Workers
 from checker.interrupt import interrupted
 from checker.result import INTERRUPTED
 from model.actions import ACTION_NAMES
-from model.estimate import estimated_states
+from model.estimate import estimated_states, unordered_moves
 from model.kernel.codec import decode
 from properties.compiled import holds
 
@@ -170,13 +170,14 @@ class Search:
         self.level_sizes = [1]
 
     def _expected_capacity(self, shards: int) -> int:
-        """Slots per shard for the states ``model/estimate.py`` expects (a lower estimate, so
-        the table rarely grows more than once or twice after), within half the memory budget:
+        """Slots per shard for the states ``model/estimate.py`` expects (usually somewhat
+        low, so the table rarely grows more than once or twice after), within half the memory budget:
         the first growth goes straight there."""
         b = self.spec.config.bounds
         expected = estimated_states(self.spec.config.replication_factor, b.max_records,
                                     b.max_leader_epoch, b.max_crashes,
-                                    symmetry=self.spec.config.symmetry)
+                                    symmetry=self.spec.config.symmetry,
+                                    unordered=unordered_moves(self.spec.config.rules))
         budget = max(self.space.memory_room(0), 0) // 2 // (8 * self.words * shards)
         return int(max(INITIAL_CAPACITY, min(expected / T.MAX_LOAD / shards, budget)))
 

@@ -98,11 +98,11 @@ def test_the_verdict_says_when_a_flush_setting_does_not_matter():
 
 def test_a_run_estimated_to_take_over_a_minute_says_so_first_even_with_q():
     kraft_power_loss = ModelConfig(kafka_version="4.1", replication_factor=3,
-                                   crash_model="power-loss", bounds=Bounds(1, 2, 1, 1))
+                                   crash_model="power-loss", bounds=Bounds(2, 2, 2, 1))
     line = long_run_estimate(kraft_power_loss)
     assert line is not None and line.startswith("estimate: about ")
     assert long_run_estimate(ModelConfig(protocol="kip-320", replication_factor=2)) is None
     r = kmc("check", "--kafka-version", "4.1", "-r", 3, "--crash-model", "power-loss", "-q",
-            "--max-states", 2000, "-p", "no-acked-loss")
+            "--max-records", 2, "--max-crashes", 2, "--max-states", 2000, "-p", "no-acked-loss")
     assert r.exit_code == 3
     assert r.stderr.startswith("estimate: about ") and "kraft-elr rules, power-loss crashes" in r.stderr
