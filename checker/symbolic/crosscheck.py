@@ -217,6 +217,8 @@ CONFIGS: dict[str, ModelConfig] = {
     # Kafka's ordered elections and in-order requests: the encoding over-approximates them, so
     # every kernel successor must satisfy the formula (one direction)
     "kip-320 (Kafka's elections)": _config("kip-320"),
+    "kip-320 +reset-followers-on-epoch (Kafka's elections)": _config(
+        "kip-320", ("+reset-followers-on-epoch",)),
     "hw-truncation (Kafka's elections) unclean": _config(
         "hw-truncation", min_insync_replicas=1, unclean_leader_election_enable=True),
 }
