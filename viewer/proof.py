@@ -5,14 +5,15 @@ words."""
 from __future__ import annotations
 
 from checker.symbolic.induction import (
-    FAILED, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, ProofResult,
+    FAILED, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, VIOLATED, ProofResult,
 )
 from checker.symbolic.strengthen import all_names
 from viewer.changes import describe_step
 from viewer.report import describe_config
 from viewer.text import render_state, render_trace
 
-PHASE_WORDS = {"base": "base case", "step": "inductive step"}
+PHASE_WORDS = {"base": "base case", "step": "inductive step",
+               "search": "search for a real counterexample (BMC)"}
 
 
 def render_proof(result: ProofResult, config) -> str:
@@ -35,6 +36,10 @@ def render_proof(result: ProofResult, config) -> str:
         lines.append(f"  the base case fails: a real counterexample of {len(result.trace)} steps "
                      f"violates {', '.join(result.failing)}")
         lines.append(render_trace(result.trace))
+    elif result.status == VIOLATED:
+        lines.append(f"  the inductive step fails, and a real counterexample exists: {len(result.trace)} "
+                     f"steps ({result.search}; replayed in the compiled model)")
+        lines.append(render_trace(result.trace))
     elif result.status == INCONCLUSIVE:
         lines.append("  the inductive step fails, so the proof is inconclusive (not a violation); "
                      "counterexample to induction:")
@@ -44,6 +49,8 @@ def render_proof(result: ProofResult, config) -> str:
         lines.append(f"  Step: {result.action}\n    -> {words}")
         lines += ["  " + x for x in render_state(result.post)]
         lines.append(f"  violates: {', '.join(result.failing)}")
+        if result.search:
+            lines.append(f"  {result.search}")
         unused = [n for n in all_names() if n not in result.strengthen and n != result.property_name]
         if unused:
             lines.append(f"  it may be unreachable: {len(unused)} library invariants are not in use "

@@ -61,9 +61,17 @@ def decode_trace(enc: Encoder, m: z3.ModelRef, states: list, acts: list, depth: 
     return trace
 
 
+MAX_REJECTED = 64  # traces ``accept`` may refuse per depth and property before BMC moves on
+
+
 def bmc_check(model, properties, *, max_depth=None, time_limit=None, progress=None,
-              config=None, **_ignored) -> CheckResult:
-    """Bounded model checking to depth ``max_depth`` (a ``CheckResult`` with engine "bmc")."""
+              config=None, accept=None, **_ignored) -> CheckResult:
+    """Bounded model checking to depth ``max_depth`` (a ``CheckResult`` with engine "bmc").
+
+    ``accept(trace)``, if given, may refuse a counterexample (``kmc prove``'s search refuses one
+    the kernel of Kafka's ordered elections does not take): z3 is then asked again at the same
+    depth for a different sequence of actions, up to ``MAX_REJECTED`` times (after that the depth
+    counts as not refuted, said in the notes)."""
     if max_depth is None:
         raise ConfigError("the bmc engine needs --depth K (the number of steps to unroll)")
     try:
@@ -103,14 +111,26 @@ def bmc_check(model, properties, *, max_depth=None, time_limit=None, progress=No
                 solver.add(unrolling)
                 solver.add(z3.Not(FORMULAS[p.name](d, states[k])))
                 answer = solve(solver)
-                if answer == z3.sat:
+                rejected = 0
+                while answer == z3.sat:
                     trace = decode_trace(enc, solver.model(), states, acts, k, p.name)
                     if p.check(trace.states[-1]):
                         raise EncodingMismatch(
                             f"{p.name}: z3 found a violation the explicit property does not confirm")
-                    results[p.name] = PropertyResult(p.name, VIOLATED, trace)
-                    open_props.remove(p)
-                elif answer == z3.unknown:
+                    if accept is None or accept(trace):
+                        results[p.name] = PropertyResult(p.name, VIOLATED, trace)
+                        open_props.remove(p)
+                        break
+                    rejected += 1
+                    if rejected >= MAX_REJECTED:
+                        notes.append(f"{p.name}: depth {k} not refuted: {rejected} counterexamples "
+                                     f"refused, more may exist")
+                        answer = z3.unsat
+                        break
+                    taken = [num.to_int(solver.model().eval(a, model_completion=True)) for a in acts[:k]]
+                    solver.add(z3.Or([a != t for a, t in zip(acts[:k], taken)]))  # another one
+                    answer = solve(solver)
+                if answer == z3.unknown:
                     limit = "time-limit"
                 if limit:
                     break

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 import z3
 
-from checker.symbolic import numbers as num
+from checker.symbolic.crosscheck import symbolic_successors
 from checker.symbolic.formulas import FORMULAS
-from checker.symbolic.state import Dims, decode, encode, eq, fresh
+from checker.symbolic.state import Dims, encode
 from checker.symbolic.transitions import Encoder
 from model import Bounds, ModelConfig
 from properties import get_properties
@@ -35,29 +35,13 @@ CONFIGS = [
 ]
 
 
-def symbolic_successors(enc: Encoder, state) -> set:
-    d = enc.d
-    post = fresh(d, "post")
-    act = num.var("act")
-    solver = z3.Solver()
-    solver.add(enc.step(encode(d, state), post, act, exact=False))
-    found = set()
-    while solver.check() == z3.sat and len(found) < 500:
-        m = solver.model()
-        a = num.to_int(m.eval(act, model_completion=True))
-        nxt = decode(d, m, post)
-        found.add((enc.instances()[a], enc.model.canonical(nxt)))
-        solver.add(z3.Not(z3.And(act == a, eq(post, encode(d, nxt)))))
-    return found
-
-
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.protocol}-{c.acks}-{c.crash_model}")
 def test_symbolic_successors_equal_explicit_ones(config):
     model, states = sample_states(config, 10)
     enc = Encoder(model)
     for state in states:
         explicit = {(a, model.canonical(t)) for a, t in model.successors(state)}
-        symbolic = symbolic_successors(enc, state)
+        symbolic = symbolic_successors(enc, state, model.canonical)
         assert symbolic - explicit == set(), f"encoded wider than the model in {state}"
         assert explicit - symbolic == set(), f"encoded narrower than the model in {state}"
 

@@ -1,0 +1,253 @@
+"""The z3 encoding checked against the compiled kernel, action by action.
+
+The symbolic engine (``--engine bmc``, ``kmc prove``) is a hand encoding of the oracle's model
+(``checker/reference``); kmc's model is the compiled kernel (``model/kernel/``). This module
+compares the two directly, on sampled states the *kernel* reaches:
+
+* every kernel successor ``(action, next state)`` satisfies the encoding's formula for that action
+  (nothing the kernel does is missing from the relation: the encoding is not narrower);
+* z3, asked again and again for an ``(action, next state)`` the relation allows that differs from
+  every one found so far, finds none the kernel lacks (the encoding is not wider).
+
+A configuration with Kafka's ordered elections (``unordered-leader-moves`` off, the default) and
+in-order LeaderAndIsr delivery is encoded as the oracle's over-approximation of them, so there
+only the first check applies, and the comparison of both directions runs on the configuration
+as the encoding models it (``as_encoded``: leader moves unordered, requests in any order). A
+disagreement is a defect in one of the two models; ``tests/symbolic/test_kernel_crosscheck.py``
+runs this on every rule set the symbolic engine accepts, and
+``python -m checker.symbolic.crosscheck`` prints a report.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import z3
+
+from checker.reference import make_reference_model
+from checker.symbolic import numbers as num
+from checker.symbolic.state import decode, encode, eq, fresh
+from checker.symbolic.transitions import Encoder
+from model import Bounds, ModelConfig
+from model.kernel import codec
+from model.kernel.actions import successors
+from model.kernel.spec import kernel_spec
+
+UNORDERED = "unordered-leader-moves"
+IN_ORDER = "leader-and-isr-in-order"
+MAX_ENUMERATED = 500  # successors z3 is asked for per state before the check gives up on it
+
+
+def as_encoded(config: ModelConfig) -> ModelConfig:
+    """``config`` as the encoding models it: leader moves without an assignment order and
+    LeaderAndIsr requests applied in any order (the oracle's over-approximation), no symmetry."""
+    changes = tuple(config.rule_changes)
+    if UNORDERED not in config.rules:
+        changes += (f"+{UNORDERED}",)
+    if IN_ORDER in config.rules:
+        changes += (f"-{IN_ORDER}",)
+    bounds = replace(config.bounds, max_preferred_elections=0, max_reassignments=0)
+    return replace(config, rule_changes=changes, bounds=bounds, symmetry=False)
+
+
+def is_over_approximated(config: ModelConfig) -> bool:
+    """Whether the encoding of ``config`` is wider than the kernel's by design."""
+    return UNORDERED not in config.rules or IN_ORDER in config.rules
+
+
+@dataclass
+class Disagreement:
+    kind: str  # "narrower": a kernel successor the relation lacks; "wider": the reverse
+    state: object  # the readable state both models start from
+    action: object
+    successor: object  # the readable successor one model has and the other lacks
+
+    def __str__(self) -> str:
+        side = ("the kernel takes it, the encoding does not allow it" if self.kind == "narrower"
+                else "the encoding allows it, the kernel does not take it")
+        return f"{self.kind}: {self.action} ({side})\n  from {self.state}\n  to   {self.successor}"
+
+
+@dataclass
+class CrossCheckResult:
+    config: ModelConfig
+    reachable: int  # states the sample is drawn from (all the kernel reaches, or the first
+    # ``limit`` in BFS order)
+    states: int  # states compared
+    transitions: Counter = field(default_factory=Counter)  # kernel successors compared, per action
+    disagreements: list = field(default_factory=list)
+    both_directions: bool = True  # False: only "every kernel successor satisfies the formula"
+    seconds: float = 0.0
+
+    @property
+    def agrees(self) -> bool:
+        return not self.disagreements
+
+
+def kernel_reachable(config: ModelConfig, limit: int = 50_000) -> tuple:
+    """The kernel's spec and the states (rows) it reaches from the initial state, in BFS order,
+    without symmetry reduction: all of them, or the first ``limit`` (a larger space is sampled
+    from its first levels)."""
+    spec = kernel_spec(replace(config, symmetry=False))
+    out = np.zeros((spec.max_successors, spec.width), dtype=np.int8)
+    acts = np.zeros((spec.max_successors, 3), dtype=np.int16)
+    start = spec.initial.copy()
+    seen = {start.tobytes()}
+    rows = [start]
+    queue = deque([start])
+    while queue and len(rows) < limit:
+        row = queue.popleft()
+        k = successors(row, spec.lay, spec.cfg, out, acts)
+        for j in range(k):
+            key = out[j].tobytes()
+            if key not in seen:
+                seen.add(key)
+                nxt = out[j].copy()
+                rows.append(nxt)
+                queue.append(nxt)
+    return spec, rows
+
+
+def kernel_successors(spec, row) -> list:
+    """The kernel's ``(action, successor row bytes)`` pairs of ``row``."""
+    out = np.zeros((spec.max_successors, spec.width), dtype=np.int8)
+    acts = np.zeros((spec.max_successors, 3), dtype=np.int16)
+    k = successors(row, spec.lay, spec.cfg, out, acts)
+    return [(codec.decode_action(acts[j]), out[j].tobytes()) for j in range(k)]
+
+
+def symbolic_successors(enc: Encoder, state, key) -> set:
+    """Every ``(action, key(successor))`` the encoding allows from ``state``: z3 asked for a
+    successor differing from every one found so far until there is none. ``key`` turns a
+    readable state into something comparable (the kernel's row bytes, the oracle's canonical
+    form)."""
+    d = enc.d
+    post = fresh(d, "post")
+    act = num.var("act")
+    solver = z3.Solver()
+    solver.add(enc.step(encode(d, state), post, act, exact=False))
+    found = set()
+    while solver.check() == z3.sat:
+        if len(found) >= MAX_ENUMERATED:
+            raise RuntimeError(f"more than {MAX_ENUMERATED} successors of one state: the "
+                               f"encoding leaves something free that it should determine")
+        m = solver.model()
+        a = num.to_int(m.eval(act, model_completion=True))
+        nxt = decode(d, m, post)
+        found.add((enc.instances()[a], key(nxt)))
+        solver.add(z3.Not(z3.And(act == a, eq(post, encode(d, nxt)))))
+    return found
+
+
+def crosscheck(config: ModelConfig, samples: int = 10, seed: int = 7, *,
+               encoder: type = Encoder) -> CrossCheckResult:
+    """Compare the encoding of ``config`` with the kernel on ``samples`` random states the
+    kernel reaches (and the initial state). ``encoder`` is the encoding's class (the tests pass
+    a deliberately broken one to see the check fail)."""
+    started = time.monotonic()
+    wide = is_over_approximated(config)
+    exact = as_encoded(config)
+    enc = encoder(make_reference_model(exact))  # raises ConfigError for a rule set it lacks
+    spec, rows = kernel_reachable(config if wide else exact)
+    rnd = random.Random(seed)
+    picked = [rows[0]] + rnd.sample(rows[1:], min(samples, len(rows) - 1))
+    result = CrossCheckResult(config, len(rows), len(picked), both_directions=not wide)
+    lay = spec.layout
+    for row in picked:
+        state = codec.decode(row, lay)
+        pre = encode(enc.d, state)
+        mine = kernel_successors(spec, row)
+        for action, key in mine:
+            result.transitions[action.name] += 1
+            nxt = codec.decode(np.frombuffer(key, dtype=np.int8), lay)
+            if not z3.is_true(z3.simplify(enc.action_formula(pre, encode(enc.d, nxt), action))):
+                result.disagreements.append(Disagreement("narrower", state, action, nxt))
+        if wide:
+            continue
+        theirs = symbolic_successors(enc, state, lambda t: codec.encode(t, lay).tobytes())
+        for action, key in sorted(theirs - set(mine), key=str):
+            nxt = codec.decode(np.frombuffer(key, dtype=np.int8), lay)
+            result.disagreements.append(Disagreement("wider", state, action, nxt))
+        for action, key in sorted(set(mine) - theirs, key=str):  # the formula check missed it?
+            nxt = codec.decode(np.frombuffer(key, dtype=np.int8), lay)
+            if not any(d.kind == "narrower" and d.action == action and d.successor == nxt
+                       for d in result.disagreements):
+                result.disagreements.append(Disagreement("narrower", state, action, nxt))
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _config(protocol: str, rules=(), **settings) -> ModelConfig:
+    bounds = settings.pop("bounds", Bounds(2, 2, 1, 1))
+    return ModelConfig(protocol=protocol, replication_factor=settings.pop("rf", 2),
+                       bounds=bounds, rule_changes=tuple(rules), **settings)
+
+
+LOOSE = (f"+{UNORDERED}", f"-{IN_ORDER}")
+
+CONFIGS: dict[str, ModelConfig] = {
+    # every protocol preset, the encoding's own model (both directions)
+    "hw-truncation power-loss": _config("hw-truncation", LOOSE, crash_model="power-loss"),
+    "kip-101 acks=1 min.isr=1": _config("kip-101", LOOSE, acks="1", min_insync_replicas=1),
+    "kip-279 min.isr=1": _config("kip-279", LOOSE, min_insync_replicas=1),
+    "kip-320": _config("kip-320", LOOSE),
+    "kip-320 acks=0 unclean power-loss": _config(
+        "kip-320", LOOSE, acks="0", min_insync_replicas=1, unclean_leader_election_enable=True,
+        crash_model="power-loss", bounds=Bounds(1, 2, 2, 1)),
+    # the switches the encoding has: kmc 0.1's two rules, each and both, and the time abstraction
+    "kip-320 +kmc-0.1": _config("kip-320", LOOSE + ("+kmc-0.1",)),
+    "kip-101 +reset-followers-on-epoch": _config("kip-101", LOOSE + ("+reset-followers-on-epoch",)),
+    "kip-279 +isr-expansion-as-own-step": _config(
+        "kip-279", LOOSE + ("+isr-expansion-as-own-step",), min_insync_replicas=1),
+    "kip-320 +timed": _config("kip-320", LOOSE + ("+timed",)),
+    "hw-truncation +timed unclean": _config(
+        "hw-truncation", LOOSE + ("+timed",), min_insync_replicas=1,
+        unclean_leader_election_enable=True),
+    # Kafka 2.1's rule set by release (its producer rules act only with retries, which the
+    # encoding does not have), and three replicas
+    "--kafka-version 2.1": replace(_config("kip-320", LOOSE), kafka_version="2.1"),
+    "kip-320 RF=3": _config("kip-320", LOOSE, rf=3, bounds=Bounds(1, 2, 1, 1)),
+    "kip-101 RF=3 power-loss": _config("kip-101", LOOSE, rf=3, crash_model="power-loss",
+                                       bounds=Bounds(1, 1, 1, 1)),
+    # Kafka's ordered elections and in-order requests: the encoding over-approximates them, so
+    # every kernel successor must satisfy the formula (one direction)
+    "kip-320 (Kafka's elections)": _config("kip-320"),
+    "kip-320 +reset-followers-on-epoch (Kafka's elections)": _config(
+        "kip-320", ("+reset-followers-on-epoch",)),
+    "hw-truncation (Kafka's elections) unclean": _config(
+        "hw-truncation", min_insync_replicas=1, unclean_leader_election_enable=True),
+}
+"""Small RF=2 configurations covering every rule set the symbolic engine accepts."""
+
+
+def main(argv=None) -> int:
+    """``python -m checker.symbolic.crosscheck [--samples N] [--seed S]`` (``make crosscheck``):
+    one line per configuration, the first disagreements in full; exit 1 on a disagreement."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m checker.symbolic.crosscheck",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=10, help="states per configuration")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    failed = False
+    for label, config in CONFIGS.items():
+        r = crosscheck(config, args.samples, args.seed)
+        how = "both directions" if r.both_directions else "kernel within the encoding"
+        verdict = "agree" if r.agrees else f"{len(r.disagreements)} DISAGREEMENTS"
+        print(f"{label}: {r.states} of {r.reachable:,} reachable states (BFS order), "
+              f"{sum(r.transitions.values())} kernel transitions ({how}): {verdict} "
+              f"({r.seconds:.1f} s)", flush=True)
+        for d in r.disagreements[:3]:
+            print("  " + str(d).replace("\n", "\n  "))
+        failed = failed or not r.agrees
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

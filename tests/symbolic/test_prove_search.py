@@ -1,0 +1,83 @@
+"""``kmc prove`` after a counterexample to induction: BMC searches for a real violation, and a
+proof ends VIOLATED (exit 1) with a trace that replays in the compiled kernel, of the length
+BFS finds, instead of INCONCLUSIVE; INCONCLUSIVE only when the search finds none within its
+depth. With Kafka's ordered elections the encoding's own shortest traces (a leader move Kafka
+does not make) are refused and the search goes on to one the kernel takes."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from checker import VIOLATED as BFS_VIOLATED
+from checker import check, replay_actions
+from checker.symbolic.induction import INCONCLUSIVE, VIOLATED, prove
+from cli import cli
+from model import Bounds, ModelConfig, make_model
+from model.errors import ConfigError
+from properties import PROPERTIES
+from tests.conftest import LOOSE
+
+ACKS1 = ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=1, acks="1",
+                    bounds=Bounds(1, 2, 1, 1))  # Kafka's elections: the encoding is wider
+UNCLEAN = ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=1,
+                      unclean_leader_election_enable=True, rule_changes=LOOSE,
+                      bounds=Bounds(1, 2, 1, 1))  # the encoding's own model
+
+
+@pytest.mark.parametrize("config", [ACKS1, UNCLEAN], ids=["acks=1 kafka-elections", "unclean loose"])
+def test_a_cti_on_a_false_property_ends_violated_with_bfs_length_and_a_kernel_trace(config):
+    bfs = check(config, ["no-acked-loss"])
+    assert bfs.verdict("no-acked-loss") == BFS_VIOLATED
+    shortest = len(bfs.by_name("no-acked-loss").trace)
+    result = prove(config, "no-acked-loss", bmc_depth=shortest)
+    assert result.status == VIOLATED and result.phase == "search"
+    assert len(result.trace) == shortest
+    # the trace is the kernel's: it replays there and ends violating the property
+    kernel = make_model(config)
+    again = replay_actions(kernel, kernel.init_states()[0], [s.action for s in result.trace.steps])
+    assert again.states[-1] == result.trace.states[-1]
+    assert not PROPERTIES["no-acked-loss"].check(again.states[-1])
+
+
+def test_the_encodings_shorter_traces_kafka_does_not_take_are_refused():
+    # acks=1 with Kafka's elections: the encoding loses r1 in 3 steps (the controller moves a
+    # healthy leader), Kafka's elections need a crash: 4 steps, like BFS
+    result = prove(ACKS1, "no-acked-loss", bmc_depth=3)
+    assert result.status == INCONCLUSIVE
+    assert "the kernel does not take them" in result.search and "is not enabled" in result.search
+    assert len(prove(ACKS1, "no-acked-loss", bmc_depth=4).trace) == 4
+
+
+def test_no_counterexample_within_the_depth_stays_inconclusive_and_exits_3():
+    # Kafka 2.1's rules, RF=2: no-acked-loss holds (BFS) but is not 1-inductive alone
+    out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-acked-loss", "--bmc-depth", "2", "-q"])
+    assert out.exit_code == 3, out.output
+    assert "1-induction: INCONCLUSIVE" in out.output
+    assert "no real counterexample found by BMC: no violation up to depth 2" in out.output
+
+
+def test_the_cli_exits_1_on_a_violation_found_after_a_cti():
+    out = CliRunner().invoke(cli, ["prove", "-r", "2", "--acks", "1", "--min-insync-replicas", "1",
+                                   "--max-records", "1", "-p", "no-acked-loss", "-q"])
+    assert out.exit_code == 1, out.output
+    assert "1-induction: VIOLATED" in out.output
+    assert "a real counterexample exists: 4 steps (the shortest there is" in out.output
+    assert "=> no-acked-loss is violated" in out.output
+
+
+def test_bmc_depth_0_skips_the_search():
+    result = prove(ACKS1, "no-acked-loss", bmc_depth=0)
+    assert result.status == INCONCLUSIVE and result.search == ""
+
+
+@pytest.mark.parametrize("bad", ["-1", "201", "x"])
+def test_a_bad_bmc_depth_is_one_line_and_exit_2(bad):
+    out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-acked-loss", "--bmc-depth", bad])
+    assert out.exit_code == 2
+    assert "Traceback" not in out.output and "bmc-depth" in out.output
+
+
+def test_prove_refuses_a_bad_bmc_depth_in_the_library_too():
+    with pytest.raises(ConfigError):
+        prove(ACKS1, "no-acked-loss", bmc_depth=True)
