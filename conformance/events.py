@@ -85,12 +85,13 @@ def split_topic(events: list[dict], topic: str) -> list[dict]:
 def bounds_from_events(events: list[dict], model_bounds: bool = True) -> dict:
     """The bounds kmc's model needs to contain the run: records sent, kill -9s, controlled
     shutdowns (SIGTERM), preferred elections and reassignments the harness asked for, fences of a
-    broker that was paused (kmc's session expiry: the controller declares a running broker
-    dead), and the highest leader epoch any node logged. Epochs are Kafka's (the topic starts at
+    broker that was running (paused, or restarted and not yet unfenced: kmc's session expiry,
+    the controller declares a running broker dead), and the highest leader epoch any node logged. Epochs are Kafka's (the topic starts at
     leader epoch 0), so the model needs exactly that highest epoch."""
     counts = {"max_records": 0, "max_crashes": 0, "max_controlled_shutdowns": 0, "max_preferred_elections": 0,
               "max_reassignments": 0, "max_session_expiries": 0, "max_leader_epoch": 0}
-    paused: set = set()
+    paused: set = set()      # brokers under SIGSTOP
+    restarted: set = set()   # brokers whose new JVM runs, not yet unfenced (its old session may still be live)
     sent: set = set()
     for e in events:
         kind, source = e.get("kind"), e.get("source")
@@ -98,12 +99,15 @@ def bounds_from_events(events: list[dict], model_bounds: bool = True) -> dict:
             sent.add(e.get("value"))
         elif source == "harness":
             b = e.get("broker")
+            b = int(b) if b is not None else None
             if kind == "kill -9":
                 counts["max_crashes"] += 1
                 paused.discard(b)
             elif kind == "SIGTERM":
                 counts["max_controlled_shutdowns"] += 1
                 paused.discard(b)
+            elif kind == "restart":
+                restarted.add(b)
             elif kind == "elect-preferred":
                 counts["max_preferred_elections"] += 1
             elif kind == "reassign":
@@ -112,7 +116,13 @@ def bounds_from_events(events: list[dict], model_bounds: bool = True) -> dict:
                 paused.add(b)
             elif kind == "SIGCONT":
                 paused.discard(b)
-        elif kind == "fence" and e.get("broker") is not None and int(e["broker"]) in {int(p) for p in paused}:
+        elif kind == "unfenced" and re.fullmatch(r"node\d+", str(source)):
+            restarted.discard(int(str(source)[4:]))
+        elif kind == "fence" and e.get("broker") is not None and int(e["broker"]) in paused | restarted:
+            # the controller fences a broker that is running: a paused one, or one whose new JVM
+            # already replicates while the old JVM's session times out (a quick restart: the new
+            # registration waits for that fence); kmc has one incarnation per broker, so both are
+            # its session expiry (ControllerFenceBroker)
             counts["max_session_expiries"] += 1
         if kind in ("become-leader", "become-follower") and "leader_epoch" in e:
             counts["max_leader_epoch"] = max(counts["max_leader_epoch"], int(e["leader_epoch"]))
