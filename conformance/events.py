@@ -85,13 +85,15 @@ def split_topic(events: list[dict], topic: str) -> list[dict]:
 def bounds_from_events(events: list[dict], model_bounds: bool = True) -> dict:
     """The bounds kmc's model needs to contain the run: records sent, kill -9s, controlled
     shutdowns (SIGTERM), preferred elections and reassignments the harness asked for, fences of a
-    broker that was running (paused, or restarted and not yet unfenced: kmc's session expiry,
-    the controller declares a running broker dead), and the highest leader epoch any node logged. Epochs are Kafka's (the topic starts at
-    leader epoch 0), so the model needs exactly that highest epoch."""
+    broker that was running (paused, or restarted, not yet unfenced and replaying the partition:
+    kmc's session expiry, the controller declares a running broker dead), and the highest leader
+    epoch any node logged. Epochs are Kafka's (the topic starts at leader epoch 0), so the model
+    needs exactly that highest epoch."""
     counts = {"max_records": 0, "max_crashes": 0, "max_controlled_shutdowns": 0, "max_preferred_elections": 0,
               "max_reassignments": 0, "max_session_expiries": 0, "max_leader_epoch": 0}
     paused: set = set()      # brokers under SIGSTOP
-    restarted: set = set()   # brokers whose new JVM runs, not yet unfenced (its old session may still be live)
+    restarted: set = set()   # brokers the harness restarted, not yet unfenced
+    replaying: set = set()   # of those, the ones whose new JVM has published a partition (its fetcher runs)
     sent: set = set()
     for e in events:
         kind, source = e.get("kind"), e.get("source")
@@ -118,11 +120,17 @@ def bounds_from_events(events: list[dict], model_bounds: bool = True) -> dict:
                 paused.discard(b)
         elif kind == "unfenced" and re.fullmatch(r"node\d+", str(source)):
             restarted.discard(int(str(source)[4:]))
-        elif kind == "fence" and e.get("broker") is not None and int(e["broker"]) in paused | restarted:
+            replaying.discard(int(str(source)[4:]))
+        elif kind in ("become-leader", "become-follower") and re.fullmatch(r"node\d+", str(source)) \
+                and int(str(source)[4:]) in restarted:
+            replaying.add(int(str(source)[4:]))
+        elif kind == "fence" and e.get("broker") is not None and int(e["broker"]) in paused | replaying:
             # the controller fences a broker that is running: a paused one, or one whose new JVM
-            # already replicates while the old JVM's session times out (a quick restart: the new
-            # registration waits for that fence); kmc has one incarnation per broker, so both are
-            # its session expiry (ControllerFenceBroker)
+            # has published the partition (so may replicate as a follower) while the old JVM's
+            # session times out (a quick restart: the new registration waits for that fence);
+            # kmc has one incarnation per broker, so both are its session expiry
+            # (ControllerFenceBroker). A new JVM that published nothing yet is kmc's broker still
+            # down: that fence is ControllerHandleBrokerFailure.
             counts["max_session_expiries"] += 1
         if kind in ("become-leader", "become-follower") and "leader_epoch" in e:
             counts["max_leader_epoch"] = max(counts["max_leader_epoch"], int(e["leader_epoch"]))
