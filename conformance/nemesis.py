@@ -203,7 +203,9 @@ def _apply(cluster: Cluster, admin: Admin, topic: str, op: str, rng, barrier_s: 
         admin.reassign(topic, order)
         cluster._note("elect-preferred", b)
         admin.elect(topic)
-        cluster.wait_for(mark, rf"partition change for {topic}-0 .*leader: {view.leader} -> {b}", barrier_s)
+        # from whichever leader the controller had: the view comes from a broker's metadata cache,
+        # which can lag (a broker just resumed from SIGSTOP still named 0 after 1 had been elected)
+        cluster.wait_for(mark, rf"partition change for {topic}-0 .*leader: -?\d+ -> {b}\b", barrier_s)
         return None, f"reorder to {order} + preferred election"
     b = rng.choice(sorted(cluster.brokers))
     if op == "kill -9":
