@@ -8,7 +8,8 @@ restart, a read) and ``nemesis-empty-shrink-4.1.2`` (leader 0 paused past the se
 right after the topic was created), ``nemesis-quick-restart-4.1.2`` (leader 0 killed -9 and
 restarted at once) and ``nemesis-shutdown-restart-4.1.2`` (broker 2 stopped by SIGTERM and
 restarted at once) and ``nemesis-multi-shrink-4.1.2`` (a resumed stale leader proposing an
-ISR without both followers). No broker starts here; each search takes about a second.
+ISR without both followers) and ``nemesis-stale-route-4.1.2`` (a send taken by the old leader
+just after a preferred election). No broker starts here; each search takes about a second.
 """
 
 from __future__ import annotations
@@ -238,6 +239,21 @@ def test_a_send_that_crossed_a_leader_change_may_be_retried():
     assert any("ProducerRetry(record=2" in str(s.action) for s in v.trace.steps)
     v0 = validate.validate(d, flags={**flags, "max_retries": 0}, max_states=30000)
     assert v0.verdict != validate.ADMITTED
+
+
+def test_a_send_just_after_a_leader_change_may_reach_the_old_leader():
+    """4.1.2: r1 is sent 30 ms after the controller's line electing 1 (a preferred election) but
+    before broker 2, the old leader, applies it: 2 appends r1 as leader in epoch 1, becomes a
+    follower, truncates it and fetches it back from 1, where the client's retry put it. A
+    broker's become line after the send counts as a leader change for the retry bound."""
+    d = DATA / "nemesis-stale-route-4.1.2"
+    evs = projection.load_events(d)
+    assert events.bounds_from_events(evs)["max_retries"] == 1
+    v = validate.validate(d, max_states=30000)
+    assert v.verdict == validate.ADMITTED, v.failed
+    steps = [str(s.action) for s in v.trace.steps]
+    assert any(a.startswith("ProduceRecord(leader=2") for a in steps)
+    assert any(a.startswith("ProducerRetry(record=1, leader=1") for a in steps)
 
 
 def test_nemesis_bad_input_is_one_line_and_exit_2():
