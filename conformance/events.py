@@ -85,12 +85,15 @@ def split_topic(events: list[dict], topic: str) -> list[dict]:
 def bounds_from_events(events: list[dict], model_bounds: bool = True) -> dict:
     """The bounds kmc's model needs to contain the run: records sent, kill -9s, controlled
     shutdowns (SIGTERM), preferred elections and reassignments the harness asked for, fences of a
-    broker that was paused (kmc's session expiry: the controller declares a running broker
-    dead), and the highest leader epoch any node logged. Epochs are Kafka's (the topic starts at
-    leader epoch 0), so the model needs exactly that highest epoch."""
+    broker that was running (paused, or restarted, not yet unfenced and replaying the partition:
+    kmc's session expiry, the controller declares a running broker dead), and the highest leader
+    epoch any node logged. Epochs are Kafka's (the topic starts at leader epoch 0), so the model
+    needs exactly that highest epoch."""
     counts = {"max_records": 0, "max_crashes": 0, "max_controlled_shutdowns": 0, "max_preferred_elections": 0,
               "max_reassignments": 0, "max_session_expiries": 0, "max_leader_epoch": 0}
-    paused: set = set()
+    paused: set = set()      # brokers under SIGSTOP
+    restarted: set = set()   # brokers the harness restarted, not yet unfenced
+    replaying: set = set()   # of those, the ones whose new JVM has published a partition (its fetcher runs)
     sent: set = set()
     for e in events:
         kind, source = e.get("kind"), e.get("source")
@@ -98,12 +101,15 @@ def bounds_from_events(events: list[dict], model_bounds: bool = True) -> dict:
             sent.add(e.get("value"))
         elif source == "harness":
             b = e.get("broker")
+            b = int(b) if b is not None else None
             if kind == "kill -9":
                 counts["max_crashes"] += 1
                 paused.discard(b)
             elif kind == "SIGTERM":
                 counts["max_controlled_shutdowns"] += 1
                 paused.discard(b)
+            elif kind == "restart":
+                restarted.add(b)
             elif kind == "elect-preferred":
                 counts["max_preferred_elections"] += 1
             elif kind == "reassign":
@@ -112,7 +118,19 @@ def bounds_from_events(events: list[dict], model_bounds: bool = True) -> dict:
                 paused.add(b)
             elif kind == "SIGCONT":
                 paused.discard(b)
-        elif kind == "fence" and e.get("broker") is not None and int(e["broker"]) in {int(p) for p in paused}:
+        elif kind == "unfenced" and re.fullmatch(r"node\d+", str(source)):
+            restarted.discard(int(str(source)[4:]))
+            replaying.discard(int(str(source)[4:]))
+        elif kind in ("become-leader", "become-follower") and re.fullmatch(r"node\d+", str(source)) \
+                and int(str(source)[4:]) in restarted:
+            replaying.add(int(str(source)[4:]))
+        elif kind == "fence" and e.get("broker") is not None and int(e["broker"]) in paused | replaying:
+            # the controller fences a broker that is running: a paused one, or one whose new JVM
+            # has published the partition (so may replicate as a follower) while the old JVM's
+            # session times out (a quick restart: the new registration waits for that fence);
+            # kmc has one incarnation per broker, so both are its session expiry
+            # (ControllerFenceBroker). A new JVM that published nothing yet is kmc's broker still
+            # down: that fence is ControllerHandleBrokerFailure.
             counts["max_session_expiries"] += 1
         if kind in ("become-leader", "become-follower") and "leader_epoch" in e:
             counts["max_leader_epoch"] = max(counts["max_leader_epoch"], int(e["leader_epoch"]))
@@ -130,15 +148,40 @@ def _retried(events: list[dict]) -> int:
     none came) follows a change of the partition's leader made after the send. The client
     retries inside kafka-python, which the harness does not see; a request that was appended by
     the old leader and then truncated must be appended again by the new one (kmc's
-    ``ProducerRetry``), as seen on a 4.0.2 run (a send 15 ms after its leader's SIGSTOP note)."""
+    ``ProducerRetry``), as seen on a 4.0.2 run (a send 15 ms after its leader's SIGSTOP note).
+    So does a send made after the controller's leader change but before the old leader applied
+    it (``_old_leader_still_leads``): brokers apply the controller's change after it logs it."""
     n = 0
     for i, e in enumerate(events):
         if e.get("source") != "client" or e.get("kind") != "send":
             continue
+        crossed = False
         for later in events[i + 1:]:
             if later.get("source") == "client" and later.get("kind") == "ack" and later.get("value") == e.get("value"):
                 break
             if later.get("kind") == "partition-change" and "leader" in diff_fields(str(later.get("diff", ""))):
-                n += 1
+                crossed = True
                 break
+        if crossed or _old_leader_still_leads(events[:i]):
+            n += 1
     return n
+
+
+def _old_leader_still_leads(before: list[dict]) -> bool:
+    """Whether the leader the controller's last leader change replaced had not yet applied it
+    (logged no become line since): a send then can reach it and be appended there, to be
+    truncated and retried (seen on 4.1.2: a send 30 ms after a preferred election's line, taken
+    by the old leader 2 before it became a follower)."""
+    for j in range(len(before) - 1, -1, -1):
+        e = before[j]
+        if e.get("kind") == "partition-change":
+            d = diff_fields(str(e.get("diff", "")))
+            if "leader" not in d:
+                continue
+            old = re.match(r"\s*(-?\d+)\s*->", str(e.get("diff", "")).split("leader:", 1)[1])
+            if old is None or int(old.group(1)) < 0:
+                return False
+            node = f"node{int(old.group(1))}"
+            return not any(x.get("source") == node and x.get("kind") in ("become-leader", "become-follower")
+                           for x in before[j + 1:])
+    return False

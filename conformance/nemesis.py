@@ -107,11 +107,7 @@ def random_run(cluster: Cluster, topic: str, rng, *, fault_seconds: float = 12.0
             next_read = time.monotonic() + READ_EVERY_S
         time.sleep(SEND_EVERY_S)
     heal(cluster)
-    settled = _full_isr(cluster, topic, 60)
-    producer.wait(40)
-    producer.close()
-    final = read_partition(cluster.bootstrap(), topic, history, label="final", timeout=30)
-    verdict = check(history, final)
+    settled, verdict = _finish(cluster, topic, history, producer, producer_s=40, read_s=30)
     kinds = {}
     for f in faults:
         kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
@@ -178,12 +174,19 @@ def bounded_run(cluster: Cluster, topic: str, rng, history: History, *, session_
             _undo(cluster, pending, session_s)
     finally:
         heal(cluster)
-    settled = _full_isr(cluster, topic, 60)
-    producer.wait(20)
-    producer.close()
-    final = read_partition(cluster.bootstrap(), topic, history, label="final", timeout=20)
-    verdict = check(history, final)
+    settled, verdict = _finish(cluster, topic, history, producer, producer_s=20, read_s=20)
     return {"topic": topic, "steps": done, "settled": settled, "verdict": verdict.as_dict()}
+
+
+def _finish(cluster: Cluster, topic: str, history, producer, producer_s: float, read_s: float):
+    """A run's tail, once every broker is healed: wait (60 s at most) for the full ISR, let the
+    producer's last sends finish, read the partition back and check the client history against
+    it. Returns (whether the ISR was full again, the check's verdict)."""
+    settled = _full_isr(cluster, topic, 60)
+    producer.wait(producer_s)
+    producer.close()
+    final = read_partition(cluster.bootstrap(), topic, history, label="final", timeout=read_s)
+    return settled, check(history, final)
 
 
 def _apply(cluster: Cluster, admin: Admin, topic: str, op: str, rng, barrier_s: float):
@@ -200,7 +203,9 @@ def _apply(cluster: Cluster, admin: Admin, topic: str, op: str, rng, barrier_s: 
         admin.reassign(topic, order)
         cluster._note("elect-preferred", b)
         admin.elect(topic)
-        cluster.wait_for(mark, rf"partition change for {topic}-0 .*leader: {view.leader} -> {b}", barrier_s)
+        # from whichever leader the controller had: the view comes from a broker's metadata cache,
+        # which can lag (a broker just resumed from SIGSTOP still named 0 after 1 had been elected)
+        cluster.wait_for(mark, rf"partition change for {topic}-0 .*leader: -?\d+ -> {b}\b", barrier_s)
         return None, f"reorder to {order} + preferred election"
     b = rng.choice(sorted(cluster.brokers))
     if op == "kill -9":

@@ -91,9 +91,12 @@ def run_flags(run: Path, events: list[dict]) -> dict:
         if assignment is not None and list(assignment) != list(range(rf)):
             raise RunError(f"assignment {list(assignment)}: validation maps broker b to kmc's replica b, "
                            f"so it takes only {list(range(rf))}")
-        bounds = bounds_from_events(events)    # a bound the harness did not save yet comes from the events
+        # a bound the harness did not save comes from the events; one it saved was counted from the
+        # same events when the run ended, maybe by an older count: the larger of the two
+        bounds = bounds_from_events(events)
         if isinstance(saved.get("bounds"), dict):
-            bounds.update(saved["bounds"])
+            for key, value in saved["bounds"].items():
+                bounds[key] = max(int(value), bounds.get(key, 0))
         flags.update({k: int(v) for k, v in bounds.items()})
         if not flags.get("kafka_version"):
             raise RunError("result.json: kmc_flags names no Kafka release")
@@ -180,7 +183,7 @@ elects a new leader in one step: ``Fencing broker 0`` and ``leader: 0 -> 1, lead
 
 def prefix_limits(events: list[dict], observed: list[Fact]) -> list[dict]:
     """For each observed fact k, what the real run had done by the time of its event: records
-    sent, kill -9s, SIGTERMs, preferred elections, reassignments, fences of a paused broker (the
+    sent, kill -9s, SIGTERMs, preferred elections, reassignments, fences of a running broker (the
     harness notes every intervention before it makes it; the client notes every send before it
     sends) and the highest leader epoch logged (the controller logs every partition change).
     A model state waiting for fact k that is ahead of these (its producer wrote more records,

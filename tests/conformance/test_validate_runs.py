@@ -5,7 +5,11 @@ wrong rule failing the check, and the abstraction a real run showed (docs/model.
 Fixtures, copied unedited from run directories of ``kmc conformance nemesis --kafka-version 4.1``
 (2026-11-27): ``nemesis-kill-4.1.2`` (kill -9 of follower 1, two sends while it is down, its
 restart, a read) and ``nemesis-empty-shrink-4.1.2`` (leader 0 paused past the session timeout
-right after the topic was created). No broker starts here; each search takes about a second.
+right after the topic was created), ``nemesis-quick-restart-4.1.2`` (leader 0 killed -9 and
+restarted at once) and ``nemesis-shutdown-restart-4.1.2`` (broker 2 stopped by SIGTERM and
+restarted at once) and ``nemesis-multi-shrink-4.1.2`` (a resumed stale leader proposing an
+ISR without both followers) and ``nemesis-stale-route-4.1.2`` (a send taken by the old leader
+just after a preferred election). No broker starts here; each search takes about a second.
 """
 
 from __future__ import annotations
@@ -113,12 +117,11 @@ def test_a_model_ahead_of_the_real_run_is_dropped():
 
 def test_a_deliberately_wrong_rule_fails_the_check():
     """The check can fail: Kafka 4.1 has KIP-966's ELR on (rule eligible-leader-replicas).
-    With it the recorded unclean-election run is explained up to the known gap (event 28, the
-    restarted broker's leaderless follower line, docs/model.md); with ``--rule
-    -eligible-leader-replicas`` it fails earlier, at the controller's line that empties the ISR
-    into the ELR, which that model cannot write."""
+    With it the recorded unclean-election run is admitted; with ``--rule
+    -eligible-leader-replicas`` it fails at the controller's line that empties the ISR into the
+    ELR, which that model cannot write."""
     right = validate.validate(UNCLEAN)
-    assert right.verdict == validate.NOT_ADMITTED and right.failed.index == 28
+    assert right.verdict == validate.ADMITTED, right.failed
     r = CliRunner().invoke(cli, ["conformance", "validate", str(UNCLEAN), "--rule", "-eligible-leader-replicas"])
     assert r.exit_code == 1, r.output
     assert "NOT ADMITTED at event 25 (node100 partition-change)" in r.output
@@ -135,7 +138,7 @@ def test_a_new_leader_shrinking_a_follower_that_never_fetched_is_not_admitted():
     v = validate.validate(EMPTY_SHRINK)
     assert v.verdict == validate.NOT_ADMITTED
     assert v.failed.index == 20 and v.failed.kind == "isr-shrink"
-    assert v.failed.check == ("leader_isr", 0, (0, 2), 0)
+    assert v.failed.check == ("leader_shrink", 0, (0, 1, 2), (0, 2), 0)
 
 
 def test_a_paused_broker_takes_no_step_and_a_send_is_not_an_append():
@@ -157,18 +160,69 @@ def test_a_paused_broker_takes_no_step_and_a_send_is_not_an_append():
     assert sends and not any(f.observed for f in sends) and "retry" in sends[0].why
 
 
-def test_a_quickly_restarted_broker_leading_in_its_old_epoch_is_not_admitted():
-    """The open model gap of docs/model.md ("A restarting broker applies the metadata image it
-    has replayed"): leader 0 killed -9 and restarted 0.1 s later; the controller fences its old
-    session 6 s on and elects 1 in epoch 1; the new JVM, still catching up on the metadata log,
-    logs itself leader in epoch 0 and becomes a follower in epoch 1 half a second later. kmc's
-    restarted broker only ever applies the controller's current state."""
+def test_a_restarted_broker_replaying_an_old_image_is_admitted_on_its_log_alone():
+    """docs/conformance.md, "A restarted broker's replay": leader 0 killed -9 and restarted 0.1 s
+    later; the controller fences its old session 6 s on and elects 1 in epoch 1; the new JVM,
+    still replaying the metadata log and not yet unfenced (so serving nothing), logs itself
+    leader in epoch 0 and becomes a follower in epoch 1 half a second later. That line is a fact
+    only of broker 0's log (LEO 2), and the run is admitted; the JVM's start is no fact either."""
     d = DATA / "nemesis-quick-restart-4.1.2"
-    v = validate.validate(d)
-    assert v.verdict == validate.NOT_ADMITTED
-    assert v.failed.index == 30 and v.failed.check == ("leads", 0, 0, 2, 0, (0, 1, 2))
-    restart = next(f for f in projection.project(projection.load_events(d)).facts if f.kind == "restart")
+    facts = projection.project(projection.load_events(d)).facts
+    stale = next(f for f in facts if f.index == 30)
+    assert stale.kind == "become-leader" and stale.check == ("replayed", 0, 2)
+    current = next(f for f in facts if f.index == 32)   # Follower in epoch 1, still before its unfence
+    assert current.kind == "become-follower" and current.check == ("replayed", 0, 2)
+    assert next(f for f in facts if f.index == 34).kind == "unfenced"
+    restart = next(f for f in facts if f.kind == "restart")
     assert not restart.observed   # the JVM's start is not the broker's registration
+    v = validate.validate(d)
+    assert v.verdict == validate.ADMITTED, v.failed
+
+
+def test_a_replayed_line_still_checks_the_log(tmp_path):
+    """The replay line keeps its log end offset: the same run with broker 0 claiming offset 3 (a
+    record no one wrote) is not admitted at that line."""
+    d = DATA / "nemesis-quick-restart-4.1.2"
+    events = projection.load_events(d)
+    events[29] = {**events[29], "start_offset": "3"}
+    out = tmp_path / "run"
+    out.mkdir()
+    shutil.copy(d / "result.json", out / "result.json")
+    (out / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    v = validate.validate(out)
+    assert v.verdict == validate.NOT_ADMITTED and v.failed.index == 30
+
+
+def test_a_new_jvm_replicating_before_its_old_session_is_fenced_is_a_session_expiry():
+    """4.1.2: broker 2, stopped by SIGTERM and restarted 0.6 s later, fetches as a follower of
+    the current leader (LEO 2 -> 3 on the leader) 1 s before the controller fences the old
+    JVM's session; its new registration waits for that fence. kmc has one incarnation per
+    broker: the fence of a running broker is its session expiry, counted so by the bounds."""
+    d = DATA / "nemesis-shutdown-restart-4.1.2"
+    evs = projection.load_events(d)
+    assert events.bounds_from_events(evs)["max_session_expiries"] == 1
+    v = validate.validate(d, max_states=30000)
+    assert v.verdict == validate.ADMITTED, v.failed
+    assert any("ControllerFenceBroker(broker=2" in str(s.action) for s in v.trace.steps)
+
+
+def test_one_alter_partition_removing_two_followers_is_several_model_steps(tmp_path):
+    """4.1.2: leader 1, paused past the session timeout (the controller elects 0 in epoch 2),
+    resumes and proposes ``Shrinking ISR from 1,2,0 to 1``: ``Partition.maybeShrinkIsr`` removes
+    every out-of-sync follower in one AlterPartition, kmc's LeaderShrinkIsr one per step
+    (docs/model.md). The line is matched part-way through the model's steps: the stale leader
+    asking to remove one of the two. A line in which the leader removes itself is not matched."""
+    d = DATA / "nemesis-multi-shrink-4.1.2"
+    facts = projection.project(projection.load_events(d)).facts
+    shrink = next(f for f in facts if f.kind == "isr-shrink")
+    assert shrink.index == 80 and shrink.check == ("leader_shrink", 1, (0, 1, 2), (1,), 1)
+    v = validate.validate(d, max_states=30000)
+    assert v.verdict == validate.ADMITTED, v.failed
+    evs = projection.load_events(d)
+    evs[79] = {**evs[79], "new": "2"}
+    bad = validate.validate(_copy(tmp_path, d, stream=evs), max_states=30000)
+    # no behaviour within 30,000 nodes explains it (the whole search takes longer than a test)
+    assert bad.verdict != validate.ADMITTED and bad.failed.index == 80
 
 
 def test_a_send_that_crossed_a_leader_change_may_be_retried():
@@ -185,6 +239,21 @@ def test_a_send_that_crossed_a_leader_change_may_be_retried():
     assert any("ProducerRetry(record=2" in str(s.action) for s in v.trace.steps)
     v0 = validate.validate(d, flags={**flags, "max_retries": 0}, max_states=30000)
     assert v0.verdict != validate.ADMITTED
+
+
+def test_a_send_just_after_a_leader_change_may_reach_the_old_leader():
+    """4.1.2: r1 is sent 30 ms after the controller's line electing 1 (a preferred election) but
+    before broker 2, the old leader, applies it: 2 appends r1 as leader in epoch 1, becomes a
+    follower, truncates it and fetches it back from 1, where the client's retry put it. A
+    broker's become line after the send counts as a leader change for the retry bound."""
+    d = DATA / "nemesis-stale-route-4.1.2"
+    evs = projection.load_events(d)
+    assert events.bounds_from_events(evs)["max_retries"] == 1
+    v = validate.validate(d, max_states=30000)
+    assert v.verdict == validate.ADMITTED, v.failed
+    steps = [str(s.action) for s in v.trace.steps]
+    assert any(a.startswith("ProduceRecord(leader=2") for a in steps)
+    assert any(a.startswith("ProducerRetry(record=1, leader=1") for a in steps)
 
 
 def test_nemesis_bad_input_is_one_line_and_exit_2():
