@@ -194,32 +194,31 @@ def _verdict_words(cell: LivenessCell) -> str:
     return "; ".join(words)
 
 
-def render_liveness_advice(advice: LivenessAdvice) -> str:
-    """The sweep as text: the bounds, one line per setting, the weakest that keep the goals,
-    the user's, and a lasso's steps for the user's settings when they do not."""
+def _header_lines(advice: LivenessAdvice) -> list[str]:
+    """The title line, then one line of bounds per replication factor."""
     lines = [f"kmc advise: liveness goal{'s' if len(advice.goals) > 1 else ''} "
              f"{', '.join(advice.goals)} ({advice.user.release.label}, "
              f"{'weak fairness for the protocol' + chr(39) + 's own steps' if advice.fair else 'no fairness'}; "
              "each setting checked on its behaviour graph, docs/liveness.md)"]
     for rf, b in advice.bounds.items():
-        lines.append(f"  RF={rf} bounds: max-records={b.max_records}, max-leader-epoch="
+        lines.append(f"RF={rf} bounds: max-records={b.max_records}, max-leader-epoch="
                      f"{b.max_leader_epoch}, max-crashes={b.max_crashes}, max-unflushed-losses="
                      f"{b.max_unflushed_losses}")
-    lines.append("")
-    width = max(len(c.settings.words()) for c in advice.cells) + 2 if advice.cells else 0
-    for c in advice.cells:
-        mark = "  <- yours" if c.settings == advice.user else ""
-        states = f" ({c.states:,} states)" if c.results else ""
-        lines.append(f"  {c.settings.words():<{width}}{c.status:<9}{_verdict_words(c)}{states}{mark}")
-    lines.append("")
-    if advice.interrupted:
-        done, total = advice.interrupted
-        lines.append(f"INTERRUPTED (SIGINT or SIGTERM) after {done} of {total} settings: no advice is "
-                     "drawn from a sweep that did not finish")
-        return "\n".join(lines) + "\n"
+    return lines
+
+
+def _interrupted_line(advice: LivenessAdvice) -> str:
+    done, total = advice.interrupted
+    return (f"INTERRUPTED (SIGINT or SIGTERM) after {done} of {total} settings: no advice is "
+            "drawn from a sweep that did not finish")
+
+
+def _advice_lines(advice: LivenessAdvice) -> list[str]:
+    """The answer: the weakest settings (indented two spaces), the user's, and a lasso's steps
+    for the user's settings when they do not keep the goal."""
     best = advice.weakest
-    lines.append("Weakest settings that keep the goal within these bounds:" if best
-                 else "No swept setting keeps the goal within these bounds.")
+    lines = ["Weakest settings that keep the goal within these bounds:" if best
+             else "No swept setting keeps the goal within these bounds."]
     lines += [f"  {s.words()}" for s in best]
     mine_acks = advice.weakest_at_your_acks
     if mine_acks != [s for s in best if s.acks == advice.user.acks]:
@@ -239,5 +238,42 @@ def render_liveness_advice(advice: LivenessAdvice) -> str:
         lines.append(f"  {r.property_name}: {' -> '.join(steps)}; {loop} "
                      f"(kmc check -p {r.property_name} with your settings prints the lasso)")
     lines.append("A HOLDS covers these bounds and the fairness above, nothing beyond.")
+    return lines
+
+
+def render_liveness_advice(advice: LivenessAdvice) -> str:
+    """The sweep as text: the bounds, one line per setting, the weakest that keep the goals,
+    the user's, and a lasso's steps for the user's settings when they do not."""
+    title, *bounds = _header_lines(advice)
+    lines = [title] + [f"  {b}" for b in bounds] + [""]
+    width = max(len(c.settings.words()) for c in advice.cells) + 2 if advice.cells else 0
+    for c in advice.cells:
+        mark = "  <- yours" if c.settings == advice.user else ""
+        states = f" ({c.states:,} states)" if c.results else ""
+        lines.append(f"  {c.settings.words():<{width}}{c.status:<9}{_verdict_words(c)}{states}{mark}")
+    lines.append("")
+    if advice.interrupted:
+        return "\n".join(lines + [_interrupted_line(advice)]) + "\n"
+    lines += _advice_lines(advice)
     lines += [f"note: {n}" for n in advice.notes]
+    return "\n".join(lines) + "\n"
+
+
+def render_liveness_markdown(advice: LivenessAdvice) -> str:
+    """The same sweep as Markdown: a list of the bounds, a table with one row per setting, and
+    the advice as a list (``kmc advise --goal NAME --markdown``)."""
+    if advice.interrupted:
+        return f"*{_interrupted_line(advice)}*\n"
+    title, *bounds = _header_lines(advice)
+    lines = [f"## {title}", ""] + [f"- {b}" for b in bounds] + [""]
+    lines += ["| settings | status | verdict | states | |", "|---|---|---|---|---|"]
+    for c in advice.cells:
+        states = f"{c.states:,}" if c.results else ""
+        mark = "yours" if c.settings == advice.user else ""
+        verdict = _verdict_words(c).replace("|", "\\|")
+        lines.append(f"| {c.settings.words()} | {c.status} | {verdict} | {states} | {mark} |")
+    lines += ["", "### Advice", ""]
+    lines += [f"- {line.strip()}" if line.startswith("  ") else line for line in _advice_lines(advice)]
+    if advice.notes:
+        lines += [""] + [f"*note: {n}*" for n in advice.notes]
     return "\n".join(lines) + "\n"

@@ -10,7 +10,9 @@ import click
 
 from advise import DEFAULT_GOALS, advise
 from advise.delivery import DELIVERY_GOALS, advise_delivery, is_delivery, render_delivery
-from advise.liveness import advise_liveness, check_liveness_goals, render_liveness_advice
+from advise.liveness import (
+    advise_liveness, check_liveness_goals, render_liveness_advice, render_liveness_markdown,
+)
 from advise.render import progress_words, render_markdown, render_text, to_json
 from advise.sweep import DEFAULT_CELL_MAX_STATES
 from advise.traces import write_traces
@@ -169,10 +171,10 @@ def _advise_liveness(config, goals, rfs, bound_overrides, full, trace_dir, time_
         goals = check_liveness_goals(goals)
     except KmcError as e:
         fail(str(e))
-    for flag, given in (("--markdown", markdown), ("--full", full), ("--trace-dir", trace_dir)):
+    for flag, given in (("--full", full), ("--trace-dir", trace_dir)):
         if given:
-            fail(f"{flag} is not written for the liveness goals yet: the text or --json advice "
-                 "only (kmc check -p NAME --trace-out FILE writes a setting's lasso)")
+            fail(f"{flag} is not written for the liveness goals yet: the text, --markdown or "
+                 "--json advice only (kmc check -p NAME --trace-out FILE writes a setting's lasso)")
 
     def progress(i, n, cell):
         if not quiet:
@@ -183,6 +185,8 @@ def _advise_liveness(config, goals, rfs, bound_overrides, full, trace_dir, time_
                              max_states=max_states, progress=progress)
     if as_json:
         click.echo(json.dumps(advice.to_json(), indent=2))
+    elif markdown:
+        click.echo(render_liveness_markdown(advice), nl=False)
     else:
         click.echo(render_liveness_advice(advice), nl=False)
     return advice.exit_code

@@ -346,6 +346,15 @@ RULE_LEADER_AND_ISR_IN_ORDER = rule(
             "--max-session-expiries, kmc still lets a broker skip: the over-approximation of the "
             "queue an expired session drops). KRaft brokers apply the metadata log in order, a "
             "lagging one several records at once")
+RULE_HW_ON_ALTER_PARTITION_ANSWER = rule(
+    "hw-on-alter-partition-answer", since="3.1",
+    source="KAFKA-13091 (PR #11245, commit 26ee78f3923: Partition.handleAlterIsrUpdate calls "
+           "maybeIncrementLeaderHW and submitAlterIsr then tryCompleteDelayedRequests, at 3.1.0; "
+           "handleAlterIsrResponse at 2.8.1, 3.0.0 and 3.0.2 commits the ISR and returns)",
+    summary="the leader tries to advance its high watermark when the controller's answer to an "
+            "ISR shrink arrives; 2.7-3.0 waited for the next fetch or produce, so with the "
+            "removed follower gone an acks=all produce could wait for ever",
+    requires=("alter-partition",))
 PARAM_COUNT = P.SETTING_COUNT + len(RULES)
 """The length of the kernel's ``cfg`` array: the settings and bounds, then one switch per rule."""
 

@@ -6,7 +6,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from advise.liveness import advise_liveness, check_liveness_goals, is_liveness, render_liveness_advice
+from advise.liveness import (
+    advise_liveness, check_liveness_goals, is_liveness, render_liveness_advice, render_liveness_markdown,
+)
 from advise.recommend import BROKEN, KEPT, UNKNOWN, VACUOUS
 from checker.liveness import check_liveness
 from cli import cli
@@ -62,6 +64,26 @@ def test_the_text_names_the_weakest_and_the_users_lasso(accepted):
     assert "then stutters for ever" in text and "With your acks=all:" in text
 
 
+def test_markdown_is_the_same_advice_as_a_table(accepted):
+    md = render_liveness_markdown(accepted)
+    lines = md.splitlines()
+    assert lines[0].startswith("## kmc advise: liveness goal writes-eventually-accepted (Kafka 3.9")
+    assert any(line.startswith("- RF=2 bounds: max-records=") for line in lines)
+    rows = [line for line in lines if line.startswith("| RF=")]
+    assert len(rows) == len(accepted.cells) == 24
+    assert all(line.count("|") == 6 for line in rows)  # no verdict breaks the table
+    yours = [line for line in rows if line.endswith("| yours |")]
+    assert len(yours) == 1 and "| broken | writes-eventually-accepted VIOLATED: lasso of 3 steps" in yours[0]
+    assert "### Advice" in lines and "Yours (RF=2 acks=all min.insync.replicas=2 " in md
+    assert "- RF=2 acks=all min.insync.replicas=1 unclean.leader.election.enable=true flush=default" in lines
+    # the command prints exactly this (the same sweep: the user's settings are the fixture's, and
+    # no bound flag, so the sweep's bounds are kmc's defaults for RF=2 as in the fixture)
+    out = CliRunner().invoke(cli, ["advise", "-q", "-r", "2", "--kafka-version", "3.9",
+                                   "--min-insync-replicas", "2", "--goal", "writes-eventually-accepted",
+                                   "--markdown"])
+    assert out.exit_code == 1 and out.output == md, out.output
+
+
 def test_acks_0_is_vacuous_for_acknowledgements_and_a_limit_is_never_kept():
     advice = advise_liveness(_config(), ["acked-eventually-visible"], replication_factors=[2],
                              max_states=1)  # every check stops at its first state
@@ -88,7 +110,7 @@ def test_bad_combinations_are_one_line_and_exit_2():
         ["--goal", "writes-eventually-accepted", "--goal", "no-acked-loss"],
         ["--goal", "writes-eventually-accepted", "--goal", "acked-without-a-down-broker"],
         ["--goal", "writes-eventually-accepted", "--goal", "in-order"],
-        ["--goal", "writes-eventually-accepted", "--markdown"],
+        ["--goal", "writes-eventually-accepted", "--markdown", "--json"],
         ["--goal", "writes-eventually-accepted", "--full"],
         ["--goal", "writes-eventually-accepted", "--trace-dir", "/tmp/nowhere-kmc-28b"],
         ["--goal", "writes-eventually-accepted", "--cache", "/tmp/nowhere-kmc-28b-cache"],

@@ -42,6 +42,7 @@ KILLERS = {
     (RULE, "kraft"): "ISR of one, then unclean election (Jepsen 2013)",
     (RULE, "broker-epoch-in-fetch"): "KAFKA-14139: a replaced disk put back in the ISR by a stale AlterPartition (KRaft without KIP-903)",
     (RULE, "alter-partition-shrink-bumps-leader-epoch"): "Kafka 3.7 (KRaft, AlterPartition, KAFKA-15583): the stale follower LEO still loses an acked record",
+    (RULE, "hw-on-alter-partition-answer"): "liveness: KAFKA-13091: Kafka 3.0 leaves an acks=all produce unanswered for ever after an AlterIsr shrink away from a crashed follower",
     (RULE, "kraft-unclean-election"): "KRaft before 3.9 ignores unclean.leader.election.enable (KAFKA-12670): no unclean loss",
     (RULE, "eligible-leader-replicas"): "last replica standing on Kafka 3.7 (KRaft): the sole ISR member loses power and leads again",
     (RULE, "in-flight-per-partition"): "KAFKA-3197: before 0.10 one request in flight is one per broker, and a leader change reorders records",

@@ -37,13 +37,19 @@ def test_a_shrink_waits_for_the_controller_and_the_hw_keeps_counting_the_followe
     assert pending.replicas[0].alter_partition[0] == ALTER_SENT
     assert pending.replicas[0].isr == (0, 1) and pending.controller.isr == (0, 1)
     assert pending.replicas[0].high_watermark == 0  # the follower still counts (maximal ISR)
-    trace = walk(kafka("2.8"), ("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 1)),
-                 ("ControllerHandleAlterPartition", (0,)),
-                 ("LeaderHandleAlterPartitionResponse", (0,)))
+    answer = (("ProduceRecord", (0,)), ("LeaderShrinkIsr", (0, 1)),
+              ("ControllerHandleAlterPartition", (0,)), ("LeaderHandleAlterPartitionResponse", (0,)))
+    trace = walk(kafka("2.8"), *answer)
     answered, done = trace.states[-2], trace.states[-1]
     assert answered.controller.isr == (0,) and answered.replicas[0].alter_partition[0] == ALTER_ACCEPTED
     assert done.replicas[0].isr == (0,) and done.replicas[0].alter_partition == ()
-    assert done.replicas[0].high_watermark == 1  # now the ISR of one commits r1
+    # KAFKA-13091: before 3.1 the answer commits the ISR and nothing more (handleAlterIsrResponse
+    # at 2.8.1); the HW waits for the next fetch or produce
+    assert done.replicas[0].high_watermark == 0 and done.pending_acks  # r1's produce still waits
+    # since 3.1 (handleAlterIsrUpdate: maybeIncrementLeaderHW) the ISR of one commits r1 at once
+    fixed = walk(kafka("3.1"), *answer).states[-1]
+    assert fixed.replicas[0].isr == (0,) and fixed.replicas[0].high_watermark == 1
+    assert not fixed.pending_acks  # and the produce is answered
 
 
 def test_the_isr_grows_inside_the_fetch_that_shows_the_follower_in_sync():

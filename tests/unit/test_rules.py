@@ -14,7 +14,8 @@ from model.rules import PRESETS, RULES, apply_rule_changes, release_rules
 from checker.reference import make_reference_model, reference_supports
 
 Z = ("controller-epoch",)  # every release since 0.8
-O = ("leader-and-isr-in-order",)  # ZooKeeper mode, 0.8 until 4.0 (issue 25: the last rule of the table)
+O = ("leader-and-isr-in-order",)  # ZooKeeper mode, 0.8 until 4.0 (issue 25)
+H = ("hw-on-alter-partition-answer",)  # KAFKA-13091, 3.1 (issue 28c: the last rule of the table)
 BASE_2_1 = Z + ("epoch-truncation", "epoch-truncation-loop", "fenced-fetch",
                 "epoch-cache-on-election", "truncate-on-epoch-change", "isr-join-needs-epoch-start")
 
@@ -29,19 +30,20 @@ KRAFT_3_3 = ("alter-partition", "kraft", "isr-eligibility")
     ("2.1", BASE_2_1 + O),
     ("2.2", BASE_2_1 + ("broker-epoch",) + O),
     ("2.8", BASE_2_1 + ("broker-epoch", "alter-partition") + O),
-    ("3.3", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + ("alter-partition-shrink-bumps-leader-epoch",) + O),
+    ("3.1", BASE_2_1 + ("broker-epoch", "alter-partition") + O + H),
+    ("3.3", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + ("alter-partition-shrink-bumps-leader-epoch",) + O + H),
     ("3.5", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + (
-        "broker-epoch-in-fetch", "alter-partition-shrink-bumps-leader-epoch") + O),
+        "broker-epoch-in-fetch", "alter-partition-shrink-bumps-leader-epoch") + O + H),
     ("3.6", BASE_2_1 + ("broker-epoch",) + KRAFT_3_3 + (
-        "broker-epoch-in-fetch", "isr-shrink-keeps-leader-epoch") + O),
+        "broker-epoch-in-fetch", "isr-shrink-keeps-leader-epoch") + O + H),
     ("3.7", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (
-        "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch") + O),
+        "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch") + O + H),
     ("4.0", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (
         "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch",
-        "kraft-unclean-election")),
+        "kraft-unclean-election") + H),
     ("4.1", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (
         "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch",
-        "kraft-unclean-election", "eligible-leader-replicas", "last-known-leader-check")),
+        "kraft-unclean-election", "eligible-leader-replicas", "last-known-leader-check") + H),
 ])
 def test_each_release_has_the_rules_of_its_kips_and_jiras(version, expected):
     replication = tuple(r for r in release_rules(version) if not RULES[r].producer)

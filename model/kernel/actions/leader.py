@@ -35,7 +35,8 @@ from model.kernel.transitions import (
     maybe_increment_leader_hw, propose_isr, would_expand_isr,
 )
 from model.rules import (
-    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_FENCED_FETCH, RULE_ISR_ELIGIBILITY,
+    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_FENCED_FETCH, RULE_HW_ON_ALTER_PARTITION_ANSWER,
+    RULE_ISR_ELIGIBILITY,
     RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_REPLICA_LAG_TIME, RULE_STALE_FETCH_REJECTED,
 )
 
@@ -224,7 +225,11 @@ def leader_handle_alter_partition_response(s, lay, cfg, out, acts, k):
     """LeaderHandleAlterPartitionResponse(leader): the controller's answer reaches the leader
     (``Partition.handleAlterPartitionUpdate`` / ``handleAlterPartitionError``). Success: the
     ISR it carries becomes the leader's, with its partition epoch, and the HW may move; an
-    answer for another leader epoch is ignored (the leader stays pending). INELIGIBLE_REPLICA:
+    answer for another leader epoch is ignored (the leader stays pending). The HW moves only
+    since 3.1 (rule ``hw-on-alter-partition-answer``, KAFKA-13091: ``handleAlterIsrUpdate`` calls
+    ``maybeIncrementLeaderHW`` at 3.1.0; ``handleAlterIsrResponse`` at 3.0.0 does not): it matters
+    after a shrink, whose pending state still counted the removed follower (an expansion's
+    maximal ISR already counted the added one). INELIGIBLE_REPLICA:
     back to the committed ISR, nothing retried. An answer to a state that new metadata has
     replaced in between is dropped with that state (``make_leader``)."""
     if cfg[RULE_ALTER_PARTITION] == 0:
@@ -243,7 +248,8 @@ def leader_handle_alter_partition_response(s, lay, cfg, out, acts, k):
             set_isr_of(t, lay, b, alter_isr(s, lay, b))
             set_partition_epoch_current(t, lay, b, alter_partition_epoch_current(s, lay, b))
             clear_alter(t, lay, b)
-            maybe_increment_leader_hw(t, lay, cfg, b)
+            if cfg[RULE_HW_ON_ALTER_PARTITION_ANSWER] != 0:
+                maybe_increment_leader_hw(t, lay, cfg, b)
         finish(t, lay, cfg)
         k += 1
     return k
