@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from model.config import Bounds, ModelConfig
+from model.errors import ConfigError
 from model.releases import is_kraft_release, parse_version
 from model.rules import change_releases, protocol_of
 
@@ -83,9 +84,24 @@ class Settings:
                    config.unclean_leader_election_enable, config.crash_model, release_of(config))
 
     def config(self, base: ModelConfig, bounds: Bounds) -> ModelConfig:
-        """``base`` (its rule changes and symmetry) with these settings and ``bounds``."""
+        """``base`` (its rule changes and symmetry) with these settings and ``bounds``. A
+        producer with ``acks`` other than all cannot be idempotent (Kafka's producer refuses
+        ``enable.idempotence=true`` with it: ``ProducerConfig``'s ConfigException), nor under a
+        release whose producer refuses it as configured (before 0.11, or 0.11 with more than one
+        request in flight), so a user's ``enable.idempotence=true`` is dropped from those cells:
+        without ``--retries`` the producer is not part of the state and nothing else changes;
+        with it, those cells judge a producer without idempotence, as Kafka's would be."""
+        if not base.enable_idempotence:
+            return self._config(base, bounds, base.enable_idempotence)
+        try:
+            return self._config(base, bounds, True)
+        except ConfigError:  # check_producer, run by ModelConfig: this cell's producer refuses it
+            return self._config(base, bounds, False)
+
+    def _config(self, base: ModelConfig, bounds: Bounds, idempotence) -> ModelConfig:
         return replace(
             base, replication_factor=self.replication_factor, acks=self.acks,
+            enable_idempotence=idempotence,
             min_insync_replicas=self.min_insync_replicas,
             unclean_leader_election_enable=self.unclean_leader_election_enable,
             crash_model=self.crash_model, kafka_version=self.release.kafka_version,

@@ -23,6 +23,7 @@ from viewer.safe_text import terminal_safe
 from viewer.trace_file import write_lasso, write_trace
 from checker.compiled.progress import describe_eta
 from checker.liveness import check_liveness
+from properties import PROPERTIES
 from properties.liveness import LIVENESS, get_liveness
 from viewer.lasso import render_liveness
 
@@ -97,6 +98,11 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
         kafka_version=kafka_version, config_files=config_files, symmetry=symmetry,
         **pop_config_options(options),
     )
+    unknown = [name for name in properties if name not in PROPERTIES and name not in LIVENESS]
+    if unknown:
+        # -p takes both kinds: the list names both, so a typo'd liveness name finds its match
+        fail(f"unknown property {shown(unknown[0])}; choose from: {', '.join(PROPERTIES)}; "
+             f"or a liveness property: {', '.join(LIVENESS)}")
     if any(name in LIVENESS for name in properties):
         ignored = [flag for flag, value in (
             ("--depth", max_depth), ("--coverage", coverage), ("--workers", workers),

@@ -53,6 +53,8 @@ def test_json_output_is_the_result_object():
         (["--max-records", "-1"], "bound max-records must be a whole number from 0 to 60, got -1"),
         (["--max-records", "99999999999999999999"], "bound max-records must be a whole number from 0 to 60"),
         (["-p", "no-such-property"], "unknown property 'no-such-property'"),
+        # a typo'd liveness name: the list offered names the liveness properties too
+        (["-p", "writes-eventualy-accepted"], "or a liveness property: leader-eventually"),
         (["-r", "9"], "replication factor must be between 2 and 5"),
         (["--acks", "2"], "Invalid value for '--acks'"),
         (["--partitions", "4"], "--spark-master and --partitions need --engine spark"),

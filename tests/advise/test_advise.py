@@ -225,3 +225,23 @@ def test_an_interrupted_advise_says_so_and_stops_with_exit_3(tmp_path):
     later = [line for line in err.splitlines() if line.startswith("[")]
     assert len(later) < 10, err  # it stopped; it did not walk the remaining cells
     assert list(tmp_path.glob("*traces*")) == []
+
+
+def test_an_idempotent_producer_is_dropped_only_from_cells_whose_producer_refuses_it():
+    """examples/producer.properties has enable.idempotence=true: the sweep's acks=1 cells and its
+    releases before 0.11 must not turn that into a ConfigError (which made `kmc advise` on the
+    example files exit 2); the acks=all cells of releases that have it keep it."""
+    from model.config import Bounds, check_producer
+    base = ModelConfig(replication_factor=3, kafka_version="4.1", enable_idempotence=True)
+    bounds = Bounds()
+    by_release = {r.kafka_version: r for r in releases()}
+    for release in releases():
+        for acks in ("0", "1", "all"):
+            cell = Settings(3, acks, 2, False, "process", release).config(base, bounds)
+            check_producer(cell)  # never refused
+            if acks != "all":
+                assert not cell.enable_idempotence
+    kept = Settings(3, "all", 2, False, "process", by_release["4.1"]).config(base, bounds)
+    assert kept.enable_idempotence is True
+    old = [r for r in releases() if r.kafka_version.startswith("0.8")]
+    assert old and not Settings(3, "all", 2, False, "process", old[0]).config(base, bounds).enable_idempotence
