@@ -345,6 +345,9 @@ def load_events(path: Path) -> list[dict]:
     """``events.jsonl`` (or a run directory holding it) as a list of dicts."""
     path = Path(path)
     if path.is_dir():
+        if not (path / "events.jsonl").is_file():
+            raise ProjectionError(f"{path} is not a run directory: it holds no events.jsonl (kmc "
+                                  "conformance run and nemesis write one per run)")
         path = path / "events.jsonl"
     out = []
     with open(path, encoding="utf-8") as f:

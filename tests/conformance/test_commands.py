@@ -53,3 +53,11 @@ def test_no_jars_and_no_maven_is_exit_3_with_one_line(tmp_path):
     r = kmc("trace", "run", "--cluster", str(trace), "--out", str(tmp_path / "runs"), env=env)
     assert r.exit_code == 3
     assert "cannot run Kafka 4.1: no java on PATH" in r.output
+
+
+def test_validate_of_a_directory_that_is_not_a_run_says_so_in_one_line(tmp_path):
+    (tmp_path / "notes.txt").write_text("not a run")
+    r = kmc("conformance", "validate", str(tmp_path))
+    assert r.exit_code == 2
+    assert "is not a run directory: it holds no events.jsonl" in r.output, r.output
+    assert "Errno" not in r.output
