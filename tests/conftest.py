@@ -45,3 +45,13 @@ def run(cfg, *props, **limits):
 @pytest.fixture
 def kip320_rf2():
     return make_model(config())
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for a child a test will Ctrl-C: SIGINT back to its default action, as in a
+    terminal. A suite started in the background by a shell without job control (``make test &``
+    from a script) runs with SIGINT ignored, every child inherits that, and kmc keeps a SIGINT
+    its parent ignored (checker/interrupt.py), so the interruption tests would see runs finish
+    instead of stop."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

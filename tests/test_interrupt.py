@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import default_sigint
+
 KMC = Path(sys.executable).parent / "kmc"
 # RF=3 with three records: minutes for the compiled engine, hours for the reference one
 # a run of minutes: RF=3, 3 records, under the old free leader moves (issue 25: Kafka's own moves
@@ -30,7 +32,8 @@ class Running:
 
     def __init__(self, *args, cwd=None):
         self.proc = subprocess.Popen([str(KMC), *map(str, args)], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, cwd=cwd)
+                                     stderr=subprocess.PIPE, text=True, cwd=cwd,
+                                     preexec_fn=default_sigint)
         self.err_lines: list[str] = []
         self._seen = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)

@@ -21,6 +21,7 @@ from conformance.admin import Admin
 from conformance.cluster import Cluster, ClusterStartError
 from conformance.history import History, Producer, check, read_partition
 from conformance.nodeconfig import ClusterSettings
+from tests.conftest import default_sigint
 
 pytestmark = pytest.mark.kafka
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +85,8 @@ def test_no_jvm_is_left_after_ctrl_c(release, tmp_path):
               "from pathlib import Path\nfrom conformance import jars\nfrom conformance.cluster import Cluster\n"
               f"with Cluster.start(jars.ensure({jars.DEFAULT_VERSION!r}), Path({str(run_dir)!r})):\n"
               "    print('started', flush=True)\n    time.sleep(300)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=default_sigint)
     try:
         assert proc.stdout.readline().strip() == "started"
         assert len(jvms_under(run_dir)) == 4
@@ -121,7 +123,8 @@ def test_no_jvm_is_left_when_the_harness_is_killed(release, tmp_path):
               "from pathlib import Path\nfrom conformance import jars\nfrom conformance.cluster import Cluster\n"
               f"with Cluster.start(jars.ensure({jars.DEFAULT_VERSION!r}), Path({str(run_dir)!r})):\n"
               "    print('started', flush=True)\n    time.sleep(300)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=default_sigint)
     try:
         assert proc.stdout.readline().strip() == "started"
         os.kill(proc.pid, signal.SIGKILL)

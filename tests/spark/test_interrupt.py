@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.spark.conftest import needs_java
+from tests.conftest import default_sigint
 
 pytestmark = [pytest.mark.spark, needs_java]
 
@@ -24,7 +25,8 @@ def test_ctrl_c_stops_a_spark_run_with_its_statistics_and_no_traceback():
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
     proc = subprocess.Popen([str(KMC), "check", "--engine", "spark", "--spark-master", "local[2]",
                              "-r", "3", "-p", "no-acked-loss"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
+                            preexec_fn=default_sigint)
     started = time.monotonic()
     try:
         seen = ""
