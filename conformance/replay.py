@@ -337,6 +337,8 @@ ACTIONS: dict[str, Row] = {
                                       _b("broker"), lambda c, p, b, a: "resumed", "coarse"),
     "LeaderShrinkIsr": Row("(Kafka shrinks after replica.lag.time.max.ms of lag: not scheduled)", _none,
                            not_forceable("a shrink takes replica.lag.time.max.ms of lag; not scheduled here"), "no"),
+    "LeaderShrinkIsrSet": Row("(Kafka shrinks after replica.lag.time.max.ms of lag: not scheduled)", _none,
+                              not_forceable("a shrink takes replica.lag.time.max.ms of lag; not scheduled here"), "no"),
     "LeaderExpandIsr": Row("(inside the follower's fetch in Kafka)", _none,
                            not_forceable("an expansion happens inside a fetch, not as a step"), "no"),
     "ControllerHandleAlterPartition": Row("(the leader's AlterPartition, inside running brokers)", _none,

@@ -20,11 +20,11 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance.events import bounds_from_events, split_topic, topics_in
-from conformance.projection import Fact, holds, load_events, project, restrict
+from conformance.projection import CONTROLLER_NODE, Fact, holds, load_events, project, restrict
 
 ADMITTED, NOT_ADMITTED, INCOMPLETE = "ADMITTED", "NOT ADMITTED", "INCOMPLETE"
 DEFAULT_MAX_STEPS = 200
@@ -152,9 +152,10 @@ def validate(run, *, max_steps: int = DEFAULT_MAX_STEPS, max_states: int = DEFAU
         raise RunError(f"the run's model cannot be built: {e}") from None
     projection = restrict(projection, config.replication_factor)
     model = CompiledModel(config)
-    observed = projection.observed
+    observed = exact_shrinks(projection.observed, config)
     init = model.init_states()[0]
-    search = _Search(model, observed, max_steps, max_states, prefix_limits(events, observed),
+    search = _Search(model, observed, max_steps, max_states,
+                     prefix_limits(events, observed, config.replication_factor),
                      paused_between(events, observed))
     path = search.run(init)
     seconds = time.monotonic() - t0
@@ -169,6 +170,28 @@ def validate(run, *, max_steps: int = DEFAULT_MAX_STEPS, max_states: int = DEFAU
                       seconds, flags)
 
 
+def exact_shrinks(observed: list[Fact], config) -> list[Fact]:
+    """A ``Shrinking ISR from I to J`` line that kmc's model takes in one step is matched only
+    by that step. kmc's ``LeaderShrinkIsr`` removes one follower per step, and the projection
+    lets a line that removes several match part-way through them (``holds``, "leader_shrink");
+    where the model also has the one-step removal, ``LeaderShrinkIsrSet`` (rule
+    isr-shrink-out-of-sync-set under KIP-966's ELR: from at least min.insync.replicas + 1 members
+    to fewer than min.insync.replicas), the one-follower steps would give another ELR, so the
+    line must be the set's proposal itself."""
+    rules = set(config.rules)
+    if not {"isr-shrink-out-of-sync-set", "eligible-leader-replicas", "alter-partition"} <= rules:
+        return observed
+    need = config.min_insync_replicas
+    out = []
+    for f in observed:
+        c = f.check
+        if c and c[0] == "leader_shrink" and len(c[2]) - 1 >= need and len(c[3]) < need \
+                and len(c[2]) - len(c[3]) >= 2:
+            f = replace(f, check=tuple(c[:5]) + (None,) * (5 - len(c)) + (True,))
+        out.append(f)
+    return out
+
+
 COUNTERS = {"max_records": "records_written", "max_crashes": "crashes",
             "max_controlled_shutdowns": "controlled_shutdowns", "max_preferred_elections": "preferred_elections",
             "max_reassignments": "reassignments", "max_session_expiries": "session_expiries"}
@@ -181,32 +204,65 @@ elects a new leader in one step: ``Fencing broker 0`` and ``leader: 0 -> 1, lead
 1`` are two lines, two facts): the limits at fact k are the run's as it stood at fact k + 2."""
 
 
-def prefix_limits(events: list[dict], observed: list[Fact]) -> list[dict]:
+def prefix_limits(events: list[dict], observed: list[Fact], replication_factor: int | None = None) -> list[dict]:
     """For each observed fact k, what the real run had done by the time of its event: records
     sent, kill -9s, SIGTERMs, preferred elections, reassignments, fences of a running broker (the
     harness notes every intervention before it makes it; the client notes every send before it
-    sends) and the highest leader epoch logged (the controller logs every partition change).
+    sends), the highest leader epoch logged and the ISRs the controller can have committed
+    (the controller logs every partition change, ISR changes included: ``logged_isrs``).
     A model state waiting for fact k that is ahead of these (its producer wrote more records,
-    its controller reached a higher epoch, ...) cannot be the real run at that moment: the
-    search drops it. This completeness of the logs is part of the observation, and it keeps
-    the search from spending its budget on behaviours that use a fault early."""
+    its controller reached a higher epoch or an ISR no line shows, ...) cannot be the real run
+    at that moment: the search drops it. This completeness of the logs is part of the
+    observation, and it keeps the search from spending its budget on behaviours that use a
+    fault, or an ISR change nobody logged, early."""
     out = []
-    for k in range(len(observed)):
+    for k in range(len(observed) + 1):
         ahead = k + LOOKAHEAD
-        out.append(bounds_from_events(events[:observed[ahead].index] if ahead < len(observed) else events, False))
-    out.append(bounds_from_events(events, False))
+        prefix = events[:observed[ahead].index] if ahead < len(observed) else events
+        limit = bounds_from_events(prefix, False)
+        if replication_factor is not None:
+            limit["isrs"] = logged_isrs(prefix, replication_factor)
+        out.append(limit)
     return out
+
+
+_ISR_CHANGE = re.compile(r"\bisr: \[([^\]]*)\] -> \[([^\]]*)\]")
+
+
+def logged_isrs(events: list[dict], replication_factor: int) -> frozenset:
+    """The ISRs kmc's controller may hold after ``events``: the new topic's (every replica), each
+    ISR a controller ``partition change`` line or a ``Leader ... ISR`` line names, and every set
+    between the two sides of a logged change (kmc takes a change of several followers one
+    follower per step where that is exact: docs/model.md, "An ISR shrink removes one
+    follower"). KRaft's controller logs every PartitionChangeRecord
+    (``ReplicationControlManager``), an AlterPartition's ISR change included."""
+    seen = {tuple(range(replication_factor))}
+    for e in events:
+        kind = e.get("kind")
+        if kind == "partition-change" and e.get("source") == f"node{CONTROLLER_NODE}":
+            m = _ISR_CHANGE.search(str(e.get("diff", "")))
+            if m:
+                a, b = (frozenset(int(x) for x in re.findall(r"-?\d+", g)) for g in m.groups())
+                lo, hi = a & b, a | b
+                extra = sorted(hi - lo)
+                for mask in range(1 << len(extra)):
+                    seen.add(tuple(sorted(lo | {x for i, x in enumerate(extra) if mask >> i & 1})))
+        elif kind == "become-leader" and "isr" in e:
+            seen.add(tuple(sorted(int(x) for x in re.findall(r"-?\d+", str(e["isr"])))))
+    return frozenset(seen)
 
 
 def within(state, limit: dict) -> bool:
     for bound, name in COUNTERS.items():
         if getattr(state, name, 0) > limit[bound]:
             return False
+    if "isrs" in limit and tuple(sorted(state.controller.isr)) not in limit["isrs"]:
+        return False
     return state.controller.leader_epoch <= limit["max_leader_epoch"]
 
 
 PAUSED_ACTOR = {"ProduceRecord": 0, "LeaderHandleFetch": 0, "FollowerHandleFetchResponse": 0, "FollowerTruncate": 0,
-                "LeaderShrinkIsr": 0, "LeaderExpandIsr": 0, "BecomeLeaderOrFollower": 0,
+                "LeaderShrinkIsr": 0, "LeaderShrinkIsrSet": 0, "LeaderExpandIsr": 0, "BecomeLeaderOrFollower": 0,
                 "BrokerApplyPartitionChange": 0, "LeaderHandleAlterPartitionResponse": 0, "FlushLog": 0,
                 "CheckpointHighWatermark": 0, "BrokerShutdown": 0}
 """kmc's actions a broker takes itself, and the argument naming it: a broker under SIGSTOP takes

@@ -190,6 +190,30 @@ story(
     words=("delayed-fetch-needs-leader",))
 
 
+
+def _both_in_elr(model, states) -> str:
+    c = states[-1].controller
+    elr = tuple(sorted(getattr(states[-1], "elr", ()) or ()))
+    if tuple(sorted(c.isr)) != (0,) or elr != (1, 2):
+        return (f"one AlterPartition removing brokers 1 and 2 gave ISR {tuple(sorted(c.isr))} and "
+                f"ELR {elr}; Kafka's controller writes ISR (0,) and ELR (1, 2)")
+    return ""
+
+
+story(
+    "KIP-966 (4.1): one AlterPartition takes two lagging followers out of the ISR, below "
+    "min.insync.replicas, and both join the ELR",
+    source="Partition.maybeShrinkIsr at 4.1.2 (isr -- getOutOfSyncReplicas, one "
+           "prepareIsrShrink); PartitionChangeBuilder.maybePopulateTargetElr at 4.1.2 (the old "
+           "ISR and ELR minus the target ISR when the target is below min ISR)",
+    config=ModelConfig(kafka_version="4.1", replication_factor=3, symmetry=False, acks="all",
+                       min_insync_replicas=2, bounds=Bounds(max_records=1, max_leader_epoch=1,
+                                                            max_crashes=0)),
+    steps=[("ProduceRecord", (0,)), ("LeaderShrinkIsrSet", (0, 0b110)),
+           ("ControllerHandleAlterPartition", (0,))],
+    expect=_both_in_elr,
+    words=("isr-shrink-out-of-sync-set",))
+
 def applies(s: Story, config: ModelConfig) -> bool:
     """Can the story's configuration be built (a flipped rule may make it one kmc refuses)?"""
     try:

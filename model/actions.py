@@ -85,6 +85,10 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     # the follower unfenced and not shutting down, and asks the controller to add it
     # (Partition.isReplicaIsrEligible on a lagging KRaftMetadataCache; --max-stale-metadata-reads).
     "LeaderHandleFetchOnStaleMetadata": ("leader", "follower"),
+    # Partition.maybeShrinkIsr removing several out-of-sync followers in one AlterPartition
+    # (``followers``: their bitmask); only where one follower per step is not exact (KIP-966's
+    # ELR: rule isr-shrink-out-of-sync-set).
+    "LeaderShrinkIsrSet": ("leader", "followers"),
 }
 
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_PARAMS)

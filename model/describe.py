@@ -188,6 +188,18 @@ def _why_behind(before, lead: int, f: int) -> str:
             f"replica.lag.time.max.ms, e.g. a GC pause or a network cut; not with --rule +timed")
 
 
+@describes("LeaderShrinkIsrSet")
+def _leader_shrink_isr_set(p, before, after) -> str:
+    lead, removed = p["leader"], p["followers"]
+    names = [f for f in range(len(before.replicas)) if removed >> f & 1]
+    why = "; ".join(f"{f}: {_why_behind(before, lead, f)}" for f in names)
+    r1 = after.replicas[lead]
+    asked = _set(r1.alter_partition[1]) if r1.alter_partition else "?"
+    return (f"broker {lead} asks the controller to remove lagging brokers "
+            f"{' and '.join(map(str, names))} from the ISR in one AlterPartition ({why}): "
+            f"AlterPartition(ISR {asked}); accepted, every one of them joins the ELR (KIP-966)")
+
+
 @describes("LeaderShrinkIsr")
 def _leader_shrink_isr(p, before, after) -> str:
     lead, f = p["leader"], p["follower"]

@@ -244,6 +244,20 @@ RULE_LAST_KNOWN_LEADER_CHECK = rule(
                  "Probes, same states either way: 4.1 RF=2 2 crashes 23,213; 4.1 RF=2 a "
                  "power-loss crash, a session expiry, a controlled shutdown 4,237,747 (issue "
                  "32d; docs/testing.md)")
+RULE_ISR_SHRINK_OUT_OF_SYNC_SET = rule(
+    "isr-shrink-out-of-sync-set", since="4.0",
+    source="Partition.maybeShrinkIsr / getOutOfSyncReplicas (one AlterPartition without every "
+           "out-of-sync follower: kafka_2.13 4.0.2-sources.jar and 4.1.2-sources.jar) and "
+           "KIP-966 PartitionChangeBuilder.maybePopulateTargetElr (every replica leaving an ISR "
+           "below min.insync.replicas joins the ELR: kafka-metadata 4.0.2-sources.jar and "
+           "4.1.2-sources.jar)",
+    summary="a leader may remove several lagging followers in one AlterPartition; kmc adds "
+            "that step only where one follower per step is not exact: with the ELR on, when "
+            "the removal takes the ISR from above min.insync.replicas to below it (every removed "
+            "follower joins the ELR; one-follower steps would clear it on the way). Kafka "
+            "removes the set in every release; without the ELR the one-follower steps are exact "
+            "(docs/model.md)",
+    requires=("kraft", "alter-partition"), actions=("LeaderShrinkIsrSet",))
 
 # -- the producer (issue 26): judged only when the producer retries (--retries N)
 RULE_IN_FLIGHT_PER_PARTITION = rule(

@@ -81,6 +81,7 @@ FAMILIES: dict[str, str] = {
     "FollowerTruncate": "fetch",
     "LeaderHandleDelayedFetch": "fetch",
     "LeaderShrinkIsr": "isr",
+    "LeaderShrinkIsrSet": "isr",
     "LeaderExpandIsr": "isr",
     "ControllerHandleAlterPartition": "isr",
     "LeaderHandleAlterPartitionResponse": "isr",

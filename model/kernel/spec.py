@@ -191,5 +191,6 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     retries = n * b.max_records if b.max_retries else 0  # ProducerRetry: a record to a leader
     consumer = 4 if config.consumer_commit else 0  # one successor per consumer action at most
     stale = n if b.max_stale_metadata_reads else 0  # LeaderHandleFetchOnStaleMetadata: a follower
+    sets = n << (n - 1) if "isr-shrink-out-of-sync-set" in config.rules else 0  # a leader, a set
     return KernelSpec(config, layout, cfg, symmetry, initial,
-                      max_successors(n, epochs) + retries + consumer + stale)
+                      max_successors(n, epochs) + retries + consumer + stale + sets)

@@ -9,7 +9,9 @@ right after the topic was created), ``nemesis-quick-restart-4.1.2`` (leader 0 ki
 restarted at once) and ``nemesis-shutdown-restart-4.1.2`` (broker 2 stopped by SIGTERM and
 restarted at once) and ``nemesis-multi-shrink-4.1.2`` (a resumed stale leader proposing an
 ISR without both followers) and ``nemesis-stale-route-4.1.2`` (a send taken by the old leader
-just after a preferred election). No broker starts here; each search takes about a second.
+just after a preferred election); from 4.0.2 ``nemesis-hw-drop-4.0.2`` (campaign D run 12: a
+follower takes a lower HW from a new leader, issue 31d). No broker starts here; each search takes
+about a second (the HW-drop run about fifteen).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ KILL = DATA / "nemesis-kill-4.1.2"
 EMPTY_SHRINK = DATA / "nemesis-empty-shrink-4.1.2"
 UNCLEAN = DATA / "unclean-election-4.1.2"
 ACKS1 = DATA / "acks1-failover-4.1.2"
+HW_DROP = DATA / "nemesis-hw-drop-4.0.2"
 
 
 def _copy(tmp_path, src: Path, result: dict | None = None, stream: list | None = None) -> Path:
@@ -113,6 +116,42 @@ def test_a_model_ahead_of_the_real_run_is_dropped():
     s = initial_state(3)
     assert validate.within(s, limits[0])
     assert not validate.within(s._replace(records_written=1), limits[0])
+
+
+def test_an_isr_no_controller_line_shows_is_dropped():
+    """The controller logs every partition change, ISR changes included: a model state whose
+    controller ISR no line shows (nor lies between the two sides of a logged change, where kmc
+    takes one follower per step) cannot be the real run (``validate.logged_isrs``)."""
+    evs = projection.load_events(HW_DROP)
+    assert validate.logged_isrs(evs, 3) == {(0, 1, 2)}   # no ISR change in the whole run
+    multi = projection.load_events(DATA / "nemesis-multi-shrink-4.1.2")
+    isrs = validate.logged_isrs(multi, 3)
+    assert isrs == {(0, 1, 2), (1, 2), (0, 2)}   # the stale leader's refused {1} is not there
+    two = {"ts": 0, "source": "node100", "kind": "partition-change", "diff": "isr: [0, 1, 2] -> [0]"}
+    assert validate.logged_isrs([two], 3) == {(0, 1, 2), (0, 1), (0, 2), (0,)}  # kmc's steps between
+    from model.state import initial_state
+    s = initial_state(3)
+    limit = {**validate.prefix_limits(evs, projection.project(evs).observed, 3)[-1]}
+    assert validate.within(s, limit)
+    assert not validate.within(s._replace(controller=s.controller._replace(isr=(0, 1))), limit)
+
+
+def test_a_follower_that_takes_a_lower_hw_from_a_new_leader_is_admitted():
+    """4.0.2, campaign D run 12 (issue 31c left it INCOMPLETE at 30,000 and 150,000 nodes): two
+    reorder-plus-preferred elections, no fault. Broker 0 led epoch 0 with HW 1, followed the new
+    leader 1 (HW 0), and later became leader of epoch 2 with ``high watermark 0``: its fetch
+    reached leader 1 before broker 2's did, so the answer carried HW 0 and the follower's HW
+    became min(0, LEO) (``ReplicaFetcherThread.processPartitionData``; kmc's
+    FollowerHandleFetchResponse). A search the model could answer (issue 31d: admitted at
+    166,107 nodes with 1,000,000 allowed); with the ISRs the controller logged as a limit it
+    is admitted within the campaign's 30,000, and its explanation has no ISR change nobody logged."""
+    v = validate.validate(HW_DROP, max_states=30000)
+    assert v.verdict == validate.ADMITTED, v.failed
+    steps = [str(s.action) for s in v.trace.steps]
+    assert not any("ShrinkIsr" in a or "AlterPartition" in a for a in steps)
+    # leader 1 answers broker 0's fetch from offset 1 while it knows no LEO of broker 2
+    i = steps.index("LeaderHandleFetch(leader=1, follower=0)")
+    assert "LeaderHandleFetch(leader=1, follower=2)" not in steps[:i]
 
 
 def test_a_deliberately_wrong_rule_fails_the_check():
@@ -206,18 +245,26 @@ def test_a_new_jvm_replicating_before_its_old_session_is_fenced_is_a_session_exp
     assert any("ControllerFenceBroker(broker=2" in str(s.action) for s in v.trace.steps)
 
 
-def test_one_alter_partition_removing_two_followers_is_several_model_steps(tmp_path):
+def test_one_alter_partition_removing_two_followers_is_one_model_step_under_elr(tmp_path):
     """4.1.2: leader 1, paused past the session timeout (the controller elects 0 in epoch 2),
     resumes and proposes ``Shrinking ISR from 1,2,0 to 1``: ``Partition.maybeShrinkIsr`` removes
-    every out-of-sync follower in one AlterPartition, kmc's LeaderShrinkIsr one per step
-    (docs/model.md). The line is matched part-way through the model's steps: the stale leader
-    asking to remove one of the two. A line in which the leader removes itself is not matched."""
+    every out-of-sync follower in one AlterPartition. With min.insync.replicas=2 and KIP-966's
+    ELR, kmc's one-follower steps would clear the ELR on the way, so 4.1's model has the one step
+    (``LeaderShrinkIsrSet``, rule isr-shrink-out-of-sync-set) and the line is matched only by it,
+    not part-way (``validate.exact_shrinks``; issue 31d). Without the rule the line is matched
+    part-way, as before. A line in which the leader removes itself is not matched."""
     d = DATA / "nemesis-multi-shrink-4.1.2"
     facts = projection.project(projection.load_events(d)).facts
     shrink = next(f for f in facts if f.kind == "isr-shrink")
     assert shrink.index == 80 and shrink.check == ("leader_shrink", 1, (0, 1, 2), (1,), 1)
     v = validate.validate(d, max_states=30000)
     assert v.verdict == validate.ADMITTED, v.failed
+    steps = [str(s.action) for s in v.trace.steps]
+    assert "LeaderShrinkIsrSet(leader=1, followers=5)" in steps  # brokers 0 and 2 at once
+    assert not any(a.startswith("LeaderShrinkIsr(") for a in steps)
+    old = validate.validate(d, max_states=30000, rule_changes=("-isr-shrink-out-of-sync-set",))
+    assert old.verdict == validate.ADMITTED, old.failed
+    assert any(str(s.action).startswith("LeaderShrinkIsr(leader=1") for s in old.trace.steps)
     evs = projection.load_events(d)
     evs[79] = {**evs[79], "new": "2"}
     bad = validate.validate(_copy(tmp_path, d, stream=evs), max_states=30000)

@@ -68,6 +68,7 @@ KILLERS = {
     (GUARD, "truncate-needs-leader"): "NOT_LEADER_FOR_PARTITION (2.0): a follower cannot truncate against a broker that does not lead yet",
     (GUARD, "delayed-fetch-needs-leader"): "NOT_LEADER_FOR_PARTITION (2.0): a delayed fetch that reaches a broker no longer leading changes nothing there",
     (GUARD, "alter-needs-current-leader"): "FENCED_LEADER_EPOCH (2.8, ZooKeeper): an AlterIsr from an older leader epoch is refused, even one asking for the ISR the controller already has",
+    (RULE, "isr-shrink-out-of-sync-set"): "KIP-966 (4.1): one AlterPartition takes two lagging followers out of the ISR, below min.insync.replicas, and both join the ELR",
 }
 
 SURVIVORS = {

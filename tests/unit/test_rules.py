@@ -40,10 +40,11 @@ KRAFT_3_3 = ("alter-partition", "kraft", "isr-eligibility")
         "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch") + O + H),
     ("4.0", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (
         "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch",
-        "kraft-unclean-election") + H),
+        "kraft-unclean-election", "isr-shrink-out-of-sync-set") + H),
     ("4.1", BASE_2_1 + ("broker-epoch", "hw-needs-min-isr") + KRAFT_3_3 + (
         "broker-epoch-in-fetch", "stale-fetch-rejected", "isr-shrink-keeps-leader-epoch",
-        "kraft-unclean-election", "eligible-leader-replicas", "last-known-leader-check") + H),
+        "kraft-unclean-election", "eligible-leader-replicas", "last-known-leader-check",
+        "isr-shrink-out-of-sync-set") + H),
 ])
 def test_each_release_has_the_rules_of_its_kips_and_jiras(version, expected):
     replication = tuple(r for r in release_rules(version) if not RULES[r].producer)

@@ -31,7 +31,7 @@ from model.kernel.actions.faults import (
 from model.kernel.actions.follower import follower_handle_fetch_response, follower_truncate
 from model.kernel.actions.leader import (
     leader_expand_isr, leader_handle_alter_partition_response, leader_handle_delayed_fetch,
-    leader_handle_fetch, leader_handle_fetch_on_stale_metadata, leader_shrink_isr,
+    leader_handle_fetch, leader_handle_fetch_on_stale_metadata, leader_shrink_isr, leader_shrink_isr_set,
 )
 from model.kernel.actions.producer import produce_record, producer_retry
 from model.kernel.actions.step import begin  # noqa: F401  (tests build successors with it)
@@ -76,4 +76,5 @@ def successors(s, lay, cfg, out, acts):
     k = consumer_commit(s, lay, cfg, out, acts, k)
     k = consumer_restart(s, lay, cfg, out, acts, k)
     k = leader_handle_fetch_on_stale_metadata(s, lay, cfg, out, acts, k)
+    k = leader_shrink_isr_set(s, lay, cfg, out, acts, k)  # last: earlier successors keep their index
     return k

@@ -12,7 +12,8 @@ from __future__ import annotations
 from model.kernel.actions.follower import may_fetch
 from model.kernel.actions.step import (
     LEADER_EXPAND_ISR, LEADER_HANDLE_ALTER_PARTITION_RESPONSE, LEADER_HANDLE_DELAYED_FETCH,
-    LEADER_HANDLE_FETCH, LEADER_HANDLE_FETCH_ON_STALE_METADATA, LEADER_SHRINK_ISR, NO_ARG, begin,
+    LEADER_HANDLE_FETCH, LEADER_HANDLE_FETCH_ON_STALE_METADATA, LEADER_SHRINK_ISR, LEADER_SHRINK_ISR_SET,
+    NO_ARG, begin,
 )
 from model.kernel.fields import (
     ALTER_ACCEPTED, ALTER_REFUSED, ALTER_STUCK, alter_in_flight, alter_isr, alter_leader_epoch,
@@ -29,14 +30,16 @@ from model.kernel.guards import (
 )
 from model.kernel.jit import kernel
 from model.kernel.controller import may_lead
-from model.kernel.params import MAX_CONTROLLED_SHUTDOWNS, MAX_DELAYED_FETCHES, MAX_STALE_METADATA_READS
+from model.kernel.params import (
+    MAX_CONTROLLED_SHUTDOWNS, MAX_DELAYED_FETCHES, MAX_STALE_METADATA_READS, MIN_INSYNC_REPLICAS,
+)
 from model.kernel.transitions import (
     finish, is_follower_in_sync, isr_change_allowed, maybe_expand_isr,
     maybe_increment_leader_hw, propose_isr, would_expand_isr,
 )
 from model.rules import (
-    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_FENCED_FETCH, RULE_HW_ON_ALTER_PARTITION_ANSWER,
-    RULE_ISR_ELIGIBILITY,
+    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_ELR, RULE_FENCED_FETCH,
+    RULE_HW_ON_ALTER_PARTITION_ANSWER, RULE_ISR_ELIGIBILITY, RULE_ISR_SHRINK_OUT_OF_SYNC_SET,
     RULE_ISR_EXPANSION_AS_OWN_STEP, RULE_REPLICA_LAG_TIME, RULE_STALE_FETCH_REJECTED,
 )
 
@@ -159,7 +162,6 @@ def leader_shrink_isr(s, lay, cfg, out, acts, k):
     still counting the follower (``prepareIsrShrink``)."""
     n = broker_count(lay)
     alter = cfg[RULE_ALTER_PARTITION] != 0
-    timed = cfg[RULE_REPLICA_LAG_TIME] != 0
     for b in range(n):
         if not believes_it_leads(s, lay, b):
             continue
@@ -174,10 +176,8 @@ def leader_shrink_isr(s, lay, cfg, out, acts, k):
         for f in range(n):
             if f == b or not has(isr, f):
                 continue
-            if remote_leo(s, lay, b, f) >= log_end_offset(s, lay, b) and not skipped(cfg, G_SHRINK_ONLY_LAGGING):
-                continue
-            if timed and not may_stay_behind(s, lay, cfg, b, f):
-                continue  # it fetches up to the LEO long before replica.lag.time.max.ms
+            if not may_leave_isr(s, lay, cfg, b, f):
+                continue  # caught up; or (timed) it fetches up to the LEO long before the lag time
             begin(s, out, acts, k, LEADER_SHRINK_ISR, b, f)
             t = out[k]
             smaller = isr & ~(1 << f)
@@ -187,6 +187,58 @@ def leader_shrink_isr(s, lay, cfg, out, acts, k):
                 set_isr_of(t, lay, b, smaller)
                 set_controller_isr(t, lay, smaller)
                 maybe_increment_leader_hw(t, lay, cfg, b)
+            finish(t, lay, cfg)
+            k += 1
+    return k
+
+
+@kernel
+def may_leave_isr(s, lay, cfg, b, f):
+    """May leader ``b``'s ISR follower ``f`` be found out of sync (``LeaderShrinkIsr``'s test)?"""
+    if remote_leo(s, lay, b, f) >= log_end_offset(s, lay, b) and not skipped(cfg, G_SHRINK_ONLY_LAGGING):
+        return False
+    return cfg[RULE_REPLICA_LAG_TIME] == 0 or may_stay_behind(s, lay, cfg, b, f)
+
+
+@kernel
+def leader_shrink_isr_set(s, lay, cfg, out, acts, k):
+    """LeaderShrinkIsrSet(leader, followers): ``Partition.maybeShrinkIsr`` proposes the ISR
+    without *every* follower ``getOutOfSyncReplicas`` finds (read at 4.0.2 and 4.1.2), in one
+    AlterPartition. kmc's ``LeaderShrinkIsr`` removes one per step, which is exact except under
+    KIP-966 (rule ``eligible-leader-replicas``): ``PartitionChangeBuilder.maybePopulateTargetElr``
+    puts every replica leaving an ISR below min.insync.replicas into the ELR, but clears the ELR
+    while the ISR is at least min.insync.replicas, so one step {0,1,2} -> {0} (min ISR 2) gives
+    ELR {1,2} and kmc's two steps only {1} or {2}. This action is that one step, written only
+    where it differs from the one-follower steps: a set ``followers`` of two or more lagging
+    followers whose removal takes an ISR whose one-follower shrinks stay at min.insync.replicas
+    or more to one below it (elsewhere the steps reach the same ISR and ELR). Same guards as
+    ``LeaderShrinkIsr``; the HW still counts the whole old ISR while the proposal is pending
+    (``PendingShrinkIsr.maximalIsr``). Rule ``isr-shrink-out-of-sync-set``."""
+    if cfg[RULE_ISR_SHRINK_OUT_OF_SYNC_SET] == 0 or cfg[RULE_ELR] == 0 or cfg[RULE_ALTER_PARTITION] == 0:
+        return k
+    n = broker_count(lay)
+    need = cfg[MIN_INSYNC_REPLICAS]
+    for b in range(n):
+        if not believes_it_leads(s, lay, b):
+            continue
+        isr = isr_of(s, lay, b)
+        if size_of(isr) - 1 < need:
+            continue  # already the first one-follower step is below min ISR: the steps are exact
+        if alter_in_flight(s, lay, b) and not skipped(cfg, G_ONE_ALTER_IN_FLIGHT):
+            continue
+        lagging = 0
+        for f in range(n):
+            if f != b and has(isr, f) and may_leave_isr(s, lay, cfg, b, f):
+                lagging |= 1 << f
+        for removed in range(1, 1 << n):
+            if (removed & ~lagging) != 0 or size_of(removed) < 2:
+                continue
+            smaller = isr & ~removed
+            if size_of(smaller) >= need:
+                continue  # the ISR stays at min ISR or more: the one-follower steps reach it
+            begin(s, out, acts, k, LEADER_SHRINK_ISR_SET, b, removed)
+            t = out[k]
+            propose_isr(t, lay, cfg, b, smaller, True)
             finish(t, lay, cfg)
             k += 1
     return k
