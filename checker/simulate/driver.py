@@ -17,6 +17,7 @@ Only compiled properties can be judged inside the loop: a property written in Py
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -35,6 +36,7 @@ from model.kernel.spec import kernel_spec
 DEFAULT_DEPTH = 100
 PROGRESS_EVERY_SECONDS = 5.0
 BATCH_SECONDS = 0.2
+FIRST_BATCH = 64  # walks in the first batch; later batches are sized to take BATCH_SECONDS
 MAX_SEED = 2**64 - 1
 
 
@@ -79,6 +81,7 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
     coverage = np.zeros((n_actions, 2), dtype=np.int64)
     seen_action = np.zeros(n_actions, dtype=np.int8)
     ctr = np.zeros(W.CTR_SIZE, dtype=np.int64)
+    stop = np.zeros(1, dtype=np.int8)  # set by the timer below: the walks read it every step
 
     def snapshot() -> None:
         result.walks = int(ctr[W.WALKS])
@@ -97,10 +100,17 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
         violated[from_initial] = 1
         found_path = np.zeros(0, dtype=np.int32)
         result.limit = "violation"
-    next_walk, batch, walking = 0, 64, 0.0
+    next_walk, batch, walking = 0, FIRST_BATCH, 0.0
     W.run_walks(spec.initial, spec.lay, spec.cfg, pids, np.uint64(seed), 0, 0, depth, row, out,
-                acts, path, violated, coverage, seen_action, ctr)  # loads the compiled loop: not timed
+                acts, path, violated, coverage, seen_action, ctr, stop)  # loads the compiled loop: not timed
     next_report = started + progress_every
+    # the time limit bounds the walks themselves, not only the gaps between batches: a batch
+    # sized on an idle machine can take many times longer on a loaded one
+    timer = None
+    if time_limit is not None:
+        timer = threading.Timer(max(0.0, started + time_limit - time.monotonic()), stop.fill, (1,))
+        timer.daemon = True
+        timer.start()
     try:
         while found_path is None:
             count = batch if walks is None else min(batch, walks - next_walk)
@@ -110,9 +120,12 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
             t0 = time.monotonic()
             next_walk, reason = W.run_walks(
                 spec.initial, spec.lay, spec.cfg, pids, np.uint64(seed), next_walk, count, depth,
-                row, out, acts, path, violated, coverage, seen_action, ctr)
+                row, out, acts, path, violated, coverage, seen_action, ctr, stop)
             took = time.monotonic() - t0
             walking += took
+            if reason == W.STOPPED:
+                result.limit = "time-limit"
+                break
             if reason == W.FOUND:
                 found_path = path[:int(ctr[W.FOUND_LENGTH])].copy()
                 result.limit = "violation"
@@ -131,6 +144,9 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
                 progress(result)
     except KeyboardInterrupt:
         result.limit = "interrupted"
+    finally:
+        if timer is not None:
+            timer.cancel()
     snapshot()
 
     for i, p in enumerate(props):
