@@ -34,6 +34,7 @@ from model.kernel.codec import decode
 from model.kernel.spec import kernel_spec
 
 DEFAULT_DEPTH = 100
+MAX_DEPTH = 1_000_000  # a walk's path is 4 bytes a step; --depth 99999999999999 was a MemoryError
 PROGRESS_EVERY_SECONDS = 5.0
 BATCH_SECONDS = 0.2
 FIRST_BATCH = 64  # walks in the first batch; later batches are sized to take BATCH_SECONDS
@@ -57,8 +58,8 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
             f"{'it' if len(python) == 1 else 'them'})")
     if not props:
         raise ConfigError("no property to check")
-    if depth is None or depth < 1:
-        raise ConfigError(f"--depth must be at least 1, got {depth}")
+    if depth is None or not 1 <= depth <= MAX_DEPTH:
+        raise ConfigError(f"--depth must be from 1 to {MAX_DEPTH:,}, got {depth}")
     if walks is not None and walks < 1:
         raise ConfigError(f"--walks must be at least 1, got {walks}")
     if time_limit is not None and time_limit <= 0:

@@ -129,6 +129,8 @@ def test_the_cli_writes_a_trace_file_only_where_asked(tmp_path, monkeypatch):
 @pytest.mark.parametrize("args, message", [
     (["--depth", "0"], "--depth"),
     (["--walks", "0"], "--walks"),
+    # review 7: a MemoryError (exit 70) allocating the walk's path
+    (["--depth", "99999999999999", "--walks", "1"], "--depth': must be at most 1000000"),
     (["-p", "no-such-property"], "unknown property 'no-such-property'"),
     (["-r", "2", "--min-insync-replicas", "3"], "larger than the replication factor"),
 ])
