@@ -17,12 +17,14 @@ Only compiled properties can be judged inside the loop: a property written in Py
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
 import numpy as np
 
 from checker.compiled.driver import compiled_property, replay_path
+from checker.interrupt import cancel_on_interrupt, interrupted
 from checker.result import INCOMPLETE, VIOLATED, PropertyResult
 from checker.simulate import walks as W
 from checker.simulate.result import Finding, SimulationResult
@@ -112,6 +114,8 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
         timer = threading.Timer(max(0.0, started + time_limit - time.monotonic()), stop.fill, (1,))
         timer.daemon = True
         timer.start()
+    on_signal = contextlib.ExitStack()  # Ctrl-C or SIGTERM stops the batch under way at once too
+    on_signal.enter_context(cancel_on_interrupt(lambda: stop.fill(1)))
     try:
         while found_path is None:
             count = batch if walks is None else min(batch, walks - next_walk)
@@ -125,7 +129,7 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
             took = time.monotonic() - t0
             walking += took
             if reason == W.STOPPED:
-                result.limit = "time-limit"
+                result.limit = "interrupted" if interrupted() else "time-limit"
                 break
             if reason == W.FOUND:
                 found_path = path[:int(ctr[W.FOUND_LENGTH])].copy()
@@ -146,6 +150,7 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
     except KeyboardInterrupt:
         result.limit = "interrupted"
     finally:
+        on_signal.close()
         if timer is not None:
             timer.cancel()
     snapshot()
