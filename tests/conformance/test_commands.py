@@ -61,3 +61,12 @@ def test_validate_of_a_directory_that_is_not_a_run_says_so_in_one_line(tmp_path)
     assert r.exit_code == 2
     assert "is not a run directory: it holds no events.jsonl" in r.output, r.output
     assert "Errno" not in r.output
+
+
+def test_validate_of_a_file_that_is_not_a_run_names_it(tmp_path):
+    # review 7: an empty file said "result.json: missing", naming neither the file nor why
+    given = tmp_path / "empty"
+    given.write_text("")
+    r = kmc("conformance", "validate", str(given))
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert f"{given}: not a run of the harness: no {tmp_path / 'result.json'} beside it" in r.output
