@@ -10,7 +10,7 @@ import click
 
 from checker.compiled import ensure_compiled
 from checker.simulate import DEFAULT_DEPTH, MAX_DEPTH, simulate
-from commands.params import BoundedInt
+from commands.params import BoundedInt, Seconds
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import check_output_path, write_output
 from model.options import config_from_options
@@ -34,7 +34,7 @@ DEFAULT_TIME_LIMIT = 60.0
 @click.option("--depth", type=BoundedInt(1, MAX_DEPTH), default=DEFAULT_DEPTH, show_default=True,
               help="Steps per walk at most.")
 @click.option("--walks", type=BoundedInt(1), help="Stop after this many walks.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
+@click.option("--time-limit", type=Seconds(),
               help=f"Stop after this many seconds. [default: {DEFAULT_TIME_LIMIT:.0f} unless --walks is given]")
 @click.option("--no-shorten", is_flag=True, help="Show the violating walk as found, not shortened.")
 @click.option("--trace-out", type=click.Path(dir_okay=False), metavar="FILE",

@@ -25,6 +25,7 @@ import numpy as np
 
 from checker.compiled.driver import compiled_property, replay_path
 from checker.interrupt import cancel_on_interrupt, interrupted
+from checker.limits import check_limit
 from checker.result import INCOMPLETE, VIOLATED, PropertyResult
 from checker.simulate import walks as W
 from checker.simulate.result import Finding, SimulationResult
@@ -64,8 +65,7 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
         raise ConfigError(f"--depth must be from 1 to {MAX_DEPTH:,}, got {depth}")
     if walks is not None and walks < 1:
         raise ConfigError(f"--walks must be at least 1, got {walks}")
-    if time_limit is not None and time_limit <= 0:
-        raise ConfigError(f"--time-limit must be positive, got {time_limit}")
+    check_limit("time-limit", time_limit)  # positive and finite: NaN compares false with all
     if walks is None and time_limit is None:
         raise ConfigError("give --walks or --time-limit (random walks never finish by themselves)")
     if not 0 <= seed <= MAX_SEED:
@@ -111,7 +111,8 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
     # sized on an idle machine can take many times longer on a loaded one
     timer = None
     if time_limit is not None:
-        timer = threading.Timer(max(0.0, started + time_limit - time.monotonic()), stop.fill, (1,))
+        wait = min(max(0.0, started + time_limit - time.monotonic()), threading.TIMEOUT_MAX)
+        timer = threading.Timer(wait, stop.fill, (1,))
         timer.daemon = True
         timer.start()
     on_signal = contextlib.ExitStack()  # Ctrl-C or SIGTERM stops the batch under way at once too
