@@ -2,7 +2,8 @@
 and a shortened trace for what they find.
 
 The compiled loop (``walks.py``) runs a batch of walks; between batches the driver checks the
-time and walk limits and reports progress. Batches grow or shrink to take about a fifth of a
+walk limit and reports progress. The time limit and a signal stop a batch under way: a timer
+thread (and the signal watcher) set a flag the loop reads before every step. Batches grow or shrink to take about a fifth of a
 second each, which changes nothing in the result: each walk draws from its own random stream
 (seed, walk index), so a seed always produces the same walks.
 
