@@ -41,7 +41,8 @@ class KmcGroup(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if sys.stdout is None:  # started with its standard output closed (`kmc list >&-`)
-            _echo_err("kmc: error: standard output is closed; kmc writes its results there "
+            me = self.command_path_of(sys.argv[1:] if args is None else list(args))
+            _echo_err(f"{me}: error: standard output is closed; kmc writes its results there "
                       "(redirect it to a file or /dev/null instead)")
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the interpreter's exit only
             sys.exit(EXIT_USAGE)
@@ -56,24 +57,26 @@ class KmcGroup(click.Group):
         sys.exit(code)
 
     def _run(self, args, prog_name, complete_var, extra) -> int:
-        """Run the command; its exit code (every error is one line on stderr)."""
+        """Run the command; its exit code (every error is one line on stderr, starting with the
+        command's name: ``kmc check: error: ...``, as click's usage errors do)."""
+        me = self.command_path_of(sys.argv[1:] if args is None else list(args))
         try:
             rv = super().main(
-                args=args, prog_name=prog_name or "kmc", complete_var=complete_var,
+                args=args, prog_name="kmc", complete_var=complete_var,  # whatever runs it (a test)
                 standalone_mode=False, **extra,
             )
         except click.exceptions.Exit as e:
             return e.exit_code
         except (click.exceptions.Abort, KeyboardInterrupt):
-            _echo_err(f"kmc: interrupted{_by()} before a result was reached: nothing was verified")
+            _echo_err(f"{me}: interrupted{_by()} before a result was reached: nothing was verified")
             return EXIT_INCOMPLETE
         except click.ClickException as e:
             msg = e.format_message().replace("\n", " ")
-            ctx_cmd = getattr(getattr(e, "ctx", None), "command_path", "kmc")
+            ctx_cmd = getattr(getattr(e, "ctx", None), "command_path", None) or me
             _echo_err(f"{ctx_cmd}: error: {msg}")
             return EXIT_USAGE
         except KmcError as e:
-            _echo_err(f"kmc: error: {e}")
+            _echo_err(f"{me}: error: {e}")
             return EXIT_USAGE
         except BrokenPipeError:
             # the reader went away (`kmc ... | head`): not a verdict, and not worth a traceback
@@ -81,19 +84,19 @@ class KmcGroup(click.Group):
             return EXIT_USAGE
         except OSError as e:
             if interrupted():
-                _echo_err(f"kmc: interrupted{_by()}: nothing was verified")
+                _echo_err(f"{me}: interrupted{_by()}: nothing was verified")
                 return EXIT_INCOMPLETE
             _silence_stdout()
-            _echo_err(f"kmc: error: {_os_error(e)}")
+            _echo_err(f"{me}: error: {_os_error(e)}")
             return EXIT_USAGE
         except Exception as e:
             if not interrupted():
                 # a bug in kmc: never exit 1 (a CI would read it as a violation found); the
                 # traceback, which a report needs, goes to a file
-                _echo_err(internal_error_line(e, write_crash_report(e)))
+                _echo_err(internal_error_line(e, write_crash_report(e), me))
                 return EXIT_INTERNAL
             # the interruption surfaced as another error from a library it hit mid-call
-            _echo_err(f"kmc: interrupted{_by()} before a result was reached: nothing was verified")
+            _echo_err(f"{me}: interrupted{_by()} before a result was reached: nothing was verified")
             return EXIT_INCOMPLETE
         code = rv if isinstance(rv, int) else 0
         try:
@@ -102,9 +105,23 @@ class KmcGroup(click.Group):
             _silence_stdout()
         except OSError as e:
             _silence_stdout()
-            _echo_err(f"kmc: error: cannot write standard output: {e.strerror or e}")
+            _echo_err(f"{me}: error: cannot write standard output: {e.strerror or e}")
             code = EXIT_USAGE
         return code
+
+
+    def command_path_of(self, args: list) -> str:
+        """``kmc check``, ``kmc trace show``: the command ``args`` name (as far as they name one),
+        for the first word of an error line."""
+        words, command = ["kmc"], self
+        for arg in args:
+            if not isinstance(command, click.Group):
+                break
+            sub = command.commands.get(arg)
+            if sub is not None:
+                words.append(arg)
+                command = sub
+        return " ".join(words)
 
 
 def _by() -> str:

@@ -39,8 +39,8 @@ def write_crash_report(exc: BaseException, argv=None) -> Path | None:
         return None
 
 
-def internal_error_line(exc: BaseException, path: Path | None) -> str:
-    """The one line a user sees."""
+def internal_error_line(exc: BaseException, path: Path | None, command: str = "kmc") -> str:
+    """The one line a user sees; ``command`` (``kmc check``) starts it, as every error line."""
     where = f"the traceback is in {path}" if path else "the traceback could not be written"
-    return (f"kmc: internal error ({type(exc).__name__}): this is a bug in kmc, not a verdict; "
+    return (f"{command}: internal error ({type(exc).__name__}): this is a bug in kmc, not a verdict; "
             f"{where}; please report it")

@@ -71,6 +71,7 @@ class CheckStats:
     structure_bytes: int = 0  # fingerprint table + parent index (compiled engine)
     disk_bytes: int = 0  # the compiled engine's files: fingerprints, frontier, parents (peak)
     eta_seconds: float | None = None  # a progress report's estimate of the time left
+    levels_growing: bool = False  # a progress report: the level being built outgrows the last
 
     @property
     def states_per_second(self) -> float:

@@ -17,7 +17,7 @@ from advise.render import progress_words, render_markdown, render_text, to_json
 from advise.sweep import DEFAULT_CELL_MAX_STATES
 from advise.traces import write_traces
 from checker.compiled import ensure_compiled
-from commands.params import BoundedInt
+from commands.params import BoundedInt, Seconds
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import fail
 from gate.cache import GateCache, default_cache_dir
@@ -60,7 +60,7 @@ def _replication_factors(text):
 @click.option("--full", is_flag=True,
               help="Sweep every setting under every release, not only your settings.")
 @click.option("--no-releases", is_flag=True, help="Do not check your settings under other releases.")
-@click.option("--cell-time-limit", type=click.FloatRange(min=0, min_open=True), default=300.0,
+@click.option("--cell-time-limit", type=Seconds(), default=300.0,
               show_default=True, help="Seconds one check may take before it is left incomplete "
                                       "(its setting is then 'not refuted', never kept).")
 @click.option("--max-states", type=BoundedInt(1),

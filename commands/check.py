@@ -199,7 +199,7 @@ def _progress_line(stats) -> None:
     eta = ""
     if stats.eta_seconds is not None:
         eta = f", {describe_eta(stats.eta_seconds)}"
-    elif stats.seconds >= 60 and stats.queue:  # a long run: say why there is no estimate yet
+    elif stats.seconds >= 60 and stats.queue and stats.levels_growing:  # say why there is none yet
         eta = f", {describe_eta(None)}"
     click.echo(
         f"progress: {stats.states_generated:,} states generated, {stats.distinct_states:,} "

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from commands.params import BoundedInt
-from commands.usage import check_output_path, write_output
+from commands.usage import check_output_path, say, write_output
 from conformance import jars, processes, projection, report, scenarios
 from conformance import validate as validate_lib
 from conformance.cluster import ClusterStartError
@@ -101,7 +101,7 @@ def run_command(names, versions, runs, repeat, out_dir, time_limit, json_out, ma
             try:
                 release = jars.ensure(v, log=lambda s: click.echo(s, err=True))
             except jars.JarsUnavailable as e:
-                click.echo(f"kmc: cannot run Kafka {v}: {e}", err=True)
+                say(f"cannot run Kafka {v}: {e}")
                 code = EXIT_NOT_RUN
                 continue
             for name in names:
@@ -221,13 +221,13 @@ def nemesis_command(versions, runs, seed, out_dir, max_states, time_limit, json_
     with processes.time_bound(time_limit):
         for v in releases(versions):
             if time.monotonic() - t0 >= time_limit:
-                click.echo(f"kmc: Kafka {v}: not run (--time-limit {time_limit:.0f} s reached)", err=True)
+                say(f"Kafka {v}: not run (--time-limit {time_limit:.0f} s reached)")
                 code = max(code, EXIT_NOT_RUN)
                 continue
             try:
                 release = jars.ensure(v, log=lambda s: click.echo(s, err=True))
             except jars.JarsUnavailable as e:
-                click.echo(f"kmc: cannot run Kafka {v}: {e}", err=True)
+                say(f"cannot run Kafka {v}: {e}")
                 code = max(code, EXIT_NOT_RUN)
                 continue
             d = run_dir_for(out_dir, f"nemesis-{release.version}")
@@ -236,7 +236,7 @@ def nemesis_command(versions, runs, seed, out_dir, max_states, time_limit, json_
                 recs = campaign.run_release(release, d, runs, seed=seed, max_states=max_states,
                                             log=lambda s: click.echo(terminal_safe(s), err=True))
             except (ClusterStartError, TimeoutError, processes.RunTimeout) as e:
-                click.echo(f"kmc: Kafka {release.version}: did not run: {e}"[:300], err=True)
+                say(f"Kafka {release.version}: did not run: {e}"[:300])
                 code = max(code, EXIT_NOT_RUN)
                 continue
             all_runs += recs

@@ -13,12 +13,14 @@ takes and narrow enough to refuse a typo of thousands of digits.
 
 from __future__ import annotations
 
+import math
+
 import click
 
-from model.bounded import INT32_MAX, INT64_MAX, parse_int
+from model.bounded import INT32_MAX, INT64_MAX, parse_int, shown
 from model.errors import KmcError
 
-__all__ = ["BoundedInt", "INT32_MAX", "INT64_MAX"]
+__all__ = ["BoundedInt", "INT32_MAX", "INT64_MAX", "Seconds"]
 
 
 class BoundedInt(click.ParamType):
@@ -45,3 +47,24 @@ class BoundedInt(click.ParamType):
 
     def __repr__(self) -> str:
         return f"BoundedInt({self.minimum}, {self.maximum})"
+
+
+class Seconds(click.ParamType):
+    """A time limit in seconds: a positive, finite number. ``click.FloatRange(min=0,
+    min_open=True)`` lets ``nan`` through (it compares false with every bound) and ``inf``, which
+    a timer cannot wait for (``kmc simulate --time-limit inf`` was a traceback in its timer
+    thread)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"must be a positive, finite number of seconds, got {shown(value)}", param, ctx)
+        if not math.isfinite(seconds) or seconds <= 0:
+            self.fail(f"must be a positive, finite number of seconds, got {shown(value)}", param, ctx)
+        return seconds
+
+    def get_metavar(self, param, *args, **kwargs):
+        return None

@@ -9,8 +9,8 @@ import secrets
 import click
 
 from checker.compiled import ensure_compiled
-from checker.simulate import DEFAULT_DEPTH, simulate
-from commands.params import BoundedInt
+from checker.simulate import DEFAULT_DEPTH, MAX_DEPTH, simulate
+from commands.params import BoundedInt, Seconds
 from commands.options import config_options, pop_config_options, source_options
 from commands.usage import check_output_path, write_output
 from model.options import config_from_options
@@ -31,10 +31,10 @@ DEFAULT_TIME_LIMIT = 60.0
 @click.option("--seed", type=BoundedInt(0, 2**64 - 1),
               help="Seed of the random walks: the same seed gives the same walks. [default: a "
                    "random one, printed]")
-@click.option("--depth", type=BoundedInt(1), default=DEFAULT_DEPTH, show_default=True,
+@click.option("--depth", type=BoundedInt(1, MAX_DEPTH), default=DEFAULT_DEPTH, show_default=True,
               help="Steps per walk at most.")
 @click.option("--walks", type=BoundedInt(1), help="Stop after this many walks.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
+@click.option("--time-limit", type=Seconds(),
               help=f"Stop after this many seconds. [default: {DEFAULT_TIME_LIMIT:.0f} unless --walks is given]")
 @click.option("--no-shorten", is_flag=True, help="Show the violating walk as found, not shortened.")
 @click.option("--trace-out", type=click.Path(dir_okay=False), metavar="FILE",

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from commands.params import BoundedInt
-from commands.usage import check_output_path, fail, same_file, write_output
+from commands.usage import check_output_path, fail, same_file, say, write_output
 from conformance import jars, processes
 from conformance import replay as cluster_replay
 from conformance.cluster import ClusterStartError
@@ -106,7 +106,7 @@ def run_command(file, cluster, kafka_version, out_dir, time_limit):
     try:
         release = jars.ensure(kafka_version, log=lambda s: click.echo(s, err=True))
     except jars.JarsUnavailable as e:
-        click.echo(f"kmc: cannot run Kafka {kafka_version}: {e}", err=True)
+        say(f"cannot run Kafka {kafka_version}: {e}")
         return 3
     run_dir = run_dir_for(out_dir, f"trace-{release.version}")
     click.echo(f"replaying {terminal_safe(file)} on Kafka {release.version} (run directory {run_dir})")
@@ -116,7 +116,7 @@ def run_command(file, cluster, kafka_version, out_dir, time_limit):
     except ValueError as e:
         fail(str(e))
     except (ClusterStartError, TimeoutError, processes.RunTimeout) as e:
-        click.echo(f"kmc: the run did not finish: {e}", err=True)
+        say(f"the run did not finish: {e}")
         return 3
     click.echo(terminal_safe(rep.summary()))
     click.echo(f"events: {run_dir / 'events.jsonl'}; result: {run_dir / 'replay.json'} ({rep.seconds:.0f} s)")

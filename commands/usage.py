@@ -20,6 +20,12 @@ def fail(message: str) -> None:
     raise click.UsageError(message)
 
 
+def say(message: str) -> None:
+    """One line on stderr that is not an error of the usage (a release that could not run),
+    starting with the command's name as every error line does: ``kmc conformance run: ...``."""
+    click.echo(f"{click.get_current_context().command_path}: {message}", err=True)
+
+
 def check_output_path(path: str | None, force: bool, option: str = "", inputs=()) -> None:
     """Raise ``click.UsageError`` unless ``path`` may be written (``model.outputs.check_output``:
     not a directory, a pipe or a device but ``/dev/null``, not a dangling link, not one of

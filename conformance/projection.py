@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.events import diff_fields
+from model.files import read_text
 
 CONTROLLER_NODE = 100
 
@@ -352,14 +353,19 @@ def load_events(path: Path) -> list[dict]:
                                   "conformance run and nemesis write one per run)")
         path = path / "events.jsonl"
     out = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if line.strip():
-                try:
-                    out.append(json.loads(line))
-                except json.JSONDecodeError:
-                    raise ProjectionError(f"{path}: line {n} is not JSON") from None
+    # through model.files: /dev/zero, a silent pipe or a huge file is one line, not a hang
+    text = read_text(path, what="a run's events.jsonl", limit=MAX_EVENTS_BYTES, error=ProjectionError)
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep
+                raise ProjectionError(f"{path}: line {n} is not JSON") from None
     return out
+
+
+MAX_EVENTS_BYTES = 256 * 2**20
+"""The largest events.jsonl read: a nemesis run's stream is tens of KiB."""
 
 
 _BROKER_FACTS = {"leads", "follows", "replayed", "hw", "remote_leo", "leader_isr", "leader_shrink", "truncated",

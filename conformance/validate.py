@@ -62,7 +62,8 @@ arguments; ``assignment`` and ``bounds`` are read beside them."""
 def read_result(run: Path) -> dict:
     result = run / "result.json" if run.is_dir() else run.parent / "result.json"
     if not result.exists():
-        raise RunError(f"{result}: missing (the harness writes it beside events.jsonl)")
+        raise RunError(f"{run}: not a run of the harness: no {result} beside it (kmc conformance "
+                       "run and nemesis write result.json beside events.jsonl)")
     try:
         meta = json.loads(result.read_text(encoding="utf-8"))
     except json.JSONDecodeError:

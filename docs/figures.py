@@ -9,6 +9,8 @@ What is checked:
   timing (seconds and states/s) may differ;
 * the number of strengthening invariants ``kmc prove --strengthen all`` proves with;
 * the protocol table: each preset with the Kafka releases ``kmc list`` gives it;
+* docs/model.md's known-results table: one line per row of ``scenarios/known-results.toml``
+  (written between its marker lines by ``--write``), so its counts are the suite's;
 * every *figure block* of ``FILES``: a fenced code block right after a marker line
 
       <!-- figure: kmc ARGS; OPTION; OPTION ... -->
@@ -32,6 +34,7 @@ import re
 import shlex
 import sys
 import tempfile
+import tomllib
 
 from pathlib import Path
 
@@ -56,13 +59,29 @@ SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b|[\d,]+ states/s|\d+ min \d+ s"
 LIBRARY = re.compile(r"library of (\d+) strengthening invariants")
 MARKER = re.compile(r"^<!-- figure: (?P<spec>.*?) -->\n```[^\n]*\n(?P<body>.*?)^```$", re.M | re.S)
 ADVISE_PROSE = re.compile(r"\((\d+) settings, ([\d,]+) checks, ([\d,]+) distinct states\)")
+MODEL = ROOT / "docs" / "model.md"
+KNOWN_RESULTS = ROOT / "scenarios" / "known-results.toml"
+TABLE = re.compile(r"^<!-- known-results table: .*? -->\n(?P<body>.*?)^<!-- end of the known-results table -->$",
+                   re.M | re.S)
 ADVISE_CHECKED = re.compile(r"checked: (\d+) settings, ([\d,]+) checks run \(([\d,]+) distinct states\)")
+
+
+class FigureError(Exception):
+    """A figure's command did not run as its figure says (its exit code changed): one line."""
 
 
 def example_output() -> str:
     result = CliRunner().invoke(cli, EXAMPLE)
-    assert result.exit_code == 1, result.output
+    if result.exit_code != 1:
+        raise FigureError(f"README: kmc {' '.join(EXAMPLE)}: exit code {result.exit_code}, the "
+                          f"README says 1{_last_line(result.output)}")
     return result.stdout
+
+
+def _last_line(output: str) -> str:
+    """The command's last line of output, to say why its exit code changed."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    return f" (its last line: {lines[-1].strip()[:200]})" if lines else ""
 
 
 def strengthening_count() -> int:
@@ -116,8 +135,8 @@ def render(figure: Figure, workdir: Path) -> str:
         PROPERTIES.update(loaded)
     want = int(figure.options.get("exit", ["0"])[0])
     if result.exit_code != want:
-        raise AssertionError(f"{figure.label}: exit code {result.exit_code}, the figure says {want}:"
-                             f"\n{result.output[-2000:]}")
+        raise FigureError(f"{figure.label}: exit code {result.exit_code}, the figure says "
+                          f"{want}{_last_line(result.output)}")
     lines = [line.rstrip() for line in result.stdout.rstrip("\n").split("\n")]
     for text in figure.options.get("grep", []):
         lines = [line for line in lines if text in line]
@@ -169,7 +188,11 @@ def block_problems(path: Path, text: str, *, slow: bool = False) -> list:
     for figure in figures(path, text):
         if figure.slow and not slow:
             continue
-        real = render(figure, work)
+        try:
+            real = render(figure, work)
+        except FigureError as e:
+            out.append(str(e))
+            continue
         if not _same(figure.shown, real):
             first = next((f"shown: {a!r}\n  kmc:   {b!r}" for a, b in zip(
                 figure.shown.split("\n"), real.split("\n"))
@@ -214,7 +237,11 @@ def problems(text: str) -> list:
         shown = None
         out.append(f"the README no longer shows the output of `kmc {' '.join(EXAMPLE)}`")
     if shown is not None:
-        real = example_output()
+        try:
+            real = example_output()
+        except FigureError as e:
+            out.append(str(e))
+            real = shown
         if TIMING.sub("T", shown) != TIMING.sub("T", real):
             first = next((f"README: {a!r}\n  kmc:    {b!r}" for a, b in zip(shown.splitlines(),
                           real.splitlines()) if TIMING.sub("T", a) != TIMING.sub("T", b)),
@@ -230,11 +257,64 @@ def problems(text: str) -> list:
     return out
 
 
+def known_results_table(suite: Path = KNOWN_RESULTS) -> str:
+    """docs/model.md's known-results table: one line per row of the suite, its configuration
+    (what it sets beyond the suite's defaults) and the verdict it pins."""
+    data = tomllib.loads(suite.read_text(encoding="utf-8"))
+    defaults = data.get("defaults", {})
+    lines = ["| row | configuration (beyond the suite's defaults) | pinned verdict |", "| --- | --- | --- |"]
+    for row in data["check"]:
+        where = [f"Kafka {row['kafka-version']}" if "kafka-version" in row else
+                 f"`{row['protocol']}`" if "protocol" in row else "(default protocol)"]
+        where += [f"`--rule {r}`" for r in row.get("rules", [])]
+        where += [f"{key}={_toml_value(value)}" for key, value in row.items()
+                  if key not in _NOT_SETTINGS and defaults.get(key) != value]
+        if row["expect"] == "violated":
+            violates = [row["violates"]] if "violates" in row else row.get("properties", [])  # liveness
+            verdict = (", ".join(f"`{p}`" for p in violates) + " VIOLATED"
+                       + (f", {row['trace-length']} steps" if "trace-length" in row else ""))
+        else:
+            props = row.get("properties")
+            verdict = "HOLDS: " + ("every invariant" if props == "all" else
+                                   ", ".join(f"`{p}`" for p in props) if props else "kmc check's default set")
+        cells = [row["name"], ", ".join(where), verdict]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+_NOT_SETTINGS = {"name", "rests-on", "description", "expect", "violates", "trace-length",
+                 "properties", "kafka-version", "protocol", "rules"}
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def table_problems(text: str) -> list:
+    """docs/model.md's known-results table disagrees with scenarios/known-results.toml."""
+    m = TABLE.search(text)
+    if m is None:
+        return ["docs/model.md has no generated known-results table (its marker lines are gone)"]
+    if m.group("body") != known_results_table():
+        return ["docs/model.md's known-results table differs from scenarios/known-results.toml"]
+    return []
+
+
+def write_table(text: str) -> str:
+    m = TABLE.search(text)
+    return text if m is None else text[:m.start("body")] + known_results_table() + text[m.end("body"):]
+
+
 def all_problems(*, slow: bool = False) -> list:
     texts = {path: path.read_text(encoding="utf-8") for path in FILES}
     out = problems(texts[README])
     for path, text in texts.items():
         out += block_problems(path, text, slow=slow)
+    out += table_problems(MODEL.read_text(encoding="utf-8"))
     return out + prose_problems(texts)
 
 
@@ -249,11 +329,17 @@ def write(text: str) -> str:
 def main() -> int:
     slow = "--slow" in sys.argv[1:]
     if "--write" in sys.argv[1:]:
-        for path in FILES:
+        fresh = {}
+        for path in FILES:  # every file is run before any is written: a figure that fails leaves all
             text = path.read_text(encoding="utf-8")
-            if path == README:
-                text = write(text)
-            path.write_text(write_blocks(path, text, slow=slow), encoding="utf-8")
+            try:
+                fresh[path] = write_blocks(path, write(text) if path == README else text, slow=slow)
+            except FigureError as e:
+                print(f"{e}; nothing was written (fix the command or its exit=N)")
+                return 1
+        for path, text in fresh.items():
+            path.write_text(text, encoding="utf-8")
+        MODEL.write_text(write_table(MODEL.read_text(encoding="utf-8")), encoding="utf-8")
         advise = (ROOT / "docs" / "advise.md").read_text(encoding="utf-8")
         checked = ADVISE_CHECKED.search(advise)
         if checked is not None:  # the README's sentence about the advise run, from its block

@@ -150,11 +150,21 @@ class PropertiesFile:
     entries: dict
 
 
+_BINARY_BYTE = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+"""A control character no text file holds (tab, line feed, vertical tab, form feed, carriage
+return and escape may appear in one): Java's ``Properties.load`` would take a binary file's
+bytes for keys and values, and every key it found would be ignored as not modelled, silently."""
+
+
 def read_properties(path: str) -> dict:
     """The key/value pairs of a Java properties file (``jproperties`` parses Kafka's syntax);
     at most ``MAX_PROPERTIES_BYTES``. ``/dev/null`` or a pipe is read like any file."""
     data = read_bytes(path, what="a Kafka properties file", limit=MAX_PROPERTIES_BYTES,
                       error=_ConfigFileError)
+    binary = _BINARY_BYTE.search(data)
+    if binary:
+        raise ConfigError(f"--config {path}: not a Kafka properties file: byte {binary.start() + 1} "
+                          f"is the control character 0x{binary.group()[0]:02x} (a binary file?)")
     try:
         data.decode("utf-8")
         encoding = "utf-8"  # Kafka's tools read properties files as UTF-8 text in practice
@@ -386,6 +396,7 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
     _metadata_mode(files, values, rows, protocol)
     defaults_of = f"Kafka {version}" if version is not None else "Kafka 3.0 and later (no --kafka-version)"
     notes: list[str] = []
+    no_replication_factor = False
     for field, found in settings.items():
         name = KAFKA_NAMES[field]
         chosen = None
@@ -409,15 +420,18 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
             rows.append((f"{name}={_show(overrides[field])}", f"command-line flag (instead of {shown})"))
             continue
         if value is None:  # replication factor: Kafka's default of 1 cannot be checked
-            raise ConfigError(
-                f"no replication factor in --config {', '.join(f.path for f in files)}, and Kafka's default "
-                "(default.replication.factor=1) leaves nothing to replicate; set "
-                "default.replication.factor (broker) or replication.factor (topic), or pass -r"
-            )
+            no_replication_factor = True  # said after every value is read: a bad one comes first
+            continue
         values[field] = value
         rows.append((f"{name}={_show(value)}", source))
     rows += _producer_rows(files, values, overrides)
     rows += _consumer_rows(files, overrides)
+    if no_replication_factor:
+        raise ConfigError(
+            f"no replication factor in --config {', '.join(f.path for f in files)}, and Kafka's default "
+            "(default.replication.factor=1) leaves nothing to replicate; set "
+            "default.replication.factor (broker) or replication.factor (topic), or pass -r"
+        )
     width = max(len(lhs) for lhs, _ in rows)
     lines.extend(f"  {lhs:<{width}}  <- {source}" for lhs, source in rows)
 

@@ -60,6 +60,7 @@ from checker.compiled import batch as KB
 from checker.compiled.driver import compiled_property, replay_path
 from checker.compiled.expand import class_fingerprint, work_buffers
 from checker.compiled.fpset import grown, max_fill, new_table
+from checker.compiled.progress import level_eta
 from checker.compiled.warmup import ensure_compiled
 from checker.engines import register_engine
 from checker.fingerprint import collision_probability
@@ -447,6 +448,10 @@ class _Explorer:
             after = levels[level + 1]
             stats = CheckStats(self._generated(level), after.first + after.count, level + 1, after.count)
             self._fill(stats)
+            expanded = levels[level].count
+            stats.levels_growing = after.count >= expanded > 0
+            if stats.seconds > 0:
+                stats.eta_seconds = level_eta(expanded, after.count, after.first / stats.seconds)
             self.progress(stats)
         if self.previous is not None:
             self.previous.unpersist()

@@ -70,6 +70,22 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     assert "Traceback" not in r.output
 
 
+@pytest.mark.parametrize("args, prefix", [
+    # review 7: a library's error (KmcError) said "kmc: error:", click's "kmc check: error:"
+    (["check", "--protocol", "kip-999"], "kmc check: error: "),                  # KmcError
+    (["check", "--acks", "2"], "kmc check: error: "),                            # click's usage error
+    (["simulate", "-r", "9"], "kmc simulate: error: "),
+    (["--load", "json", "advise", "-r", "2", "--min-insync-replicas", "7"], "kmc advise: error: "),
+    (["trace", "show", "/nonexistent.itf.json"], "kmc trace show: error: "),
+    (["gate", "/nonexistent.toml"], "kmc gate: error: "),
+    (["no-such-command"], "kmc: error: "),
+])
+def test_every_error_line_starts_with_the_commands_name(args, prefix):
+    r = kmc(*args)
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith(prefix) and r.stderr.count("\n") == 1, r.stderr
+
+
 def test_trace_out_refuses_to_overwrite_without_force(tmp_path):
     out = tmp_path / "t.json"
     out.write_text("mine")
@@ -98,3 +114,21 @@ def test_a_user_property_from_a_file_appears_in_list_and_can_be_checked(tmp_path
     assert "at-most-one-record" in r.output
     r = kmc("--load", str(plugin), "check", "-r", "2", "-q", "-p", "at-most-one-record")
     assert r.exit_code == 1 and "shortest counterexample: 2 steps" in r.output
+
+
+@pytest.mark.parametrize("growing, said", [(True, True), (False, False)])
+def test_levels_still_growing_is_said_only_while_true(capsys, growing, said):
+    # review 7: Spark's progress said it on its last level, which was shrinking
+    from checker.result import CheckStats
+    from commands.check import _progress_line
+    stats = CheckStats(1000, 900, 7, 50, seconds=120.0, levels_growing=growing)
+    _progress_line(stats)
+    assert ("levels still growing" in capsys.readouterr().err) == said
+
+
+def test_an_estimate_after_whole_levels_only_once_they_shrink():
+    from checker.compiled.progress import level_eta
+    assert level_eta(100, 100, 10.0) is None and level_eta(100, 400, 10.0) is None
+    # 50 then 25, 12.5 ...: 100 states to come at 10 states/s
+    assert level_eta(100, 50, 10.0) == pytest.approx(10.0)
+

@@ -43,6 +43,8 @@ def one_line(r, *words):
     (["--max-records", "61"], ["bound max-records must be a whole number from 0 to 60, got 61"]),
     (["--max-leader-epoch", "99999999999999999999"], ["bound max-leader-epoch must be a whole number from 0 to 60"]),
     (["--memory-limit", "nan"], ["--memory-limit 'nan' is not a size"]),
+    # review 7: 100,000 threads was an internal error (can't start new thread), exit 70
+    (["--workers", "100000"], ["--workers must be from 1 to 256, got 100000"]),
     # defect 7: --max-states was silently ignored by bmc
     (["--engine", "bmc", "--depth", "3", "--max-states", "10"], ["--max-states does not apply to --engine bmc", "--depth"]),
 ])

@@ -86,6 +86,17 @@ def test_sigint_stops_kmc_check_with_statistics_and_exit_3():
     _clean(err)
 
 
+def test_sigint_stops_kmc_simulate_in_the_batch_under_way_with_exit_3():
+    # review 7: the walks read a flag the signal watcher sets, so a batch does not run to its end
+    run = Running("simulate", "-r", "3", "--time-limit", "120", "-p", "no-acked-loss", "--seed", "1")
+    _wait_for_cpu(run, 2.5)
+    code, out, err, seconds = run.stop_with(signal.SIGINT)
+    assert code == 3, (out, err)
+    assert seconds < 10
+    assert "stopped by an interruption" in out and "no-acked-loss  INCOMPLETE" in out
+    _clean(err)
+
+
 def test_sigterm_stops_the_reference_engine_and_json_is_still_a_result_object():
     run = Running("check", "--engine", "reference", "-r", "3", "-p", "no-acked-loss", "--json")
     _wait_for_cpu(run, 2.0)  # no progress lines with --json: wait until it has been exploring

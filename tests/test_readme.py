@@ -47,3 +47,34 @@ def test_a_figure_block_that_drifts_is_noticed():
     texts[figures.README] = figures.ADVISE_PROSE.sub("(1 settings, 2 checks, 3 distinct states)",
                                                      texts[figures.README])
     assert any("kmc advise's run" in p for p in figures.prose_problems(texts))
+
+
+CHANGED_EXIT = "<!-- figure: kmc list --no-such-flag; exit=0 -->\n```\nwhatever\n```\n"
+
+
+def test_a_figure_whose_exit_code_changed_is_one_line_naming_it_and_both_codes(tmp_path, monkeypatch, capsys):
+    # review 7: --write gave a traceback (an AssertionError with the output) instead
+    figures = _figures()
+    path = figures.ROOT / "docs" / "traces.md"
+    found = figures.block_problems(path, CHANGED_EXIT)
+    assert found == [found[0]] and "\n" not in found[0], found
+    assert "docs/traces.md: kmc list --no-such-flag: exit code 2, the figure says 0" in found[0]
+    page = tmp_path / "page.md"
+    page.write_text(CHANGED_EXIT, encoding="utf-8")
+    monkeypatch.setattr(figures, "ROOT", tmp_path)
+    monkeypatch.setattr(figures, "FILES", (page,))
+    monkeypatch.setattr(figures.sys, "argv", ["figures.py", "--write"])
+    assert figures.main() == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and "page.md: kmc list --no-such-flag: exit code 2, the figure says 0" in out[0]
+    assert page.read_text(encoding="utf-8") == CHANGED_EXIT  # nothing written
+
+
+def test_the_known_results_table_is_the_suites():
+    # review 7: the hand-typed table's counts predated issue 25; it is generated from the toml now
+    figures = _figures()
+    text = figures.MODEL.read_text(encoding="utf-8")
+    assert figures.table_problems(text) == []
+    assert "`no-acked-loss` VIOLATED, 4 steps" in text  # acks=1 loses data: 3 steps before issue 25
+    edited = text.replace("VIOLATED, 4 steps", "VIOLATED, 3 steps", 1)
+    assert figures.table_problems(edited) and figures.table_problems(figures.write_table(edited)) == []

@@ -44,6 +44,9 @@ from model.kernel.fields import SlotOverflow
 from model.kernel.spec import KernelSpec, kernel_spec, model_actions
 from properties.compiled import COMPILED_IDS
 
+MAX_WORKERS = 256
+"""More worker threads than any machine kmc runs on has cores: a thread each, with its buffers."""
+
 PROGRESS_EVERY_SECONDS = 5.0
 FP_BITS = (64, 128)
 
@@ -117,8 +120,9 @@ def compiled_bfs(
     ``disk_limit`` the budgets (``space.py``), ``disk_dir`` where files go; ``fp_bits`` 64 or
     128; ``checkpoint_dir``, ``checkpoint_every`` (levels) and ``resume``: ``checkpoint.py``."""
     workers = available_cores() if workers is None else workers
-    if workers < 1:
-        raise ConfigError(f"--workers must be at least 1, got {workers}")
+    if not 1 <= workers <= MAX_WORKERS:  # 100,000 threads was a crash (can't start new thread)
+        raise ConfigError(f"--workers must be from 1 to {MAX_WORKERS}, got {workers} (this machine "
+                          f"has {available_cores()} cores)")
     if fp_bits not in (None, *FP_BITS):
         raise ConfigError(f"--fp-bits must be 64 or 128, got {fp_bits}")
     if checkpoint_every is not None and checkpoint_every < 1:

@@ -32,7 +32,26 @@ def search_stats(search, final: bool = False) -> CheckStats:
     stats.disk_bytes = search.space.peak_used if final else search.space.used
     if not final:
         stats.eta_seconds = eta(search)
+        stats.levels_growing = growing(search)
     return stats
+
+
+def growing(search) -> bool:
+    """Whether the level being built is, extrapolated, at least as large as the one being
+    expanded (so no estimate of the time left can be made yet)."""
+    size, done = search.level_sizes[-1], search.expanded
+    return size > 0 and done > 0 and search.next_live * size / done >= size
+
+
+def level_eta(expanded: int, built: int, rate: float) -> float | None:
+    """Seconds left once a whole level of ``expanded`` states has given a level of ``built``
+    new ones, at ``rate`` states expanded per second: the levels to come as a geometric series
+    of ratio ``built / expanded``, or None while levels grow (for an engine that reports after
+    whole levels: Spark)."""
+    if expanded <= 0 or rate <= 0 or built >= expanded:
+        return None
+    ratio = built / expanded
+    return built / (1 - ratio) / rate
 
 
 def eta(search) -> float | None:

@@ -6,7 +6,7 @@ reach (TLC's and Apalache's simulation mode).
 delta debugging into a readable trace; any other INCOMPLETE (random walks are not a proof).
 """
 
-from checker.simulate.driver import DEFAULT_DEPTH, simulate
+from checker.simulate.driver import DEFAULT_DEPTH, MAX_DEPTH, simulate
 from checker.simulate.result import Finding, SimulationResult
 
-__all__ = ["DEFAULT_DEPTH", "Finding", "SimulationResult", "simulate"]
+__all__ = ["DEFAULT_DEPTH", "MAX_DEPTH", "Finding", "SimulationResult", "simulate"]

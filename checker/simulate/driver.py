@@ -2,7 +2,8 @@
 and a shortened trace for what they find.
 
 The compiled loop (``walks.py``) runs a batch of walks; between batches the driver checks the
-time and walk limits and reports progress. Batches grow or shrink to take about a fifth of a
+walk limit and reports progress. The time limit and a signal stop a batch under way: a timer
+thread (and the signal watcher) set a flag the loop reads before every step. Batches grow or shrink to take about a fifth of a
 second each, which changes nothing in the result: each walk draws from its own random stream
 (seed, walk index), so a seed always produces the same walks.
 
@@ -17,11 +18,15 @@ Only compiled properties can be judged inside the loop: a property written in Py
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 
 import numpy as np
 
 from checker.compiled.driver import compiled_property, replay_path
+from checker.interrupt import cancel_on_interrupt, interrupted
+from checker.limits import check_limit
 from checker.result import INCOMPLETE, VIOLATED, PropertyResult
 from checker.simulate import walks as W
 from checker.simulate.result import Finding, SimulationResult
@@ -33,8 +38,10 @@ from model.kernel.codec import decode
 from model.kernel.spec import kernel_spec
 
 DEFAULT_DEPTH = 100
+MAX_DEPTH = 1_000_000  # a walk's path is 4 bytes a step; --depth 99999999999999 was a MemoryError
 PROGRESS_EVERY_SECONDS = 5.0
 BATCH_SECONDS = 0.2
+FIRST_BATCH = 64  # walks in the first batch; later batches are sized to take BATCH_SECONDS
 MAX_SEED = 2**64 - 1
 
 
@@ -55,12 +62,11 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
             f"{'it' if len(python) == 1 else 'them'})")
     if not props:
         raise ConfigError("no property to check")
-    if depth is None or depth < 1:
-        raise ConfigError(f"--depth must be at least 1, got {depth}")
+    if depth is None or not 1 <= depth <= MAX_DEPTH:
+        raise ConfigError(f"--depth must be from 1 to {MAX_DEPTH:,}, got {depth}")
     if walks is not None and walks < 1:
         raise ConfigError(f"--walks must be at least 1, got {walks}")
-    if time_limit is not None and time_limit <= 0:
-        raise ConfigError(f"--time-limit must be positive, got {time_limit}")
+    check_limit("time-limit", time_limit)  # positive and finite: NaN compares false with all
     if walks is None and time_limit is None:
         raise ConfigError("give --walks or --time-limit (random walks never finish by themselves)")
     if not 0 <= seed <= MAX_SEED:
@@ -79,6 +85,7 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
     coverage = np.zeros((n_actions, 2), dtype=np.int64)
     seen_action = np.zeros(n_actions, dtype=np.int8)
     ctr = np.zeros(W.CTR_SIZE, dtype=np.int64)
+    stop = np.zeros(1, dtype=np.int8)  # set by the timer below: the walks read it every step
 
     def snapshot() -> None:
         result.walks = int(ctr[W.WALKS])
@@ -97,10 +104,20 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
         violated[from_initial] = 1
         found_path = np.zeros(0, dtype=np.int32)
         result.limit = "violation"
-    next_walk, batch, walking = 0, 64, 0.0
+    next_walk, batch, walking = 0, FIRST_BATCH, 0.0
     W.run_walks(spec.initial, spec.lay, spec.cfg, pids, np.uint64(seed), 0, 0, depth, row, out,
-                acts, path, violated, coverage, seen_action, ctr)  # loads the compiled loop: not timed
+                acts, path, violated, coverage, seen_action, ctr, stop)  # loads the compiled loop: not timed
     next_report = started + progress_every
+    # the time limit bounds the walks themselves, not only the gaps between batches: a batch
+    # sized on an idle machine can take many times longer on a loaded one
+    timer = None
+    if time_limit is not None:
+        wait = min(max(0.0, started + time_limit - time.monotonic()), threading.TIMEOUT_MAX)
+        timer = threading.Timer(wait, stop.fill, (1,))
+        timer.daemon = True
+        timer.start()
+    on_signal = contextlib.ExitStack()  # Ctrl-C or SIGTERM stops the batch under way at once too
+    on_signal.enter_context(cancel_on_interrupt(lambda: stop.fill(1)))
     try:
         while found_path is None:
             count = batch if walks is None else min(batch, walks - next_walk)
@@ -110,9 +127,12 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
             t0 = time.monotonic()
             next_walk, reason = W.run_walks(
                 spec.initial, spec.lay, spec.cfg, pids, np.uint64(seed), next_walk, count, depth,
-                row, out, acts, path, violated, coverage, seen_action, ctr)
+                row, out, acts, path, violated, coverage, seen_action, ctr, stop)
             took = time.monotonic() - t0
             walking += took
+            if reason == W.STOPPED:
+                result.limit = "interrupted" if interrupted() else "time-limit"
+                break
             if reason == W.FOUND:
                 found_path = path[:int(ctr[W.FOUND_LENGTH])].copy()
                 result.limit = "violation"
@@ -131,6 +151,10 @@ def simulate(config, properties, *, seed: int, depth: int = DEFAULT_DEPTH,
                 progress(result)
     except KeyboardInterrupt:
         result.limit = "interrupted"
+    finally:
+        on_signal.close()
+        if timer is not None:
+            timer.cancel()
     snapshot()
 
     for i, p in enumerate(props):

@@ -23,7 +23,7 @@ import numpy as np
 
 from checker.compiled.fpset import _mix  # splitmix64's output function, as the fingerprints use it
 from model.kernel.actions import successors
-from model.kernel.jit import kernel
+from model.kernel.jit import kernel, nogil_kernel
 from properties.compiled import holds
 
 # ctr: counters shared with the driver
@@ -37,6 +37,7 @@ CTR_SIZE = 5
 # why run_walks returned
 DONE = 0
 FOUND = 1
+STOPPED = 2  # stop[0] was set (the driver's timer, at the time limit): the walk under way is cut
 
 # coverage columns, per action id
 ENABLED = 0  # states (along the walks) in which the action had at least one instance
@@ -65,19 +66,25 @@ def _copy(dst, src):
         d[i] = s[i]
 
 
-@kernel
+@nogil_kernel
 def run_walks(initial, lay, cfg, pids, seed, first, count, depth, row, out, acts, path,
-              violated, coverage, seen_action, ctr):
+              violated, coverage, seen_action, ctr, stop):
     """Run walks ``first .. first + count - 1``; returns ``(next walk, reason)``.
 
     On a violation (reason ``FOUND``) ``path[:ctr[FOUND_LENGTH]]`` holds the walk's successor
     indices, ``row`` the violating state and ``violated[p]`` is 1 for each property it
-    violates; the next walk to run is the one after it."""
+    violates; the next walk to run is the one after it. ``stop[0]`` is read before every step:
+    another thread (the driver's timer) sets it to end the run within a step, whatever the
+    batch's size (reason ``STOPPED``; the walk under way is not counted, its steps are). The
+    global interpreter lock is released while the walks run, so that thread can run."""
     for w in range(first, first + count):
         z = walk_stream(seed, w)
         _copy(row, initial)
         length = 0
         while length < depth:
+            if stop[0] != 0:
+                ctr[STEPS] += length
+                return w, STOPPED
             k = successors(row, lay, cfg, out, acts)
             if k == 0:
                 ctr[DEADLOCKS] += 1

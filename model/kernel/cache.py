@@ -17,6 +17,7 @@ import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from numba.core import caching as _numba_caching
 from numba.core import config as numba_config
 
 _ROOT = Path(__file__).resolve().parent.parent.parent
@@ -58,8 +59,50 @@ def _base_dir() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "kmc"
 
 
+_CACHE_IMPL = getattr(_numba_caching, "CacheImpl", None) or _numba_caching._CacheImpl  # 0.68 / 0.60
+
+
+class _CheckoutLocator(_numba_caching.UserProvidedCacheLocator):
+    """numba's locator for a cache directory given by the user, but for kmc's own files the
+    place inside it is named by the file's path in the checkout and a hash of its content, not
+    by its absolute directory: a second clone (a CI checkout, a worktree) with the same kernel
+    sources finds the kernel the first one compiled instead of compiling it again.
+
+    Safe because nothing of the compiled code depends on where the checkout is: numba keys each
+    compiled function by its signature, the target machine and a hash of its bytecode and
+    closure, and drops an index whose source stamp changed; the stamp here is the file's
+    content hash (numba 0.68's own is too, older ones used the file's modification time, which
+    differs in every clone). What a function reads from other files (constants, the functions
+    it calls) is covered by the directory's ``source_hash``. The file's content hash in the
+    place's name keeps two checkouts that differ only in a file outside the kernel's sources
+    (``checker/simulate/walks.py``) from overwriting each other's entries, each time."""
+
+    def __init__(self, py_func, py_file):
+        super().__init__(py_func, py_file)
+        path = Path(py_file).resolve()
+        relative = path.parent.relative_to(_ROOT).as_posix().replace("/", "+") or "root"
+        self._content = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+        self._cache_path = os.path.join(numba_config.CACHE_DIR,
+                                        f"{relative}_{path.stem}_{self._content[:16]}")
+
+    def get_source_stamp(self):
+        return self._content
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        try:
+            Path(py_file).resolve().relative_to(_ROOT)
+        except (ValueError, OSError):
+            return None  # not kmc's file (a plugin's): numba's own locators
+        return super().from_function(py_func, py_file)
+
+
 def configure_cache() -> Path:
-    """Point numba's cache at the kernel's directory; returns it."""
+    """Point numba's cache at the kernel's directory, with kmc's files placed in it by their
+    path in the checkout (``_CheckoutLocator``); returns it."""
+    locators = _CACHE_IMPL._locator_classes  # shared by numba's two kinds of cache
+    if _CheckoutLocator not in locators:
+        locators.insert(0, _CheckoutLocator)
     directory = _base_dir() / f"kernel-{source_hash()}"
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -201,6 +201,9 @@ def test_the_cli_writes_traces_beside_the_table_and_exits_with_the_users_verdict
     (["--goal", "no-such-goal"], "--goal 'no-such-goal': choose from"),
     (["--replication-factors", "2-7"], "replication factors go from 2 to 5"),
     (["--json", "--markdown"], "choose one"),
+    # review 7: nan passed click's range and failed after two cells, naming --time-limit
+    (["--cell-time-limit", "nan"], "'--cell-time-limit': must be a positive, finite number of seconds"),
+    (["--cell-time-limit", "inf"], "'--cell-time-limit': must be a positive, finite number of seconds"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
     r = kmc("advise", "-q", "--no-cache", *args)

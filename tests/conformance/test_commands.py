@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from cli import cli
@@ -61,3 +62,29 @@ def test_validate_of_a_directory_that_is_not_a_run_says_so_in_one_line(tmp_path)
     assert r.exit_code == 2
     assert "is not a run directory: it holds no events.jsonl" in r.output, r.output
     assert "Errno" not in r.output
+
+
+def test_validate_of_a_file_that_is_not_a_run_names_it(tmp_path):
+    # review 7: an empty file said "result.json: missing", naming neither the file nor why
+    given = tmp_path / "empty"
+    given.write_text("")
+    r = kmc("conformance", "validate", str(given))
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert f"{given}: not a run of the harness: no {tmp_path / 'result.json'} beside it" in r.output
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"\xff\xfe\n", "is not UTF-8 text (byte 0 is 0xff)"),
+    (b"[" * 100_000 + b"]" * 100_000 + b"\n", "line 1 is not JSON"),  # a RecursionError before
+    (None, "too large for a run's events.jsonl"),  # /dev/zero: review 7 found it hung for ever
+])
+def test_validate_of_a_hostile_events_file_is_one_line(tmp_path, monkeypatch, content, words):
+    from conformance import projection
+    monkeypatch.setattr(projection, "MAX_EVENTS_BYTES", 2**20)
+    given = "/dev/zero"
+    if content is not None:
+        given = tmp_path / "events.jsonl"
+        given.write_bytes(content)
+    r = kmc("conformance", "validate", str(given))
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert words in r.output and "Traceback" not in r.output

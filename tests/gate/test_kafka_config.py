@@ -136,6 +136,31 @@ def test_missing_replication_factor_says_what_to_set(write):
     assert any("replication.factor=2" in l and "command-line flag" in l for l in lines)
 
 
+def test_a_bad_value_is_said_before_the_missing_replication_factor(write):
+    # review 7: the file's bad value is the first thing to fix, not the replication factor
+    path = write("server.properties", "min.insync.replicas=abc\n")
+    with pytest.raises(ConfigError, match="min.insync.replicas must be a whole number, got 'abc'"):
+        resolve_kafka_config([path])
+
+
+@pytest.mark.parametrize("data", [b"\x7fELF\x02\x01\x01\x00\x00", b"acks=1\nfoo\x00bar=2\n",
+                                  b"\x1f\x8b\x08\x00gzip"])
+def test_a_binary_file_is_refused_in_one_line(kmc, tmp_path, data):
+    # review 7: a binary file's bytes made keys kmc ignored as not modelled, and the run went on
+    path = tmp_path / "a.out"
+    path.write_bytes(data)
+    r = kmc("check", "--config", path, "-r", "2", "-q")
+    assert r.exit_code == 2, r.output
+    assert r.stderr.count("\n") == 1 and "not a Kafka properties file" in r.stderr, r.stderr
+    assert "a binary file?" in r.stderr and str(path) in r.stderr
+
+
+def test_text_with_tabs_form_feeds_and_latin1_is_still_a_properties_file(write, tmp_path):
+    path = tmp_path / "server.properties"
+    path.write_bytes(b"# caf\xe9\r\n\x0cdefault.replication.factor\t=\t2\nmin.insync.replicas=1\n")
+    assert read_properties(str(path))["default.replication.factor"] == "2"
+
+
 def test_flags_override_files_in_provenance(write):
     server = write("server.properties", SERVER)
     _, lines = resolve_kafka_config([server], overrides={"min_insync_replicas": 1, "acks": None})

@@ -73,7 +73,7 @@ def test_the_same_seed_gives_the_same_walks_whatever_the_batches():
         while walk < 50_000:
             walk, reason = W.run_walks(spec.initial, spec.lay, spec.cfg, pids, np.uint64(3), walk,
                                        batch, 100, row, out, acts, path, np.zeros(1, np.int8), cov,
-                                       seen, ctr)
+                                       seen, ctr, np.zeros(1, np.int8))
             if reason == W.FOUND:
                 return int(ctr[W.FOUND_WALK]), path[:ctr[W.FOUND_LENGTH]].tolist(), int(ctr[W.STEPS])
         return None
@@ -84,6 +84,19 @@ def test_the_same_seed_gives_the_same_walks_whatever_the_batches():
     b = simulate(KIP279_RF3, get_properties(["committed-consistency"]), seed=3, time_limit=60)
     assert a.findings[0].walk == b.findings[0].walk == one_batch[0]
     assert a.properties[0].trace.actions == b.properties[0].trace.actions
+
+
+def test_the_time_limit_bounds_a_batch_under_way(monkeypatch):
+    """Review 7: the clock was read between batches only, and a batch sized on an idle machine
+    ran 43.5 s of a 20 s limit on a loaded one. A first batch of ten million walks (some 16 steps
+    each, at the ~700,000 steps/s kmc simulate reports here: minutes) must stop at a 2 s limit."""
+    from checker.simulate import driver
+    monkeypatch.setattr(driver, "FIRST_BATCH", 10_000_000)
+    config = ModelConfig(protocol="kip-320", replication_factor=2)
+    result = simulate(config, get_properties(list(BUILT_IN)), seed=5, time_limit=2.0)
+    assert result.limit == "time-limit" and result.exit_code == EXIT_INCOMPLETE
+    assert result.walks < 10_000_000
+    assert result.seconds < 30, result.seconds  # a margin for a loaded machine; minutes before
 
 
 def test_no_violation_is_incomplete_never_holds():
@@ -116,6 +129,11 @@ def test_the_cli_writes_a_trace_file_only_where_asked(tmp_path, monkeypatch):
 @pytest.mark.parametrize("args, message", [
     (["--depth", "0"], "--depth"),
     (["--walks", "0"], "--walks"),
+    # review 7: a MemoryError (exit 70) allocating the walk's path
+    (["--depth", "99999999999999", "--walks", "1"], "--depth': must be at most 1000000"),
+    # review 7: inf was a traceback in the timer thread; nan ran with no limit
+    (["--time-limit", "inf", "--walks", "10"], "'--time-limit': must be a positive, finite number of seconds"),
+    (["--time-limit", "nan"], "'--time-limit': must be a positive, finite number of seconds"),
     (["-p", "no-such-property"], "unknown property 'no-such-property'"),
     (["-r", "2", "--min-insync-replicas", "3"], "larger than the replication factor"),
 ])
@@ -141,3 +159,10 @@ def test_a_property_written_in_python_is_refused_with_one_line(tmp_path, registr
     r = kmc("--load", plugin, "simulate", "-q", "--walks", 10, "-p", "sim-python-prop")
     assert r.exit_code == 2
     assert "judges compiled properties only; sim-python-prop is written in Python" in r.output
+
+
+def test_a_time_limit_beyond_what_a_timer_can_wait_still_runs_the_walks_asked():
+    # review 7: 1e308 s was an OverflowError in the timer thread ("timeout value is too large")
+    config = ModelConfig(protocol="kip-320", replication_factor=2)
+    result = simulate(config, get_properties(list(BUILT_IN)), seed=5, walks=10, time_limit=1e308)
+    assert result.limit == "walks" and result.walks == 10
