@@ -73,3 +73,29 @@ def test_prove_reads_a_kafka_config_file(tmp_path):
                                    "-r", "2", "--max-records", "1", "-p", "no-acked-loss", "-q"])
     assert out.exit_code == 1, out.output  # acks=1 from the file: the loss is real
     assert "1-induction: VIOLATED" in out.output
+
+
+def test_kafka_2_1_elections_with_kmc_0_1s_reset_are_proved():
+    # the encoding has Kafka's elections now, so this PROVED is about them, not a wider model
+    from checker.symbolic.induction import PROVED, prove
+
+    config = config_from_options(kafka_version="2.1", replication_factor=2,
+                                 rule_changes=("+reset-followers-on-epoch",))[0]
+    assert prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0).status == PROVED
+
+
+def test_kafka_2_1s_own_rule_ends_on_an_unreachable_cti_of_the_stale_remote_leo_invariant():
+    # docs/symbolic.md, "Kafka's ordered elections in the proof": the invariant holds on every
+    # reachable RF=2 state of Kafka's elections, so the CTI is unreachable; BFS: no real loss
+    from checker.symbolic.induction import INCONCLUSIVE, prove
+    from checker.symbolic.strengthen import check_of
+    from model import make_model
+    from tests.symbolic.helpers import reachable
+
+    config = release("2.1")
+    result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
+    assert result.status == INCONCLUSIVE and "remote-leo-is-follower-prefix" in result.failing
+    states = reachable(make_model(config))
+    holds = check_of("remote-leo-is-follower-prefix", config)
+    assert all(holds(s) for s in states)  # so the CTI's step (into a violation) is unreachable
+    assert check(config, ["no-acked-loss"]).verdict("no-acked-loss") != BFS_VIOLATED
