@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from commands.params import BoundedInt
-from commands.options import config_options, pop_config_options
+from commands.options import config_options, pop_config_options, source_options
 from model.options import config_from_options
 
 
@@ -18,11 +18,13 @@ from model.options import config_from_options
 @click.option("--bmc-depth", type=BoundedInt(None, None), default=8, show_default=True, metavar="N",
               help="When the inductive step fails, search for a real counterexample of up to N "
               "steps by BMC (0-200; 0: no search).")
+@source_options
 @config_options
 @click.option("--time-limit", type=float, metavar="SECONDS",
               help="Give up (exit 3) after this many seconds.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def prove_command(prop, strengthen, k, bmc_depth, time_limit, quiet, **options):
+def prove_command(prop, strengthen, k, bmc_depth, kafka_version, config_files, time_limit, quiet,
+                  **options):
     """Prove a property by k-induction (z3).
 
     Exit code 0: PROVED (for every reachable state within the bounds); 1: FAILED or VIOLATED (the
@@ -35,7 +37,8 @@ def prove_command(prop, strengthen, k, bmc_depth, time_limit, quiet, **options):
     from checker.symbolic.induction import FAILED, PROVED, VIOLATED, prove
     from viewer.proof import render_proof
 
-    config, _ = config_from_options(**pop_config_options(options))
+    config, _ = config_from_options(kafka_version=kafka_version, config_files=config_files,
+                                    **pop_config_options(options))
     progress = None if quiet else (lambda line: click.echo(f"prove: {line}", err=True))
     result = prove(config, prop, strengthen=list(strengthen), k=k, time_limit=time_limit,
                    progress=progress, bmc_depth=bmc_depth)

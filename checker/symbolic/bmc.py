@@ -69,7 +69,7 @@ def bmc_check(model, properties, *, max_depth=None, time_limit=None, progress=No
     """Bounded model checking to depth ``max_depth`` (a ``CheckResult`` with engine "bmc").
 
     ``accept(trace)``, if given, may refuse a counterexample (``kmc prove``'s search refuses one
-    the kernel of Kafka's ordered elections does not take): z3 is then asked again at the same
+    the compiled kernel does not take, a defect of the encoding): z3 is then asked again at the same
     depth for a different sequence of actions, up to ``MAX_REJECTED`` times (after that the depth
     counts as not refuted, said in the notes)."""
     if max_depth is None:

@@ -16,12 +16,12 @@ answering "unknown" (a time limit) is UNKNOWN, and SIGINT/SIGTERM stop the query
 INTERRUPTED. The command's exit codes follow: PROVED 0, FAILED and VIOLATED 1, the other three
 3 (nothing was decided).
 
-Every trace, of the base case or of BMC, is found in the encoding, which models leader moves and
-request delivery as the oracle does (``unordered-leader-moves``, requests in any order: an
-over-approximation of Kafka's ordered elections), and replayed in the compiled kernel of the
-configuration asked for (``model.make_model``). Only a trace the kernel takes too is a
-violation; one it does not take (a leader move Kafka's assignment order does not make) is
-refused and z3 asked for another of the same length (up to ``bmc.MAX_REJECTED``).
+Every trace, of the base case or of BMC, is found in the encoding and replayed in the compiled
+kernel of the configuration asked for (``model.make_model``). The encoding has Kafka's ordered
+elections and in-order LeaderAndIsr as the kernel does (``crosscheck.py`` holds it to the kernel
+in both directions), so the kernel takes its traces; should it not (a defect of the encoding),
+the trace is refused, not reported, and z3 asked for another of the same length (up to
+``bmc.MAX_REJECTED``).
 
 Scope, stated honestly: the encoding is the bounded one (log slots = max.records, one flag per
 leader epoch up to max.leader.epoch), so PROVED covers every reachable state *of the configured
@@ -40,6 +40,7 @@ from checker.interrupt import interrupted
 from checker.limits import check_limit
 from checker.symbolic import numbers as num
 from checker.symbolic.bmc import MAX_REJECTED, decode_trace, unroll_init
+from checker.symbolic.scope import require_encoded
 from checker.symbolic.solving import solve
 from checker.symbolic.state import decode, fresh, well_formed
 from checker.symbolic.strengthen import all_names, check_of, formula_of
@@ -78,6 +79,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     ``progress(line)`` is told which query z3 is working on (the step can take minutes).
     After a CTI, BMC looks for a real violation of ``prop_name`` of up to ``bmc_depth`` steps
     (0: no search)."""
+    require_encoded(config)
     if "all" in strengthen:  # the library and the built-in properties (strengthen.all_names)
         strengthen = [s for s in strengthen if s != "all"] + all_names()
     names = [prop_name] + list(dict.fromkeys(s for s in strengthen if s != prop_name))
@@ -147,9 +149,9 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
                 failing = [n for n in names if not check_of(n, config)(last)]
                 return ProofResult(prop_name, names[1:], k, FAILED, time.monotonic() - started,
                                    "base", failing=failing, trace=kernel_trace)
-            # only the encoding's over-approximation of leader moves has it: ask for another
-            # (if none is the kernel's, the step fails too, since the encoding reaches a state
-            # outside the conjunction, and the search after it looks further)
+            # only an encoding wider than the kernel has it (a defect): ask for another (if none
+            # is the kernel's, the step fails too, since the encoding reaches a state outside
+            # the conjunction, and the search after it looks further)
             rejected += 1
             if rejected >= MAX_REJECTED:
                 break
@@ -194,7 +196,7 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
 def in_kernel(config, trace):
     """``trace`` (found in the encoding, replayed in the oracle) replayed in the compiled kernel
     of ``config``: ``(the kernel's trace, "")``, or ``(None, why)`` when the kernel does not take
-    one of its steps (the encoding over-approximates Kafka's ordered leader moves)."""
+    one of its steps (the encoding is wider than the kernel there: a defect)."""
     from checker.trace import replay_actions
     from model import make_model
     from model.errors import KmcError
@@ -205,9 +207,9 @@ def in_kernel(config, trace):
                                   trace.property_name)
     except KmcError as e:
         return None, (f"the encoding has a counterexample of {len(trace)} steps, but {config_name(config)} "
-                      f"does not take it ({e}): the encoding moves leaders without Kafka's "
-                      f"assignment order and delivers LeaderAndIsr requests in any order, so its "
-                      f"trace is not a violation here; `kmc check` searches Kafka's elections")
+                      f"does not take it ({e}): the encoding is wider than the kernel there (a "
+                      f"defect `make crosscheck` should find), so its trace is not a violation; "
+                      f"`kmc check` searches the kernel")
     return replayed, ""
 
 

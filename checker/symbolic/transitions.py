@@ -36,6 +36,8 @@ from model.errors import ConfigError
 
 NO_LEADER = -1
 UNDEFINED = -1
+UNORDERED = "unordered-leader-moves"
+IN_ORDER = "leader-and-isr-in-order"
 
 
 class UnsupportedVariant(Exception):
@@ -68,6 +70,17 @@ class Encoder:
         self.timed_shrink = model.timed_shrink
         self.expand_isr_on_fetch = model.expand_isr_on_fetch
         self.has_truncate = getattr(type(model), "follower_truncate", None) is not None
+        rules = set(model.config.rules)
+        # Kafka's ordered elections (every release): without reassignments the assignment is
+        # brokers 0..n-1 in that order (the kernel's initial ``assignment_rank`` is the broker's
+        # index, model/kernel/spec.py), so "first in assignment order" is "lowest broker id".
+        # ``unordered-leader-moves`` is kmc 0.1's over-approximation: any eligible broker wins and
+        # ControllerElectLeader moves a healthy leader.
+        self.ordered = UNORDERED not in rules
+        # ``leader-and-isr-in-order`` (ZooKeeper 0.8-3.x): one request queue per broker
+        self.in_order = IN_ORDER in rules
+        # (preferred-replica elections and reassignments are fault bounds, which the oracle
+        # and so this encoding refuse: the assignment order never changes here)
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
@@ -432,6 +445,12 @@ class Encoder:
     def _enc_BecomeLeaderOrFollower(self, s: SState, b: int, e: int) -> list:
         r = s.reps[b]
         guard = [s.lai[b][e], r.alive, r.lep < e]
+        if self.in_order:
+            # leader-and-isr-in-order: the kernel's older_request_on_its_way
+            # (model/kernel/actions/broker.py): the request waits while an older one newer than
+            # b's epoch is still queued (ControllerChannelManager's one queue and
+            # RequestSendThread per broker, at 2.1.0)
+            guard += [z3.Not(z3.And(r.lep < older, s.lai[b][older])) for older in range(e)]
         leader, isr = s.lai_leader[b][e], s.lai_isr[b][e]
         lai = [list(row) for row in s.lai]
         lai[b][e] = z3.BoolVal(False)
@@ -461,8 +480,20 @@ class Encoder:
         return [(z3.And(guard + [leader == b]), as_leader),
                 (z3.And(guard + [leader != b]), as_follower)]
 
+    def first_in_assignment(self, mask: list, c: int):
+        """``c`` is the member of ``mask`` (a Bool per broker) an election picks: under Kafka's
+        ordered elections the first in assignment order, i.e. no lower broker id is in ``mask``
+        (the kernel's ``first_in_assignment``, model/kernel/controller.py;
+        ``PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection``,
+        ``assignment.find(...)``, in PartitionStateMachine.scala at 2.1.0); under ``unordered-leader-moves`` any member."""
+        if not self.ordered:
+            return mask[c]
+        return z3.And([mask[c]] + [z3.Not(mask[j]) for j in range(c)])
+
     def _enc_ControllerElectLeader(self, s: SState, new: int) -> list:
-        if new < 0:
+        # the kernel's controller_elect_leader (model/kernel/actions/controller.py): only the
+        # over-approximation moves a healthy leader; Kafka has no such step
+        if new < 0 or self.ordered:
             return []
         guard = [s.c_leader != NO_LEADER, self.epoch_available(s), s.c_isr[new], s.c_leader != new,
                  s.c_live[new]]
@@ -481,8 +512,13 @@ class Encoder:
         clean = z3.Or([z3.And(isr[j], live[j]) for j in range(self.n)])
         any_live = z3.Or(live)
         if new >= 0:
-            is_clean = z3.And(isr[new], live[new])
-            is_unclean = z3.And(z3.Not(clean), live[new]) if self.unclean else z3.BoolVal(False)
+            # the kernel's controller_remove_broker -> leader_candidates: the first live member of
+            # the ISR in assignment order, else (unclean.leader.election.enable) the first live
+            # replica (KafkaController.onBrokerFailure -> triggerOnlinePartitionStateChange ->
+            # PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection, at 2.1.0)
+            is_clean = self.first_in_assignment([z3.And(isr[j], live[j]) for j in range(self.n)], new)
+            is_unclean = (z3.And(z3.Not(clean), self.first_in_assignment(live, new))
+                          if self.unclean else z3.BoolVal(False))
             chosen = z3.Or(is_clean, is_unclean)
             c_isr = [ite(is_unclean, z3.BoolVal(j == new), isr[j]) for j in range(self.n)]
         else:
@@ -534,9 +570,15 @@ class Encoder:
         only_b = [z3.BoolVal(j == b) for j in range(self.n)]
         known = s.c_live[b]
         live = [z3.BoolVal(True) if j == b else s.c_live[j] for j in range(self.n)]
+        # the kernel's controller_register_broker (KafkaController.onBrokerStartup ->
+        # triggerOnlinePartitionStateChange, at 2.1.0): an offline partition elects with b live,
+        # and b leads only if the election picks it (leader_candidates, in assignment order)
         elect = z3.And(z3.Not(known), s.c_leader == NO_LEADER, self.epoch_available(s))
-        clean = z3.And(elect, s.c_isr[b])
-        unclean = z3.And(elect, z3.Not(s.c_isr[b])) if self.unclean else z3.BoolVal(False)
+        with_b = [z3.BoolVal(True) if j == b else s.c_live[j] for j in range(self.n)]
+        live_isr = [z3.And(s.c_isr[j], with_b[j]) for j in range(self.n)]
+        clean = z3.And(elect, self.first_in_assignment(live_isr, b))
+        unclean = (z3.And(elect, z3.Not(z3.Or(live_isr)), self.first_in_assignment(with_b, b))
+                   if self.unclean else z3.BoolVal(False))
         out = []
         # already known alive: resend the current state to b
         out.append((z3.And(z3.Not(r.alive), known),

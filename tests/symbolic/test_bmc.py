@@ -72,3 +72,37 @@ def test_cli_bmc_prints_the_trace_and_exits_1():
                                    "--depth", "5", "-q"])
     assert out.exit_code == 1, out.output
     assert "VIOLATED" in out.output
+
+
+# Known-results rows under Kafka's own elections and request order (issue 29: the encoding has
+# them), short enough to run here: BMC's shortest counterexample has the row's pinned length,
+# which is also BFS's, and the compiled kernel takes the trace (run_bmc refuses any it does not).
+KAFKA_ROWS = [
+    "ISR of one, then unclean election (Jepsen 2013)",
+    "unclean election still loses data with KIP-320",
+    "power loss before KIP-380: a bounced broker leads again in the same epoch",
+    "KIP-101 scenario 2: power loss diverges the logs",
+]
+
+
+def known_row(name):
+    from gate.suite import load_suite
+
+    row = next(c for c in load_suite("scenarios/known-results.toml").checks if c.name.startswith(name))
+    assert row.expect == "violated" and row.trace_length
+    return row
+
+
+@pytest.mark.parametrize("name", KAFKA_ROWS)
+def test_bmc_has_bfs_shortest_length_on_known_rows_with_kafkas_elections(name):
+    from checker.symbolic.induction import in_kernel
+
+    row = known_row(name)
+    config, prop = row.config, row.violates[0]
+    assert "unordered-leader-moves" not in config.rules and "leader-and-isr-in-order" in config.rules
+    explicit = check(config, [prop])
+    assert len(explicit.by_name(prop).trace) == row.trace_length
+    result = check(config, [prop], engine="bmc", max_depth=row.trace_length).by_name(prop)
+    assert result.verdict == VIOLATED and len(result.trace) == row.trace_length
+    taken, why = in_kernel(config, result.trace)
+    assert taken is not None, why

@@ -150,9 +150,8 @@ def test_an_inductive_invariant_is_proved():
 def test_a_real_violation_fails_in_the_base_case_with_a_trace():
     acks1 = ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=1, acks="1",
                         bounds=Bounds(1, 2, 1, 1))
-    # with Kafka's elections the shortest loss takes 4 steps (a crash, then the failover); the
-    # encoding's 3-step ones (the controller moves a healthy leader) are refused: the kernel does
-    # not take them (tests/symbolic/test_prove_search.py)
+    # with Kafka's elections the shortest loss takes 4 steps (a crash, then the failover), in
+    # the encoding as in the kernel (issue 29: the encoding has Kafka's elections)
     result = prove(acks1, "no-acked-loss", k=5)
     assert result.status == FAILED and result.phase == "base"
     assert len(result.trace) == 4

@@ -1,0 +1,101 @@
+"""``kmc prove`` and ``--engine bmc`` take ``--kafka-version`` and ``--config`` like ``kmc
+check``: every ZooKeeper release through 2.1 (whose rules the encoding has, Kafka's ordered
+elections and in-order LeaderAndIsr included) is accepted; a later one gets one line naming the
+rules the encoding lacks, exit 2, no traceback (``checker/symbolic/scope.py``)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from checker import VIOLATED as BFS_VIOLATED
+from checker import check
+from checker.reference import make_reference_model
+from checker.symbolic.scope import ENCODED_THROUGH, lacking_rules, require_encoded
+from checker.symbolic.transitions import Encoder
+from cli import cli
+from model.errors import ConfigError
+from model.options import config_from_options
+from model.releases import NEWEST_MODELLED, RELEASES, as_version
+
+
+def release(v):
+    return config_from_options(kafka_version=str(v), replication_factor=2)[0]
+
+
+@pytest.mark.parametrize("version", [v for v in RELEASES if v <= NEWEST_MODELLED], ids=str)
+def test_every_release_through_2_1_is_encoded_and_every_later_one_is_refused(version):
+    config = release(version)
+    if version <= as_version(ENCODED_THROUGH):
+        assert lacking_rules(config) == []
+        require_encoded(config)
+        Encoder(make_reference_model(config))  # builds: no rule it lacks
+    else:
+        assert lacking_rules(config)  # e.g. broker-epoch from 2.2 on
+        with pytest.raises(ConfigError, match="rules the encoding lacks: broker-epoch"):
+            require_encoded(config)
+
+
+@pytest.mark.parametrize("argv, lacking", [
+    (["prove", "--kafka-version", "2.2", "-r", "2", "-p", "no-acked-loss"], "broker-epoch"),
+    (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss"], "eligible-leader-replicas"),
+    (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "3.0", "-r", "2", "-q",
+      "-p", "no-acked-loss"], "alter-partition"),
+])
+def test_a_release_the_encoding_lacks_is_one_line_and_exit_2(argv, lacking):
+    out = CliRunner().invoke(cli, argv)
+    assert out.exit_code == 2, out.output
+    assert "Traceback" not in out.output
+    error = [line for line in out.output.splitlines() if "error" in line]
+    assert len(error) == 1 and lacking in error[0] and "0.8 to 2.1" in error[0]
+
+
+def test_prove_takes_an_old_release_and_finds_bfs_shortest_counterexample():
+    # Kafka 0.11 (KIP-101) with acks=1: the acked record is lost; prove's search finds the
+    # kernel's trace of BFS's length
+    argv = ["--kafka-version", "0.11", "-r", "2", "--acks", "1", "--min-insync-replicas", "1",
+            "--max-records", "1", "--max-crashes", "1", "--max-leader-epoch", "2"]
+    config = config_from_options(kafka_version="0.11", replication_factor=2, acks="1",
+                                 min_insync_replicas=1, max_records=1, max_crashes=1,
+                                 max_leader_epoch=2)[0]
+    bfs = check(config, ["no-acked-loss"])
+    assert bfs.verdict("no-acked-loss") == BFS_VIOLATED
+    shortest = len(bfs.by_name("no-acked-loss").trace)
+    out = CliRunner().invoke(cli, ["prove", *argv, "-p", "no-acked-loss", "-q"])
+    assert out.exit_code == 1, out.output
+    assert f"a real counterexample exists: {shortest} steps (the shortest there is" in out.output
+
+
+def test_prove_reads_a_kafka_config_file(tmp_path):
+    props = tmp_path / "producer.properties"
+    props.write_text("acks=1\nmin.insync.replicas=1\n")
+    out = CliRunner().invoke(cli, ["prove", "--kafka-version", "2.1", "--config", str(props),
+                                   "-r", "2", "--max-records", "1", "-p", "no-acked-loss", "-q"])
+    assert out.exit_code == 1, out.output  # acks=1 from the file: the loss is real
+    assert "1-induction: VIOLATED" in out.output
+
+
+def test_kafka_2_1_elections_with_kmc_0_1s_reset_are_proved():
+    # the encoding has Kafka's elections now, so this PROVED is about them, not a wider model
+    from checker.symbolic.induction import PROVED, prove
+
+    config = config_from_options(kafka_version="2.1", replication_factor=2,
+                                 rule_changes=("+reset-followers-on-epoch",))[0]
+    assert prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0).status == PROVED
+
+
+def test_kafka_2_1s_own_rule_ends_on_an_unreachable_cti_of_the_stale_remote_leo_invariant():
+    # docs/symbolic.md, "Kafka's ordered elections in the proof": the invariant holds on every
+    # reachable RF=2 state of Kafka's elections, so the CTI is unreachable; BFS: no real loss
+    from checker.symbolic.induction import INCONCLUSIVE, prove
+    from checker.symbolic.strengthen import check_of
+    from model import make_model
+    from tests.symbolic.helpers import reachable
+
+    config = release("2.1")
+    result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
+    assert result.status == INCONCLUSIVE and "remote-leo-is-follower-prefix" in result.failing
+    states = reachable(make_model(config))
+    holds = check_of("remote-leo-is-follower-prefix", config)
+    assert all(holds(s) for s in states)  # so the CTI's step (into a violation) is unreachable
+    assert check(config, ["no-acked-loss"]).verdict("no-acked-loss") != BFS_VIOLATED
