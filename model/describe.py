@@ -112,6 +112,12 @@ def _handled(b: int, rid: int, before, after) -> str:
     lead = f"broker {b} (leader in epoch {r0.leader_epoch})"
     if len(r1.log) > len(r0.log):
         text = f"{lead} appends it at offset {len(r0.log)}"
+        earlier = [o for o, (x, _) in enumerate(r0.log) if x == rid]
+        if after.sequences and earlier:
+            o = earlier[-1]
+            text += (f" (producer epoch {after.producer_epoch}, sequence {_sequence(after, rid)}: "
+                     f"no duplicate of the batch at offset {o}, which has producer epoch "
+                     f"{r0.log_producer_epochs[o]}; a duplicate is looked for within one epoch)")
     else:
         at = [o for o, (x, _) in enumerate(r0.log) if x == rid]
         acked = [o for x, o in after.acked if x == rid] + [o for _, x, o in after.pending_acks if x == rid]

@@ -57,6 +57,8 @@ def test_kafka_14034_the_bump_rewrites_a_record_already_in_the_log():
     assert last.replicas[0].log_producer_epochs == (0, 0, 1)
     assert last.replicas[1].log_producer_epochs == (0, 0, 1)  # the follower's copy keeps them
     assert "r2 -> sequence 0" in describe(trace.actions[2], trace.states[2], bumped)
+    retried = describe(trace.actions[3], bumped, trace.states[4])
+    assert "producer epoch 1, sequence 0: no duplicate of the batch at offset 1" in retried
 
 
 def test_within_one_epoch_a_retry_is_still_a_duplicate():
