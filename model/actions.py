@@ -85,9 +85,10 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     # the follower unfenced and not shutting down, and asks the controller to add it
     # (Partition.isReplicaIsrEligible on a lagging KRaftMetadataCache; --max-stale-metadata-reads).
     "LeaderHandleFetchOnStaleMetadata": ("leader", "follower"),
-    # The idempotent producer gives up a record (its batch failed: expired, a non-retriable error,
-    # OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID) and bumps its epoch (KIP-360, 2.5+;
-    # TransactionManager.bumpIdempotentProducerEpoch; --max-producer-epoch-bumps).
+    # The idempotent producer gives up a record whose request was answered with an error it does
+    # not retry (non-retriable with retries left, OUT_OF_ORDER_SEQUENCE_NUMBER after expiry) and
+    # bumps its epoch (KIP-360, 2.5+; TransactionManager.handleFailedBatch ->
+    # bumpIdempotentProducerEpoch; --max-producer-epoch-bumps).
     "ProducerBumpEpoch": ("record",),
 }
 

@@ -61,9 +61,9 @@ class Bounds:
         max_consumer_restarts: consumer crashes, each followed by a new consumer of the group
             resuming from the committed offset (fault bound; only with a consumer:
             ``ModelConfig.consumer_commit``).
-        max_producer_epoch_bumps: times the idempotent producer gives up a record (a batch that
-            fails: expired, a non-retriable error, OUT_OF_ORDER_SEQUENCE_NUMBER,
-            UNKNOWN_PRODUCER_ID) and bumps its epoch (KIP-360, 2.5+:
+        max_producer_epoch_bumps: times the idempotent producer gives up a record (a batch
+            answered with an error it does not retry: non-retriable with retries left, or
+            OUT_OF_ORDER_SEQUENCE_NUMBER) and bumps its epoch (KIP-360, 2.5+:
             ``TransactionManager.bumpIdempotentProducerEpoch``), with the in-flight records'
             sequences rewritten from 0 at the new epoch (fault bound; needs enable.idempotence and
             ``--retries``).

@@ -61,8 +61,9 @@ def _producer_bump_epoch(p, before, after) -> str:
     rewritten = [f"r{q} -> sequence {after.sequences[q - 1]}"
                  for q in range(1, after.records_written + 1)
                  if q != rid and q not in acked and after.sequences[q - 1] >= 0]
-    text = (f"r{rid}'s batch fails (expired, or an error the producer does not retry) and the "
-            f"producer gives it up; it bumps its epoch {before.producer_epoch} -> "
+    text = (f"r{rid}'s request was answered with an error, taken as one the producer does not "
+            f"retry (non-retriable, or OUT_OF_ORDER_SEQUENCE_NUMBER after delivery.timeout.ms), "
+            f"so the producer gives r{rid} up; it bumps its epoch {before.producer_epoch} -> "
             f"{after.producer_epoch} (KIP-360)")
     if rewritten:
         text += ("; the records still in flight get new sequences at the new epoch: "

@@ -293,9 +293,10 @@ RULE_IDEMPOTENT_EPOCH_BUMP = rule(
     source="KIP-360 (TransactionManager.handleFailedBatch -> requestEpochBumpForPartition, "
            "bumpIdempotentProducerEpoch at 2.5.0; ProducerStateManager.checkProducerEpoch / "
            "checkSequence at 2.5.0: a new epoch starts at sequence 0)",
-    summary="an idempotent producer whose batch fails (expired, a non-retriable error, "
-            "OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID) bumps its producer epoch and "
-            "goes on at sequence 0, instead of failing for good (--max-producer-epoch-bumps)",
+    summary="an idempotent producer whose batch fails with an error it does not retry (a "
+            "non-retriable error while retries are left, OUT_OF_ORDER_SEQUENCE_NUMBER) bumps its "
+            "producer epoch and goes on at sequence 0, instead of failing for good "
+            "(--max-producer-epoch-bumps)",
     requires=("idempotent-producer",),
     unobservable="an equivalent mutant on every configuration valid without it: the bump is "
                  "the only thing it brings, --max-producer-epoch-bumps 0 (the default) leaves "

@@ -41,24 +41,28 @@ def test_without_the_bound_the_epoch_costs_nothing():
 
 
 def test_kafka_14034_the_bump_rewrites_a_record_already_in_the_log():
-    """r1 and r2 in the leader's log, unacknowledged; r1 fails and the producer bumps its epoch,
-    rewriting r2 to sequence 0 of epoch 1 (``startSequencesAtBeginning``); r2's retry is no
-    duplicate to the leader (another epoch) and starts the new epoch at 0: appended again."""
+    """r1's request fails (its leader crashes); r2 waits in the new leader's purgatory; r1 is
+    given up and the producer bumps its epoch, rewriting r2 to sequence 0 of epoch 1
+    (``startSequencesAtBeginning``); r2's retry is no duplicate to the leader (another epoch)
+    and starts the new epoch at 0: appended again, and acknowledged."""
     result = check(producer(), ["no-duplicates"])
     assert result.verdict("no-duplicates") == VIOLATED
     trace = result.by_name("no-duplicates").trace
-    assert [str(a) for a in trace.actions[:4]] == [
-        "ProduceRecord(leader=0)", "ProduceRecord(leader=0)", "ProducerBumpEpoch(record=1)",
-        "ProducerRetry(record=2, leader=0)"]
-    bumped, last = trace.states[3], trace.states[-1]
+    names = [str(a) for a in trace.actions]
+    bump = names.index("ProducerBumpEpoch(record=1)")
+    assert names[bump + 1].startswith("ProducerRetry(record=2,")
+    before, bumped = trace.states[bump], trace.states[bump + 1]
+    assert before.pending_acks and before.pending_acks[0][1] == 2  # r2 waits, r1 does not
     assert bumped.producer_epoch == 1 and bumped.sequences[:2] == (-1, 0)
     assert bumped.next_sequence == 1
-    assert [rid for rid, _ in last.replicas[0].log] == [1, 2, 2]
-    assert last.replicas[0].log_producer_epochs == (0, 0, 1)
-    assert last.replicas[1].log_producer_epochs == (0, 0, 1)  # the follower's copy keeps them
-    assert "r2 -> sequence 0" in describe(trace.actions[2], trace.states[2], bumped)
-    retried = describe(trace.actions[3], bumped, trace.states[4])
-    assert "producer epoch 1, sequence 0: no duplicate of the batch at offset 1" in retried
+    last = trace.states[-1]
+    leader = last.controller.leader
+    assert [rid for rid, _ in last.replicas[leader].log] == [2, 2]
+    assert last.replicas[leader].log_producer_epochs == (0, 1)
+    assert all(r.log_producer_epochs == (0, 1) for r in last.replicas if r.log)  # copied
+    assert "r2 -> sequence 0" in describe(trace.actions[bump], before, bumped)
+    retried = describe(trace.actions[bump + 1], bumped, trace.states[bump + 2])
+    assert "producer epoch 1, sequence 0: no duplicate of the batch at offset 0" in retried
 
 
 def test_within_one_epoch_a_retry_is_still_a_duplicate():
@@ -72,10 +76,13 @@ def test_within_one_epoch_a_retry_is_still_a_duplicate():
 
 def test_a_given_up_record_is_never_sent_again():
     model = make_model(producer())
-    trace = replay_actions(model, model.init_states()[0], [
-        A("ProduceRecord", (0,)), A("ProducerBumpEpoch", (1,))])
+    start = model.init_states()[0]
+    waiting = replay_actions(model, start, [A("ProduceRecord", (0,))]).states[-1]
+    assert "ProducerBumpEpoch" not in {a.name for a, _ in model.successors(waiting)}
+    trace = replay_actions(model, start, [  # r1's leader crashes: its request fails
+        A("ProduceRecord", (0,)), A("BrokerCrash", (0,)), A("ProducerBumpEpoch", (1,))])
     after = trace.states[-1]
-    assert after.sequences[0] == -1 and after.pending_acks == ()
+    assert after.sequences[0] == -1 and after.pending_acks == () and after.producer_epoch == 1
     assert "ProducerRetry" not in {a.name for a, _ in model.successors(after)}
 
 

@@ -279,15 +279,18 @@ def check_sequence_by_epoch(t, lay, cfg, b, r):
 def producer_bump_epoch(s, lay, cfg, out, acts, k):
     """ProducerBumpEpoch(record): the idempotent producer gives record ``r`` up and bumps its
     epoch (KIP-360, rule ``idempotent-epoch-bump``, 2.5+; at most --max-producer-epoch-bumps
-    times). In Kafka the bump follows a batch that failed: ``Sender.completeBatch`` ->
-    ``failBatch`` -> ``TransactionManager.handleFailedBatch``, which asks for it
-    (``requestEpochBumpForPartition``) after OUT_OF_ORDER_SEQUENCE_NUMBER, or any error the
-    Sender does not retry while retries are left (``adjustSequenceNumbers``), and resets the
-    sequence after UNKNOWN_PRODUCER_ID; the next ``Sender.runOnce`` bumps
-    (``bumpIdempotentEpochAndResetIdIfNeeded`` -> ``bumpIdempotentProducerEpoch``). The model does
-    not decide which errors those are: any record sent and neither acknowledged nor given up may
-    be the one that fails (a choice, no fairness). Its answer, if it still waits in a purgatory,
-    goes nowhere.
+    times). In Kafka (2.5.0) the bump follows a batch answered with an error the Sender does not
+    retry: ``Sender.completeBatch`` -> ``failBatch`` -> ``TransactionManager.handleFailedBatch``,
+    which asks for it (``requestEpochBumpForPartition``) after OUT_OF_ORDER_SEQUENCE_NUMBER (for
+    instance the answer to a batch that expired meanwhile: ``canRetry`` is false), or after any
+    error it does not retry while retries are left (``adjustSequenceNumbers``); the next
+    ``Sender.runOnce`` bumps (``bumpIdempotentEpochAndResetIdIfNeeded`` ->
+    ``bumpIdempotentProducerEpoch``). A batch that expires without an answer does not bump at
+    once: ``Sender.sendProducerData`` marks its sequence unresolved and the bump waits for the
+    batches in flight (``maybeResolveSequences``). The model does not tell errors apart: a record
+    whose last request was answered with an error (``ack_state`` none: refused, or its leader
+    stepped down) may be the one that fails (a choice, no fairness); one waiting in a purgatory
+    may not.
 
     The bump rewrites the partition's records still in flight
     (``TxnPartitionEntry.startSequencesAtBeginning``): in send order, sequences 0, 1, ... at the
@@ -300,13 +303,12 @@ def producer_bump_epoch(s, lay, cfg, out, acts, k):
         return k
     written = records_written(s, lay)
     for r in range(1, written + 1):
-        if ack_state(s, lay, r) == ACK_DONE or given_up(s, lay, cfg, r):
-            continue
+        if ack_state(s, lay, r) != ACK_NONE or given_up(s, lay, cfg, r):
+            continue  # only a batch answered with an error (one waiting in a purgatory times out)
         if cfg[RULE_EPOCH_BUMP_REWRITES_IN_FLIGHT] == 0 and in_flight_besides(s, lay, cfg, r):
             continue
         begin(s, out, acts, k, PRODUCER_BUMP_EPOCH, r, NO_ARG)
         t = out[k]
-        set_ack(t, lay, r, ACK_NONE, -1, -1)
         set_sequence_of(t, lay, r, GIVEN_UP)
         set_producer_epoch(t, lay, producer_epoch(s, lay) + 1)
         seq = 0
