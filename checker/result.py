@@ -22,6 +22,7 @@ BOUND_WORDS = {
     "controlled shutdowns", "max_session_expiries": "session expiries",
     "max_controller_failovers": "controller failovers", "max_delayed_fetches": "delayed fetches",
     "max_retries": "producer retries", "max_consumer_restarts": "consumer restarts",
+    "max_producer_epoch_bumps": "producer epoch bumps",
     "max_stale_metadata_reads": "stale metadata reads",
 }
 

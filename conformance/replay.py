@@ -349,6 +349,10 @@ ACTIONS: dict[str, Row] = {
                          _none, not_forceable("a resend is the client's own decision (retries, "
                                               "request.timeout.ms); kafka-python cannot be told "
                                               "to resend one record"), "no"),
+    "ProducerBumpEpoch": Row("(the producer bumps its epoch on its own after a failed batch)",
+                             _none, not_forceable("an epoch bump follows a batch failing inside "
+                                                  "the client; kafka-python does not bump "
+                                                  "(KIP-360 is the Java client's)"), "no"),
     **{name: Row("(the consumer's own step; the replay drives no consumer)", _none,
                  not_forceable("the replay drives brokers and a producer, not a consumer group"),
                  "no")

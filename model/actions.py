@@ -89,6 +89,11 @@ ACTION_PARAMS: dict[str, tuple[str, ...]] = {
     # (``followers``: their bitmask); only where one follower per step is not exact (KIP-966's
     # ELR: rule isr-shrink-out-of-sync-set).
     "LeaderShrinkIsrSet": ("leader", "followers"),
+    # The idempotent producer gives up a record whose request was answered with an error it does
+    # not retry (non-retriable with retries left, OUT_OF_ORDER_SEQUENCE_NUMBER after expiry) and
+    # bumps its epoch (KIP-360, 2.5+; TransactionManager.handleFailedBatch ->
+    # bumpIdempotentProducerEpoch; --max-producer-epoch-bumps).
+    "ProducerBumpEpoch": ("record",),
 }
 
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_PARAMS)

@@ -61,6 +61,12 @@ class Bounds:
         max_consumer_restarts: consumer crashes, each followed by a new consumer of the group
             resuming from the committed offset (fault bound; only with a consumer:
             ``ModelConfig.consumer_commit``).
+        max_producer_epoch_bumps: times the idempotent producer gives up a record (a batch
+            answered with an error it does not retry: non-retriable with retries left, or
+            OUT_OF_ORDER_SEQUENCE_NUMBER) and bumps its epoch (KIP-360, 2.5+:
+            ``TransactionManager.bumpIdempotentProducerEpoch``), with the in-flight records'
+            sequences rewritten from 0 at the new epoch (fault bound; needs enable.idempotence and
+            ``--retries``).
         max_stale_metadata_reads: times a KRaft leader (3.3+) asks the controller to add a
             follower to the ISR on its own lagging metadata cache, which still shows the follower
             unfenced and not in a controlled shutdown while the controller has fenced it or has
@@ -95,6 +101,9 @@ class Bounds:
     max_consumer_restarts: int = _bound(
         0, "consumer crashes, each resumed from the committed offset (with --consumer-commit)",
         fault=True)
+    max_producer_epoch_bumps: int = _bound(
+        0, "idempotent producer epoch bumps after a batch fails (KIP-360, 2.5+; with "
+           "enable.idempotence and --retries)", fault=True)
     max_stale_metadata_reads: int = _bound(
         0, "KRaft ISR expansions a leader proposes on its lagging metadata cache (a follower the "
            "controller has fenced or has shutting down)", fault=True)
@@ -131,9 +140,16 @@ def check_producer(config: "ModelConfig") -> None:
                           f"to {MAX_BOUND}, got {inflight!r}")
     if config.enable_idempotence not in (None, True, False):
         raise ConfigError(f"enable.idempotence must be true or false, got {config.enable_idempotence!r}")
+    where = f"Kafka {config.kafka_version}" if config.kafka_version else "these rules"
+    if config.bounds.max_producer_epoch_bumps:
+        if not (config.idempotent and config.bounds.max_retries):
+            raise ConfigError("--max-producer-epoch-bumps needs an idempotent producer that "
+                              "retries: enable.idempotence and --retries")
+        if "idempotent-epoch-bump" not in config.rules:
+            raise ConfigError(f"--max-producer-epoch-bumps needs the idempotent producer's epoch "
+                              f"bump (KIP-360, Kafka 2.5), which {where} does not have")
     if not config.enable_idempotence:
         return
-    where = f"Kafka {config.kafka_version}" if config.kafka_version else "these rules"
     if "idempotent-producer" not in config.rules:
         raise ConfigError(f"enable.idempotence needs the idempotent producer (KIP-98, Kafka 0.11), "
                           f"which {where} does not have")

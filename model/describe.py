@@ -54,6 +54,23 @@ def _producer_retry(p, before, after) -> str:
     return f"the producer retries r{rid}: {why}; " + _handled(b, rid, before, after)
 
 
+@describes("ProducerBumpEpoch")
+def _producer_bump_epoch(p, before, after) -> str:
+    rid = p["record"]
+    acked = {x for x, _ in after.acked}
+    rewritten = [f"r{q} -> sequence {after.sequences[q - 1]}"
+                 for q in range(1, after.records_written + 1)
+                 if q != rid and q not in acked and after.sequences[q - 1] >= 0]
+    text = (f"r{rid}'s request was answered with an error, taken as one the producer does not "
+            f"retry (non-retriable, or OUT_OF_ORDER_SEQUENCE_NUMBER after delivery.timeout.ms), "
+            f"so the producer gives r{rid} up; it bumps its epoch {before.producer_epoch} -> "
+            f"{after.producer_epoch} (KIP-360)")
+    if rewritten:
+        text += ("; the records still in flight get new sequences at the new epoch: "
+                 + ", ".join(rewritten))
+    return text
+
+
 # ------------------------------------------------------------------------------ the consumer
 
 @describes("ConsumerFetch")
@@ -84,6 +101,11 @@ def _consumer_restart(p, before, after) -> str:
             f"{before.consumer_committed}")
 
 
+def _sequence(state, rid: int) -> int:
+    """Record ``rid``'s sequence as last sent: ``rid - 1`` unless the producer has an epoch."""
+    return state.sequences[rid - 1] if state.sequences else rid - 1
+
+
 def _handled(b: int, rid: int, before, after) -> str:
     """What broker ``b`` did with record ``rid``: appended it, or, for an idempotent producer,
     answered with the offset it already has it at, or refused it."""
@@ -91,18 +113,31 @@ def _handled(b: int, rid: int, before, after) -> str:
     lead = f"broker {b} (leader in epoch {r0.leader_epoch})"
     if len(r1.log) > len(r0.log):
         text = f"{lead} appends it at offset {len(r0.log)}"
+        earlier = [o for o, (x, _) in enumerate(r0.log) if x == rid]
+        if after.sequences and earlier:
+            o = earlier[-1]
+            text += (f" (producer epoch {after.producer_epoch}, sequence {_sequence(after, rid)}: "
+                     f"no duplicate of the batch at offset {o}, which has producer epoch "
+                     f"{r0.log_producer_epochs[o]}; a duplicate is looked for within one epoch)")
     else:
         at = [o for o, (x, _) in enumerate(r0.log) if x == rid]
         acked = [o for x, o in after.acked if x == rid] + [o for _, x, o in after.pending_acks if x == rid]
         if acked and at:
             text = (f"{lead} already has it at offset {acked[0]} (DUPLICATE_SEQUENCE_NUMBER: "
                     "nothing appended, answered with the original offset)")
+        elif r0.log and after.sequences and r0.log_producer_epochs[-1] != after.producer_epoch:
+            text = (f"{lead} refuses it: OUT_OF_ORDER_SEQUENCE_NUMBER (producer epoch "
+                    f"{after.producer_epoch} is new to its log, whose last batch has epoch "
+                    f"{r0.log_producer_epochs[-1]}, so it must start at sequence 0, not "
+                    f"{_sequence(after, rid)})")
         elif r0.log:
-            text = (f"{lead} refuses it: OUT_OF_ORDER_SEQUENCE_NUMBER (sequence {rid - 1}, but its "
-                    f"log's last batch r{r0.log[-1][0]} has sequence {r0.log[-1][0] - 1})")
+            last = r0.log[-1][0]
+            text = (f"{lead} refuses it: OUT_OF_ORDER_SEQUENCE_NUMBER (sequence "
+                    f"{_sequence(after, rid)}, but its log's last batch r{last} has sequence "
+                    f"{_sequence(before, last)})")
         else:
             text = (f"{lead} refuses it: UNKNOWN_PRODUCER_ID (no batch of the producer in its "
-                    f"log, and sequence {rid - 1} is not 0)")
+                    f"log, and sequence {_sequence(after, rid)} is not 0)")
     if r1.high_watermark != r0.high_watermark:
         text += f"; HW {r0.high_watermark} -> {r1.high_watermark}"
     return text + _ack_changes(before, after, rid)

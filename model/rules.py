@@ -302,6 +302,34 @@ RULE_UNKNOWN_PRODUCER_ACCEPTS_ANY_SEQUENCE = rule(
                  "property of kmc judges a record never acknowledged; what makes KIP-360 "
                  "matter in Kafka, the producer epoch bump that resends a refused record after "
                  "a later one, is not modelled (docs/testing.md)")
+RULE_IDEMPOTENT_EPOCH_BUMP = rule(
+    "idempotent-epoch-bump", since="2.5", producer=True, actions=("ProducerBumpEpoch",),
+    source="KIP-360 (TransactionManager.handleFailedBatch -> requestEpochBumpForPartition, "
+           "bumpIdempotentProducerEpoch at 2.5.0; ProducerStateManager.checkProducerEpoch / "
+           "checkSequence at 2.5.0: a new epoch starts at sequence 0)",
+    summary="an idempotent producer whose batch fails with an error it does not retry (a "
+            "non-retriable error while retries are left, OUT_OF_ORDER_SEQUENCE_NUMBER) bumps its "
+            "producer epoch and goes on at sequence 0, instead of failing for good "
+            "(--max-producer-epoch-bumps)",
+    requires=("idempotent-producer",),
+    unobservable="an equivalent mutant on every configuration valid without it: the bump is "
+                 "the only thing it brings, --max-producer-epoch-bumps 0 (the default) leaves "
+                 "it out, and a bound above 0 without the rule is refused (exit 2: the bump "
+                 "needs KIP-360, 2.5); what the bump does is judged through "
+                 "epoch-bump-rewrites-in-flight's rows (tests/scenarios/test_delivery.py "
+                 "checks the refusal)")
+RULE_EPOCH_BUMP_REWRITES_IN_FLIGHT = rule(
+    "epoch-bump-rewrites-in-flight", since="2.5", producer=True,
+    source="KAFKA-14034 (TransactionManager.handleFailedBatch calls requestEpochBumpForPartition "
+           "for a failed batch while earlier ones are in flight, and bumpIdempotentProducerEpoch "
+           "-> startSequencesAtBeginning rewrites them at the new epoch from sequence 0: read at "
+           "2.5.0 and 3.8.0; the fix, 5b75e1bcf2c (PR #13796: markSequenceUnresolved, bump once "
+           "the in-flight batches complete), is on no release tag)",
+    summary="the epoch bump does not wait for the records still in flight: it gives them new "
+            "sequences at the new epoch, so a record already in a log but not yet acknowledged "
+            "is written again when retried (KAFKA-14034, unfixed); without the rule the bump "
+            "waits until no other record is in flight",
+    requires=("idempotent-epoch-bump",))
 RULE_IDEMPOTENCE_BY_DEFAULT = rule(
     "idempotence-by-default", since="3.0", producer=True,
     source="KIP-679 (ProducerConfig: enable.idempotence=true and acks=all by default at 3.0.0; "

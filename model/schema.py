@@ -49,6 +49,8 @@ ACKS_PENDING = "acks-pending"  # (leader, record, offset) parked in a purgatory
 ACKS_DONE = "acks-done"  # (record, offset) acknowledged
 PREFIX = "prefix"  # a sequence of record ids: (length, ids) slots
 RECORD_OFFSETS = "record-offsets"  # (record, offset), the offset stored + 1 (0: none)
+PRODUCER_EPOCHS = "producer-epochs"  # a log's producer epochs by offset; its length is uses[0]'s
+PER_RECORD = "per-record"  # one value per record slot, by record id - 1: a tuple, () when off
 
 ACK_NONE, ACK_PENDING, ACK_DONE = 0, 1, 2  # the ack_state slot of a record
 
@@ -69,6 +71,7 @@ FEATURES = (
     "preferred_election",  # --max-preferred-elections > 0
     "reassignment",  # --max-reassignments > 0
     "stale_metadata",  # --max-stale-metadata-reads > 0
+    "producer_epoch",  # --max-producer-epoch-bumps > 0: the producer epoch (KIP-360, issue 26g)
 )
 """Optional groups of fields (what brings each: ``model/rules.py`` and ``spec.ENVIRONMENT``). A
 configuration without a feature gets rows without its slots (width 0), so a feature costs
@@ -245,6 +248,17 @@ REPLICA: tuple[Field, ...] = (
            doc="this replica's place in the partition's replica assignment (0 = the preferred "
                "replica): the order every election reads (``PartitionLeaderElectionAlgorithms``, "
                "``PartitionChangeBuilder.electLeader``)"),
+    Field("log_producer_epochs", PRODUCER_EPOCHS, (
+        Slot("log_producer_epoch", width=RECORDS, get="producer_epoch_at", set=None),
+    ), feature="producer_epoch", default=(), optional=True, uses=("log_end_offset",),
+          doc="the producer epoch each batch of ``log`` was written with, by offset (KIP-360; "
+              "with --max-producer-epoch-bumps, ``()`` otherwise): kept in step with ``log`` by "
+              "its writers, as Kafka keeps it in each batch's header"),
+    Field("response_producer_epochs", PRODUCER_EPOCHS, (
+        Slot("response_producer_epoch", width=RECORDS, get="response_producer_epoch_at", set=None),
+    ), feature="producer_epoch", default=(), optional=True, uses=("response_count",),
+          doc="the producer epochs of the fetch response's records, by position (with "
+              "--max-producer-epoch-bumps, ``()`` otherwise)"),
 )
 
 # ------------------------------------------------------------------------------ the controller
@@ -341,6 +355,19 @@ CLUSTER: tuple[Field, ...] = (
     scalar("retries", feature="producer", level=PARTITION,
            doc="produce requests the producer has sent again after an error or a timeout (a "
                "bound: --retries)"),
+    scalar("producer_epoch", feature="producer_epoch", level=PARTITION,
+           doc="the idempotent producer's epoch (KIP-360: bumped by "
+               "``TransactionManager.bumpIdempotentProducerEpoch``; the number of bumps so far, a "
+               "bound: --max-producer-epoch-bumps)"),
+    scalar("next_sequence", feature="producer_epoch", level=PARTITION,
+           doc="the sequence the producer gives the next record it sends for the first time, at "
+               "its current epoch (``TxnPartitionEntry.nextSequence``)"),
+    Field("sequences", PER_RECORD, (
+        Slot("sequence", width=RECORDS, index_base=1, get="sequence_of", set="set_sequence_of"),
+    ), feature="producer_epoch", default=(), optional=True, level=PARTITION,
+          doc="each record's sequence as last sent, by record id - 1 (0 for a record not sent "
+              "yet; -1 for a record the producer gave up, which it never sends again); every "
+              "record it still sends carries ``producer_epoch``"),
     scalar("consumer_position", feature="consumer", level=PARTITION,
            doc="the consumer's position: the offset of the next record it fetches"),
     scalar("consumer_committed", feature="consumer", level=PARTITION,

@@ -107,7 +107,7 @@ def value_to_json(f: S.Field, value):
         return value
     if t == S.BROKERS_SET:
         return sorted(value)
-    if t in (S.PER_BROKER, S.PREFIX):
+    if t in (S.PER_BROKER, S.PREFIX, S.PRODUCER_EPOCHS, S.PER_RECORD):
         return list(value)
     if t == S.LOG:
         return [{"id": rid, "epoch": ep} for rid, ep in value]

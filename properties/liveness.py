@@ -76,6 +76,7 @@ FAIRNESS: dict[str, tuple[str, str]] = {
 FAMILIES: dict[str, str] = {
     "ProduceRecord": "produce",
     "ProducerRetry": "produce",
+    "ProducerBumpEpoch": "produce",
     "LeaderHandleFetch": "fetch",
     "FollowerHandleFetchResponse": "fetch",
     "FollowerTruncate": "fetch",

@@ -87,7 +87,7 @@ def _value(f: S.Field, value):
         return bool(value)
     if t == S.BROKERS_SET:
         return _set(value)
-    if t in (S.PER_BROKER, S.PREFIX):
+    if t in (S.PER_BROKER, S.PREFIX, S.PRODUCER_EPOCHS, S.PER_RECORD):
         return [_int(x) for x in value]
     if t == S.LOG:
         return _record_log(value)
@@ -182,7 +182,7 @@ class _Decoder:
             return self.bool(v, path)
         if t == S.BROKERS_SET:
             return self.int_set(v, path)
-        if t in (S.PER_BROKER, S.PREFIX):
+        if t in (S.PER_BROKER, S.PREFIX, S.PRODUCER_EPOCHS, S.PER_RECORD):
             return tuple(self.int(x, f"{path}[{i}]") for i, x in enumerate(self.seq(v, path)))
         if t == S.LOG:
             return self.log(v, path)

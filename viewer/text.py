@@ -10,8 +10,9 @@ from properties import PROPERTIES
 
 def render_replica(b: int, r, state) -> str:
     cells = []
+    producer_epochs = r.log_producer_epochs  # () unless --max-producer-epoch-bumps
     for offset, (rid, epoch) in enumerate(r.log):
-        cells.append(f"r{rid}e{epoch}")
+        cells.append(f"r{rid}e{epoch}" + (f"/p{producer_epochs[offset]}" if producer_epochs else ""))
     # HW and LEO markers: '|' before the first record not committed, LEO is the end
     parts = []
     for offset, cell in enumerate(cells):

@@ -84,6 +84,12 @@ def _decoder(f: S.Field, w: _Where, b: int | None):
     if t == S.LOG:
         count, ids, epochs = (w.at(s.name, b) for s in f.slots)
         return lambda v: tuple(zip(v[ids:ids + v[count]], v[epochs:epochs + v[count]]))
+    if t == S.PRODUCER_EPOCHS:
+        count, epochs = w.at(f.uses[0], b), w.at(f.slots[0].name, b)
+        return lambda v: tuple(v[epochs:epochs + v[count]])
+    if t == S.PER_RECORD:
+        p, records = w.at(f.slots[0].name), w.records
+        return lambda v: tuple(v[p:p + records])
     if t in (S.MESSAGE, S.RECORD):
         parts = [_decoder(p, w, b) for p in f.parts]
         if t == S.RECORD:
@@ -190,6 +196,25 @@ def _encoder(f: S.Field, w: _Where, b: int | None):
             for o, (rid, epoch) in enumerate(value):
                 v[ids + o], v[epochs + o] = rid, epoch
         return log
+    if t == S.PRODUCER_EPOCHS:
+        epochs, records = w.at(f.slots[0].name, b), w.records
+        what = f"broker {b}'s {f.name}"
+
+        def producer_epochs(v, value):
+            if len(value) > records:
+                raise SlotOverflow(f"{what} holds {len(value)} entries, the layout {records}")
+            for o, epoch in enumerate(value):
+                v[epochs + o] = epoch
+        return producer_epochs  # its length is the log's (or the response's): checked by decode
+    if t == S.PER_RECORD:
+        p, records = w.at(f.slots[0].name), w.records
+
+        def per_record(v, value):
+            if len(value) != records:
+                raise SlotOverflow(f"{f.name} has {len(value)} entries, not {records}")
+            for i, x in enumerate(value):
+                v[p + i] = int(x)
+        return per_record
     if t in (S.MESSAGE, S.RECORD):
         parts = [_encoder(p, w, b) for p in f.parts]
         present = w.at(f.slots[0].name, b) if f.slots else None

@@ -21,18 +21,24 @@ from model.kernel.slots import (
     ALTER_STATE, CHANGE, CHANGE_CURRENT, CHANGE_ISR, CHANGE_LEADER_EPOCH, CONTROLLER_ISR,
     CONTROLLER_LEADER, CONTROLLER_LEADER_EPOCH, CONTROLLER_LIVE, ELR, FETCH_REQUEST,
     FETCH_REQUEST_CURRENT, FETCH_REQUEST_EPOCH, FETCH_REQUEST_LEADER, FETCH_REQUEST_OFFSET,
-    LAI, LAI_ISR, LAI_LEADER, LAST_KNOWN_ELR, LOG_END_OFFSET, LOG_EPOCH, LOG_RECORD, N_BROKERS,
+    FEATURE_BITS, LAI, LAI_ISR, LAI_LEADER, LAST_KNOWN_ELR, LOG_END_OFFSET, LOG_EPOCH,
+    LOG_PRODUCER_EPOCH, LOG_RECORD, N_BROKERS, RESPONSE_PRODUCER_EPOCH,
     N_EPOCHS, N_RECORDS, READ_OFFSET, REMOTE_LEO, RESPONSE, RESPONSE_COUNT, RESPONSE_EPOCH,
     RESPONSE_EPOCHS, RESPONSE_FETCH_OFFSET, RESPONSE_HW, RESPONSE_LEADER, RESPONSE_LEO,
     RESPONSE_RECORD, ZOMBIE, ZOMBIE_CONTROLLER_EPOCH, ZOMBIE_ISR, ZOMBIE_LEADER,
     ZOMBIE_LEADER_EPOCH, ACK_LEADER, ACK_OFFSET, ACK_STATE, at, is_alive, leader_epoch,
     leader_of, record_epoch_at, record_id_at,
 )
-from model.schema import ACK_DONE, ACK_NONE, ACK_PENDING  # noqa: F401
+from model.schema import ACK_DONE, ACK_NONE, ACK_PENDING, FEATURES  # noqa: F401
 
 NO_LEADER = -1
 UNDEFINED_EPOCH = -1
 UNDEFINED_EPOCH_OFFSET = -1
+
+
+PRODUCER_EPOCH_BIT = 1 << FEATURES.index("producer_epoch")
+"""The layout's feature bit of the producer epoch: a log keeps each batch's producer epoch only
+with it (``model/schema.py``), so the log writers below write that slot only then."""
 
 
 class SlotOverflow(Exception):
@@ -92,13 +98,24 @@ def forget_remote_leos(s, lay, b):
 # ------------------------------------------------------------------------------ a log
 
 @kernel
-def append_record(s, lay, b, record_id, epoch):
-    """``UnifiedLog.append``: the record goes at the LEO, which moves up by one."""
+def keeps_producer_epochs(lay):
+    """Does this layout keep each batch's producer epoch (``--max-producer-epoch-bumps``)?"""
+    return lay[FEATURE_BITS] & PRODUCER_EPOCH_BIT != 0
+
+
+@kernel
+def append_record(s, lay, b, record_id, epoch, producer_epoch):
+    """``UnifiedLog.append``: the record goes at the LEO, which moves up by one. The batch
+    carries the leader epoch it was written in and, when the layout keeps it, the producer epoch
+    it was sent with (the batch header's ``producerEpoch``, from which Kafka rebuilds the
+    producer state: ``ProducerStateManager``)."""
     leo = s[at(lay, b, LOG_END_OFFSET)]
     if leo >= lay[N_RECORDS]:
         raise SlotOverflow("a log grew past its record slots (max-records)")
     s[at(lay, b, LOG_RECORD) + leo] = record_id
     s[at(lay, b, LOG_EPOCH) + leo] = epoch
+    if keeps_producer_epochs(lay):
+        s[at(lay, b, LOG_PRODUCER_EPOCH) + leo] = producer_epoch
     s[at(lay, b, LOG_END_OFFSET)] = leo + 1
 
 
@@ -115,6 +132,10 @@ def truncate_to(s, lay, b, target_offset):
     for o in range(target_offset, leo):
         s[rec + o] = 0
         s[ep + o] = 0
+    if keeps_producer_epochs(lay):
+        pe = at(lay, b, LOG_PRODUCER_EPOCH)
+        for o in range(target_offset, leo):
+            s[pe + o] = 0
     s[at(lay, b, LOG_END_OFFSET)] = target_offset
 
 
@@ -143,6 +164,10 @@ def clear_fetch_response(s, lay, f):
     for i in range(count):
         s[rec + i] = 0
         s[ep + i] = 0
+    if keeps_producer_epochs(lay):
+        pe = at(lay, f, RESPONSE_PRODUCER_EPOCH)
+        for i in range(count):
+            s[pe + i] = 0
 
 
 @kernel
@@ -163,6 +188,10 @@ def send_fetch_response(s, lay, f, leader, epoch, fetch_offset, leader_hw, leade
         for i in range(count):
             s[rec + i] = record_id_at(s, lay, leader, fetch_offset + i)
             s[ep + i] = record_epoch_at(s, lay, leader, fetch_offset + i)
+        if keeps_producer_epochs(lay):
+            pe, lpe = at(lay, f, RESPONSE_PRODUCER_EPOCH), at(lay, leader, LOG_PRODUCER_EPOCH)
+            for i in range(count):
+                s[pe + i] = s[lpe + fetch_offset + i]
 
 
 # ------------------------------------------------------------------------------ LeaderAndIsr

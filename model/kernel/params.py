@@ -44,6 +44,7 @@ FETCH_FROM_FOLLOWERS = _param("fetch_from_followers")  # KIP-392: followers serv
 MAX_RETRIES = _param("max_retries")  # bound: produce requests sent again, in total
 IDEMPOTENCE = _param("idempotence")  # 1: the idempotent producer (KIP-98) is in force
 MAX_IN_FLIGHT = _param("max_in_flight")  # max.in.flight.requests.per.connection
+MAX_PRODUCER_EPOCH_BUMPS = _param("max_producer_epoch_bumps")  # bound: KIP-360 epoch bumps
 # -- the consumer (0: no consumer modelled, none of these read)
 CONSUMER_COMMIT = _param("consumer_commit")  # 1: commit before processing, 2: after
 MAX_CONSUMER_RESTARTS = _param("max_consumer_restarts")  # bound: consumer restarts, in total

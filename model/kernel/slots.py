@@ -9,7 +9,7 @@ carry meaning beyond one slot are written by hand in ``model/kernel/fields.py``.
 
 from model.kernel.jit import kernel
 
-SCHEMA_DIGEST = "04d7a8efce5fe72e"
+SCHEMA_DIGEST = "03978a2b9c339547"
 
 # -- the layout array: its own entries, then where each slot starts
 WIDTH = 0
@@ -80,33 +80,38 @@ CLEAN_SHUTDOWN = 64
 CONTROLLER_EPOCH_SEEN = 65
 ZLAI = 66
 ASSIGNMENT_RANK = 67
-CONTROLLED_SHUTDOWNS = 68
-SESSION_EXPIRIES = 69
-DELAYED_FETCHES = 70
-LEADER_RECOVERING = 71
-ELR = 72
-LAST_KNOWN_ELR = 73
-LAI_CURRENT = 74
-CONTROLLER_EPOCH = 75
-CONTROLLER_FAILOVERS = 76
-ZOMBIE = 77
-ZOMBIE_CONTROLLER_EPOCH = 78
-ZOMBIE_LEADER = 79
-ZOMBIE_LEADER_EPOCH = 80
-ZOMBIE_ISR = 81
-LAI_CONTROLLER_EPOCH = 82
-READ_OFFSET = 83
-RETRIES = 84
-CONSUMER_POSITION = 85
-CONSUMER_COMMITTED = 86
-CONSUMER_IN_HAND = 87
-CONSUMER_PROCESSED = 88
-CONSUMER_PROCESSED_TWICE = 89
-CONSUMER_RESTARTS = 90
-PREFERRED_ELECTIONS = 91
-REASSIGNMENTS = 92
-STALE_METADATA_READS = 93
-SLOT_COUNT = 94
+LOG_PRODUCER_EPOCH = 68
+RESPONSE_PRODUCER_EPOCH = 69
+CONTROLLED_SHUTDOWNS = 70
+SESSION_EXPIRIES = 71
+DELAYED_FETCHES = 72
+LEADER_RECOVERING = 73
+ELR = 74
+LAST_KNOWN_ELR = 75
+LAI_CURRENT = 76
+CONTROLLER_EPOCH = 77
+CONTROLLER_FAILOVERS = 78
+ZOMBIE = 79
+ZOMBIE_CONTROLLER_EPOCH = 80
+ZOMBIE_LEADER = 81
+ZOMBIE_LEADER_EPOCH = 82
+ZOMBIE_ISR = 83
+LAI_CONTROLLER_EPOCH = 84
+READ_OFFSET = 85
+RETRIES = 86
+PRODUCER_EPOCH = 87
+NEXT_SEQUENCE = 88
+SEQUENCE = 89
+CONSUMER_POSITION = 90
+CONSUMER_COMMITTED = 91
+CONSUMER_IN_HAND = 92
+CONSUMER_PROCESSED = 93
+CONSUMER_PROCESSED_TWICE = 94
+CONSUMER_RESTARTS = 95
+PREFERRED_ELECTIONS = 96
+REASSIGNMENTS = 97
+STALE_METADATA_READS = 98
+SLOT_COUNT = 99
 
 @kernel
 def at(lay, b, slot):
@@ -442,6 +447,14 @@ def set_assignment_rank(s, lay, b, value):
     s[at(lay, b, ASSIGNMENT_RANK)] = value
 
 @kernel
+def producer_epoch_at(s, lay, b, i):
+    return s[at(lay, b, LOG_PRODUCER_EPOCH) + i]
+
+@kernel
+def response_producer_epoch_at(s, lay, b, i):
+    return s[at(lay, b, RESPONSE_PRODUCER_EPOCH) + i]
+
+@kernel
 def controlled_shutdowns(s, lay):
     return s[lay[CONTROLLED_SHUTDOWNS]]
 
@@ -540,6 +553,30 @@ def retries(s, lay):
 @kernel
 def set_retries(s, lay, value):
     s[lay[RETRIES]] = value
+
+@kernel
+def producer_epoch(s, lay):
+    return s[lay[PRODUCER_EPOCH]]
+
+@kernel
+def set_producer_epoch(s, lay, value):
+    s[lay[PRODUCER_EPOCH]] = value
+
+@kernel
+def next_sequence(s, lay):
+    return s[lay[NEXT_SEQUENCE]]
+
+@kernel
+def set_next_sequence(s, lay, value):
+    s[lay[NEXT_SEQUENCE]] = value
+
+@kernel
+def sequence_of(s, lay, i):
+    return s[lay[SEQUENCE] + i - 1]
+
+@kernel
+def set_sequence_of(s, lay, i, value):
+    s[lay[SEQUENCE] + i - 1] = value
 
 @kernel
 def consumer_position(s, lay):

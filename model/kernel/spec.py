@@ -94,6 +94,9 @@ ENVIRONMENT = (
     Brings("--consumer-commit (a consumer processes and commits)", lambda c: bool(c.consumer_commit),
            features=("consumer",),
            actions=("ConsumerFetch", "ConsumerProcess", "ConsumerCommit", "ConsumerRestart")),
+    Brings("--max-producer-epoch-bumps (the producer epoch, KIP-360)",
+           lambda c: c.bounds.max_producer_epoch_bumps > 0, features=("producer_epoch",),
+           actions=("ProducerBumpEpoch",)),
     Brings("--max-consumer-restarts", lambda c: c.bounds.max_consumer_restarts > 0,
            actions=("ConsumerRestart",)),
     Brings("assignment order (every release; rule unordered-leader-moves leaves it out)",
@@ -172,6 +175,7 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.MAX_RETRIES] = b.max_retries
     cfg[P.IDEMPOTENCE] = 1 if config.idempotent else 0
     cfg[P.MAX_IN_FLIGHT] = config.max_in_flight_requests_per_connection
+    cfg[P.MAX_PRODUCER_EPOCH_BUMPS] = b.max_producer_epoch_bumps
     cfg[P.CONSUMER_COMMIT] = {"": 0, "before": 1, "after": 2}[config.consumer_commit]
     cfg[P.MAX_CONSUMER_RESTARTS] = b.max_consumer_restarts
     cfg[P.MUTATION] = active_mutation()  # 0 unless the mutation check skips a guard
@@ -186,11 +190,14 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     if "assignment" in features:  # the replicas assigned in the order 0, 1, ...: 0 is preferred
         start = start._replace(replicas=tuple(
             r._replace(assignment_rank=b) for b, r in enumerate(start.replicas)))
+    if "producer_epoch" in features:  # no record sent yet: every sequence 0
+        start = start._replace(sequences=(0,) * layout.n_records)
     initial = encode(start, layout)
     symmetry = symmetry_tables(layout, orders)
     retries = n * b.max_records if b.max_retries else 0  # ProducerRetry: a record to a leader
     consumer = 4 if config.consumer_commit else 0  # one successor per consumer action at most
     stale = n if b.max_stale_metadata_reads else 0  # LeaderHandleFetchOnStaleMetadata: a follower
     sets = n << (n - 1) if "isr-shrink-out-of-sync-set" in config.rules else 0  # a leader, a set
+    bumps = b.max_records if b.max_producer_epoch_bumps else 0  # ProducerBumpEpoch: a record
     return KernelSpec(config, layout, cfg, symmetry, initial,
-                      max_successors(n, epochs) + retries + consumer + stale + sets)
+                      max_successors(n, epochs) + retries + consumer + stale + sets + bumps)

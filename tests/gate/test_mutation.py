@@ -61,6 +61,7 @@ KILLERS = {
     (GUARD, "clean-election-from-isr"): "KRaft before 3.9 ignores unclean.leader.election.enable (KAFKA-12670): no unclean loss",
     (GUARD, "leader-and-isr-newer-epoch"): "zombie controller (ZooKeeper, controller failover): no loss with the controller epoch",
     (RULE, "isr-eligibility"): "KIP-841 (3.9): a broker in a controlled shutdown is never put back in the ISR",
+    (RULE, "epoch-bump-rewrites-in-flight"): "KAFKA-14034 (unfixed): the idempotent producer's epoch bump gives a record in flight a new identity, and its retry is written twice (Kafka 4.1)",
     # stories (gate/stories.py): a few steps pinned to Kafka's code, where no property of states
     # tells the mutant apart (issue 32d)
     (RULE, "isr-shrink-keeps-leader-epoch"): "KAFKA-15021 (3.6): a fenced follower leaves the ISR in the same leader epoch",
@@ -78,6 +79,7 @@ SURVIVORS = {
     (RULE, "unknown-producer-accepts-any-sequence"):
         RULES["unknown-producer-accepts-any-sequence"].unobservable,
     (RULE, "last-known-leader-when-leaderless"): RULES["last-known-leader-when-leaderless"].unobservable,
+    (RULE, "idempotent-epoch-bump"): RULES["idempotent-epoch-bump"].unobservable,
 }
 
 

@@ -78,10 +78,16 @@ EVERY_FEATURE = [
     ModelConfig(kafka_version="2.8", replication_factor=2, crash_model="power-loss",
                 bounds=Bounds(max_records=2, max_leader_epoch=2, max_crashes=1,
                               max_controller_failovers=1, max_delayed_fetches=1)),
+    # an idempotent producer that retries and bumps its epoch (KIP-360; issue 26g): the logs'
+    # and fetch responses' producer epochs, truncated and copied by the kernel's log writers
+    ModelConfig(kafka_version="4.1", replication_factor=2, acks="all",
+                bounds=Bounds(max_records=2, max_leader_epoch=2, max_crashes=1, max_retries=1,
+                              max_producer_epoch_bumps=1)),
 ]
 
 
-@pytest.mark.parametrize("config", EVERY_FEATURE, ids=["kraft-4.1-all-faults", "zk-2.8-failover"])
+@pytest.mark.parametrize("config", EVERY_FEATURE,
+                         ids=["kraft-4.1-all-faults", "zk-2.8-failover", "producer-epoch-4.1"])
 def test_round_trip_with_every_optional_field(config):
     layout = kernel_spec(config).layout
     states = reachable(config, limit=4000)
@@ -97,6 +103,9 @@ def test_round_trip_with_every_optional_field(config):
     used |= {f.name for f in schema.REPLICA if f.feature
              for s in states for r in s.replicas if getattr(r, f.name) != f.default}
     assert len(used) >= 8
+    if layout.has("producer_epoch"):  # a bumped epoch reached a log and a fetch response
+        assert any(1 in r.log_producer_epochs for s in states for r in s.replicas)
+        assert any(1 in r.response_producer_epochs for s in states for r in s.replicas)
 
 
 def test_a_state_with_a_feature_the_layout_lacks_does_not_fit():
@@ -147,9 +156,9 @@ def test_a_value_beyond_a_slot_is_refused():
 def test_the_kernel_refuses_to_append_past_the_record_slots():
     spec = _spec()
     row = spec.initial.copy()
-    append_record(row, spec.lay, 0, 1, 0)
+    append_record(row, spec.lay, 0, 1, 0, 0)
     with pytest.raises(SlotOverflow, match="record slots"):
-        append_record(row, spec.lay, 0, 2, 0)
+        append_record(row, spec.lay, 0, 2, 0, 0)
 
 
 def test_the_kernel_refuses_two_leaders_for_one_broker_and_epoch():
@@ -170,10 +179,10 @@ def test_truncation_zeroes_the_freed_slots():
     spec = kernel_spec(ModelConfig(replication_factor=2, bounds=Bounds(max_records=3)))
     row = spec.initial.copy()
     for rid in (1, 2, 3):
-        append_record(row, spec.lay, 1, rid, 0)
+        append_record(row, spec.lay, 1, rid, 0, 0)
     truncate_to(row, spec.lay, 1, 1)
     fresh = spec.initial.copy()
-    append_record(fresh, spec.lay, 1, 1, 0)
+    append_record(fresh, spec.lay, 1, 1, 0, 0)
     assert row.tobytes() == fresh.tobytes()
 
 

@@ -35,7 +35,8 @@ def test_metadata_carries_config_protocol_bounds_and_versions(trace_path):
                              "max_session_expiries": 0, "max_controller_failovers": 0,
                              "max_delayed_fetches": 0, "max_retries": 0,
                              "max_preferred_elections": 0, "max_reassignments": 0,
-                             "max_consumer_restarts": 0, "max_stale_metadata_reads": 0}
+                             "max_consumer_restarts": 0, "max_producer_epoch_bumps": 0,
+                             "max_stale_metadata_reads": 0}
     assert len(kmc["model_fingerprint"]) == 16 and kmc["kmc_version"]
 
 

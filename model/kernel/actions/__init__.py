@@ -33,7 +33,7 @@ from model.kernel.actions.leader import (
     leader_expand_isr, leader_handle_alter_partition_response, leader_handle_delayed_fetch,
     leader_handle_fetch, leader_handle_fetch_on_stale_metadata, leader_shrink_isr, leader_shrink_isr_set,
 )
-from model.kernel.actions.producer import produce_record, producer_retry
+from model.kernel.actions.producer import produce_record, producer_bump_epoch, producer_retry
 from model.kernel.actions.step import begin  # noqa: F401  (tests build successors with it)
 from model.kernel.jit import kernel
 
@@ -71,6 +71,7 @@ def successors(s, lay, cfg, out, acts):
     k = zombie_controller_send_leader_and_isr(s, lay, cfg, out, acts, k)
     k = broker_handle_zombie_leader_and_isr(s, lay, cfg, out, acts, k)
     k = producer_retry(s, lay, cfg, out, acts, k)
+    k = producer_bump_epoch(s, lay, cfg, out, acts, k)
     k = consumer_fetch(s, lay, cfg, out, acts, k)
     k = consumer_process(s, lay, cfg, out, acts, k)
     k = consumer_commit(s, lay, cfg, out, acts, k)

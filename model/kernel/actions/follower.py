@@ -13,8 +13,8 @@ from model.kernel.actions.step import (
 )
 from model.kernel.fields import (
     append_record, believes_it_leads, broker_count, clear_fetch_response, has_fetch_response,
-    high_watermark, is_alive, is_shutting_down, is_truncating, leader_epoch, leader_of,
-    log_end_offset, response_count, response_epoch, response_fetch_offset, response_hw,
+    high_watermark, is_alive, is_shutting_down, is_truncating, keeps_producer_epochs,
+    leader_epoch, leader_of, log_end_offset, response_count, response_producer_epoch_at, response_epoch, response_fetch_offset, response_hw,
     response_leader, response_leo, response_record_epoch, response_record_id,
     set_high_watermark, set_truncating, truncate_to,
 )
@@ -64,8 +64,11 @@ def follower_handle_fetch_response(s, lay, cfg, out, acts, k):
             set_high_watermark(t, lay, f, min(high_watermark(t, lay, f), log_end_offset(t, lay, f)))
             trim_flushed(t, lay, cfg, f)
         else:
+            keeps = keeps_producer_epochs(lay)
             for i in range(response_count(s, lay, f)):
-                append_record(t, lay, f, response_record_id(s, lay, f, i), response_record_epoch(s, lay, f, i))
+                producer_epoch = response_producer_epoch_at(s, lay, f, i) if keeps else 0
+                append_record(t, lay, f, response_record_id(s, lay, f, i),
+                              response_record_epoch(s, lay, f, i), producer_epoch)
             set_high_watermark(t, lay, f, min(log_end_offset(t, lay, f), response_hw(s, lay, f)))
         clear_fetch_response(t, lay, f)
         if cfg[TRACK_READS] != 0:
