@@ -34,7 +34,7 @@ from checker.compiled.table import (
 )
 from model.kernel.actions import successors
 from model.kernel.intrinsics import load_word, store_word
-from model.kernel.jit import kernel, nogil_kernel
+from model.kernel.jit import inlined_kernel, kernel, nogil_kernel
 from model.kernel.symmetry import canonical
 from properties.compiled import holds
 
@@ -47,7 +47,7 @@ NOT_JUDGED = -2  # a property violated before this batch: not judged again
 OPEN = -1  # judged, not violated (yet)
 
 
-@kernel
+@inlined_kernel
 def class_fingerprint(s, lay, sym, order_cmp, scratch, best):
     """The fingerprint of ``s``'s class: of its canonical row under symmetry reduction."""
     if canonical(s, lay, sym, order_cmp, scratch, best):
@@ -55,7 +55,7 @@ def class_fingerprint(s, lay, sym, order_cmp, scratch, best):
     return fingerprint(best)
 
 
-@kernel
+@inlined_kernel
 def class_fingerprint_lo(s, lay, sym, order_cmp, scratch, best):
     """The low word of ``s``'s class's 128-bit fingerprint (the high word is
     ``class_fingerprint``)."""
@@ -64,7 +64,7 @@ def class_fingerprint_lo(s, lay, sym, order_cmp, scratch, best):
     return fingerprint_lo(best)
 
 
-@kernel
+@inlined_kernel
 def _canonical_fingerprints(s, lay, sym, order_cmp, scratch, best, wide):
     """Both words of ``s``'s class fingerprint (the second 0 unless ``wide``), from one
     canonical form."""
