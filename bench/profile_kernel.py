@@ -8,8 +8,12 @@ the hot loop's parts over all of them, each part adding one step to the previous
 * ``+ fingerprint``: its 64-bit fingerprint;
 * ``+ probe``: looking it up in a fingerprint table holding every state (a cache-missing probe,
   prefetched per state as the explorer does);
-* the explorer's whole search with one worker (its three phases: also the insertion, the parent
-  index, the next level and the compiled properties).
+* the explorer's whole search with one worker (also the insertion, the parent index, the next
+  level's records, the compiled properties and the driver's Python between batches), of which
+  ``properties`` (judging every distinct state against the compiled properties) is measured
+  apart;
+* ``start-up``: the CPU time of a ``kmc check`` that stops after one state (Python, numpy,
+  numba and loading the compiled kernel), which every run pays before its search.
 
 Times are the thread's CPU time (``time.thread_time``), the least of a few runs, so another process's load on the machine
 weighs less than on wall time (it still shares the caches and the memory bus).
@@ -36,7 +40,7 @@ from model.kernel.spec import kernel_spec
 from model.kernel.symmetry import canonical
 from model.options import config_from_options
 from properties import get_properties
-from properties.compiled import COMPILED_IDS
+from properties.compiled import COMPILED_IDS, holds
 
 
 @njit
@@ -80,6 +84,16 @@ def _gen_canon_fp_probe(rows, lay, cfg, sym, out, acts, fps, order_cmp, scratch,
             if contains(table, fps[j]):
                 found += 1
     return found
+
+
+@njit
+def _judge(rows, pids, lay):
+    open_ = 0
+    for i in range(rows.shape[0]):
+        for p in range(pids.shape[0]):
+            if holds(pids[p], rows[i], lay):
+                open_ += 1
+    return open_
 
 
 @njit
@@ -155,7 +169,31 @@ def main(argv) -> None:
               f"{(seconds - previous) / generated * 1e9:5.1f} ns per generated state)")
         previous = seconds
     print(f"{'whole search':<15} {explore_seconds:6.2f} s  (the rest: insertion, parents, next "
-          f"level, properties, growth: +{explore_seconds - previous:5.2f} s)")
+          f"level, properties, growth, Python: +{explore_seconds - previous:5.2f} s)")
+    pids = np.array([COMPILED_IDS[p.name] for p in get_properties(None)], dtype=np.int32)
+    _, judged, _ = timed("properties", _judge, rows, pids, lay)
+    print(f"{'of which properties':<15} {judged:6.2f} s  ({pids.shape[0]} compiled properties on "
+          f"each distinct state, {judged / rows.shape[0] * 1e9:5.1f} ns a state)")
+    print(f"{'start-up':<15} {_startup_seconds(argv):6.2f} s  (CPU, a kmc check stopped after one "
+          "state: imports, the kernel loaded from its cache)")
+
+
+def _startup_seconds(argv) -> float:
+    """The least CPU time (user + system) of three ``kmc check --max-states 1`` processes."""
+    import os
+    import subprocess
+    from pathlib import Path
+    options = _options(argv)
+    args = [str(Path(sys.executable).with_name("kmc")), "check", "-q", "--max-states", "1",
+            "-r", str(options["replication_factor"]), "--protocol", options["protocol"]]
+    for change in options["rule_changes"]:
+        args += ["--rule", change]
+    best = float("inf")
+    for _ in range(3):
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(proc.pid, 0)
+        best = min(best, usage.ru_utime + usage.ru_stime)
+    return best
 
 
 def _options(argv) -> dict:

@@ -14,7 +14,10 @@ the driver, so no two workers ever write the same thing:
 2. ``insert_candidates`` (one shard of the table): reads every slice's candidates in order and
    inserts those of its shard, so the first candidate of a fingerprint in the batch's order is
    the one marked **fresh**, whatever the number of workers: a single worker exploring row
-   after row would find it first too.
+   after row would find it first too. **One worker** does that in phase 1 instead
+   (``insert_now``): it takes the slices in order, so inserting each successor as it comes
+   marks the same candidates fresh, and saves a second trip to the table's slot (the first
+   one, phase 1's look-up, has just brought it into the cache).
 3. ``admit_fresh`` (one slice again): the fresh candidates become the next level's rows, in
    order, at positions the driver computed from the counts of phase 2; each is judged against
    the compiled properties still open.
@@ -34,7 +37,7 @@ from checker.compiled.table import (
 )
 from model.kernel.actions import successors
 from model.kernel.intrinsics import load_word, store_word
-from model.kernel.jit import kernel, nogil_kernel
+from model.kernel.jit import inlined_kernel, kernel, nogil_kernel
 from model.kernel.symmetry import canonical
 from properties.compiled import holds
 
@@ -47,7 +50,7 @@ NOT_JUDGED = -2  # a property violated before this batch: not judged again
 OPEN = -1  # judged, not violated (yet)
 
 
-@kernel
+@inlined_kernel
 def class_fingerprint(s, lay, sym, order_cmp, scratch, best):
     """The fingerprint of ``s``'s class: of its canonical row under symmetry reduction."""
     if canonical(s, lay, sym, order_cmp, scratch, best):
@@ -55,7 +58,7 @@ def class_fingerprint(s, lay, sym, order_cmp, scratch, best):
     return fingerprint(best)
 
 
-@kernel
+@inlined_kernel
 def class_fingerprint_lo(s, lay, sym, order_cmp, scratch, best):
     """The low word of ``s``'s class's 128-bit fingerprint (the high word is
     ``class_fingerprint``)."""
@@ -64,7 +67,7 @@ def class_fingerprint_lo(s, lay, sym, order_cmp, scratch, best):
     return fingerprint_lo(best)
 
 
-@kernel
+@inlined_kernel
 def _canonical_fingerprints(s, lay, sym, order_cmp, scratch, best, wide):
     """Both words of ``s``'s class fingerprint (the second 0 unless ``wide``), from one
     canonical form."""
@@ -102,16 +105,19 @@ def _first_in_slice(local, hi, lo):
 @nogil_kernel
 def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, local,
                 cand_rows, cand_fps, cand_shard, cand_parent, cand_j, cand_action, coverage,
-                counts, scratch, best, order_cmp, seen_action):
+                counts, scratch, best, order_cmp, seen_action, insert_now, table_room):
     """Phase 1 for ``rows[start:stop]``: candidates into ``cand_*`` from index 0 (``cand_parent``
     holds the row's position ``i``). Stops before a row whose successors might not fit the
     candidate buffer. Returns the position reached; ``counts`` gets (successors computed,
     candidates written). ``local`` is a scratch table (emptied here) at least twice the size of
-    the candidate buffer."""
+    the candidate buffer. With ``insert_now`` (one worker) the candidates are inserted into the
+    table here, and are the fresh ones; it then also stops before a row whose successors might
+    not fit the table's ``table_room`` more fingerprints."""
     wide = cand_fps.shape[1] > 1
-    room = cand_rows.shape[0] - out.shape[0]
-    for i in range(local.shape[0]):
-        local[i, 0] = 0
+    room = (min(cand_rows.shape[0], table_room) if insert_now else cand_rows.shape[0]) - out.shape[0]
+    if not insert_now:
+        for i in range(local.shape[0]):
+            local[i, 0] = 0
     n = 0
     generated = 0
     reached = stop
@@ -132,7 +138,10 @@ def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, loca
             if seen_action[action] == 0:
                 seen_action[action] = 1
                 coverage[action, ENABLED] += 1
-            if contains_fp(table, hi[j], lo[j]) or not _first_in_slice(local, hi[j], lo[j]):
+            if insert_now:
+                if not insert_fp(table, hi[j], lo[j]):
+                    continue
+            elif contains_fp(table, hi[j], lo[j]) or not _first_in_slice(local, hi[j], lo[j]):
                 continue
             _copy_row(out[j], cand_rows[n])
             cand_fps[n, 0] = hi[j]
@@ -149,29 +158,36 @@ def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, loca
 
 
 @nogil_kernel
-def insert_candidates(table, shard, cand_fps, cand_shard, n, fresh, fills):
-    """Phase 2 for one shard: insert the candidates of ``cand_fps[:n]`` that fall in ``shard``,
-    in order; ``fresh[c]`` = 1 if candidate ``c`` was not in the table, and ``fills[shard]``
-    counts the insertions. A window of candidates' slots is fetched from memory together before
-    they are inserted. Returns how many were fresh."""
-    wide = cand_fps.shape[1] > 1
-    new = 0
+def insert_candidates(table, shard, cand_fps, cand_shard, counts, fresh, new, fills):
+    """Phase 2 for one shard: insert the candidates that fall in ``shard`` of every slice of the
+    batch (slice ``i``'s are ``cand_fps[i, :counts[i]]``), slice after slice, in order;
+    ``fresh[i, c]`` = 1 if candidate ``c`` of slice ``i`` was not in the table, ``new[i]``
+    counts them per slice and ``fills[shard]`` in all. A window of candidates' slots is fetched
+    from memory together before they are inserted. (One call per shard, not per shard and
+    slice: each call from Python costs some microseconds under the global lock.)"""
+    wide = cand_fps.shape[2] > 1
     window = 16
-    for start in range(0, n, window):
-        stop = min(start + window, n)
-        for c in range(start, stop):
-            if cand_shard[c] == shard:
-                prefetch_fp(table, cand_fps[c, 0])
-        for c in range(start, stop):
-            if cand_shard[c] != shard:
-                continue
-            if insert_fp(table, cand_fps[c, 0], cand_fps[c, 1] if wide else np.uint64(0)):
-                fresh[c] = 1
-                new += 1
-            else:
-                fresh[c] = 0
-    fills[shard] += new
-    return new
+    total = 0
+    for i in range(counts.shape[0]):
+        n = counts[i]
+        found = 0
+        for start in range(0, n, window):
+            stop = min(start + window, n)
+            for c in range(start, stop):
+                if cand_shard[i, c] == shard:
+                    prefetch_fp(table, cand_fps[i, c, 0])
+            for c in range(start, stop):
+                if cand_shard[i, c] != shard:
+                    continue
+                if insert_fp(table, cand_fps[i, c, 0], cand_fps[i, c, 1] if wide else np.uint64(0)):
+                    fresh[i, c] = 1
+                    found += 1
+                else:
+                    fresh[i, c] = 0
+        new[i] = found
+        total += found
+    fills[shard] += total
+    return total
 
 
 @nogil_kernel

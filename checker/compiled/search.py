@@ -74,17 +74,26 @@ class _Worker:
         return self.local.nbytes + self.out.nbytes
 
 
-class _Slice:
-    """A slice of a batch (a fixed range of rows) and its candidates."""
+class _Candidates:
+    """Every slice's candidate buffers, one array per field with a slice's as its ``i``-th entry,
+    so phase 2 takes all of a batch's candidates in one call per shard."""
 
-    def __init__(self, width: int, words: int, n_props: int) -> None:
+    def __init__(self, slices: int, width: int, words: int) -> None:
+        self.fps = np.zeros((slices, CANDIDATES, words), dtype=np.uint64)
+        self.shard = np.zeros((slices, CANDIDATES), dtype=np.uint8)
+        self.fresh = np.zeros((slices, CANDIDATES), dtype=np.uint8)
+        self.counts = np.zeros(slices, dtype=np.int64)
+
+
+class _Slice:
+    """A slice of a batch (a fixed range of rows) and its candidates (slice ``i`` of ``cands``)."""
+
+    def __init__(self, i: int, cands: _Candidates, width: int, n_props: int) -> None:
         self.rows = np.zeros((CANDIDATES, width), dtype=np.int8)
-        self.fps = np.zeros((CANDIDATES, words), dtype=np.uint64)
-        self.shard = np.zeros(CANDIDATES, dtype=np.uint8)
+        self.fps, self.shard, self.fresh = cands.fps[i], cands.shard[i], cands.fresh[i]
         self.parent = np.zeros(CANDIDATES, dtype=np.int32)
         self.succ = np.zeros(CANDIDATES, dtype=np.uint16)
         self.action = np.zeros(CANDIDATES, dtype=np.uint8)
-        self.fresh = np.zeros(CANDIDATES, dtype=np.uint8)
         self.coverage = np.zeros((len(ACTION_NAMES), 3), dtype=np.int64)
         self.counts = np.zeros(2, dtype=np.int64)
         self.violated = np.zeros(max(n_props, 1), dtype=np.int64)
@@ -116,8 +125,9 @@ class Search:
         self.progress_every = progress_every
         self.checkpoints = checkpoints
         self.buffers = [_Worker(spec, self.words) for _ in range(self.workers.n)]
-        self.slices = [_Slice(spec.width, self.words, len(compiled))
-                       for _ in range(SLICES_PER_WORKER * self.workers.n)]
+        n_slices = SLICES_PER_WORKER * self.workers.n
+        self.cands = _Candidates(n_slices, spec.width, self.words)
+        self.slices = [_Slice(i, self.cands, spec.width, len(compiled)) for i in range(n_slices)]
         self.started = time.monotonic()
         self.elapsed_before = 0.0  # seconds of the runs this one resumes
         self.limit = None
@@ -301,15 +311,24 @@ class Search:
             s.stop = min(s.stop, stop)
             active.append(s)
         parallel = len(active) > 1
+        insert_now = self.workers.n == 1  # phase 2 done in phase 1 (expand.py)
+        if insert_now:
+            self._room_for(CANDIDATES)  # one slice's: a slice stops where the table is full
         table = vis.table
 
         def expand(w, i):
             s, b = active[i], self.buffers[w]
+            table_room = 0
+            if insert_now:  # one worker: the slices one after another
+                if i > 0 and active[i - 1].reached < active[i - 1].stop:
+                    s.reached, s.n = s.start, 0  # the batch ended before it: nothing inserted
+                    return
+                table_room = vis.max_fill() - int(vis.fills[0]) - sum(a.n for a in active[:i])
             s.coverage[:] = 0
             s.reached = X.expand_rows(
                 rows, s.start, s.stop, spec.lay, spec.cfg, spec.sym, table, b.out, b.acts, b.hi,
                 b.lo, b.local, s.rows, s.fps, s.shard, s.parent, s.succ, s.action, s.coverage,
-                s.counts, b.scratch, b.best, b.order_cmp, b.seen)
+                s.counts, b.scratch, b.best, b.order_cmp, b.seen, insert_now, table_room)
             s.n = int(s.counts[1])
         self.workers.run_items(len(active), expand, parallel)
         for i, s in enumerate(active):  # a full buffer: the batch ends there
@@ -318,19 +337,14 @@ class Search:
                 break
         reached = active[-1].reached
 
-        self._room_for(sum(s.n for s in active))
-        table, fills = vis.table, vis.fills
-        shards = table.shape[0]
-        new = np.zeros((shards, len(active)), dtype=np.int64)
-
-        def insert(w, shard):
-            for i, s in enumerate(active):
-                new[shard, i] = X.insert_candidates(table, shard, s.fps, s.shard, s.n, s.fresh,
-                                                    fills)
-        self.workers.run_items(shards, insert, parallel)
-        fresh = int(new.sum())
-        for i, s in enumerate(active):
-            s.new = int(new[:, i].sum())
+        if insert_now:
+            for s in active:
+                s.fresh[:s.n] = 1
+                s.new = s.n
+            fresh = sum(s.n for s in active)
+            vis.fills[0] += fresh
+        else:
+            fresh = self._insert(active, parallel)
 
         block, position = self._reserve_next(fresh)
         level_position = self.nxt.count  # the level's records so far: where this batch's begin
@@ -358,6 +372,24 @@ class Search:
             self.space.baseline = max(self.space.baseline, rss_bytes() - self.memory_in_use())
         cut_row = self._account(active, rows, first_rank, block, fresh)
         return reached if cut_row is None else cut_row + 1
+
+    def _insert(self, active, parallel: bool) -> int:
+        """Phase 2: every shard inserts its candidates of the batch; returns how many were
+        fresh (each slice's ``new`` set)."""
+        vis = self.visited
+        self._room_for(sum(s.n for s in active))
+        table, fills, c, k = vis.table, vis.fills, self.cands, len(active)
+        for i, s in enumerate(active):
+            c.counts[i] = s.n
+        new = np.zeros((table.shape[0], k), dtype=np.int64)
+
+        def insert(w, shard):
+            X.insert_candidates(table, shard, c.fps[:k], c.shard[:k], c.counts[:k], c.fresh[:k],
+                                new[shard], fills)
+        self.workers.run_items(table.shape[0], insert, parallel)
+        for i, s in enumerate(active):
+            s.new = int(new[:, i].sum())
+        return int(new.sum())
 
     def _account(self, active, rows, first_rank, block, fresh):
         """Add a batch's counts, judge its fresh states in Python, and cut it where one worker

@@ -83,7 +83,8 @@ def _exercise() -> None:
     config = ModelConfig(protocol="kip-320", replication_factor=3,
                          bounds=Bounds(max_records=1, max_leader_epoch=1, max_crashes=1))
     props = get_properties(None)
-    compiled_bfs(config, props, workers=1)  # the three phases, holds, class_fingerprint
+    compiled_bfs(config, props, workers=1)  # phases 1 (inserting) and 3, holds, class_fingerprint
+    compiled_bfs(config, props, workers=2)  # phase 2: insert_candidates
     compiled_bfs(config, props, workers=1, max_states=50)  # recount
     compiled_bfs(config, props, workers=1, max_depth=6, fp_bits=128)  # count_beyond
     _exercise_disk()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from model.kernel.intrinsics import load_word, store_word
-from model.kernel.jit import inlined_kernel, kernel
+from model.kernel.jit import inlined_kernel
 from model.kernel.layout import BROKER, BROKER0, BROKER_STRIDE, MASK, N_BROKERS, PER_BROKER, PLAIN, Layout
 
 SKIP = -1  # a per-broker entry compared with its field's first entry
@@ -278,9 +278,12 @@ def _sorts(orders, o, order_cmp, n):
     return True
 
 
-@kernel
+@inlined_kernel
 def canonical(s, lay, sym, order_cmp, scratch, best):
-    """``canonical_row`` with the tables as one tuple (``SymmetryTables.as_tuple``)."""
+    """``canonical_row`` with the tables as one tuple (``SymmetryTables.as_tuple``). Inlined too:
+    called, it would pass the ten tables' 80-odd fields on every call, which cost the explorer
+    more than the canonical form itself (about 80 ns a state against 50 on rf3-r2's rows,
+    issue 27)."""
     (orders, inverse, per_broker, broker_specials, mask_specials, broker_map, mask_map,
      global_refs, plain_words, block_refs) = sym
     return canonical_row(s, lay, orders, inverse, per_broker, broker_specials, mask_specials,
