@@ -78,7 +78,8 @@ from spark_explore import tasks as T
 from spark_explore.checkpoint import CheckpointDir
 from spark_explore.interrupt import quiet_py4j
 from spark_explore.session import (
-    SparkEngineError, first_line, get_context, keep_log, prepare_checkpoints, ship_code, stop_context,
+    SparkEngineError, first_line, get_context, keep_log, memory_hint, prepare_checkpoints, ship_code,
+    stop_context,
 )
 
 CHECKPOINT_EVERY = 5
@@ -181,7 +182,8 @@ def spark_bfs(
         if interrupted():  # the interruption surfacing through py4j: checker.check reports it
             raise SparkEngineError(f"the Spark job failed: {first_line(e)}") from None
         if type(e).__module__.startswith(("py4j", "pyspark")):
-            raise SparkEngineError(f"the Spark job failed: {first_line(e)} (Spark's log: "
+            line = first_line(e)
+            raise SparkEngineError(f"the Spark job failed: {line}{memory_hint(line)} (Spark's log: "
                                    f"{keep_log()})") from None
         keep_log()
         raise

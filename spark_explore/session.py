@@ -15,6 +15,14 @@ shipped to the executors (``$TMPDIR/kmc-spark-code-*``) belong to this process. 
 when the context kmc created stops, and at the latest when the process exits; the log is kept
 only when a run failed (``keep_log``), and the error names it.
 
+Memory: in local mode the executors are threads of the driver's JVM, so its heap holds every
+task's batches; Spark's default (1 GiB) ran out on a 3-replica known-results row while the
+machine was loaded (CI, 2026-11-27). kmc asks for a quarter of the machine's memory, between 1 and
+4 GiB (``local_driver_memory``), unless the user set ``spark.driver.memory`` (``--conf``,
+``SPARK_DRIVER_MEMORY``, ``PYSPARK_SUBMIT_ARGS`` or ``spark-defaults.conf``). If the JVM dies
+anyway (an executor thread's OutOfMemoryError exits it), the dead context and its gateway are
+forgotten, so the next run in the same process starts a new JVM instead of failing on the old one.
+
 Code shipping: the project's packages (``model``, ``checker``, ``properties``, ``spark_explore``)
 are zipped at run time and shipped with ``addFile``; ``boot.py`` puts them on each executor's path
 (from a directory that does not change, so numba's compiled kernel is reused), so workers need
@@ -82,6 +90,49 @@ def _remove_temporary_files(app: str | None = None) -> None:
 atexit.register(_remove_temporary_files)  # a context kmc did not create ends with the process
 
 
+def local_driver_memory() -> str:
+    """The driver heap kmc asks for in local mode: a quarter of physical memory, 1 to 4 GiB."""
+    try:
+        total_mib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    except (ValueError, OSError, AttributeError):
+        return "1g"
+    return f"{max(1024, min(4096, total_mib // 4))}m"
+
+
+def _user_set_driver_memory(conf) -> bool:
+    if conf.contains("spark.driver.memory") or os.environ.get("SPARK_DRIVER_MEMORY"):
+        return True
+    if "driver-memory" in os.environ.get("PYSPARK_SUBMIT_ARGS", "") or \
+            "spark.driver.memory" in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        return True
+    for conf_dir in (os.environ.get("SPARK_CONF_DIR"),
+                     os.path.join(os.environ.get("SPARK_HOME", ""), "conf") if os.environ.get("SPARK_HOME") else None):
+        if conf_dir:
+            with contextlib.suppress(OSError):
+                for line in Path(conf_dir, "spark-defaults.conf").read_text().splitlines():
+                    if line.strip().startswith("spark.driver.memory"):
+                        return True
+    return False
+
+
+def jvm_exited() -> bool:
+    """True when pyspark's gateway JVM (the one this process launched) is no longer running."""
+    from pyspark import SparkContext
+
+    proc = getattr(SparkContext._gateway, "proc", None)
+    return proc is not None and proc.poll() is not None
+
+
+def _forget_dead_jvm() -> None:
+    """Drop pyspark's references to a JVM that has exited, so the next context launches one."""
+    from pyspark import SparkContext
+
+    with SparkContext._lock:
+        SparkContext._active_spark_context = None
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+
+
 def check_master_answers(master: str) -> None:
     """For ``spark://host:port[,host:port]`` masters, fail fast unless one of them accepts a TCP
     connection (Spark itself would retry for about a minute before giving up)."""
@@ -126,6 +177,9 @@ def get_context(master: str | None, partitions: int | None):
     except ImportError:
         raise SparkEngineError("the Spark engine needs pyspark: pip install pyspark") from None
     active = SparkContext._active_spark_context
+    if active is not None and jvm_exited():  # an earlier run killed the JVM: start afresh
+        stop_context(active)
+        active = None
     if active is not None:
         if master and master != active.master:
             raise SparkEngineError(
@@ -152,6 +206,8 @@ def get_context(master: str | None, partitions: int | None):
     conf.set("spark.ui.showConsoleProgress", "false")
     conf.set("spark.ui.enabled", conf.get("spark.ui.enabled", "false"))
     conf.set("spark.pyspark.python", python)
+    if master and master.startswith("local") and not _user_set_driver_memory(conf):
+        conf.set("spark.driver.memory", local_driver_memory())
     if partitions:
         conf.set("spark.default.parallelism", str(partitions))
         conf.set("spark.sql.shuffle.partitions", str(partitions))
@@ -192,6 +248,12 @@ def stop_context(sc) -> None:
         app = sc.applicationId
     with contextlib.suppress(Exception), _stderr_to(spark_log_path()):
         sc.stop()
+    from pyspark import SparkContext
+
+    if jvm_exited():
+        _forget_dead_jvm()
+    elif SparkContext._active_spark_context is sc:  # stop() raised half-way
+        SparkContext._active_spark_context = None
     _remove_temporary_files(app)
 
 
@@ -225,6 +287,14 @@ def prepare_checkpoints(sc, uri: str | None) -> None:
         except Exception as e:  # py4j errors of every kind: one line
             raise SparkEngineError(f"cannot use --checkpoint-dir {uri}: {first_line(e)}") from None
     sc.setLocalProperty("spark.checkpoint.checkpointAllMarkedAncestors", "true")
+
+
+def memory_hint(message: str) -> str:
+    """What to do about a JVM that ran out of heap, or nothing."""
+    if "OutOfMemoryError" not in message:
+        return ""
+    return ("; give Spark more memory (local mode: SPARK_DRIVER_MEMORY=8g; a cluster: "
+            "--conf spark.executor.memory=8g) or more --partitions")
 
 
 def first_line(error: BaseException) -> str:
