@@ -140,19 +140,27 @@ def check_producer(config: "ModelConfig") -> None:
                           f"to {MAX_BOUND}, got {inflight!r}")
     if config.enable_idempotence not in (None, True, False):
         raise ConfigError(f"enable.idempotence must be true or false, got {config.enable_idempotence!r}")
-    where = f"Kafka {config.kafka_version}" if config.kafka_version else "these rules"
+    lacking = (f"which Kafka {config.kafka_version} does not have" if config.kafka_version
+               else "which these rules do not have")
     if config.bounds.max_producer_epoch_bumps:
-        if not (config.idempotent and config.bounds.max_retries):
-            raise ConfigError("--max-producer-epoch-bumps needs an idempotent producer that "
-                              "retries: enable.idempotence and --retries")
         if "idempotent-epoch-bump" not in config.rules:
             raise ConfigError(f"--max-producer-epoch-bumps needs the idempotent producer's epoch "
-                              f"bump (KIP-360, Kafka 2.5), which {where} does not have")
+                              f"bump (KIP-360, Kafka 2.5), {lacking}"
+                              + ("" if config.kafka_version else "; use --kafka-version 2.5 or later"))
+        missing = []
+        if not config.idempotent:
+            missing.append("enable.idempotence is off (Kafka's default before 3.0; "
+                           "--enable-idempotence turns it on)")
+        if not config.bounds.max_retries:
+            missing.append("the producer never retries (--retries N, N >= 1)")
+        if missing:
+            raise ConfigError("--max-producer-epoch-bumps needs an idempotent producer that "
+                              "retries: " + "; ".join(missing))
     if not config.enable_idempotence:
         return
     if "idempotent-producer" not in config.rules:
         raise ConfigError(f"enable.idempotence needs the idempotent producer (KIP-98, Kafka 0.11), "
-                          f"which {where} does not have")
+                          f"{lacking}")
     if config.acks != "all":
         raise ConfigError(f"enable.idempotence=true needs acks=all, got acks={config.acks} (the "
                           "Kafka producer refuses it: ConfigException)")

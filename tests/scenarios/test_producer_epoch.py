@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from checker import HOLDS, VIOLATED, check
 from checker.trace import replay_actions
 from cli import cli
-from model import Action, make_model
+from model import Action, Bounds, ModelConfig, make_model
 from model.describe import describe
 from model.errors import ConfigError
 from model.kernel.spec import kernel_spec, layout_features, model_actions
@@ -99,10 +99,13 @@ def test_from_2_5_only_and_only_for_an_idempotent_producer_that_retries():
     assert producer("2.5", enable_idempotence=True).bounds.max_producer_epoch_bumps == 1
     with pytest.raises(ConfigError, match="KIP-360"):
         producer("2.4", enable_idempotence=True)
-    with pytest.raises(ConfigError, match="idempotent producer that retries"):
+    with pytest.raises(ConfigError, match="retries: enable.idempotence is off .Kafka's default "
+                                          "before 3.0; --enable-idempotence turns it on.$"):
         producer(enable_idempotence=False)
-    with pytest.raises(ConfigError, match="idempotent producer that retries"):
+    with pytest.raises(ConfigError, match="retries: the producer never retries"):
         producer(max_retries=0)
+    with pytest.raises(ConfigError, match="KIP-360.*these rules.*use --kafka-version 2.5 or later"):
+        ModelConfig(replication_factor=2, bounds=Bounds(max_producer_epoch_bumps=1))
     with pytest.raises(ConfigError, match="KIP-360"):
         producer(rule_changes=("-idempotent-epoch-bump",))
 
