@@ -219,6 +219,21 @@ CONFIGS: dict[str, ModelConfig] = {
     # Kafka's elections with requests in any order, and the reverse: each switch alone
     "kip-320 ordered, requests in any order": _config("kip-320", (f"-{IN_ORDER}",)),
     "kip-320 unordered, requests in order": _config("kip-320", (f"+{UNORDERED}",)),
+    # the operator's leader moves (issue 29): preferred-replica elections and reassignments,
+    # with the assignment order as state; preferred elections alone (the order never changes);
+    # three replicas (six orderings); requests in any order with unclean elections
+    "kip-320 preferred elections and reassignments": _config(
+        "kip-320", bounds=Bounds(1, 2, 1, 1, max_preferred_elections=1, max_reassignments=1)),
+    "kip-101 acks=1 power-loss preferred elections": _config(
+        "kip-101", acks="1", min_insync_replicas=1, crash_model="power-loss",
+        bounds=Bounds(1, 3, 1, 1, max_preferred_elections=2)),
+    "--kafka-version 2.1 RF=3 preferred elections and reassignments": replace(_config(
+        "kip-320", rf=3, bounds=Bounds(1, 3, 1, 1, max_preferred_elections=1, max_reassignments=1)),
+        kafka_version="2.1"),
+    "kip-320 RF=3 reassignments unclean, requests in any order": _config(
+        "kip-320", (f"-{IN_ORDER}",), rf=3, min_insync_replicas=1,
+        unclean_leader_election_enable=True,
+        bounds=Bounds(1, 3, 1, 1, max_preferred_elections=2, max_reassignments=2)),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 
