@@ -2,8 +2,9 @@
 and ``--max-reassignments`` are encoded (``ControllerPreferredElection``,
 ``ControllerReassignReplicas``, the assignment order as state), BMC's shortest counterexample with
 them has BFS's length and replays in the compiled kernel (the oracle lacks the moves), and every
-other fault bound is refused in one line, exit 2. The cross-check rows are in
-``test_kernel_crosscheck.py``."""
+other fault bound is refused in one line, exit 2. With the moves, Kafka 2.1 with kmc 0.1's reset
+is proved, and Kafka's own rule stops on a library invariant that is false for it. The
+cross-check rows are in ``test_kernel_crosscheck.py``."""
 
 from __future__ import annotations
 
@@ -85,3 +86,35 @@ def test_require_encoded_names_only_the_refused_bounds():
         require_encoded(config)
     assert "--max-delayed-fetches" in str(e.value)
     assert "not --max-preferred" not in str(e.value) and "--max-reassignments, " not in str(e.value)
+
+
+def operator_config(*rules):
+    return config_from_options(kafka_version="2.1", replication_factor=2,
+                               max_preferred_elections=1, max_reassignments=1,
+                               rule_changes=rules)[0]
+
+
+def test_kafka_2_1_with_kmc_0_1s_reset_is_proved_with_the_operators_moves():
+    from checker.symbolic.induction import PROVED, prove
+
+    config = operator_config("+reset-followers-on-epoch")
+    assert prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0).status == PROVED
+
+
+def test_kafka_2_1s_own_rule_stops_where_a_library_invariant_is_wrong_for_it():
+    # docs/symbolic.md, "The operator's leader moves in the proof": a reassignment bumps the
+    # epoch with the same leader and ISR, Kafka's re-elected leader keeps its follower's LEO, and
+    # remote-leo-is-follower-prefix (kmc 0.1's reset rule's fact) is false on reachable states;
+    # BFS finds no loss
+    from checker.symbolic.induction import INCONCLUSIVE, prove
+    from checker.symbolic.strengthen import check_of
+    from model import make_model
+    from tests.symbolic.helpers import reachable
+
+    config = operator_config()
+    result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
+    assert result.status == INCONCLUSIVE and result.failing == ["remote-leo-is-follower-prefix"]
+    states = reachable(make_model(config))
+    holds = check_of("remote-leo-is-follower-prefix", config)
+    assert not all(holds(s) for s in states)
+    assert check(config, ["no-acked-loss"]).verdict("no-acked-loss") != VIOLATED
