@@ -230,6 +230,9 @@ CONFIGS: dict[str, ModelConfig] = {
     "--kafka-version 2.1 RF=3 preferred elections and reassignments": replace(_config(
         "kip-320", rf=3, bounds=Bounds(1, 3, 1, 1, max_preferred_elections=1, max_reassignments=1)),
         kafka_version="2.1"),
+    "kip-320 unordered with the operator's bounds (no move)": _config(
+        "kip-320", (f"+{UNORDERED}",),
+        bounds=Bounds(1, 2, 1, 1, max_preferred_elections=1, max_reassignments=1)),
     "kip-320 RF=3 reassignments unclean, requests in any order": _config(
         "kip-320", (f"-{IN_ORDER}",), rf=3, min_insync_replicas=1,
         unclean_leader_election_enable=True,

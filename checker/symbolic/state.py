@@ -52,9 +52,13 @@ class Dims:
     @classmethod
     def of(cls, config) -> Dims:
         b = config.bounds
+        # under the over-approximation ``unordered-leader-moves`` the kernel has no assignment
+        # order and makes neither operator move (``ordered`` in model/kernel/controller.py)
+        ordered = "unordered-leader-moves" not in config.rules
         return cls(config.replication_factor, b.max_records, b.max_records, b.max_leader_epoch,
                    b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas,
-                   b.max_preferred_elections, b.max_reassignments)
+                   b.max_preferred_elections if ordered else 0,
+                   b.max_reassignments if ordered else 0)
 
     @property
     def operators(self) -> bool:

@@ -88,8 +88,8 @@ class Encoder:
         # configuration without them, for its switches, and ``scope.symbolic_model`` replays
         # traces in the kernel. Without reassignments the assignment order stays the kernel's
         # initial ``assignment_rank``, the broker index, which ``state.fresh`` makes constants.
-        self.max_preferred = self.d.max_preferred if self.ordered else 0
-        self.max_reassign = self.d.max_reassign if self.ordered else 0
+        self.max_preferred = self.d.max_preferred  # (0 under unordered-leader-moves: Dims.of)
+        self.max_reassign = self.d.max_reassign
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
