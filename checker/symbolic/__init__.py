@@ -10,9 +10,6 @@ z3 is loaded lazily on purpose: importing this package (every ``import checker``
 
 from __future__ import annotations
 
-from checker.reference import make_reference_model
-
-
 def bmc_check(model, properties, **kwargs):
     """See ``checker.symbolic.bmc.bmc_check``."""
     from checker.symbolic.bmc import bmc_check as run  # lazy on purpose: z3 (see the module docstring)
@@ -28,16 +25,15 @@ def prove(config, prop_name, **kwargs):
 
 
 def run_bmc(config, properties, *, max_states=None, **options):
-    """``--engine bmc``: ``bmc_check`` on the pure-Python model of ``config``, with the
+    """``--engine bmc``: ``bmc_check`` on the model of ``config`` (``scope.symbolic_model``), with the
     configuration recorded in the result (a state limit means nothing to it). The encoding has
     Kafka's ordered elections and in-order LeaderAndIsr (issue 29), so unlike ``--engine
     reference`` it needs no note that a trace may take a move Kafka does not make; each trace is
     also replayed in the compiled kernel, and one the kernel does not take is refused."""
     from checker.symbolic.induction import in_kernel  # lazy on purpose: z3
-    from checker.symbolic.scope import require_encoded
+    from checker.symbolic.scope import symbolic_model
 
-    require_encoded(config)
-    result = bmc_check(make_reference_model(config), properties, config=config.as_dict(),
+    result = bmc_check(symbolic_model(config), properties, config=config.as_dict(),
                        accept=lambda trace: in_kernel(config, trace)[0] is not None, **options)
     return result
 

@@ -5,7 +5,9 @@ depth and property asking ``not P(sk)``. Since every shorter depth
 was refuted first, the first violation found is a shortest one: the same length the explicit BFS
 reports. The z3 model is turned into a trace by reading off the action taken at each step and
 replaying those actions through ``model.next_state``; every replayed state must equal the state
-z3 decoded, which checks the encoding on every counterexample it produces.
+z3 decoded, which checks the encoding on every counterexample it produces. (With the operator's
+leader moves, which the oracle lacks, ``model`` is ``scope.KernelReplayed`` and the replay is the
+compiled kernel's.)
 
 No violation up to K is never "holds": the verdict is INCOMPLETE, with the note "no violation up
 to depth K" (exit code 3).
@@ -38,7 +40,8 @@ def unroll_init(enc: Encoder, s0) -> z3.BoolRef:
 
 
 def decode_trace(enc: Encoder, m: z3.ModelRef, states: list, acts: list, depth: int, prop_name):
-    """Replay the actions z3 chose through the explicit model, checking every state."""
+    """Replay the actions z3 chose through the explicit model (the oracle's, or the kernel's
+    with the operator's leader moves: ``enc.model.next_state``), checking every state."""
     model, d = enc.model, enc.d
     decoded = [decode(d, m, s) for s in states[: depth + 1]]
     canon = model.canonical

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import z3
 
-from checker.reference import make_reference_model
 from checker.symbolic import numbers as num
+from checker.symbolic.scope import symbolic_model
 from checker.symbolic.state import decode, encode, eq, fresh
 from checker.symbolic.transitions import Encoder
 from model import Bounds, ModelConfig
@@ -124,10 +124,12 @@ def symbolic_successors(enc: Encoder, state, key) -> set:
     return found
 
 
-def unencoded_from(pre, post):
+def unencoded_from(pre, post, d):
     """``post`` (decoded from z3) with the fields the encoding does not hold taken from ``pre``:
-    each replica's ``assignment_rank``, which no encoded action changes (reassignments are a
-    fault bound the symbolic engine refuses)."""
+    without the operator's leader moves, each replica's ``assignment_rank``, which then no action
+    changes (with them, ``decode`` gives the ranks and the counters)."""
+    if d.operators:
+        return post
     return post._replace(replicas=tuple(
         r._replace(assignment_rank=p.assignment_rank) for p, r in zip(pre.replicas, post.replicas)))
 
@@ -140,7 +142,7 @@ def crosscheck(config: ModelConfig, samples: int = 10, seed: int = 7, *,
     sample to the reachable states it accepts (a test aiming at one situation)."""
     started = time.monotonic()
     config = replace(config, symmetry=False)
-    enc = encoder(make_reference_model(config))  # raises ConfigError for a rule set it lacks
+    enc = encoder(symbolic_model(config))  # raises ConfigError for a rule set it lacks
     spec, rows = kernel_reachable(config)
     rnd = random.Random(seed)
     lay = spec.layout
@@ -156,7 +158,7 @@ def crosscheck(config: ModelConfig, samples: int = 10, seed: int = 7, *,
             nxt = codec.decode(np.frombuffer(key, dtype=np.int8), lay)
             if not z3.is_true(z3.simplify(enc.action_formula(pre, encode(enc.d, nxt), action))):
                 result.disagreements.append(Disagreement("narrower", state, action, nxt))
-        theirs = symbolic_successors(enc, state, lambda t: codec.encode(unencoded_from(state, t), lay).tobytes())
+        theirs = symbolic_successors(enc, state, lambda t: codec.encode(unencoded_from(state, t, enc.d), lay).tobytes())
         for action, key in sorted(theirs - set(mine), key=str):
             nxt = codec.decode(np.frombuffer(key, dtype=np.int8), lay)
             result.disagreements.append(Disagreement("wider", state, action, nxt))
@@ -217,6 +219,24 @@ CONFIGS: dict[str, ModelConfig] = {
     # Kafka's elections with requests in any order, and the reverse: each switch alone
     "kip-320 ordered, requests in any order": _config("kip-320", (f"-{IN_ORDER}",)),
     "kip-320 unordered, requests in order": _config("kip-320", (f"+{UNORDERED}",)),
+    # the operator's leader moves (issue 29): preferred-replica elections and reassignments,
+    # with the assignment order as state; preferred elections alone (the order never changes);
+    # three replicas (six orderings); requests in any order with unclean elections
+    "kip-320 preferred elections and reassignments": _config(
+        "kip-320", bounds=Bounds(1, 2, 1, 1, max_preferred_elections=1, max_reassignments=1)),
+    "kip-101 acks=1 power-loss preferred elections": _config(
+        "kip-101", acks="1", min_insync_replicas=1, crash_model="power-loss",
+        bounds=Bounds(1, 3, 1, 1, max_preferred_elections=2)),
+    "--kafka-version 2.1 RF=3 preferred elections and reassignments": replace(_config(
+        "kip-320", rf=3, bounds=Bounds(1, 3, 1, 1, max_preferred_elections=1, max_reassignments=1)),
+        kafka_version="2.1"),
+    "kip-320 unordered with the operator's bounds (no move)": _config(
+        "kip-320", (f"+{UNORDERED}",),
+        bounds=Bounds(1, 2, 1, 1, max_preferred_elections=1, max_reassignments=1)),
+    "kip-320 RF=3 reassignments unclean, requests in any order": _config(
+        "kip-320", (f"-{IN_ORDER}",), rf=3, min_insync_replicas=1,
+        unclean_leader_election_enable=True,
+        bounds=Bounds(1, 3, 1, 1, max_preferred_elections=2, max_reassignments=2)),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 

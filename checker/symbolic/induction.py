@@ -40,13 +40,12 @@ from checker.interrupt import interrupted
 from checker.limits import check_limit
 from checker.symbolic import numbers as num
 from checker.symbolic.bmc import MAX_REJECTED, decode_trace, unroll_init
-from checker.symbolic.scope import require_encoded
+from checker.symbolic.scope import require_encoded, symbolic_model
 from checker.symbolic.solving import solve
 from checker.symbolic.state import decode, fresh, well_formed
 from checker.symbolic.strengthen import all_names, check_of, formula_of
 from checker.symbolic.transitions import Encoder
 from model.errors import ConfigError
-from checker.reference import make_reference_model as make_model
 
 MAX_K = 64  # the unrolling grows with k; far beyond this z3 does not answer in any useful time
 MAX_BMC_DEPTH = 200  # likewise for the search after a CTI
@@ -112,7 +111,7 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
     tell = progress or (lambda line: None)
     beat = None if progress is None else (
         lambda seconds: progress(f"  z3 still working on it ({seconds:.0f} s so far)"))
-    model = make_model(config)
+    model = symbolic_model(config)
     enc = Encoder(model)
     d = enc.d
 
@@ -252,7 +251,7 @@ def _search(config, cti: ProofResult, depth: int, time_limit, progress, started)
                                    f"kernel to a state that satisfies it")
         return True
 
-    result = bmc_check(make_model(config), [prop], max_depth=depth, time_limit=left,
+    result = bmc_check(symbolic_model(config), [prop], max_depth=depth, time_limit=left,
                        progress=beat, accept=accept)
     cti.seconds = time.monotonic() - started
     outcome = result.properties[0]

@@ -7,11 +7,19 @@ Kafka 2.2 adds ``broker-epoch`` (KIP-380), which it does not have, nor anything 
 (docs/symbolic.md, "What the encoding lacks for newer rule sets"). ``kmc prove`` and ``--engine
 bmc`` call ``require_encoded`` before building anything, so a release it lacks gets one line
 naming the rules, not the oracle's longer refusal.
+
+Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
+``--max-preferred-elections``, ``--max-reassignments``), which the oracle lacks: for those
+``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
+reads) with the traces replayed in the compiled kernel instead. Any other fault bound gets one
+line naming it (``require_encoded``).
 """
 
 from __future__ import annotations
 
-from checker.reference import reference_supports
+from dataclasses import replace
+
+from checker.reference import make_reference_model, reference_supports
 from model.errors import ConfigError
 from model.releases import RELEASES, as_version
 from model.rules import KMC_0_1, RULES, TIMED, release_rules
@@ -35,10 +43,27 @@ def lacking_rules(config) -> list[str]:
     return [n for n in config.rules if n not in have and not RULES[n].producer]
 
 
+OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
+"""The fault bounds the encoding has: the operator's leader moves (issue 29)."""
+
+
+def without_operator_moves(config):
+    """``config`` with the operator's bounds at 0: what the oracle can build."""
+    return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
+
+
 def require_encoded(config) -> None:
-    """A ``ConfigError`` (one line, exit 2) if the encoding lacks a rule of ``config``. Other
-    refusals (fault bounds, a mix of encoded rules no preset has) are the oracle's
-    (``checker.reference.make_reference_model``)."""
+    """A ``ConfigError`` (one line, exit 2) if the encoding lacks a rule or a fault bound of
+    ``config``. Other refusals (the lagging HW checkpoint, a mix of encoded rules no preset has)
+    are the oracle's (``checker.reference.make_reference_model``)."""
+    refused = [b for b in config.bounds.faults() if b not in OPERATOR_BOUNDS]
+    if refused:
+        raise ConfigError(
+            f"kmc prove and --engine bmc have the operator's leader moves "
+            f"(--max-preferred-elections, --max-reassignments) but not "
+            f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
+            f"the encoding lacks'); kmc check explores it")
+    config = without_operator_moves(config)
     if reference_supports(config):
         return
     lacking = lacking_rules(config)
@@ -49,3 +74,40 @@ def require_encoded(config) -> None:
         f"kmc prove and --engine bmc encode Kafka's ZooKeeper releases 0.8 to {ENCODED_THROUGH}; "
         f"{who} has rules the encoding lacks: {', '.join(lacking)} (docs/symbolic.md, 'What the "
         f"encoding lacks'); kmc check explores it")
+
+
+class KernelReplayed:
+    """The model the symbolic engine is built on when the operator's leader moves are on: the
+    oracle's model of the configuration without them answers what the encoding reads of it
+    (the protocol and its switches), while ``config`` is the configuration asked for and
+    ``init_states``, ``next_state`` and ``canonical`` are the compiled kernel's, which has the
+    moves (``bmc.decode_trace`` replays every trace through them)."""
+
+    def __init__(self, config) -> None:
+        from model.compiled_model import CompiledModel  # lazy: the kernel loads on first use
+
+        self.oracle = make_reference_model(without_operator_moves(config))
+        self.config = config
+        self.kernel = CompiledModel(config)
+
+    def __getattr__(self, name):
+        return getattr(self.oracle, name)
+
+    def init_states(self) -> list:
+        return self.kernel.init_states()
+
+    def next_state(self, state, act):
+        return self.kernel.next_state(state, act)
+
+    def canonical(self, state):
+        return self.kernel.canonical(state)
+
+
+def symbolic_model(config):
+    """The model ``Encoder`` and ``bmc_check`` take for ``config``: the oracle's, or, with the
+    operator's leader moves, ``KernelReplayed``. Raises ``ConfigError`` for what the encoding
+    lacks (``require_encoded``)."""
+    require_encoded(config)
+    if any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS):
+        return KernelReplayed(config)
+    return make_reference_model(config)

@@ -14,6 +14,11 @@ configuration's bounds (``Dims``):
   broker's requests are dropped when it crashes, so no two requests share a (broker, epoch).
 * pending acks and acks are one flag per record id (a record is produced once) with its leader
   and offset; the consumer-visible history is ``L`` slots plus a length.
+* the operator's moves (``--max-preferred-elections``, ``--max-reassignments``): each replica's
+  place in the assignment (``assignment_rank``, 0 = the preferred replica) and the two operation
+  counters. Without reassignments the ranks are the constants ``0 .. n-1`` (the kernel's initial
+  ``assignment_rank``, the broker index), without a bound its counter the constant 0, so a
+  configuration without the operator's moves gets only constants, which the encoding folds.
 
 ``eq`` compares two states on their meaningful parts only (the explicit state's equality), which
 is what the transition relation and the successor enumeration use; ``encode`` turns an explicit
@@ -41,12 +46,25 @@ class Dims:
     max_crashes: int
     max_losses: int
     min_isr: int = 1  # min.insync.replicas (some strengthening invariants depend on it)
+    max_preferred: int = 0  # --max-preferred-elections (the operator's moves)
+    max_reassign: int = 0  # --max-reassignments
 
     @classmethod
     def of(cls, config) -> Dims:
         b = config.bounds
+        # under the over-approximation ``unordered-leader-moves`` the kernel has no assignment
+        # order and makes neither operator move (``ordered`` in model/kernel/controller.py)
+        ordered = "unordered-leader-moves" not in config.rules
         return cls(config.replication_factor, b.max_records, b.max_records, b.max_leader_epoch,
-                   b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas)
+                   b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas,
+                   b.max_preferred_elections if ordered else 0,
+                   b.max_reassignments if ordered else 0)
+
+    @property
+    def operators(self) -> bool:
+        """The operator's leader moves are on: the encoding holds the assignment and the
+        counters, and a trace is replayed in the kernel (the oracle has neither)."""
+        return bool(self.max_preferred or self.max_reassign)
 
 
 @dataclass
@@ -95,6 +113,9 @@ class SState:
     written: object
     crashes: object
     losses: object
+    rank: list  # rank[b]: broker b's place in the replica assignment (assignment_rank)
+    pref: object  # preferred-replica elections so far
+    reass: object  # reassignments so far
     extra: dict = field(default_factory=dict)
 
     def but(self, **changes) -> SState:
@@ -175,6 +196,9 @@ def fresh(d: Dims, tag: str) -> SState:
         acked_off=[I(f"acked{r}_off") for r in range(1, d.records + 1)],
         cv_len=I("cv_len"), cv=[I(f"cv{i}") for i in range(d.slots)],
         written=I("written"), crashes=I("crashes"), losses=I("losses"),
+        rank=[I(f"rank{b}") if d.max_reassign else num.val(b) for b in range(d.n)],
+        pref=I("pref") if d.max_preferred else num.val(0),
+        reass=I("reass") if d.max_reassign else num.val(0),
     )
 
 
@@ -231,6 +255,9 @@ def encode(d: Dims, s: ClusterState) -> SState:
         pend=pend, pend_leader=pend_leader, pend_off=pend_off, acked=acked, acked_off=acked_off,
         cv_len=V(len(s.consumer_visible)), cv=slots(s.consumer_visible),
         written=V(s.records_written), crashes=V(s.crashes), losses=V(s.unflushed_losses),
+        rank=[V(r.assignment_rank if d.max_reassign else b) for b, r in enumerate(s.replicas)],
+        pref=V(s.preferred_elections if d.max_preferred else 0),
+        reass=V(s.reassignments if d.max_reassign else 0),
     )
 
 
@@ -315,6 +342,8 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
                 a.acked[r] == b.acked[r],
                 z3.Implies(a.acked[r], a.acked_off[r] == b.acked_off[r])]
     out += [z3.Implies(i < a.cv_len, a.cv[i] == b.cv[i]) for i in range(len(a.cv))]
+    out += [x == y for x, y in zip(a.rank + [a.pref, a.reass], b.rank + [b.pref, b.reass])
+            if not x.eq(y)]  # (the constants of a configuration without the operator's moves)
     return z3.And(out)
 
 
@@ -349,6 +378,12 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out += [z3.Implies(s.pend[r], z3.And(rng(s.pend_leader[r], 0, n - 1), rng(s.pend_off[r], 0, L - 1))),
                 z3.Implies(s.acked[r], rng(s.acked_off[r], 0, L - 1)),
                 z3.Not(z3.And(s.pend[r], s.acked[r]))]
+    if d.max_reassign:  # the assignment is an ordering of the brokers
+        out += [rng(x, 0, n - 1) for x in s.rank] + [z3.Distinct(s.rank)]
+    if d.max_preferred:
+        out.append(rng(s.pref, 0, d.max_preferred))
+    if d.max_reassign:
+        out.append(rng(s.reass, 0, d.max_reassign))
     return z3.And(out)
 
 
@@ -386,6 +421,12 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
         return False
     if not all(ok(off, 0, L - 1) for _, off in s.acked):
         return False
+    if d.max_reassign and sorted(r.assignment_rank for r in s.replicas) != list(range(n)):
+        return False
+    if d.max_preferred and not ok(s.preferred_elections, 0, d.max_preferred):
+        return False
+    if d.max_reassign and not ok(s.reassignments, 0, d.max_reassign):
+        return False
     return not {rid for _, rid, _ in s.pending_acks} & {rid for rid, _ in s.acked}
 
 # ---------------------------------------------------------------------------- decoding
@@ -422,5 +463,10 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
                      for r in range(d.records) if bv(s.pend[r]))
     acked = sorted((r + 1, iv(s.acked_off[r])) for r in range(d.records) if bv(s.acked[r]))
     cv = tuple(iv(s.cv[i]) for i in range(iv(s.cv_len)))
-    return ClusterState(tuple(reps), controller, tuple(sorted(lai)), tuple(pending), tuple(acked),
-                        cv, iv(s.written), iv(s.crashes), iv(s.losses))
+    out = ClusterState(tuple(reps), controller, tuple(sorted(lai)), tuple(pending), tuple(acked),
+                       cv, iv(s.written), iv(s.crashes), iv(s.losses))
+    if not d.operators:  # the oracle's state: its fields keep their defaults
+        return out
+    return out._replace(replicas=tuple(r._replace(assignment_rank=iv(s.rank[b]))
+                                       for b, r in enumerate(out.replicas)),
+                        preferred_elections=iv(s.pref), reassignments=iv(s.reass))

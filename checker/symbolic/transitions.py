@@ -15,6 +15,9 @@ ignore, extend the consumer-visible history).
 
 from __future__ import annotations
 
+import math
+from itertools import permutations
+
 import z3
 
 from checker.symbolic import numbers as num
@@ -48,7 +51,7 @@ class Encoder:
     """The symbolic transition relation of ``model`` (a ``ReplicationModel``)."""
 
     def __init__(self, model, *, bounded: bool = True) -> None:
-        self.model = model
+        self.model = model  # the oracle's model, or scope.KernelReplayed (the operator's moves)
         self.config = model.config
         self.d = Dims.of(model.config)
         big = {k: v for k, v in model.config.bounds.as_dict().items() if v > num.MAX_BOUND}
@@ -69,7 +72,8 @@ class Encoder:
         self.reset_remote_every_epoch = model.reset_remote_on_every_epoch
         self.timed_shrink = model.timed_shrink
         self.expand_isr_on_fetch = model.expand_isr_on_fetch
-        self.has_truncate = getattr(type(model), "follower_truncate", None) is not None
+        oracle = getattr(model, "oracle", model)  # scope.KernelReplayed wraps the oracle's model
+        self.has_truncate = getattr(type(oracle), "follower_truncate", None) is not None
         rules = set(model.config.rules)
         # Kafka's ordered elections (every release): without reassignments the assignment is
         # brokers 0..n-1 in that order (the kernel's initial ``assignment_rank`` is the broker's
@@ -79,8 +83,13 @@ class Encoder:
         self.ordered = UNORDERED not in rules
         # ``leader-and-isr-in-order`` (ZooKeeper 0.8-3.x): one request queue per broker
         self.in_order = IN_ORDER in rules
-        # (preferred-replica elections and reassignments are fault bounds, which the oracle
-        # and so this encoding refuse: the assignment order never changes here)
+        # the operator's leader moves (issue 29): preferred-replica elections and reassignments,
+        # each bounded; the oracle has neither, so ``model`` is then the oracle of the
+        # configuration without them, for its switches, and ``scope.symbolic_model`` replays
+        # traces in the kernel. Without reassignments the assignment order stays the kernel's
+        # initial ``assignment_rank``, the broker index, which ``state.fresh`` makes constants.
+        self.max_preferred = self.d.max_preferred  # (0 under unordered-leader-moves: Dims.of)
+        self.max_reassign = self.d.max_reassign
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
@@ -90,6 +99,8 @@ class Encoder:
             return range(-1, self.n)
         if param == "leader_epoch":
             return range(self.d.max_epoch + 1)
+        if param == "ordering":  # ControllerReassignReplicas: the index of an ordering
+            return range(math.factorial(self.n)) if self.max_reassign else range(0)
         return range(self.n)
 
     def _build_instances(self) -> list:
@@ -480,15 +491,25 @@ class Encoder:
         return [(z3.And(guard + [leader == b]), as_leader),
                 (z3.And(guard + [leader != b]), as_follower)]
 
-    def first_in_assignment(self, mask: list, c: int):
+    def ranked_before(self, s: SState, j: int, c: int):
+        """Broker ``j`` comes before ``c`` in the assignment (``assignment_rank``): a Python bool
+        while the ranks are the constant broker index (no reassignments)."""
+        if not self.max_reassign:
+            return j < c
+        return s.rank[j] < s.rank[c]
+
+    def first_in_assignment(self, s: SState, mask: list, c: int):
         """``c`` is the member of ``mask`` (a Bool per broker) an election picks: under Kafka's
-        ordered elections the first in assignment order, i.e. no lower broker id is in ``mask``
-        (the kernel's ``first_in_assignment``, model/kernel/controller.py;
+        ordered elections the first in assignment order, i.e. no member of ``mask`` comes before
+        it (the kernel's ``first_in_assignment``, model/kernel/controller.py;
         ``PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection``,
         ``assignment.find(...)``, in PartitionStateMachine.scala at 2.1.0); under ``unordered-leader-moves`` any member."""
         if not self.ordered:
             return mask[c]
-        return z3.And([mask[c]] + [z3.Not(mask[j]) for j in range(c)])
+        before = [z3.Not(mask[j]) if self.ranked_before(s, j, c) is True
+                  else z3.Not(z3.And(mask[j], self.ranked_before(s, j, c)))
+                  for j in range(self.n) if j != c and self.ranked_before(s, j, c) is not False]
+        return z3.And([mask[c]] + before)
 
     def _enc_ControllerElectLeader(self, s: SState, new: int) -> list:
         # the kernel's controller_elect_leader (model/kernel/actions/controller.py): only the
@@ -500,6 +521,52 @@ class Encoder:
         epoch = s.c_epoch + 1
         nxt = self.send_leader_and_isr(s, epoch, num.val(new), s.c_isr, s.c_live)
         return [(z3.And(guard), nxt.but(c_leader=num.val(new), c_epoch=epoch))]
+
+    def is_preferred(self, s: SState, b: int):
+        """``b`` is the preferred replica, the first of the assignment (the kernel's
+        ``preferred_replica``: ``assignment.head`` at 2.1.0)."""
+        return b == 0 if not self.max_reassign else s.rank[b] == 0
+
+    def _enc_ControllerPreferredElection(self, s: SState, new: int) -> list:
+        """The kernel's ``controller_preferred_election`` (model/kernel/actions/controller.py):
+        leadership moves to the preferred replica if it is live and in the ISR, the leader epoch
+        goes up with the ISR unchanged and the live brokers get LeaderAndIsr (Kafka at 2.1.0:
+        ``KafkaController.onPreferredReplicaElection`` ->
+        ``PartitionStateMachine.handleStateChanges`` with ``PreferredReplicaPartitionLeaderElectionStrategy``
+        -> ``PartitionLeaderElectionAlgorithms.preferredReplicaPartitionLeaderElection``,
+        ``assignment.headOption.filter(id => liveReplicas.contains(id) && isr.contains(id))``).
+        Bounded by max-preferred-elections."""
+        if new < 0 or not self.max_preferred:
+            return []
+        preferred = self.is_preferred(s, new)
+        if preferred is False:
+            return []
+        guard = [s.pref < self.max_preferred, s.c_leader != NO_LEADER, s.c_leader != new,
+                 s.c_isr[new], s.c_live[new], self.epoch_available(s)]
+        if preferred is not True:
+            guard.append(preferred)
+        epoch = s.c_epoch + 1
+        nxt = self.send_leader_and_isr(s, epoch, num.val(new), s.c_isr, s.c_live)
+        return [(z3.And(guard), nxt.but(c_leader=num.val(new), c_epoch=epoch, pref=s.pref + 1))]
+
+    def _enc_ControllerReassignReplicas(self, s: SState, first: int, ordering: int) -> list:
+        """The kernel's ``controller_reassign_replicas`` (ZooKeeper mode): the same replicas in
+        the ``ordering``-th order (lexicographic, ``order_of``), ``first`` its preferred replica,
+        if that is not the order already; the leader, live in the controller's view, stays and
+        gets a new leader epoch with the same ISR, sent to the live brokers as LeaderAndIsr
+        (Kafka at 2.1.0: ``KafkaController.onPartitionReassignment`` ->
+        ``moveReassignedPartitionLeaderIfRequired`` -> ``updateLeaderEpochAndSendRequest``).
+        Bounded by max-reassignments."""
+        order = list(permutations(range(self.n)))[ordering]
+        if not self.max_reassign or order[0] != first:
+            return []
+        leader_live = z3.Or([z3.And(s.c_leader == b, s.c_live[b]) for b in range(self.n)])
+        already = z3.And([s.rank[b] == i for i, b in enumerate(order)])
+        guard = [s.reass < self.max_reassign, leader_live, self.epoch_available(s), z3.Not(already)]
+        epoch = s.c_epoch + 1
+        nxt = self.send_leader_and_isr(s, epoch, s.c_leader, s.c_isr, s.c_live)
+        rank = [num.val(order.index(b)) for b in range(self.n)]
+        return [(z3.And(guard), nxt.but(c_epoch=epoch, rank=rank, reass=s.reass + 1))]
 
     def _enc_ControllerHandleBrokerFailure(self, s: SState, b: int, new: int) -> list:
         base = [b < self.n, s.c_live[b], z3.Not(s.reps[b].alive)]
@@ -516,8 +583,8 @@ class Encoder:
             # the ISR in assignment order, else (unclean.leader.election.enable) the first live
             # replica (KafkaController.onBrokerFailure -> triggerOnlinePartitionStateChange ->
             # PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection, at 2.1.0)
-            is_clean = self.first_in_assignment([z3.And(isr[j], live[j]) for j in range(self.n)], new)
-            is_unclean = (z3.And(z3.Not(clean), self.first_in_assignment(live, new))
+            is_clean = self.first_in_assignment(s, [z3.And(isr[j], live[j]) for j in range(self.n)], new)
+            is_unclean = (z3.And(z3.Not(clean), self.first_in_assignment(s, live, new))
                           if self.unclean else z3.BoolVal(False))
             chosen = z3.Or(is_clean, is_unclean)
             c_isr = [ite(is_unclean, z3.BoolVal(j == new), isr[j]) for j in range(self.n)]
@@ -576,8 +643,8 @@ class Encoder:
         elect = z3.And(z3.Not(known), s.c_leader == NO_LEADER, self.epoch_available(s))
         with_b = [z3.BoolVal(True) if j == b else s.c_live[j] for j in range(self.n)]
         live_isr = [z3.And(s.c_isr[j], with_b[j]) for j in range(self.n)]
-        clean = z3.And(elect, self.first_in_assignment(live_isr, b))
-        unclean = (z3.And(elect, z3.Not(z3.Or(live_isr)), self.first_in_assignment(with_b, b))
+        clean = z3.And(elect, self.first_in_assignment(s, live_isr, b))
+        unclean = (z3.And(elect, z3.Not(z3.Or(live_isr)), self.first_in_assignment(s, with_b, b))
                    if self.unclean else z3.BoolVal(False))
         out = []
         # already known alive: resend the current state to b

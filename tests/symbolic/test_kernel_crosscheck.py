@@ -6,8 +6,10 @@ RF=3, every acks, both crash models that lose data or not, unclean elections): e
 successor satisfies its action's formula, and z3 finds no ``(action, successor)`` the kernel
 lacks. Both directions hold with Kafka's ordered elections and in-order LeaderAndIsr too (issue
 29: encoded as the kernel has them). A deliberately broken encoding (a guard dropped, a guard
-off by one, an effect wrong, the assignment order or the request order forgotten) is caught,
-so the check can fail.
+off by one, an effect wrong, the assignment order or the request order forgotten, a preferred
+election that forgets a reassignment, a reassignment without its new leader epoch) is caught, so
+the check can fail. The operator's leader moves (``--max-preferred-elections``,
+``--max-reassignments``, issue 29) have rows of their own, RF=2 and RF=3.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ class AnyIsrMemberWins(Encoder):
     """Wider than Kafka: an election picks any eligible broker, not the first in assignment
     order (the over-approximation ``unordered-leader-moves``, on a config without it)."""
 
-    def first_in_assignment(self, mask, c):
+    def first_in_assignment(self, s, mask, c):
         return mask[c]
 
 
@@ -79,6 +81,38 @@ class RequestsInAnyOrder(Encoder):
     def __init__(self, model):
         super().__init__(model)
         self.in_order = False
+
+
+class PreferredIsAlwaysBrokerZero(Encoder):
+    """Wider and narrower than Kafka: a preferred-replica election moves leadership to broker 0,
+    the first replica of the *initial* assignment, forgetting that a reassignment reordered it."""
+
+    def is_preferred(self, s, b):
+        return b == 0
+
+
+class ReassignmentKeepsTheEpoch(Encoder):
+    """A wrong effect: a reassignment writes the new order but no new leader epoch (ZooKeeper
+    mode bumps it: ``updateLeaderEpochAndSendRequest``)."""
+
+    def _enc_ControllerReassignReplicas(self, s, first, ordering):
+        return [(g, nxt.but(c_epoch=s.c_epoch, lai=s.lai, lai_leader=s.lai_leader, lai_isr=s.lai_isr))
+                for g, nxt in super()._enc_ControllerReassignReplicas(s, first, ordering)]
+
+
+def reordered_with_a_preferred_election_due(state):
+    """A reassignment has made broker 1 or 2 the preferred replica, which is live, in the ISR
+    and not the leader: a preferred-replica election is enabled (if the bounds leave one)."""
+    c = state.controller
+    first = next(b for b, r in enumerate(state.replicas) if r.assignment_rank == 0)
+    return (first != 0 and c.leader >= 0 and first != c.leader and first in c.isr
+            and first in c.live_brokers and state.preferred_elections == 0)
+
+
+def a_reassignment_is_due(state):
+    """No reassignment yet and the leader is live in the controller's view."""
+    c = state.controller
+    return state.reassignments == 0 and c.leader >= 0 and c.leader in c.live_brokers
 
 
 def leader_down_two_can_follow(state):
@@ -108,6 +142,24 @@ def test_forgetting_kafkas_orders_is_caught(broken, label, where, action):
     result = crosscheck(config, samples=3, seed=5, encoder=broken, where=where)
     assert {d.kind for d in result.disagreements} == {"wider"}
     assert {d.action.name for d in result.disagreements} == {action}
+
+
+@pytest.mark.parametrize("broken, where, kinds", [
+    # the kernel's election to the reordered preferred replica is missing (and, where broker 0
+    # is a live ISR member other than the leader, one to broker 0 is extra)
+    (PreferredIsAlwaysBrokerZero, reordered_with_a_preferred_election_due, {"narrower"}),
+    (ReassignmentKeepsTheEpoch, a_reassignment_is_due, {"wider", "narrower"}),
+])
+def test_a_broken_operator_move_is_caught(broken, where, kinds):
+    # the operator's leader moves (issue 29): on RF=3 states where the move is due, the real
+    # encoding agrees with the kernel and a broken one disagrees on that action
+    config = CONFIGS["--kafka-version 2.1 RF=3 preferred elections and reassignments"]
+    assert crosscheck(config, samples=3, seed=5, where=where).agrees
+    result = crosscheck(config, samples=3, seed=5, encoder=broken, where=where)
+    assert kinds <= {d.kind for d in result.disagreements}
+    assert {d.action.name for d in result.disagreements} == {
+        "ControllerPreferredElection" if broken is PreferredIsAlwaysBrokerZero
+        else "ControllerReassignReplicas"}
 
 
 @pytest.mark.parametrize("broken, kinds, action", [

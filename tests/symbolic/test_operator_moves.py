@@ -1,0 +1,120 @@
+"""The operator's leader moves in the symbolic engine (issue 29): ``--max-preferred-elections``
+and ``--max-reassignments`` are encoded (``ControllerPreferredElection``,
+``ControllerReassignReplicas``, the assignment order as state), BMC's shortest counterexample with
+them has BFS's length and replays in the compiled kernel (the oracle lacks the moves), and every
+other fault bound is refused in one line, exit 2. With the moves, Kafka 2.1 with kmc 0.1's reset
+is proved, and Kafka's own rule stops on a library invariant that is false for it. The
+cross-check rows are in ``test_kernel_crosscheck.py``."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from checker import VIOLATED, check
+from checker.symbolic.induction import in_kernel
+from checker.symbolic.scope import KernelReplayed, require_encoded, symbolic_model
+from cli import cli
+from model.errors import ConfigError
+from model.options import config_from_options
+
+# Kafka 2.1's own rules, acks=1 and no crash: an acked record is lost only if leadership moves,
+# which without a failure only the operator does (a reorder, then a preferred election).
+ACKS_1 = ["--kafka-version", "2.1", "-r", "2", "--acks", "1", "--min-insync-replicas", "1",
+          "--max-records", "1", "--max-crashes", "0", "--max-preferred-elections", "1",
+          "--max-reassignments", "1"]
+
+
+def acks_1_config():
+    return config_from_options(kafka_version="2.1", replication_factor=2, acks="1",
+                               min_insync_replicas=1, max_records=1, max_crashes=0,
+                               max_preferred_elections=1, max_reassignments=1)[0]
+
+
+def test_bmc_with_the_operators_moves_has_bfs_length_and_replays_in_the_kernel():
+    config = acks_1_config()
+    bfs = check(config, ["no-acked-loss"])
+    assert bfs.verdict("no-acked-loss") == VIOLATED
+    length = len(bfs.by_name("no-acked-loss").trace)
+    assert check(config, ["no-acked-loss"], engine="bmc", max_depth=length - 1).verdict(
+        "no-acked-loss") != VIOLATED  # none shorter
+    result = check(config, ["no-acked-loss"], engine="bmc", max_depth=length).by_name("no-acked-loss")
+    assert result.verdict == VIOLATED and len(result.trace) == length
+    names = [a.name for a in result.trace.actions]
+    # no crash is allowed: the trace needs both of the operator's moves
+    assert "ControllerReassignReplicas" in names and "ControllerPreferredElection" in names
+    taken, why = in_kernel(config, result.trace)
+    assert taken is not None, why
+    assert taken.states[-1] == result.trace.states[-1]
+
+
+def test_prove_with_the_operators_moves_stops_on_the_real_counterexample():
+    out = CliRunner().invoke(cli, ["prove", *ACKS_1, "-p", "no-acked-loss", "-q"])
+    assert out.exit_code == 1, out.output
+    shortest = len(check(acks_1_config(), ["no-acked-loss"]).by_name("no-acked-loss").trace)
+    assert f"a real counterexample exists: {shortest} steps (the shortest there is" in out.output
+    assert "ControllerPreferredElection" in out.output
+
+
+def test_the_operators_moves_replay_in_the_kernel_and_the_rest_in_the_oracle():
+    assert isinstance(symbolic_model(acks_1_config()), KernelReplayed)
+    plain = config_from_options(kafka_version="2.1", replication_factor=2)[0]
+    assert not isinstance(symbolic_model(plain), KernelReplayed)
+
+
+@pytest.mark.parametrize("flag", ["--max-controlled-shutdowns", "--max-session-expiries",
+                                  "--max-controller-failovers", "--max-delayed-fetches",
+                                  "--retries"])
+def test_a_fault_bound_the_encoding_lacks_is_one_line_and_exit_2(flag):
+    name = "--max-retries" if flag == "--retries" else flag
+    for argv in (["prove", "--kafka-version", "2.1", "-r", "2", "-p", "no-acked-loss", flag, "1",
+                  "--max-preferred-elections", "1"],
+                 ["check", "--engine", "bmc", "--depth", "2", "-r", "2", "-q", "-p",
+                  "no-acked-loss", flag, "1"]):
+        out = CliRunner().invoke(cli, argv)
+        assert out.exit_code == 2, out.output
+        assert "Traceback" not in out.output
+        error = [line for line in out.output.splitlines() if "error" in line.lower()]
+        assert len(error) == 1 and name in error[0] and "--max-preferred-elections" in error[0], out.output
+
+
+def test_require_encoded_names_only_the_refused_bounds():
+    config = config_from_options(kafka_version="2.1", replication_factor=2,
+                                 max_preferred_elections=1, max_reassignments=1,
+                                 max_delayed_fetches=1)[0]
+    with pytest.raises(ConfigError) as e:
+        require_encoded(config)
+    assert "--max-delayed-fetches" in str(e.value)
+    assert "not --max-preferred" not in str(e.value) and "--max-reassignments, " not in str(e.value)
+
+
+def operator_config(*rules):
+    return config_from_options(kafka_version="2.1", replication_factor=2,
+                               max_preferred_elections=1, max_reassignments=1,
+                               rule_changes=rules)[0]
+
+
+def test_kafka_2_1_with_kmc_0_1s_reset_is_proved_with_the_operators_moves():
+    from checker.symbolic.induction import PROVED, prove
+
+    config = operator_config("+reset-followers-on-epoch")
+    assert prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0).status == PROVED
+
+
+def test_kafka_2_1s_own_rule_stops_where_a_library_invariant_is_wrong_for_it():
+    # docs/symbolic.md, "The operator's leader moves in the proof": a reassignment bumps the
+    # epoch with the same leader and ISR, Kafka's re-elected leader keeps its follower's LEO, and
+    # remote-leo-is-follower-prefix (kmc 0.1's reset rule's fact) is false on reachable states;
+    # BFS finds no loss
+    from checker.symbolic.induction import INCONCLUSIVE, prove
+    from checker.symbolic.strengthen import check_of
+    from model import make_model
+    from tests.symbolic.helpers import reachable
+
+    config = operator_config()
+    result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
+    assert result.status == INCONCLUSIVE and result.failing == ["remote-leo-is-follower-prefix"]
+    states = reachable(make_model(config))
+    holds = check_of("remote-leo-is-follower-prefix", config)
+    assert not all(holds(s) for s in states)
+    assert check(config, ["no-acked-loss"]).verdict("no-acked-loss") != VIOLATED
