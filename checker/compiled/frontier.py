@@ -9,11 +9,28 @@ sequentially), and from then on each block is written as soon as it is full.
 
 Positions count records from 0 in writing order; a record found to be a state seen before (its
 fingerprint was on disk, ``runs.py``) is skipped when read, by position.
+
+**On disk a block is compressed** (``pack``/``unpack``). A record is 136 + 11 bytes in memory,
+but the rows of one level are much alike: most of a row's bytes are small numbers that take the
+same value in most rows (a broker's state, an empty log slot), and a block's parents are
+increasing numbers. So a block is written column by column (the first byte of every row, then
+the second, ...; the parents as differences from the previous one, each of their bytes a column
+too), then deflated (``zlib`` level 1, the fastest). Level files are the largest thing a run
+past memory writes (a 10^9-state run holds its widest level, about 10^8 records, on disk), and
+the columns shrink them several times over (docs/scaling.md gives the measured ratio). Only
+blocks that go to disk pay for it: a level that fits in memory stays as it is.
+
+Why not store a level as (parent, successor index) only and recompute its rows from the parent
+level, as the Spark engine does between its shuffles (``batch.regenerate``)? Because the parent
+level's rows are then needed in full when the level is expanded, so one whole level of rows is
+on disk either way; it would save only the difference between two adjacent levels, at the
+price of computing every successor twice. Compressing saves on every level and costs less.
 """
 
 from __future__ import annotations
 
 import os
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +38,7 @@ import numpy as np
 MAX_BLOCK_RECORDS = 1 << 16
 MIN_BLOCK_RECORDS = 1 << 10
 RECORD_EXTRA_BYTES = 8 + 2 + 1  # parent, successor index, action
+DEFLATE_LEVEL = 1  # zlib's fastest: the columns do most of the work
 
 
 @dataclass
@@ -41,23 +59,63 @@ class Block:
         return self.rows.nbytes + self.parent.nbytes + self.succ.nbytes + self.action.nbytes
 
     def write(self, f) -> int:
-        """Append the block's records to the open file ``f``; returns the bytes written."""
-        n = self.fill
-        header = np.array([n], dtype=np.int64)
-        for part in (header, self.rows[:n], self.parent[:n], self.succ[:n], self.action[:n]):
-            part.tofile(f)
-        return 8 + n * (self.rows.shape[1] + RECORD_EXTRA_BYTES)
+        """Append the block's records to the open file ``f``, compressed (``pack``); returns the
+        bytes written."""
+        packed = pack(self.rows[:self.fill], self.parent[:self.fill], self.succ[:self.fill],
+                      self.action[:self.fill])
+        f.write(np.array([self.fill, len(packed)], dtype=np.int64).tobytes())
+        f.write(packed)
+        return 16 + len(packed)
 
     @classmethod
     def read(cls, f, width: int) -> "Block":
-        n = int(np.fromfile(f, dtype=np.int64, count=1)[0])
-        rows = np.fromfile(f, dtype=np.int8, count=n * width).reshape(n, width)
-        parent = np.fromfile(f, dtype=np.int64, count=n)
-        succ = np.fromfile(f, dtype=np.uint16, count=n)
-        action = np.fromfile(f, dtype=np.uint8, count=n)
-        if action.shape[0] != n:
+        header = np.frombuffer(f.read(16), dtype=np.int64)
+        packed = f.read(int(header[1])) if header.shape[0] == 2 else b""
+        if header.shape[0] != 2 or len(packed) != int(header[1]):
             raise OSError(f"{getattr(f, 'name', 'a level file')} ends inside a block")
+        n = int(header[0])
+        rows, parent, succ, action = unpack(packed, n, width)
         return cls(rows, parent, succ, action, n)
+
+
+def pack(rows: np.ndarray, parent: np.ndarray, succ: np.ndarray, action: np.ndarray) -> bytes:
+    """A block's records as bytes: column by column (the rows transposed; the parents as
+    differences, each of their bytes a column; the successor indices' bytes as columns; the
+    actions), deflated."""
+    n = rows.shape[0]
+    delta = np.diff(parent, prepend=np.int64(0)) if n else parent
+    parts = (np.ascontiguousarray(rows.T), _byte_columns(delta.astype(np.int64)),
+             _byte_columns(succ.astype(np.uint16)), np.ascontiguousarray(action))
+    return zlib.compress(b"".join(p.tobytes() for p in parts), DEFLATE_LEVEL)
+
+
+def unpack(packed: bytes, n: int, width: int) -> tuple:
+    """The inverse of ``pack``: ``(rows, parent, succ, action)`` of ``n`` records."""
+    raw = np.frombuffer(zlib.decompress(packed), dtype=np.uint8)
+    if raw.shape[0] != n * (width + RECORD_EXTRA_BYTES):
+        raise OSError("a level file's block does not hold the records its header says")
+    at = 0
+
+    def take(nbytes):
+        nonlocal at
+        part = raw[at:at + nbytes]
+        at += nbytes
+        return part
+    rows = take(n * width).view(np.int8).reshape(width, n).T.copy()
+    parent = np.cumsum(_from_byte_columns(take(8 * n), n, np.int64))
+    succ = _from_byte_columns(take(2 * n), n, np.uint16)
+    action = take(n).copy()
+    return rows, parent.astype(np.int64), succ, action
+
+
+def _byte_columns(values: np.ndarray) -> np.ndarray:
+    """The bytes of ``values`` with byte ``k`` of every value together, for each ``k``."""
+    return np.ascontiguousarray(values.view(np.uint8).reshape(values.shape[0], values.itemsize).T)
+
+
+def _from_byte_columns(raw: np.ndarray, n: int, dtype) -> np.ndarray:
+    size = np.dtype(dtype).itemsize
+    return np.ascontiguousarray(raw.reshape(size, n).T).view(dtype).reshape(n)
 
 
 class BlockPool:
