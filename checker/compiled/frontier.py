@@ -10,7 +10,11 @@ sequentially), and from then on each block is written as soon as it is full.
 Positions count records from 0 in writing order; a record found to be a state seen before (its
 fingerprint was on disk, ``runs.py``) is skipped when read, by position.
 
-**On disk a block is compressed** (``pack``/``unpack``). A record is 136 + 11 bytes in memory,
+**On disk a block may be compressed** (``pack``/``unpack``), once the disk is short: the search
+sets ``Level.compress`` when the files pass a share of the disk budget (``search.py``,
+``COMPRESS_SHARE``), since compressing costs about 1 µs of CPU a record (measured in
+docs/scaling.md: 64% more CPU on a run that spilled 40M records). A block's header says which
+it is, so a level file may hold both. A record is 136 + 11 bytes in memory,
 but the rows of one level are much alike: most of a row's bytes are small numbers that take the
 same value in most rows (a broker's state, an empty log slot), and a block's parents are
 increasing numbers. So a block is written column by column (the first byte of every row, then
@@ -58,23 +62,39 @@ class Block:
     def nbytes(self) -> int:
         return self.rows.nbytes + self.parent.nbytes + self.succ.nbytes + self.action.nbytes
 
-    def write(self, f) -> int:
-        """Append the block's records to the open file ``f``, compressed (``pack``); returns the
-        bytes written."""
-        packed = pack(self.rows[:self.fill], self.parent[:self.fill], self.succ[:self.fill],
-                      self.action[:self.fill])
-        f.write(np.array([self.fill, len(packed)], dtype=np.int64).tobytes())
-        f.write(packed)
-        return 16 + len(packed)
+    def write(self, f, compress: bool = False) -> int:
+        """Append the block's records to the open file ``f``, compressed (``pack``) or as they
+        are; returns the bytes written. Header: the record count and the compressed length (-1:
+        not compressed)."""
+        n = self.fill
+        parts = (self.rows[:n], self.parent[:n], self.succ[:n], self.action[:n])
+        if compress:
+            packed = pack(*parts)
+            f.write(np.array([n, len(packed)], dtype=np.int64).tobytes())
+            f.write(packed)
+            return 16 + len(packed)
+        f.write(np.array([n, -1], dtype=np.int64).tobytes())
+        for part in parts:
+            f.write(np.ascontiguousarray(part).tobytes())
+        return 16 + n * (self.rows.shape[1] + RECORD_EXTRA_BYTES)
 
     @classmethod
     def read(cls, f, width: int) -> "Block":
         header = np.frombuffer(f.read(16), dtype=np.int64)
-        packed = f.read(int(header[1])) if header.shape[0] == 2 else b""
-        if header.shape[0] != 2 or len(packed) != int(header[1]):
+        if header.shape[0] != 2:
             raise OSError(f"{getattr(f, 'name', 'a level file')} ends inside a block")
-        n = int(header[0])
-        rows, parent, succ, action = unpack(packed, n, width)
+        n, size = int(header[0]), int(header[1])
+        data = f.read(size if size >= 0 else n * (width + RECORD_EXTRA_BYTES))
+        if len(data) != (size if size >= 0 else n * (width + RECORD_EXTRA_BYTES)):
+            raise OSError(f"{getattr(f, 'name', 'a level file')} ends inside a block")
+        if size >= 0:
+            rows, parent, succ, action = unpack(data, n, width)
+        else:
+            raw = np.frombuffer(data, dtype=np.uint8)
+            rows = raw[:n * width].view(np.int8).reshape(n, width).copy()
+            parent = raw[n * width:n * (width + 8)].view(np.int64).copy()
+            succ = raw[n * (width + 8):n * (width + 10)].view(np.uint16).copy()
+            action = raw[n * (width + 10):].copy()
         return cls(rows, parent, succ, action, n)
 
 
@@ -154,6 +174,7 @@ class Level:
         self.count = 0  # records written
         self.disk_bytes = 0
         self.spilled = spilled  # every finished block goes to the file
+        self.compress = False  # blocks written from now on are compressed (the disk is short)
         self._file = None
 
     # ------------------------------------------------------------------ writing
@@ -212,7 +233,7 @@ class Level:
         block = self.blocks[i]
         if self._file is None:
             self._file = open(self.path, "ab")
-        self.disk_bytes += block.write(self._file)
+        self.disk_bytes += block.write(self._file, self.compress)
         self.blocks[i] = block.fill
 
     def close_file(self) -> None:

@@ -233,6 +233,7 @@ def test_a_checkpoint_short_of_disk_merges_the_table_and_resumes_to_the_same_res
     in-memory search's counts, verdicts, traces and coverage."""
     from checker.compiled import checkpoint as C
     monkeypatch.setattr(C, "TABLE_COPY_SHARE", 0.0)
+    monkeypatch.setattr(S, "COMPRESS_SHARE", 0.0)  # compressed level files, resumed too
     config = ModelConfig(replication_factor=3, bounds=Bounds(max_records=1, max_leader_epoch=1))
     props = get_properties(None)
     memory = compiled_bfs(config, props, workers=2, coverage=True, disk_limit=0)

@@ -13,8 +13,10 @@ import pytest
 
 from checker.compiled import compiled_bfs
 from checker.compiled import frontier as F
+from checker.compiled import search as S
 from properties import get_properties
 from tests import conftest
+from tests.unit.test_compiled_scaling import outcome
 
 WIDTH = 136
 
@@ -37,14 +39,32 @@ def test_a_block_reads_back_exactly(n, first_parent):
     assert back[0].flags.c_contiguous  # the kernel reads rows as C arrays
 
 
+@pytest.mark.parametrize("compress", [False, True])
+def test_blocks_of_both_kinds_share_a_file(tmp_path, compress):
+    path = tmp_path / "level-3.bin"
+    written = [records(n, n) for n in (5, 0, 1200)]
+    with open(path, "wb") as f:
+        for k, (rows, parent, succ, action) in enumerate(written):
+            F.Block(rows, parent, succ, action, rows.shape[0]).write(f, compress=(k % 2 == 0) == compress)
+    with open(path, "rb") as f:
+        for rows, parent, succ, action in written:
+            block = F.Block.read(f, WIDTH)
+            for mine, theirs in zip((rows, parent, succ, action),
+                                    (block.rows, block.parent, block.succ, block.action)):
+                assert theirs.dtype == mine.dtype and np.array_equal(theirs, mine)
+        assert f.read() == b""
+
+
 def test_a_damaged_block_is_an_error_not_wrong_rows():
     rows, parent, succ, action = records(10)
     with pytest.raises(OSError):
         F.unpack(F.pack(rows, parent, succ, action), 11, WIDTH)
 
 
-def test_a_level_half_on_disk_reads_back_in_order(tmp_path):
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_level_half_on_disk_reads_back_in_order(tmp_path, compress):
     level = F.Level(WIDTH, path=str(tmp_path / "level-1.bin"))
+    level.compress = compress
     written = []
     for k in range(6):  # blocks of 700: the first ones written out, the last kept in memory
         rows, parent, succ, action = records(700, k, first_parent=700 * k)
@@ -70,8 +90,10 @@ def test_a_level_half_on_disk_reads_back_in_order(tmp_path):
 
 
 def test_a_searchs_level_files_are_several_times_smaller_than_its_records(tmp_path, monkeypatch):
-    """Real rows (a search with everything on disk), not random ones: the columns must shrink
-    them; the ratio measured on rf3-r2 is about 12 (docs/scaling.md)."""
+    """Real rows (a search with everything on disk, compressing from the start), not random
+    ones: the columns must shrink them; the ratio measured on rf3-r2 is about 12
+    (docs/scaling.md). The search gives the in-memory search's counts, verdicts and traces."""
+    monkeypatch.setattr(S, "COMPRESS_SHARE", 0.0)
     sizes = {"raw": 0, "packed": 0}
     pack = F.pack
 
@@ -87,3 +109,20 @@ def test_a_searchs_level_files_are_several_times_smaller_than_its_records(tmp_pa
                           disk_dir=str(tmp_path))
     assert result.stats.distinct_states > 100_000 and sizes["raw"] > 0
     assert sizes["packed"] * 5 < sizes["raw"], sizes
+    memory = compiled_bfs(config, get_properties(None), workers=1, disk_limit=0)
+    assert outcome(result) == outcome(memory)
+
+
+def test_level_files_are_compressed_only_once_the_disk_is_short(tmp_path, monkeypatch):
+    packed = []
+    pack = F.pack
+    monkeypatch.setattr(F, "pack", lambda *parts: packed.append(1) or pack(*parts))
+    config = conftest.config(rf=3, rule_changes=("+kmc-0.1", *conftest.LOOSE), max_records=1,
+                             max_leader_epoch=1)
+    roomy = compiled_bfs(config, get_properties(None), workers=1, memory_limit=1,
+                         disk_dir=str(tmp_path))
+    assert roomy.stats.disk_bytes > 0 and not packed  # 25% of 80% of the free disk: far off
+    monkeypatch.setattr(S, "COMPRESS_SHARE", 0.0)
+    short = compiled_bfs(config, get_properties(None), workers=1, memory_limit=1,
+                         disk_dir=str(tmp_path))
+    assert packed and outcome(short) == outcome(roomy)
