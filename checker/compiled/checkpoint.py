@@ -224,7 +224,7 @@ class Checkpoints:
         search.visited = vis
         search.parents = Parents.restore(d, files["parents"])
         search.parents.spilled = False
-        search.level = Level.restore(search.spec.width, d, files["level"])
+        search.level = Level.restore(search.spec.width, d, files["level"], search.space)
         search.level_dead = np.load(os.path.join(d, files["dead"]))
         search.generated, search.distinct = state["generated"], state["distinct"]
         search.depth = state["depth"]

@@ -10,24 +10,22 @@ sequentially), and from then on each block is written as soon as it is full.
 Positions count records from 0 in writing order; a record found to be a state seen before (its
 fingerprint was on disk, ``runs.py``) is skipped when read, by position.
 
-**On disk a block may be compressed** (``pack``/``unpack``), once the disk is short: the search
-sets ``Level.compress`` when the files pass a share of the disk budget (``search.py``,
-``COMPRESS_SHARE``), since compressing costs about 1 µs of CPU a record (measured in
-docs/scaling.md: 64% more CPU on a run that spilled 40M records). A block's header says which
-it is, so a level file may hold both. A record is 136 + 11 bytes in memory,
-but the rows of one level are much alike: most of a row's bytes are small numbers that take the
-same value in most rows (a broker's state, an empty log slot), and a block's parents are
-increasing numbers. So a block is written column by column (the first byte of every row, then
-the second, ...; the parents as differences from the previous one, each of their bytes a column
-too), then deflated (``zlib`` level 1, the fastest). Level files are the largest thing a run
-past memory writes (a 10^9-state run holds its widest level, about 10^8 records, on disk), and
-the columns shrink them several times over (docs/scaling.md gives the measured ratio). Only
-blocks that go to disk pay for it: a level that fits in memory stays as it is.
+**On disk a block may be compressed** (``pack``/``unpack``). A record is 136 + 11 bytes in
+memory, but the rows of one level are much alike: most of a row's bytes are small numbers that
+take the same value in most rows (a broker's state, an empty log slot), and a block's parents
+are increasing numbers. So a block is written column by column (the first byte of every row,
+then the second, ...; the parents as differences from the previous one, each of their bytes a
+column too), then deflated (``zlib`` level 1, the fastest): about 12 bytes a record on rf3-r2
+instead of 147. That costs about 1 µs of CPU a record (64% more CPU on a run that spilled 40M
+records, docs/scaling.md), so blocks are compressed only while the disk is short (the files
+past a share of the disk budget, ``Space.short_of_disk``); a block's header says which kind it
+is, and a level file may hold both. A run of 10^9 states holds its widest levels, about 10^8
+records each, on disk.
 
 Why not store a level as (parent, successor index) only and recompute its rows from the parent
 level, as the Spark engine does between its shuffles (``batch.regenerate``)? Because the parent
 level's rows are then needed in full when the level is expanded, so one whole level of rows is
-on disk either way; it would save only the difference between two adjacent levels, at the
+on disk either way; it would save at most the smaller of two adjacent levels, at the
 price of computing every successor twice. Compressing saves on every level and costs less.
 """
 
@@ -166,7 +164,7 @@ class Level:
     """One BFS level's records: blocks in memory, then (once spilled) in ``path``."""
 
     def __init__(self, width: int, path: str | None = None, spilled: bool = False,
-                 pool: BlockPool | None = None) -> None:
+                 pool: BlockPool | None = None, space=None) -> None:
         self.width = width
         self.pool = pool or BlockPool(0)
         self.path = path
@@ -174,7 +172,7 @@ class Level:
         self.count = 0  # records written
         self.disk_bytes = 0
         self.spilled = spilled  # every finished block goes to the file
-        self.compress = False  # blocks written from now on are compressed (the disk is short)
+        self.space = space  # the run's budgets (``space.Space``): is the disk short?
         self._file = None
 
     # ------------------------------------------------------------------ writing
@@ -233,7 +231,8 @@ class Level:
         block = self.blocks[i]
         if self._file is None:
             self._file = open(self.path, "ab")
-        self.disk_bytes += block.write(self._file, self.compress)
+        short = self.space is not None and self.space.short_of_disk()
+        self.disk_bytes += block.write(self._file, compress=short)
         self.blocks[i] = block.fill
 
     def close_file(self) -> None:
@@ -280,8 +279,8 @@ class Level:
                 "count": self.count, "disk_bytes": self.disk_bytes}
 
     @classmethod
-    def restore(cls, width: int, directory: str, data: dict) -> "Level":
-        level = cls(width, os.path.join(directory, data["path"]), spilled=True)
+    def restore(cls, width: int, directory: str, data: dict, space=None) -> "Level":
+        level = cls(width, os.path.join(directory, data["path"]), spilled=True, space=space)
         level.blocks = list(data["blocks"])
         level.count = data["count"]
         level.disk_bytes = data["disk_bytes"]

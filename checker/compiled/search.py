@@ -46,7 +46,6 @@ INITIAL_CAPACITY = 1 << 15  # slots per shard of a new table
 PENDING_SHARE = 0.05  # of the memory budget, the pending lists (once fingerprints are on disk)
 MIN_PENDING = 1 << 16
 PROGRESS_EVERY_SECONDS = 5.0
-COMPRESS_SHARE = 0.25  # of the disk budget in use, past which level files are compressed
 
 
 @dataclass
@@ -171,7 +170,7 @@ class Search:
         T.insert_fp(self.visited.table, hi, lo if self.words > 1 else np.uint64(0))
         self.visited.fills[T.shard_of(hi, self.visited.shards)] += 1
         self.parents = Parents()
-        self.level = Level(spec.width, pool=self.pool)
+        self.level = Level(spec.width, pool=self.pool, space=self.space)
         self.level.append_rows(init.reshape(1, -1), parent=-1)
         self.generated = self.distinct = 1
         for c in self.compiled:
@@ -233,8 +232,7 @@ class Search:
 
     def _new_next_level(self) -> None:
         """An empty next level; on disk from the start if the current one had to go there."""
-        self.nxt = Level(self.spec.width, pool=self.pool)
-        self.nxt.compress = self.level.compress  # once short of disk, every later level too
+        self.nxt = Level(self.spec.width, pool=self.pool, space=self.space)
         self.nxt_dead = []
         self.expanded = 0
         if self.frontier_on_disk:
@@ -567,11 +565,6 @@ class Search:
         if self.checkpoints is not None:
             used += self.checkpoints.disk_bytes(self)
         self.space.note_disk(used)
-        if self.frontier_on_disk and not self.level.compress:  # short of disk: compress levels
-            short = used > COMPRESS_SHARE * self.space.disk_limit
-            for level in (self.level, self.nxt):
-                if level is not None:
-                    level.compress = short
 
     def _room_for(self, batch: int) -> None:
         """Room in every shard of the table for ``batch`` more fingerprints: grow it, or move

@@ -21,6 +21,7 @@ import pytest
 
 from checker import INCOMPLETE, VIOLATED, check
 from checker.compiled import compiled_bfs
+from checker.compiled import space
 from checker.compiled import search as S
 from checker.compiled.warmup import ensure_compiled
 from gate.suite import load_suite
@@ -233,7 +234,7 @@ def test_a_checkpoint_short_of_disk_merges_the_table_and_resumes_to_the_same_res
     in-memory search's counts, verdicts, traces and coverage."""
     from checker.compiled import checkpoint as C
     monkeypatch.setattr(C, "TABLE_COPY_SHARE", 0.0)
-    monkeypatch.setattr(S, "COMPRESS_SHARE", 0.0)  # compressed level files, resumed too
+    monkeypatch.setattr(space, "COMPRESS_SHARE", -1.0)  # compressed level files, resumed too
     config = ModelConfig(replication_factor=3, bounds=Bounds(max_records=1, max_leader_epoch=1))
     props = get_properties(None)
     memory = compiled_bfs(config, props, workers=2, coverage=True, disk_limit=0)

@@ -11,14 +11,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from checker.compiled import compiled_bfs
+from checker.compiled import compiled_bfs, space
 from checker.compiled import frontier as F
-from checker.compiled import search as S
 from properties import get_properties
 from tests import conftest
 from tests.unit.test_compiled_scaling import outcome
 
 WIDTH = 136
+
+
+class _Disk:
+    """A run's budgets as a level sees them: is the disk short?"""
+
+    def __init__(self, short: bool) -> None:
+        self.short = short
+
+    def short_of_disk(self) -> bool:
+        return self.short
 
 
 def records(n: int, seed: int = 0, first_parent: int = 0):
@@ -63,8 +72,7 @@ def test_a_damaged_block_is_an_error_not_wrong_rows():
 
 @pytest.mark.parametrize("compress", [False, True])
 def test_a_level_half_on_disk_reads_back_in_order(tmp_path, compress):
-    level = F.Level(WIDTH, path=str(tmp_path / "level-1.bin"))
-    level.compress = compress
+    level = F.Level(WIDTH, path=str(tmp_path / "level-1.bin"), space=_Disk(compress))
     written = []
     for k in range(6):  # blocks of 700: the first ones written out, the last kept in memory
         rows, parent, succ, action = records(700, k, first_parent=700 * k)
@@ -93,7 +101,7 @@ def test_a_searchs_level_files_are_several_times_smaller_than_its_records(tmp_pa
     """Real rows (a search with everything on disk, compressing from the start), not random
     ones: the columns must shrink them; the ratio measured on rf3-r2 is about 12
     (docs/scaling.md). The search gives the in-memory search's counts, verdicts and traces."""
-    monkeypatch.setattr(S, "COMPRESS_SHARE", 0.0)
+    monkeypatch.setattr(space, "COMPRESS_SHARE", -1.0)
     sizes = {"raw": 0, "packed": 0}
     pack = F.pack
 
@@ -122,7 +130,7 @@ def test_level_files_are_compressed_only_once_the_disk_is_short(tmp_path, monkey
     roomy = compiled_bfs(config, get_properties(None), workers=1, memory_limit=1,
                          disk_dir=str(tmp_path))
     assert roomy.stats.disk_bytes > 0 and not packed  # 25% of 80% of the free disk: far off
-    monkeypatch.setattr(S, "COMPRESS_SHARE", 0.0)
+    monkeypatch.setattr(space, "COMPRESS_SHARE", -1.0)
     short = compiled_bfs(config, get_properties(None), workers=1, memory_limit=1,
                          disk_dir=str(tmp_path))
     assert packed and outcome(short) == outcome(roomy)
