@@ -48,7 +48,7 @@ from checker.compiled.visited import Visited
 from model.errors import ConfigError
 from model.kernel.cache import source_hash
 
-FORMAT = 2  # 2: level files hold compressed blocks (frontier.py); the table may be in the sorted files
+FORMAT = 2  # 2: level files may hold compressed blocks (frontier.py); the table may be in the sorted files
 MANIFEST = "kmc-checkpoint.json"
 EVERY_SECONDS = 600.0
 TABLE_COPY_SHARE = 0.5  # of the disk budget left, the most a copy of the table may take
