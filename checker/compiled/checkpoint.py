@@ -7,8 +7,16 @@ there what the search needs to go on:
 
 * the level about to be expanded (``level-<d>.bin``) and the states to skip in it,
 * the parent index (``parents.bin``, append-only: the checkpoint records its length),
-* the fingerprints: the in-memory table (``table-<n>.npy``) and the sorted files on disk
-  (``fps-<shard>-<generation>.bin``, never changed once written),
+* the fingerprints: the sorted files on disk (``fps-<shard>-<generation>.bin``, never changed
+  once written) and a copy of the in-memory table (``table-<n>.npy``). The copy is the size of
+  the table (12 GB in a run with ``--memory-limit 12G``), and the older copy stays until the
+  newer is complete. So when the disk is short (the copy would take more than half the disk
+  budget left: ``TABLE_COPY_SHARE``) and the run's fingerprints are on disk already, the table
+  is merged into the sorted files instead and the next level starts with it empty; the
+  checkpoint then copies nothing. That is not the rule, because an empty table forgets the
+  states of the last levels, whose duplicates are most of the successors: each then costs a
+  pending entry and a check against the files (measured in docs/scaling.md: a run that
+  merged at every checkpoint took twice the CPU time),
 * ``kmc-checkpoint.json`` last, under a temporary name renamed into place: counts, coverage,
   violations so far, the configuration, the properties, the kernel's source hash, the
   fingerprint width and which files hold the rest.
@@ -31,6 +39,7 @@ import time
 
 import numpy as np
 
+from checker.compiled import table as T
 from checker.compiled.frontier import Level
 from checker.compiled.parents import Parents
 from checker.compiled.runs import Runs
@@ -39,9 +48,10 @@ from checker.compiled.visited import Visited
 from model.errors import ConfigError
 from model.kernel.cache import source_hash
 
-FORMAT = 1
+FORMAT = 2  # 2: level files may hold compressed blocks (frontier.py); the table may be in the sorted files
 MANIFEST = "kmc-checkpoint.json"
 EVERY_SECONDS = 600.0
+TABLE_COPY_SHARE = 0.5  # of the disk budget left, the most a copy of the table may take
 OURS = re.compile(r"^(level-\d+\.bin|fps-\d+-\d+\.bin|table-\d+\.npy|dead-\d+\.npy|parents\.bin|"
                   r"\.tmp-.*)$")
 
@@ -92,7 +102,8 @@ class Checkpoints:
             raise ConfigError(f"cannot read the checkpoint {path}: {e}") from None
         if data.get("format") != FORMAT:
             raise ConfigError(f"{path} is a checkpoint of another kmc version (format "
-                              f"{data.get('format')}); it cannot be resumed")
+                              f"{data.get('format')}, this one reads format {FORMAT}); it cannot "
+                              "be resumed: start the run again in an empty --checkpoint-dir")
         mine = self.identity
         if data["config"] != mine["config"]:
             raise ConfigError(f"the checkpoint in {self.directory} is of another configuration "
@@ -110,10 +121,12 @@ class Checkpoints:
         return data
 
     def disk_bytes(self, search) -> int:
-        """Bytes of files only checkpoints need (the table's copy)."""
+        """Bytes of files only checkpoints need (the table's copy, sorted files since merged
+        into newer ones)."""
         total = 0
+        current = {os.path.basename(p) for p in search.visited.runs.files if p}
         for name in self.referenced | self.stale:
-            if name.startswith("table-"):
+            if name.startswith("table-") or (name.startswith("fps-") and name not in current):
                 try:
                     total += os.path.getsize(os.path.join(self.directory, name))
                 except OSError:
@@ -137,18 +150,26 @@ class Checkpoints:
         n = (self.latest or {}).get("number", 0) + 1
         if search.level.path is None:
             search.level.path = os.path.join(d, f"level-{len(search.level_sizes) - 1}.bin")
+        vis = search.visited
+        search.note_disk()
+        room = search.space.disk_limit - search.space.used if search.space.disk_allowed else 0
+        copy_table = not vis.on_disk or vis.table.nbytes <= TABLE_COPY_SHARE * room
         search.reserve_disk(search.level.memory_bytes + search.parents.memory_bytes
-                            + search.visited.table.nbytes)
+                            + (vis.table.nbytes if copy_table else 0))
+        if not copy_table:  # into the sorted files: nothing is pending between two levels
+            dead, _ = vis.flush([s for s in range(vis.shards) if vis.fills[s]], search.reserve_disk)
+            if dead.shape[0]:
+                raise RuntimeError("a checkpoint found states pending between two levels")
         search.level.spill(everything=True)
         if search.parents.path is None:
             search.parents.path = os.path.join(d, "parents.bin")
         search.parents.spill(everything=True)
         for path in (search.level.path, search.parents.path, *(p for p in search.visited.runs.files if p)):
             _sync(path)  # on the disk before the manifest names them
-        table_file, dead_file = f"table-{n}.npy", f"dead-{n}.npy"
-        _save_array(os.path.join(d, table_file), search.visited.table)
+        table_file, dead_file = (f"table-{n}.npy" if copy_table else None), f"dead-{n}.npy"
+        if copy_table:
+            _save_array(os.path.join(d, table_file), vis.table)
         _save_array(os.path.join(d, dead_file), search.level_dead)
-        vis = search.visited
         manifest = dict(self.identity, format=FORMAT, number=n, state={
             "generated": search.generated, "distinct": search.distinct, "depth": search.depth,
             "coverage": search.coverage.tolist(),
@@ -158,11 +179,11 @@ class Checkpoints:
         }, files={
             "level": search.level.describe(), "parents": search.parents.describe(),
             "runs": vis.runs.describe(), "table": table_file, "dead": dead_file,
+            "table_shape": list(vis.table.shape),
             "fills": vis.fills.tolist(), "disk_shards": vis.disk_shards.tolist(),
         })
         _write_json(os.path.join(d, MANIFEST), manifest)
-        referenced = {table_file, dead_file, manifest["files"]["level"]["path"], "parents.bin"}
-        referenced |= {f for f in manifest["files"]["runs"]["files"] if f}
+        referenced = _files_of(manifest["files"])
         for name in (self.referenced | self.stale) - referenced:
             _remove(os.path.join(d, name))
         vis.runs.release({os.path.join(d, f) for f in self.referenced if f.startswith("fps-")})
@@ -189,7 +210,10 @@ class Checkpoints:
         d = self.directory
         files, state = data["files"], data["state"]
         self._clean_after(files)
-        table = np.load(os.path.join(d, files["table"]))
+        if files["table"] is not None:
+            table = np.load(os.path.join(d, files["table"]))
+        else:  # merged into the sorted files: an empty table of the same size
+            table = T.new_table(*files["table_shape"][:2], files["table_shape"][2])
         vis = Visited(table.shape[0], table.shape[2], 1024, d, search.workers)
         vis.table = table
         vis.fills = np.array(files["fills"], dtype=np.int64)
@@ -200,7 +224,7 @@ class Checkpoints:
         search.visited = vis
         search.parents = Parents.restore(d, files["parents"])
         search.parents.spilled = False
-        search.level = Level.restore(search.spec.width, d, files["level"])
+        search.level = Level.restore(search.spec.width, d, files["level"], search.space)
         search.level_dead = np.load(os.path.join(d, files["dead"]))
         search.generated, search.distinct = state["generated"], state["distinct"]
         search.depth = state["depth"]
@@ -210,14 +234,12 @@ class Checkpoints:
         search.level_first = state["level_first"]
         search.elapsed_before = state["elapsed"]
         self.latest = data
-        self.referenced = {files["table"], files["dead"], files["level"]["path"], "parents.bin"}
-        self.referenced |= {f for f in files["runs"]["files"] if f}
+        self.referenced = _files_of(files)
         self.resumed_from = len(state["level_sizes"]) - 1
 
     def _clean_after(self, files: dict) -> None:
         """Remove what the interrupted run wrote after its last checkpoint."""
-        keep = {files["table"], files["dead"], files["level"]["path"], "parents.bin", MANIFEST}
-        keep |= {f for f in files["runs"]["files"] if f}
+        keep = _files_of(files) | {MANIFEST}
         for name in os.listdir(self.directory):
             if name not in keep and OURS.match(name):
                 _remove(os.path.join(self.directory, name))
@@ -228,6 +250,13 @@ class Checkpoints:
             if name == MANIFEST or OURS.match(name):
                 _remove(os.path.join(self.directory, name))
         self.latest = None
+
+
+def _files_of(files: dict) -> set:
+    """The names of the files a manifest's ``files`` needs."""
+    names = {files["dead"], files["level"]["path"], "parents.bin"}
+    names |= {f for f in (files["table"], *files["runs"]["files"]) if f}
+    return names
 
 
 def _atomically(path: str, write, mode: str = "wb") -> None:

@@ -9,11 +9,30 @@ sequentially), and from then on each block is written as soon as it is full.
 
 Positions count records from 0 in writing order; a record found to be a state seen before (its
 fingerprint was on disk, ``runs.py``) is skipped when read, by position.
+
+**On disk a block may be compressed** (``pack``/``unpack``). A record is 136 + 11 bytes in
+memory, but the rows of one level are much alike: most of a row's bytes are small numbers that
+take the same value in most rows (a broker's state, an empty log slot), and a block's parents
+are increasing numbers. So a block is written column by column (the first byte of every row,
+then the second, ...; the parents as differences from the previous one, each of their bytes a
+column too), then deflated (``zlib`` level 1, the fastest): about 12 bytes a record on rf3-r2
+instead of 147. That costs about 1 µs of CPU a record (64% more CPU on a run that spilled 40M
+records, docs/scaling.md), so blocks are compressed only while the disk is short (the files
+past a share of the disk budget, ``Space.short_of_disk``); a block's header says which kind it
+is, and a level file may hold both. A run of 10^9 states holds its widest levels, about 10^8
+records each, on disk.
+
+Why not store a level as (parent, successor index) only and recompute its rows from the parent
+level, as the Spark engine does between its shuffles (``batch.regenerate``)? Because the parent
+level's rows are then needed in full when the level is expanded, so one whole level of rows is
+on disk either way; it would save at most the smaller of two adjacent levels, at the
+price of computing every successor twice. Compressing saves on every level and costs less.
 """
 
 from __future__ import annotations
 
 import os
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +40,7 @@ import numpy as np
 MAX_BLOCK_RECORDS = 1 << 16
 MIN_BLOCK_RECORDS = 1 << 10
 RECORD_EXTRA_BYTES = 8 + 2 + 1  # parent, successor index, action
+DEFLATE_LEVEL = 1  # zlib's fastest: the columns do most of the work
 
 
 @dataclass
@@ -40,24 +60,80 @@ class Block:
     def nbytes(self) -> int:
         return self.rows.nbytes + self.parent.nbytes + self.succ.nbytes + self.action.nbytes
 
-    def write(self, f) -> int:
-        """Append the block's records to the open file ``f``; returns the bytes written."""
+    def write(self, f, compress: bool = False) -> int:
+        """Append the block's records to the open file ``f``, compressed (``pack``) or as they
+        are; returns the bytes written. Header: the record count and the compressed length (-1:
+        not compressed)."""
         n = self.fill
-        header = np.array([n], dtype=np.int64)
-        for part in (header, self.rows[:n], self.parent[:n], self.succ[:n], self.action[:n]):
-            part.tofile(f)
-        return 8 + n * (self.rows.shape[1] + RECORD_EXTRA_BYTES)
+        parts = (self.rows[:n], self.parent[:n], self.succ[:n], self.action[:n])
+        if compress:
+            packed = pack(*parts)
+            f.write(np.array([n, len(packed)], dtype=np.int64).tobytes())
+            f.write(packed)
+            return 16 + len(packed)
+        f.write(np.array([n, -1], dtype=np.int64).tobytes())
+        for part in parts:
+            f.write(np.ascontiguousarray(part).tobytes())
+        return 16 + n * (self.rows.shape[1] + RECORD_EXTRA_BYTES)
 
     @classmethod
     def read(cls, f, width: int) -> "Block":
-        n = int(np.fromfile(f, dtype=np.int64, count=1)[0])
-        rows = np.fromfile(f, dtype=np.int8, count=n * width).reshape(n, width)
-        parent = np.fromfile(f, dtype=np.int64, count=n)
-        succ = np.fromfile(f, dtype=np.uint16, count=n)
-        action = np.fromfile(f, dtype=np.uint8, count=n)
-        if action.shape[0] != n:
+        header = np.frombuffer(f.read(16), dtype=np.int64)
+        if header.shape[0] != 2:
             raise OSError(f"{getattr(f, 'name', 'a level file')} ends inside a block")
+        n, size = int(header[0]), int(header[1])
+        data = f.read(size if size >= 0 else n * (width + RECORD_EXTRA_BYTES))
+        if len(data) != (size if size >= 0 else n * (width + RECORD_EXTRA_BYTES)):
+            raise OSError(f"{getattr(f, 'name', 'a level file')} ends inside a block")
+        if size >= 0:
+            rows, parent, succ, action = unpack(data, n, width)
+        else:
+            raw = np.frombuffer(data, dtype=np.uint8)
+            rows = raw[:n * width].view(np.int8).reshape(n, width).copy()
+            parent = raw[n * width:n * (width + 8)].view(np.int64).copy()
+            succ = raw[n * (width + 8):n * (width + 10)].view(np.uint16).copy()
+            action = raw[n * (width + 10):].copy()
         return cls(rows, parent, succ, action, n)
+
+
+def pack(rows: np.ndarray, parent: np.ndarray, succ: np.ndarray, action: np.ndarray) -> bytes:
+    """A block's records as bytes: column by column (the rows transposed; the parents as
+    differences, each of their bytes a column; the successor indices' bytes as columns; the
+    actions), deflated."""
+    n = rows.shape[0]
+    delta = np.diff(parent, prepend=np.int64(0)) if n else parent
+    parts = (np.ascontiguousarray(rows.T), _byte_columns(delta.astype(np.int64)),
+             _byte_columns(succ.astype(np.uint16)), np.ascontiguousarray(action))
+    return zlib.compress(b"".join(p.tobytes() for p in parts), DEFLATE_LEVEL)
+
+
+def unpack(packed: bytes, n: int, width: int) -> tuple:
+    """The inverse of ``pack``: ``(rows, parent, succ, action)`` of ``n`` records."""
+    raw = np.frombuffer(zlib.decompress(packed), dtype=np.uint8)
+    if raw.shape[0] != n * (width + RECORD_EXTRA_BYTES):
+        raise OSError("a level file's block does not hold the records its header says")
+    at = 0
+
+    def take(nbytes):
+        nonlocal at
+        part = raw[at:at + nbytes]
+        at += nbytes
+        return part
+    rows = take(n * width).view(np.int8).reshape(width, n).T.copy()
+    parent = np.cumsum(_from_byte_columns(take(8 * n), n, np.int64))
+    succ = _from_byte_columns(take(2 * n), n, np.uint16)
+    action = take(n).copy()
+    return rows, parent.astype(np.int64), succ, action
+
+
+def _byte_columns(values: np.ndarray) -> np.ndarray:
+    """The bytes of ``values`` with byte ``k`` of every value together, for each ``k``."""
+    return np.ascontiguousarray(values.view(np.uint8).reshape(values.shape[0], values.itemsize).T)
+
+
+def _from_byte_columns(raw: np.ndarray, n: int, dtype) -> np.ndarray:
+    size = np.dtype(dtype).itemsize
+    return np.ascontiguousarray(raw.reshape(size, n).T).view(dtype).reshape(n)
 
 
 class BlockPool:
@@ -88,7 +164,7 @@ class Level:
     """One BFS level's records: blocks in memory, then (once spilled) in ``path``."""
 
     def __init__(self, width: int, path: str | None = None, spilled: bool = False,
-                 pool: BlockPool | None = None) -> None:
+                 pool: BlockPool | None = None, space=None) -> None:
         self.width = width
         self.pool = pool or BlockPool(0)
         self.path = path
@@ -96,6 +172,7 @@ class Level:
         self.count = 0  # records written
         self.disk_bytes = 0
         self.spilled = spilled  # every finished block goes to the file
+        self.space = space  # the run's budgets (``space.Space``): is the disk short?
         self._file = None
 
     # ------------------------------------------------------------------ writing
@@ -154,7 +231,8 @@ class Level:
         block = self.blocks[i]
         if self._file is None:
             self._file = open(self.path, "ab")
-        self.disk_bytes += block.write(self._file)
+        short = self.space is not None and self.space.short_of_disk()
+        self.disk_bytes += block.write(self._file, compress=short)
         self.blocks[i] = block.fill
 
     def close_file(self) -> None:
@@ -201,8 +279,8 @@ class Level:
                 "count": self.count, "disk_bytes": self.disk_bytes}
 
     @classmethod
-    def restore(cls, width: int, directory: str, data: dict) -> "Level":
-        level = cls(width, os.path.join(directory, data["path"]), spilled=True)
+    def restore(cls, width: int, directory: str, data: dict, space=None) -> "Level":
+        level = cls(width, os.path.join(directory, data["path"]), spilled=True, space=space)
         level.blocks = list(data["blocks"])
         level.count = data["count"]
         level.disk_bytes = data["disk_bytes"]

@@ -170,7 +170,7 @@ class Search:
         T.insert_fp(self.visited.table, hi, lo if self.words > 1 else np.uint64(0))
         self.visited.fills[T.shard_of(hi, self.visited.shards)] += 1
         self.parents = Parents()
-        self.level = Level(spec.width, pool=self.pool)
+        self.level = Level(spec.width, pool=self.pool, space=self.space)
         self.level.append_rows(init.reshape(1, -1), parent=-1)
         self.generated = self.distinct = 1
         for c in self.compiled:
@@ -232,7 +232,7 @@ class Search:
 
     def _new_next_level(self) -> None:
         """An empty next level; on disk from the start if the current one had to go there."""
-        self.nxt = Level(self.spec.width, pool=self.pool)
+        self.nxt = Level(self.spec.width, pool=self.pool, space=self.space)
         self.nxt_dead = []
         self.expanded = 0
         if self.frontier_on_disk:

@@ -19,6 +19,7 @@ from model.errors import KmcError
 
 DISK_SHARE = 0.8  # of the free space, the default disk budget
 MARGIN = 0.9  # of the memory budget, what the structures may take
+COMPRESS_SHARE = 0.25  # of the disk budget in use, past which level files are compressed
 
 
 class MemoryLimitError(KmcError):
@@ -105,6 +106,11 @@ class Space:
         """About to write ``nbytes`` more: within the disk budget?"""
         if not self.disk_allowed or self.used + nbytes > self.disk_limit:
             raise DiskLimitError(f"{self.used + nbytes} bytes")
+
+    def short_of_disk(self) -> bool:
+        """Are the files past ``COMPRESS_SHARE`` of the disk budget? Then the level files are
+        compressed (``frontier.py``), which costs CPU and saves most of their bytes."""
+        return self.disk_allowed and self.used > COMPRESS_SHARE * self.disk_limit
 
     def note_disk(self, used: int) -> None:
         self.used = used

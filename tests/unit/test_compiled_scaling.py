@@ -21,6 +21,7 @@ import pytest
 
 from checker import INCOMPLETE, VIOLATED, check
 from checker.compiled import compiled_bfs
+from checker.compiled import space
 from checker.compiled import search as S
 from checker.compiled.warmup import ensure_compiled
 from gate.suite import load_suite
@@ -188,6 +189,11 @@ def test_checkpoints_refuse_what_they_must(tmp_path):
     assert r.returncode == 2 and "checks properties" in r.stderr
     r = kmc("check", "-q", *CHECKPOINTED, "--checkpoint-dir", str(d), "--resume", "--fp-bits", "128")
     assert r.returncode == 2 and "64-bit" in r.stderr
+    # a checkpoint of an older format (format 1: level files of uncompressed blocks) is refused
+    manifest = json.loads((d / "kmc-checkpoint.json").read_text())
+    (d / "kmc-checkpoint.json").write_text(json.dumps(dict(manifest, format=1)))
+    r = kmc("check", "-q", *CHECKPOINTED, "--checkpoint-dir", str(d), "--resume")
+    assert r.returncode == 2 and "format 1" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
 def test_a_run_killed_with_sigkill_resumes_to_the_same_result(tmp_path):
@@ -219,3 +225,27 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_result(tmp_path):
     assert got["coverage"] == expected["coverage"]
     assert any("resumed from the checkpoint" in n for n in got["notes"])
     assert not (d / "kmc-checkpoint.json").exists() and os.listdir(d) == []  # finished: cleaned
+
+
+def test_a_checkpoint_short_of_disk_merges_the_table_and_resumes_to_the_same_result(
+        small_batches, tmp_path, monkeypatch):
+    """With no disk to spare for a copy of the table, a checkpoint of a run whose fingerprints
+    are on disk merges the table into the sorted files: the run and a resumed one still give the
+    in-memory search's counts, verdicts, traces and coverage."""
+    from checker.compiled import checkpoint as C
+    monkeypatch.setattr(C, "TABLE_COPY_SHARE", 0.0)
+    monkeypatch.setattr(space, "COMPRESS_SHARE", -1.0)  # compressed level files, resumed too
+    config = ModelConfig(replication_factor=3, bounds=Bounds(max_records=1, max_leader_epoch=1))
+    props = get_properties(None)
+    memory = compiled_bfs(config, props, workers=2, coverage=True, disk_limit=0)
+    d = tmp_path / "cp"
+    stopped = compiled_bfs(config, props, workers=2, coverage=True, memory_limit=1,
+                           checkpoint_dir=str(d), checkpoint_every=1, max_states=6500)
+    assert stopped.limit == "max-states"
+    manifest = json.loads((d / "kmc-checkpoint.json").read_text())
+    assert manifest["files"]["table"] is None and any(manifest["files"]["runs"]["files"])
+    assert not [name for name in os.listdir(d) if name.startswith("table-")]
+    resumed = compiled_bfs(config, props, workers=1, coverage=True, memory_limit=1,
+                           checkpoint_dir=str(d), resume=True)
+    assert outcome(resumed) == outcome(memory)
+    assert os.listdir(d) == []
