@@ -39,12 +39,9 @@ from model.estimate import estimated_states, unordered_moves
 from model.kernel.codec import decode
 from properties.compiled import holds
 
-SLICE_ROWS = 1024  # rows of a slice: a phase's unit of work
+SLICE_ROWS = 1024  # rows of a slice: a phase's unit (small: at a barrier one waits for one)
 SLICES_PER_WORKER = 8  # slices of a batch per worker: a free worker always finds one
 CANDIDATES = 1 << 13  # candidates a slice can hold (8 a row: more are rare, and end the batch)
-# A batch is 8192 rows a worker, in small slices: at each of a batch's barriers a worker waits
-# for the other's last slice, at most one slice's time (about 1.6 ms at 1024 rows, half what
-# 2048 cost two workers), while the batch's Python between phases is paid per batch.
 INITIAL_CAPACITY = 1 << 15  # slots per shard of a new table
 ESTIMATE_MARGIN = 1.5  # the first growth's room, over the states model/estimate.py expects
 PENDING_SHARE = 0.05  # of the memory budget, the pending lists (once fingerprints are on disk)
@@ -70,8 +67,7 @@ class _Worker:
                              len(ACTION_NAMES))
         self.out, self.acts, self.hi, self.lo = buf["out"], buf["acts"], buf["fps"], buf["lo"]
         self.scratch, self.best, self.order_cmp = buf["scratch"], buf["best"], buf["order_cmp"]
-        self.seen = buf["seen_action"]
-        self.ahead = buf["ahead"]
+        self.seen, self.ahead = buf["seen_action"], buf["ahead"]
         self.local = np.zeros((2 * CANDIDATES, words), dtype=np.uint64)
 
     @property
@@ -185,20 +181,17 @@ class Search:
         self.level_sizes = [1]
 
     def _expected_capacity(self, shards: int) -> int:
-        """Slots per shard for half as many states again as ``model/estimate.py`` expects,
-        within half the memory budget: the first growth goes straight there. The estimate is
-        usually low (kmc 0.1's free leader moves: 23-35% low at RF=3 on 2026-11-27, rf3-r2
-        3.33M against 4.10M), and a growth holds the old table and the new one at once (2.6x
-        the old one's memory for a moment: rf3-r2's peak RSS was that moment, 357 MiB against
-        329 without it), so room for 50% more is cheaper than the growth it saves."""
+        """Slots per shard for 1.5x the states ``model/estimate.py`` expects (usually low: 23-35%
+        at RF=3 under free moves), within half the memory budget: the first growth goes straight
+        there, as a growth holds both tables at once (docs/scaling.md, "second pass")."""
         b = self.spec.config.bounds
         expected = estimated_states(self.spec.config.replication_factor, b.max_records,
                                     b.max_leader_epoch, b.max_crashes,
                                     symmetry=self.spec.config.symmetry,
                                     unordered=unordered_moves(self.spec.config.rules))
         budget = max(self.space.memory_room(0), 0) // 2 // (8 * self.words * shards)
-        return int(max(INITIAL_CAPACITY,
-                        min(expected * ESTIMATE_MARGIN / T.MAX_LOAD / shards, budget)))
+        room = expected * ESTIMATE_MARGIN / T.MAX_LOAD / shards
+        return int(max(INITIAL_CAPACITY, min(room, budget)))
 
     @property
     def open_count(self) -> int:
