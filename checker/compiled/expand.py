@@ -102,8 +102,20 @@ def _first_in_slice(local, hi, lo):
         i = (i + 1) & mask
 
 
+@inlined_kernel
+def _fingerprinted_successors(row, lay, cfg, sym, table, out, acts, hi, lo, order_cmp, scratch,
+                              best, wide):
+    """``row``'s successors into ``out``/``acts``, their class fingerprints into ``hi``/``lo``,
+    and a fetch of each one's slot of ``table`` started; returns how many."""
+    k = successors(row, lay, cfg, out, acts)
+    for j in range(k):
+        hi[j], lo[j] = _canonical_fingerprints(out[j], lay, sym, order_cmp, scratch, best, wide)
+        prefetch_fp(table, hi[j])
+    return k
+
+
 @nogil_kernel
-def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, local,
+def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, ahead, local,
                 cand_rows, cand_fps, cand_shard, cand_parent, cand_j, cand_action, coverage,
                 counts, scratch, best, order_cmp, seen_action, insert_now, table_room):
     """Phase 1 for ``rows[start:stop]``: candidates into ``cand_*`` from index 0 (``cand_parent``
@@ -112,8 +124,15 @@ def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, loca
     candidates written). ``local`` is a scratch table (emptied here) at least twice the size of
     the candidate buffer. With ``insert_now`` (one worker) the candidates are inserted into the
     table here, and are the fresh ones; it then also stops before a row whose successors might
-    not fit the table's ``table_room`` more fingerprints."""
+    not fit the table's ``table_room`` more fingerprints.
+
+    One row ahead: the next row's successors are computed and fingerprinted, and their slots'
+    fetches started, before this row's are looked up (``ahead`` holds the second set of
+    ``out``, ``acts``, ``hi``, ``lo``): a look-up then finds its slot in the cache, fetched
+    while a whole row was expanded, instead of waiting a memory latency for it (the table is
+    larger than the cache). Look-ups and insertions stay in the rows' order."""
     wide = cand_fps.shape[1] > 1
+    out2, acts2, hi2, lo2 = ahead
     room = (min(cand_rows.shape[0], table_room) if insert_now else cand_rows.shape[0]) - out.shape[0]
     if not insert_now:
         for i in range(local.shape[0]):
@@ -121,33 +140,40 @@ def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, loca
     n = 0
     generated = 0
     reached = stop
-    for i in range(start, stop):
-        if n > room:
+    k_ahead = 0  # successors of the row after the one being looked up
+    for i in range(start - 1, stop):  # i = start - 1: only the first row's successors
+        if i >= start and n > room:
             reached = i
             break
-        k = successors(rows[i], lay, cfg, out, acts)
+        k = k_ahead
+        if i + 1 < stop:
+            even = (i + 1 - start) % 2 == 0  # even rows use out, odd ones out2
+            a_out, a_acts, a_hi, a_lo = (out, acts, hi, lo) if even else (out2, acts2, hi2, lo2)
+            k_ahead = _fingerprinted_successors(rows[i + 1], lay, cfg, sym, table, a_out, a_acts,
+                                                a_hi, a_lo, order_cmp, scratch, best, wide)
+        if i < start:
+            continue
+        even = (i - start) % 2 == 0
+        t_out, t_acts, t_hi, t_lo = (out, acts, hi, lo) if even else (out2, acts2, hi2, lo2)
         generated += k
         for a in range(seen_action.shape[0]):
             seen_action[a] = 0
-        for j in range(k):  # fingerprint every successor first, and start fetching their slots
-            hi[j], lo[j] = _canonical_fingerprints(out[j], lay, sym, order_cmp, scratch, best, wide)
-            prefetch_fp(table, hi[j])
         for j in range(k):
-            action = acts[j, 0]
+            action = t_acts[j, 0]
             coverage[action, FOUND] += 1
             if seen_action[action] == 0:
                 seen_action[action] = 1
                 coverage[action, ENABLED] += 1
             if insert_now:
-                if not insert_fp(table, hi[j], lo[j]):
+                if not insert_fp(table, t_hi[j], t_lo[j]):
                     continue
-            elif contains_fp(table, hi[j], lo[j]) or not _first_in_slice(local, hi[j], lo[j]):
+            elif contains_fp(table, t_hi[j], t_lo[j]) or not _first_in_slice(local, t_hi[j], t_lo[j]):
                 continue
-            _copy_row(out[j], cand_rows[n])
-            cand_fps[n, 0] = hi[j]
+            _copy_row(t_out[j], cand_rows[n])
+            cand_fps[n, 0] = t_hi[j]
             if wide:
-                cand_fps[n, 1] = lo[j]
-            cand_shard[n] = shard_of(hi[j], table.shape[0])
+                cand_fps[n, 1] = t_lo[j]
+            cand_shard[n] = shard_of(t_hi[j], table.shape[0])
             cand_parent[n] = i
             cand_j[n] = j
             cand_action[n] = action
@@ -276,12 +302,17 @@ def count_beyond(rows, stop, lay, cfg, sym, table, beyond, fill, out, acts, scra
 
 
 def work_buffers(width: int, n_brokers: int, max_successors: int, n_actions: int) -> dict:
-    """The scratch arrays one worker's kernels need, sized for one configuration."""
+    """The scratch arrays one worker's kernels need, sized for one configuration (``ahead``:
+    ``expand_rows``'s second ``out``, ``acts``, ``fps``, ``lo``, for the row after)."""
     return {
         "out": np.zeros((max_successors, width), dtype=np.int8),
         "acts": np.zeros((max_successors, 3), dtype=np.int16),
         "fps": np.zeros(max_successors, dtype=np.uint64),
         "lo": np.zeros(max_successors, dtype=np.uint64),
+        "ahead": (np.zeros((max_successors, width), dtype=np.int8),
+                  np.zeros((max_successors, 3), dtype=np.int16),
+                  np.zeros(max_successors, dtype=np.uint64),
+                  np.zeros(max_successors, dtype=np.uint64)),
         "scratch": np.zeros(width, dtype=np.int8),
         "best": np.zeros(width, dtype=np.int8),
         "order_cmp": np.zeros(max(n_brokers * n_brokers, 1), dtype=np.int8),

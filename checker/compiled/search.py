@@ -39,10 +39,11 @@ from model.estimate import estimated_states, unordered_moves
 from model.kernel.codec import decode
 from properties.compiled import holds
 
-SLICE_ROWS = 2048  # rows of a slice: a phase's unit of work
-SLICES_PER_WORKER = 4  # slices of a batch per worker: a free worker always finds one
-CANDIDATES = 1 << 14  # candidates a slice can hold (8 a row: more are rare, and end the batch)
+SLICE_ROWS = 1024  # rows of a slice: a phase's unit (small: at a barrier one waits for one)
+SLICES_PER_WORKER = 8  # slices of a batch per worker: a free worker always finds one
+CANDIDATES = 1 << 13  # candidates a slice can hold (8 a row: more are rare, and end the batch)
 INITIAL_CAPACITY = 1 << 15  # slots per shard of a new table
+ESTIMATE_MARGIN = 1.5  # the first growth's room, over the states model/estimate.py expects
 PENDING_SHARE = 0.05  # of the memory budget, the pending lists (once fingerprints are on disk)
 MIN_PENDING = 1 << 16
 PROGRESS_EVERY_SECONDS = 5.0
@@ -66,19 +67,19 @@ class _Worker:
                              len(ACTION_NAMES))
         self.out, self.acts, self.hi, self.lo = buf["out"], buf["acts"], buf["fps"], buf["lo"]
         self.scratch, self.best, self.order_cmp = buf["scratch"], buf["best"], buf["order_cmp"]
-        self.seen = buf["seen_action"]
+        self.seen, self.ahead = buf["seen_action"], buf["ahead"]
         self.local = np.zeros((2 * CANDIDATES, words), dtype=np.uint64)
 
     @property
     def nbytes(self) -> int:
-        return self.local.nbytes + self.out.nbytes
+        return self.local.nbytes + 2 * self.out.nbytes
 
 
 class _Candidates:
     """Every slice's candidate buffers, one array per field with a slice's as its ``i``-th entry,
     so phase 2 takes all of a batch's candidates in one call per shard."""
 
-    def __init__(self, slices: int, width: int, words: int) -> None:
+    def __init__(self, slices: int, words: int) -> None:
         self.fps = np.zeros((slices, CANDIDATES, words), dtype=np.uint64)
         self.shard = np.zeros((slices, CANDIDATES), dtype=np.uint8)
         self.fresh = np.zeros((slices, CANDIDATES), dtype=np.uint8)
@@ -126,7 +127,7 @@ class Search:
         self.checkpoints = checkpoints
         self.buffers = [_Worker(spec, self.words) for _ in range(self.workers.n)]
         n_slices = SLICES_PER_WORKER * self.workers.n
-        self.cands = _Candidates(n_slices, spec.width, self.words)
+        self.cands = _Candidates(n_slices, self.words)
         self.slices = [_Slice(i, self.cands, spec.width, len(compiled)) for i in range(n_slices)]
         self.started = time.monotonic()
         self.elapsed_before = 0.0  # seconds of the runs this one resumes
@@ -180,16 +181,17 @@ class Search:
         self.level_sizes = [1]
 
     def _expected_capacity(self, shards: int) -> int:
-        """Slots per shard for the states ``model/estimate.py`` expects (usually somewhat
-        low, so the table rarely grows more than once or twice after), within half the memory budget:
-        the first growth goes straight there."""
+        """Slots per shard for 1.5x the states ``model/estimate.py`` expects (usually low: 23-35%
+        at RF=3 under free moves), within half the memory budget: the first growth goes straight
+        there, as a growth holds both tables at once (docs/scaling.md, "second pass")."""
         b = self.spec.config.bounds
         expected = estimated_states(self.spec.config.replication_factor, b.max_records,
                                     b.max_leader_epoch, b.max_crashes,
                                     symmetry=self.spec.config.symmetry,
                                     unordered=unordered_moves(self.spec.config.rules))
         budget = max(self.space.memory_room(0), 0) // 2 // (8 * self.words * shards)
-        return int(max(INITIAL_CAPACITY, min(expected / T.MAX_LOAD / shards, budget)))
+        room = expected * ESTIMATE_MARGIN / T.MAX_LOAD / shards
+        return int(max(INITIAL_CAPACITY, min(room, budget)))
 
     @property
     def open_count(self) -> int:
@@ -327,7 +329,7 @@ class Search:
             s.coverage[:] = 0
             s.reached = X.expand_rows(
                 rows, s.start, s.stop, spec.lay, spec.cfg, spec.sym, table, b.out, b.acts, b.hi,
-                b.lo, b.local, s.rows, s.fps, s.shard, s.parent, s.succ, s.action, s.coverage,
+                b.lo, b.ahead, b.local, s.rows, s.fps, s.shard, s.parent, s.succ, s.action, s.coverage,
                 s.counts, b.scratch, b.best, b.order_cmp, b.seen, insert_now, table_room)
             s.n = int(s.counts[1])
         self.workers.run_items(len(active), expand, parallel)
