@@ -41,12 +41,14 @@ class Dims:
     max_crashes: int
     max_losses: int
     min_isr: int = 1  # min.insync.replicas (some strengthening invariants depend on it)
+    ordered: bool = False  # Kafka's elections: no leader moves without a failure (issue 29u)
 
     @classmethod
     def of(cls, config) -> Dims:
         b = config.bounds
         return cls(config.replication_factor, b.max_records, b.max_records, b.max_leader_epoch,
-                   b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas)
+                   b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas,
+                   "unordered-leader-moves" not in config.rules)
 
 
 @dataclass

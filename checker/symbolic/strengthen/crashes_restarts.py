@@ -55,6 +55,27 @@ def _crashes_counted_z3(d, s):
     return count([z3.Or(z3.Not(r.alive), r.lep == -1) for r in s.reps]) <= s.crashes
 
 
+def _stale_leader_still_leads(s, config) -> bool:
+    if "unordered-leader-moves" in config.rules:
+        return True  # the over-approximation moves healthy leaders
+    c = s.controller
+    running = all(c.leader == b for b, r in enumerate(s.replicas)
+                  if r.alive and r.leader == b and r.leader_epoch < c.leader_epoch)
+    queued = all(c.leader == b for b, e, leader, _ in s.leader_and_isr
+                 if leader == b and e < c.leader_epoch)
+    return running and queued
+
+
+def _stale_leader_still_leads_z3(d, s):
+    if not d.ordered:
+        return z3.BoolVal(True)
+    out = [z3.Implies(z3.And(r.alive, r.leader == b, r.lep < s.c_epoch), s.c_leader == b)
+           for b, r in enumerate(s.reps)]
+    out += [z3.Implies(z3.And(s.lai[b][e], s.lai_leader[b][e] == b, s.c_epoch > e), s.c_leader == b)
+            for b in range(d.n) for e in range(len(s.lai[b]))]
+    return z3.And(out)
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("dead-replica-reset", "a crashed broker has no role, epoch, ISR, truncation "
@@ -64,6 +85,12 @@ STRENGTHENINGS = (
                   _restarted_replica_reset, _restarted_replica_reset_z3),
     Strengthening("crashes-counted", "no more brokers are down or waiting after a restart "
                   "than crashes have happened", _crashes_counted, _crashes_counted_z3),
+    Strengthening("stale-leader-still-leads", "with Kafka's elections, a running broker that "
+                  "leads an epoch older than the controller's, or a request on its way that makes "
+                  "its broker leader of one, is about the controller's leader (the controller moves "
+                  "leadership only from a failed leader, and a crash erases the role and the "
+                  "requests; under a live leader only the controller's ISR changes bump the epoch)", _stale_leader_still_leads, _stale_leader_still_leads_z3,
+                  uses_config=True),
     Strengthening("live-brokers-registered", "every running broker, and the controller's "
                   "leader, is in the controller's live set", _live_brokers_registered,
                   _live_brokers_registered_z3),
