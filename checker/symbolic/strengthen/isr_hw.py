@@ -294,8 +294,9 @@ def _added_members_caught_up_z3(d, s):
 
 
 def _epoch_leaders(s):
-    """(broker, epoch) for each running leader, and for each restarted broker with a request on
-    its way that makes it leader (it led that epoch before its crash, and kept its HW)."""
+    """(broker, epoch) for each running leader, for each restarted broker with a request on its
+    way that makes it leader (it led that epoch before its crash, and kept its HW), and for the
+    controller's leader while it is down (the records of the controller's epoch are its)."""
     for b, r in enumerate(s.replicas):
         if r.alive and r.leader == b:
             yield b, r.leader_epoch
@@ -303,6 +304,9 @@ def _epoch_leaders(s):
         r = s.replicas[b]
         if leader == b and r.alive and r.leader_epoch == -1:
             yield b, e
+    c = s.controller
+    if c.leader >= 0 and not s.replicas[c.leader].alive:  # down, its failure not yet handled
+        yield c.leader, c.leader_epoch
 
 
 def _hw_behind_epoch_leader(s) -> bool:
@@ -324,6 +328,7 @@ def _hw_behind_epoch_leader_z3(d, s):
         cases = [(z3.And(lr.alive, lr.leader == lead), lr.lep)]
         cases += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead), e)
                   for e in range(len(s.lai[lead]))]
+        cases.append((z3.And(z3.Not(lr.alive), s.c_leader == lead), s.c_epoch))
         for leads, e in cases:
             for f, fr in enumerate(s.reps):
                 if f == lead:
