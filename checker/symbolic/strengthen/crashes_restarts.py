@@ -76,6 +76,35 @@ def _stale_leader_still_leads_z3(d, s):
     return z3.And(out)
 
 
+def _replaced_leaders(s) -> set:
+    """Running brokers, in an epoch, named leader by a request of an epoch older than the
+    controller's, that are not the controller's leader: with Kafka's elections each has crashed
+    since (leadership moves only from a failed leader)."""
+    c = s.controller
+    return {leader for _, e, leader, _ in s.leader_and_isr
+            if leader >= 0 and leader != c.leader and e < c.leader_epoch
+            and s.replicas[leader].alive and s.replicas[leader].leader_epoch >= 0}
+
+
+def _replaced_leaders_crashed(s, config) -> bool:
+    if "unordered-leader-moves" in config.rules:
+        return True
+    down = sum(1 for r in s.replicas if not r.alive or r.leader_epoch == -1)
+    return down + len(_replaced_leaders(s)) <= s.crashes
+
+
+def _replaced_leaders_crashed_z3(d, s):
+    if not d.ordered:
+        return z3.BoolVal(True)
+    down = [z3.Or(z3.Not(r.alive), r.lep == -1) for r in s.reps]
+    replaced = []
+    for l, lr in enumerate(s.reps):
+        named = z3.Or([z3.And(s.lai[b][e], s.lai_leader[b][e] == l, s.c_epoch > e)
+                       for b in range(d.n) for e in range(len(s.lai[b]))])
+        replaced.append(z3.And(named, s.c_leader != l, lr.alive, lr.lep >= 0))
+    return count(down + replaced) <= s.crashes
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("dead-replica-reset", "a crashed broker has no role, epoch, ISR, truncation "
@@ -90,6 +119,11 @@ STRENGTHENINGS = (
                   "its broker leader of one, is about the controller's leader (the controller moves "
                   "leadership only from a failed leader, and a crash erases the role and the "
                   "requests; under a live leader only the controller's ISR changes bump the epoch)", _stale_leader_still_leads, _stale_leader_still_leads_z3,
+                  uses_config=True),
+    Strengthening("replaced-leaders-crashed", "with Kafka's elections, a running broker named "
+                  "leader by a request of an older epoch than the controller's, and no longer its "
+                  "leader, has crashed since: it counts as a crash besides the brokers down or "
+                  "waiting after a restart", _replaced_leaders_crashed, _replaced_leaders_crashed_z3,
                   uses_config=True),
     Strengthening("live-brokers-registered", "every running broker, and the controller's "
                   "leader, is in the controller's live set", _live_brokers_registered,
