@@ -63,6 +63,14 @@ def _stale_leader_still_leads(s, config) -> bool:
                   if r.alive and r.leader == b and r.leader_epoch < c.leader_epoch)
     queued = all(c.leader == b for b, e, leader, _ in s.leader_and_isr
                  if leader == b and e < c.leader_epoch)
+    # a running leader has not crashed since its epoch, so every later epoch is its too
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.leader == b):
+            continue
+        if any(e > r.leader_epoch and leader != b for _, e, leader, _ in s.leader_and_isr):
+            return False
+        if any(x.alive and x.leader_epoch > r.leader_epoch and x.leader != b for x in s.replicas):
+            return False
     return running and queued
 
 
@@ -73,6 +81,12 @@ def _stale_leader_still_leads_z3(d, s):
            for b, r in enumerate(s.reps)]
     out += [z3.Implies(z3.And(s.lai[b][e], s.lai_leader[b][e] == b, s.c_epoch > e), s.c_leader == b)
             for b in range(d.n) for e in range(len(s.lai[b]))]
+    for b, r in enumerate(s.reps):
+        leads = z3.And(r.alive, r.leader == b)
+        out += [z3.Implies(z3.And(leads, s.lai[x][e], r.lep < e), s.lai_leader[x][e] == b)
+                for x in range(d.n) for e in range(len(s.lai[x]))]
+        out += [z3.Implies(z3.And(leads, xr.alive, xr.lep > r.lep), xr.leader == b)
+                for xr in s.reps]
     return z3.And(out)
 
 
@@ -118,7 +132,8 @@ STRENGTHENINGS = (
                   "leads an epoch older than the controller's, or a request on its way that makes "
                   "its broker leader of one, is about the controller's leader (the controller moves "
                   "leadership only from a failed leader, and a crash erases the role and the "
-                  "requests; under a live leader only the controller's ISR changes bump the epoch)", _stale_leader_still_leads, _stale_leader_still_leads_z3,
+                  "requests; under a live leader only the controller's ISR changes bump the epoch); "
+                  "and every request or broker of a later epoch than a running leader's names it", _stale_leader_still_leads, _stale_leader_still_leads_z3,
                   uses_config=True),
     Strengthening("replaced-leaders-crashed", "with Kafka's elections, a running broker named "
                   "leader by a request of an older epoch than the controller's, and no longer its "
