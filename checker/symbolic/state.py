@@ -48,6 +48,7 @@ class Dims:
     min_isr: int = 1  # min.insync.replicas (some strengthening invariants depend on it)
     max_preferred: int = 0  # --max-preferred-elections (the operator's moves)
     max_reassign: int = 0  # --max-reassignments
+    ordered: bool = False  # Kafka's elections: no leader moves without a failure (issue 29u)
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -58,7 +59,7 @@ class Dims:
         return cls(config.replication_factor, b.max_records, b.max_records, b.max_leader_epoch,
                    b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas,
                    b.max_preferred_elections if ordered else 0,
-                   b.max_reassignments if ordered else 0)
+                   b.max_reassignments if ordered else 0, ordered)
 
     @property
     def operators(self) -> bool:

@@ -55,6 +55,75 @@ def _crashes_counted_z3(d, s):
     return count([z3.Or(z3.Not(r.alive), r.lep == -1) for r in s.reps]) <= s.crashes
 
 
+def _operator_moves(config) -> bool:
+    """The operator's preferred elections and reassignments move a healthy leader too."""
+    return bool(config.bounds.max_preferred_elections or config.bounds.max_reassignments)
+
+
+def _stale_leader_still_leads(s, config) -> bool:
+    if "unordered-leader-moves" in config.rules or _operator_moves(config):
+        return True  # the over-approximation and the operator move healthy leaders
+    c = s.controller
+    running = all(c.leader == b for b, r in enumerate(s.replicas)
+                  if r.alive and r.leader == b and r.leader_epoch < c.leader_epoch)
+    queued = all(c.leader == b for b, e, leader, _ in s.leader_and_isr
+                 if leader == b and e < c.leader_epoch)
+    # a running leader has not crashed since its epoch, so every later epoch is its too
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.leader == b):
+            continue
+        if any(e > r.leader_epoch and leader != b for _, e, leader, _ in s.leader_and_isr):
+            return False
+        if any(x.alive and x.leader_epoch > r.leader_epoch and x.leader != b for x in s.replicas):
+            return False
+    return running and queued
+
+
+def _stale_leader_still_leads_z3(d, s):
+    if not d.ordered or d.operators:
+        return z3.BoolVal(True)
+    out = [z3.Implies(z3.And(r.alive, r.leader == b, r.lep < s.c_epoch), s.c_leader == b)
+           for b, r in enumerate(s.reps)]
+    out += [z3.Implies(z3.And(s.lai[b][e], s.lai_leader[b][e] == b, s.c_epoch > e), s.c_leader == b)
+            for b in range(d.n) for e in range(len(s.lai[b]))]
+    for b, r in enumerate(s.reps):
+        leads = z3.And(r.alive, r.leader == b)
+        out += [z3.Implies(z3.And(leads, s.lai[x][e], r.lep < e), s.lai_leader[x][e] == b)
+                for x in range(d.n) for e in range(len(s.lai[x]))]
+        out += [z3.Implies(z3.And(leads, xr.alive, xr.lep > r.lep), xr.leader == b)
+                for xr in s.reps]
+    return z3.And(out)
+
+
+def _replaced_leaders(s) -> set:
+    """Running brokers, in an epoch, named leader by a request of an epoch older than the
+    controller's, that are not the controller's leader: with Kafka's elections each has crashed
+    since (leadership moves only from a failed leader)."""
+    c = s.controller
+    return {leader for _, e, leader, _ in s.leader_and_isr
+            if leader >= 0 and leader != c.leader and e < c.leader_epoch
+            and s.replicas[leader].alive and s.replicas[leader].leader_epoch >= 0}
+
+
+def _replaced_leaders_crashed(s, config) -> bool:
+    if "unordered-leader-moves" in config.rules or _operator_moves(config):
+        return True
+    down = sum(1 for r in s.replicas if not r.alive or r.leader_epoch == -1)
+    return down + len(_replaced_leaders(s)) <= s.crashes
+
+
+def _replaced_leaders_crashed_z3(d, s):
+    if not d.ordered or d.operators:
+        return z3.BoolVal(True)
+    down = [z3.Or(z3.Not(r.alive), r.lep == -1) for r in s.reps]
+    replaced = []
+    for l, lr in enumerate(s.reps):
+        named = z3.Or([z3.And(s.lai[b][e], s.lai_leader[b][e] == l, s.c_epoch > e)
+                       for b in range(d.n) for e in range(len(s.lai[b]))])
+        replaced.append(z3.And(named, s.c_leader != l, lr.alive, lr.lep >= 0))
+    return count(down + replaced) <= s.crashes
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("dead-replica-reset", "a crashed broker has no role, epoch, ISR, truncation "
@@ -64,6 +133,18 @@ STRENGTHENINGS = (
                   _restarted_replica_reset, _restarted_replica_reset_z3),
     Strengthening("crashes-counted", "no more brokers are down or waiting after a restart "
                   "than crashes have happened", _crashes_counted, _crashes_counted_z3),
+    Strengthening("stale-leader-still-leads", "with Kafka's elections and no operator moves, a running broker that "
+                  "leads an epoch older than the controller's, or a request on its way that makes "
+                  "its broker leader of one, is about the controller's leader (the controller moves "
+                  "leadership only from a failed leader, and a crash erases the role and the "
+                  "requests; under a live leader only the controller's ISR changes bump the epoch); "
+                  "and every request or broker of a later epoch than a running leader's names it", _stale_leader_still_leads, _stale_leader_still_leads_z3,
+                  uses_config=True),
+    Strengthening("replaced-leaders-crashed", "with Kafka's elections and no operator moves, a running broker named "
+                  "leader by a request of an older epoch than the controller's, and no longer its "
+                  "leader, has crashed since: it counts as a crash besides the brokers down or "
+                  "waiting after a restart", _replaced_leaders_crashed, _replaced_leaders_crashed_z3,
+                  uses_config=True),
     Strengthening("live-brokers-registered", "every running broker, and the controller's "
                   "leader, is in the controller's live set", _live_brokers_registered,
                   _live_brokers_registered_z3),

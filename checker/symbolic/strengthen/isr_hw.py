@@ -293,6 +293,51 @@ def _added_members_caught_up_z3(d, s):
     return z3.And(out)
 
 
+def _epoch_leaders(s):
+    """(broker, epoch) for each running leader, for each restarted broker with a request on its
+    way that makes it leader (it led that epoch before its crash, and kept its HW), and for the
+    controller's leader while it is down (the records of the controller's epoch are its)."""
+    for b, r in enumerate(s.replicas):
+        if r.alive and r.leader == b:
+            yield b, r.leader_epoch
+    for b, e, leader, _ in s.leader_and_isr:
+        r = s.replicas[b]
+        if leader == b and r.alive and r.leader_epoch == -1:
+            yield b, e
+    c = s.controller
+    if c.leader >= 0 and not s.replicas[c.leader].alive:  # down, its failure not yet handled
+        yield c.leader, c.leader_epoch
+
+
+def _hw_behind_epoch_leader(s) -> bool:
+    reps = s.replicas
+    for lead, e in _epoch_leaders(s):
+        hw = reps[lead].high_watermark
+        for f, fr in enumerate(reps):
+            if f == lead:
+                continue
+            for i, (_, ep) in enumerate(fr.log[:fr.high_watermark]):
+                if ep == e and i >= hw:
+                    return False
+    return True
+
+
+def _hw_behind_epoch_leader_z3(d, s):
+    out = []
+    for lead, lr in enumerate(s.reps):
+        cases = [(z3.And(lr.alive, lr.leader == lead), lr.lep)]
+        cases += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead), e)
+                  for e in range(len(s.lai[lead]))]
+        cases.append((z3.And(z3.Not(lr.alive), s.c_leader == lead), s.c_epoch))
+        for leads, e in cases:
+            for f, fr in enumerate(s.reps):
+                if f == lead:
+                    continue
+                out += [z3.Implies(z3.And(leads, i < fr.hw, i < fr.leo, fr.log_ep[i] == e), i < lr.hw)
+                        for i in range(d.slots)]
+    return z3.And(out)
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("controller-isr-nonempty", "the controller's ISR always has a member (its "
@@ -317,6 +362,11 @@ STRENGTHENINGS = (
                   "the previous epoch's running leader's ISR) holds the leader's records from before "
                   "its epoch (KAFKA-7128: it caught up to the epoch's start offset)",
                   _added_members_caught_up, _added_members_caught_up_z3),
+    Strengthening("hw-behind-epoch-leader", "no replica's HW, running, down or restarted, "
+                  "covers a record of the epoch a running leader leads in (or a restarted broker "
+                  "will lead again, by a request on its way) unless that leader's HW does (only "
+                  "that leader, in that epoch, sends an HW past its records; its HW only grows "
+                  "while it leads, and a process crash keeps it)", _hw_behind_epoch_leader, _hw_behind_epoch_leader_z3),
     Strengthening("isr-remote-ge-hw", "a leader's HW is at most the known LEO of each ISR "
                   "follower", _isr_remote_ge_hw, _isr_remote_ge_hw_z3),
     Strengthening("isr-followers-hold-hw", "each member of a leader's ISR (or of the ISR a request "
