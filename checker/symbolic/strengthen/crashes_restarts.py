@@ -133,15 +133,15 @@ STRENGTHENINGS = (
                   _restarted_replica_reset, _restarted_replica_reset_z3),
     Strengthening("crashes-counted", "no more brokers are down or waiting after a restart "
                   "than crashes have happened", _crashes_counted, _crashes_counted_z3),
-    Strengthening("stale-leader-still-leads", "with Kafka's elections and no operator moves, a running broker that "
-                  "leads an epoch older than the controller's, or a request on its way that makes "
+    Strengthening("stale-leader-still-leads", "with Kafka's elections and no operator moves, a "
+                  "running broker that leads an epoch older than the controller's, or a request on its way that makes "
                   "its broker leader of one, is about the controller's leader (the controller moves "
                   "leadership only from a failed leader, and a crash erases the role and the "
                   "requests; under a live leader only the controller's ISR changes bump the epoch); "
-                  "and every request or broker of a later epoch than a running leader's names it", _stale_leader_still_leads, _stale_leader_still_leads_z3,
-                  uses_config=True),
-    Strengthening("replaced-leaders-crashed", "with Kafka's elections and no operator moves, a running broker named "
-                  "leader by a request of an older epoch than the controller's, and no longer its "
+                  "and every request or broker of a later epoch than a running leader's names it",
+                  _stale_leader_still_leads, _stale_leader_still_leads_z3, uses_config=True),
+    Strengthening("replaced-leaders-crashed", "with Kafka's elections and no operator moves, a "
+                  "running broker named leader by a request of an older epoch than the controller's, and no longer its "
                   "leader, has crashed since: it counts as a crash besides the brokers down or "
                   "waiting after a restart", _replaced_leaders_crashed, _replaced_leaders_crashed_z3,
                   uses_config=True),

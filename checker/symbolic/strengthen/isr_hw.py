@@ -309,7 +309,9 @@ def _epoch_leaders(s):
         yield c.leader, c.leader_epoch
 
 
-def _hw_behind_epoch_leader(s) -> bool:
+def _hw_behind_epoch_leader(s, config) -> bool:
+    if config.bounds.max_preferred_elections or config.bounds.max_reassignments:
+        return True  # the operator's moves: false on reachable states (test_strengthen_ordered)
     reps = s.replicas
     for lead, e in _epoch_leaders(s):
         hw = reps[lead].high_watermark
@@ -323,6 +325,8 @@ def _hw_behind_epoch_leader(s) -> bool:
 
 
 def _hw_behind_epoch_leader_z3(d, s):
+    if d.operators:
+        return z3.BoolVal(True)
     out = []
     for lead, lr in enumerate(s.reps):
         cases = [(z3.And(lr.alive, lr.leader == lead), lr.lep)]
@@ -366,7 +370,9 @@ STRENGTHENINGS = (
                   "covers a record of the epoch a running leader leads in (or a restarted broker "
                   "will lead again, by a request on its way) unless that leader's HW does (only "
                   "that leader, in that epoch, sends an HW past its records; its HW only grows "
-                  "while it leads, and a process crash keeps it)", _hw_behind_epoch_leader, _hw_behind_epoch_leader_z3),
+                  "while it leads, and a process crash keeps it); off with the operator's leader "
+                  "moves, where it is false on reachable states", _hw_behind_epoch_leader,
+                  _hw_behind_epoch_leader_z3, uses_config=True),
     Strengthening("isr-remote-ge-hw", "a leader's HW is at most the known LEO of each ISR "
                   "follower", _isr_remote_ge_hw, _isr_remote_ge_hw_z3),
     Strengthening("isr-followers-hold-hw", "each member of a leader's ISR (or of the ISR a request "
