@@ -29,6 +29,7 @@ What is checked:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -175,42 +176,46 @@ def _same(a: str, b: str) -> bool:
     return norm(a) == norm(b)
 
 
-def _workdir() -> Path:
-    work = Path(tempfile.mkdtemp(prefix="kmc-figures-"))
-    (work / "examples").symlink_to(ROOT / "examples")
-    return work
+@contextlib.contextmanager
+def _workdir():
+    """A scratch directory for the figures' commands (they write reports and traces), removed
+    afterwards: every README check used to leave one in $TMPDIR."""
+    with tempfile.TemporaryDirectory(prefix="kmc-figures-") as name:
+        work = Path(name)
+        (work / "examples").symlink_to(ROOT / "examples")
+        yield work
 
 
 def block_problems(path: Path, text: str, *, slow: bool = False) -> list:
     """What in ``path``'s figure blocks disagrees with the tool, one entry each."""
     out = []
-    work = _workdir()
-    for figure in figures(path, text):
-        if figure.slow and not slow:
-            continue
-        try:
-            real = render(figure, work)
-        except FigureError as e:
-            out.append(str(e))
-            continue
-        if not _same(figure.shown, real):
-            first = next((f"shown: {a!r}\n  kmc:   {b!r}" for a, b in zip(
-                figure.shown.split("\n"), real.split("\n"))
-                if SECONDS.sub("T", a.rstrip()) != SECONDS.sub("T", b.rstrip())),
-                "the number of lines differs")
-            out.append(f"{figure.label}: the figure differs from a real run:\n  {first}")
+    with _workdir() as work:
+        for figure in figures(path, text):
+            if figure.slow and not slow:
+                continue
+            try:
+                real = render(figure, work)
+            except FigureError as e:
+                out.append(str(e))
+                continue
+            if not _same(figure.shown, real):
+                first = next((f"shown: {a!r}\n  kmc:   {b!r}" for a, b in zip(
+                    figure.shown.split("\n"), real.split("\n"))
+                    if SECONDS.sub("T", a.rstrip()) != SECONDS.sub("T", b.rstrip())),
+                    "the number of lines differs")
+                out.append(f"{figure.label}: the figure differs from a real run:\n  {first}")
     return out
 
 
 def write_blocks(path: Path, text: str, *, slow: bool = False) -> str:
     """``text`` with every figure block (the slow ones only with ``slow``) from a fresh run."""
-    work = _workdir()
     pieces, last = [], 0
-    for figure in figures(path, text):
-        real = render(figure, work) if (slow or not figure.slow) else figure.shown
-        start, end = figure.span
-        pieces += [text[last:start], real]
-        last = end
+    with _workdir() as work:
+        for figure in figures(path, text):
+            real = render(figure, work) if (slow or not figure.slow) else figure.shown
+            start, end = figure.span
+            pieces += [text[last:start], real]
+            last = end
     return "".join(pieces) + text[last:]
 
 

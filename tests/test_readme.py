@@ -25,6 +25,15 @@ def test_the_readme_and_the_docs_agree_with_the_tool():
     assert not found, "\n".join(found) + "\n(python docs/figures.py --write updates them)"
 
 
+def test_the_figures_scratch_directory_is_removed():
+    # every README check used to leave a kmc-figures-* directory in $TMPDIR (1,053 of them here)
+    figures = _figures()
+    with figures._workdir() as work:
+        assert (work / "examples").is_symlink()
+        (work / "gate.json").write_text("{}")
+    assert not work.exists()
+
+
 def test_the_check_notices_a_typed_figure():
     # defect 8 of issue 15: the README said 45 strengthening invariants while the tool said 49
     figures = _figures()
