@@ -12,13 +12,12 @@ actions share work or are skipped together.
 from __future__ import annotations
 
 import sys
-import time
 
 from numba import njit
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 
-from profile_kernel import _options, explore  # noqa: E402
+from profile_kernel import _options, explore, timed  # noqa: E402
 
 from checker.compiled import expand as X  # noqa: E402
 from model.actions import ACTION_NAMES  # noqa: E402
@@ -52,16 +51,6 @@ def _harness(action):
     return run
 
 
-def _least(fn, *args, repeat=3):
-    fn(*args)
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.thread_time()
-        value = fn(*args)
-        best = min(best, time.thread_time() - started)
-    return best, value
-
-
 def main(argv) -> None:
     config, _ = config_from_options(**_options(argv))
     spec = kernel_spec(config)
@@ -72,10 +61,10 @@ def main(argv) -> None:
     print(f"{n:,} rows, {generated:,} successors")
     total = 0.0
     for name in ORDER:
-        seconds, written = _least(_harness(getattr(A, name)), *args)
+        _, seconds, written = timed(name, _harness(getattr(A, name)), *args)
         total += seconds
         print(f"{name:<42} {seconds:6.3f} s {written:>11,} successors {seconds / n * 1e9:7.1f} ns/row")
-    seconds, written = _least(_harness(_successors_only()), *args)
+    _, seconds, written = timed("successors", _harness(_successors_only()), *args)
     print(f"{'sum of the actions':<42} {total:6.3f} s")
     print(f"{'successors':<42} {seconds:6.3f} s {written:>11,} successors {seconds / n * 1e9:7.1f} ns/row")
 
