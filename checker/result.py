@@ -73,6 +73,7 @@ class CheckStats:
     disk_bytes: int = 0  # the compiled engine's files: fingerprints, frontier, parents (peak)
     eta_seconds: float | None = None  # a progress report's estimate of the time left
     levels_growing: bool = False  # a progress report: the level being built outgrows the last
+    activity: str | None = None  # a progress report during a long pause in the search (a merge to disk)
 
     @property
     def states_per_second(self) -> float:

@@ -204,7 +204,8 @@ def _progress_line(stats) -> None:
     click.echo(
         f"progress: {stats.states_generated:,} states generated, {stats.distinct_states:,} "
         f"distinct states, depth {stats.depth}, queue {stats.queue:,}, "
-        f"{stats.states_per_second:,.0f} states/s, {stats.seconds:.1f} s{memory}{disk}{eta}",
+        f"{stats.states_per_second:,.0f} states/s, {stats.seconds:.1f} s{memory}{disk}{eta}"
+        + (f"; {stats.activity}" if stats.activity else ""),
         err=True,
     )
 

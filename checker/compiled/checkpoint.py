@@ -157,9 +157,11 @@ class Checkpoints:
         search.reserve_disk(search.level.memory_bytes + search.parents.memory_bytes
                             + (vis.table.nbytes if copy_table else 0))
         if not copy_table:  # into the sorted files: nothing is pending between two levels
-            dead, _ = vis.flush([s for s in range(vis.shards) if vis.fills[s]], search.reserve_disk)
+            dead, _ = vis.flush([s for s in range(vis.shards) if vis.fills[s]], search.reserve_disk,
+                                search.announce)
             if dead.shape[0]:
                 raise RuntimeError("a checkpoint found states pending between two levels")
+        search.announce(f"writing checkpoint {n} to {d}")
         search.level.spill(everything=True)
         if search.parents.path is None:
             search.parents.path = os.path.join(d, "parents.bin")

@@ -129,6 +129,10 @@ def compiled_bfs(
         raise ConfigError(f"--checkpoint-every must be at least 1, got {checkpoint_every}")
     if (resume or checkpoint_every is not None) and not checkpoint_dir:
         raise ConfigError("--resume and --checkpoint-every need --checkpoint-dir")
+    if checkpoint_dir and disk_dir:
+        raise ConfigError("--disk-dir and --checkpoint-dir both given: a run with checkpoints keeps "
+                          "its files in the checkpoint directory (a checkpoint refers to them); "
+                          "give only --checkpoint-dir")
     if disk_limit is not None and disk_limit < 0:
         raise ConfigError("--disk-limit must not be negative")
     spec = kernel_spec(config)

@@ -583,7 +583,7 @@ class Search:
                 vis.runs.directory = self.space.directory
             if not vis.on_disk:  # the first time: all of it to disk, then the largest table that fits
                 vis.start_pending(self.pending_entries())
-                self._after_resolve(vis.flush(range(vis.shards), self.reserve_disk))
+                self._after_resolve(vis.flush(range(vis.shards), self.reserve_disk, self.announce))
                 # the pending lists are copied and sorted when checked: room for that too
                 pending = vis.memory_bytes - vis.table.nbytes
                 room = self.space.memory_room(self.memory_in_use() - vis.table.nbytes + pending)
@@ -593,7 +593,7 @@ class Search:
                 vis.table = T.new_table(shards, capacity, self.words)
             else:
                 full = [s for s in range(vis.shards) if vis.fills[s] + batch > vis.max_fill()]
-                self._after_resolve(vis.flush(full, self.reserve_disk))
+                self._after_resolve(vis.flush(full, self.reserve_disk, self.announce))
             self.note_disk()
             if vis.needs_room(batch):  # a batch larger than a shard: cannot happen at sane sizes
                 raise MemoryLimitError()
@@ -682,6 +682,17 @@ class Search:
         if self.progress is not None:
             self.note_disk()
             self.progress(self.stats())
+
+    def announce(self, activity: str) -> None:
+        """A progress line now, if one is due, naming what the search is doing between batches
+        (a merge to disk, a checkpoint): without it a long pause looks like a hang."""
+        now = time.monotonic()
+        if self.progress is not None and now >= self.next_report:
+            self.next_report = now + self.progress_every
+            self.note_disk()
+            stats = self.stats()
+            stats.activity = activity
+            self.progress(stats)
 
     def stats(self):
         from checker.compiled.progress import search_stats

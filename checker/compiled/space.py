@@ -61,6 +61,19 @@ def peak_rss_bytes() -> int:
     return 0
 
 
+def free_space(path: str) -> int:
+    """Free bytes on the file system that holds ``path``, or will once it is created (its
+    nearest existing ancestor: a ``--disk-dir`` that does not exist yet must not read as a full
+    disk); 0 if that cannot be read."""
+    path = os.path.abspath(path)
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return 0
+
+
 class Space:
     """The budgets and the working directory of one run."""
 
@@ -95,10 +108,7 @@ class Space:
     @property
     def disk_limit(self) -> int:
         if self._disk_limit is None:
-            try:
-                free = shutil.disk_usage(self.parent_dir or self.fixed_dir or tempfile.gettempdir()).free
-            except OSError:
-                free = 0
+            free = free_space(self.fixed_dir or self.parent_dir or tempfile.gettempdir())
             self._disk_limit = int(free * DISK_SHARE) + self.used
         return self._disk_limit
 

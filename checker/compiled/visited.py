@@ -118,11 +118,16 @@ class Visited:
     def pending_count(self) -> int:
         return 0 if self.pending is None else sum(int(p[3][0]) for p in self.pending)
 
-    def flush(self, shards, reserve) -> tuple:
+    def flush(self, shards, reserve, announce=None) -> tuple:
         """Merge the given shards into their files and empty them in memory. Pending states are
-        resolved first; returns what ``resolve`` returns."""
+        resolved first; returns what ``resolve`` returns. ``announce(text)``, if given, is told
+        which shard is being merged (a merge of a large table takes minutes, the workers wait)."""
         dead = self.resolve()
-        for s in shards:
+        shards = list(shards)
+        for i, s in enumerate(shards):
+            if announce is not None:
+                announce(f"merging the fingerprint table into the sorted files on disk, "
+                         f"shard {i + 1} of {len(shards)}")
             n = compact_shard(self.table, s)
             rows = self.table[s, :n]
             sort_in_place(rows)

@@ -87,6 +87,36 @@ def test_the_disk_is_used_and_counted(small_batches, tmp_path):
     assert json.loads(json.dumps(disk.to_json()))["stats"]["disk_bytes_per_state"] > 0
 
 
+def test_a_merge_to_disk_and_a_checkpoint_say_so_in_the_progress_lines(small_batches, tmp_path):
+    """A merge of a large table into the sorted files takes minutes while the workers wait (the
+    1e9 run of docs/scaling.md went 5-9 minutes without a line): the progress lines say what is
+    going on."""
+    config = ModelConfig(replication_factor=3, bounds=Bounds(max_records=1, max_leader_epoch=1))
+    seen = []
+    compiled_bfs(config, get_properties(None), workers=2, memory_limit=1, progress=seen.append,
+                 progress_every=0.0, checkpoint_dir=str(tmp_path / "ckpt"), checkpoint_every=1)
+    activities = [s.activity for s in seen if s.activity]
+    assert any(a.startswith("merging the fingerprint table into the sorted files on disk, shard 1 of")
+               for a in activities), activities
+    assert any(a.startswith("writing checkpoint 1 to ") for a in activities), activities
+    assert all(s.distinct_states > 0 for s in seen)
+
+
+def test_a_disk_dir_not_made_yet_has_the_free_space_of_its_file_system(tmp_path):
+    """A --disk-dir that does not exist yet once read as a full disk (no free space), so a run
+    stopped INCOMPLETE at the disk limit after a few states."""
+    assert space.Space(1, None, str(tmp_path / "not" / "yet")).disk_limit > 0
+    assert space.free_space(str(tmp_path / "not" / "yet")) == space.free_space(str(tmp_path))
+
+
+def test_a_disk_dir_beside_a_checkpoint_dir_is_refused(tmp_path):
+    """Files of a checkpointed run live in the checkpoint directory: --disk-dir would be ignored."""
+    config = ModelConfig(replication_factor=2, bounds=Bounds(max_records=1))
+    with pytest.raises(ConfigError, match="give only --checkpoint-dir"):
+        compiled_bfs(config, get_properties(None), disk_dir=str(tmp_path / "d"),
+                     checkpoint_dir=str(tmp_path / "c"))
+
+
 @pytest.mark.parametrize("max_states", [1, 2, 57, 1000, 4321])
 def test_max_states_cuts_a_batch_where_one_worker_stops(small_batches, tmp_path, max_states):
     config = ModelConfig(replication_factor=3, bounds=Bounds(max_records=1, max_leader_epoch=1))
