@@ -26,7 +26,7 @@ from checker.compiled.expand import work_buffers
 from checker.compiled import table as T
 from checker.compiled.fpset import grown, new_table
 from checker.compiled.runs import Runs
-from checker.compiled.visited import compact_shard
+from checker.compiled.visited import compact_shard, sort_shard
 from checker.simulate import simulate
 from model.actions import ACTION_NAMES
 from model.compiled_model import CompiledModel
@@ -108,6 +108,7 @@ def _exercise_disk() -> None:
     T.rehash_shard(table, bigger, 1)
     T.collect_shard(bigger, 1, np.zeros((4, 1), dtype=np.uint64))
     compact_shard(bigger, 1)
+    sort_shard(bigger, 1)
     with tempfile.TemporaryDirectory(prefix="kmc-warmup-") as tmp:
         runs = Runs(tmp, 2, 1)
         fps = np.array([[1], [5]], dtype=np.uint64)
