@@ -43,7 +43,6 @@ from properties.compiled import holds
 
 SLICE_ROWS = 1024  # rows of a slice: a phase's unit (small: at a barrier one waits for one)
 SLICES_PER_WORKER = 8  # slices of a batch per worker: a free worker always finds one
-TAIL_SPLIT = 4  # with several workers, a batch's last slices are this many times smaller
 CANDIDATES = 1 << 13  # candidates a slice can hold (8 a row: more are rare, and end the batch)
 INITIAL_CAPACITY = 1 << 15  # slots per shard of a new table
 ESTIMATE_MARGIN = 1.5  # the first growth's room, over the states model/estimate.py expects
@@ -130,8 +129,7 @@ class Search:
         self.progress_every = progress_every
         self.checkpoints = checkpoints
         self.buffers = [_Worker(spec, self.words) for _ in range(self.workers.n)]
-        self.bounds = slice_bounds(self.workers.n)
-        n_slices = len(self.bounds)
+        n_slices = SLICES_PER_WORKER * self.workers.n
         self.cands = _Candidates(n_slices, self.words)
         self.slices = [_Slice(i, self.cands, spec.width, len(compiled)) for i in range(n_slices)]
         self._load_kernel()
@@ -312,7 +310,7 @@ class Search:
         first_rank = self.level_first + self.expanded
         start = 0
         while start < rows.shape[0]:
-            stop = min(start + self.bounds[-1][1], rows.shape[0])
+            stop = min(start + SLICE_ROWS * len(self.slices), rows.shape[0])
             reached = self._batch(rows, start, stop, first_rank)
             self.expanded += reached - start
             start = reached
@@ -345,8 +343,8 @@ class Search:
         the one the search stopped at."""
         spec, vis = self.spec, self.visited
         active = []
-        for s, (first, last) in zip(self.slices, self.bounds):
-            s.start, s.stop = start + first, start + last
+        for s in self.slices:
+            s.start, s.stop = start + len(active) * SLICE_ROWS, start + (len(active) + 1) * SLICE_ROWS
             if s.start >= stop:
                 break
             s.stop = min(s.stop, stop)
@@ -725,24 +723,6 @@ class Search:
     def stats(self):
         from checker.compiled.progress import search_stats
         return search_stats(self)
-
-
-def slice_bounds(workers: int) -> list:
-    """A batch's slices, as (first, last) row offsets within it: ``SLICES_PER_WORKER`` slices of
-    ``SLICE_ROWS`` rows a worker, but with several workers the batch's last ``workers`` slices
-    are cut into slices ``TAIL_SPLIT`` times smaller. The workers take slices in order as they
-    come free, so at the barrier that ends a phase a worker waits for the other's last slice: a
-    short one.
-    Slices of any size give the same candidates in the same order: only the wait changes."""
-    sizes = [SLICE_ROWS] * (SLICES_PER_WORKER * workers)
-    if workers > 1:
-        tail = max(SLICE_ROWS // TAIL_SPLIT, 1)
-        sizes = sizes[:-workers] + [tail] * (workers * SLICE_ROWS // tail)
-    bounds, first = [], 0
-    for size in sizes:
-        bounds.append((first, first + size))
-        first += size
-    return bounds
 
 
 def shards_for(workers: int) -> int:
