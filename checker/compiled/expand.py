@@ -83,23 +83,43 @@ def _copy_row(src, dst):
 
 
 @kernel
-def _first_in_slice(local, hi, lo):
-    """Add the fingerprint to the slice's own small table (``local``, a power of two of slots);
-    True if it was not there: a successor already among the slice's candidates is not copied
-    again (half of the candidates would otherwise be such repeats)."""
+def _local_slot(local, hi, lo):
+    """The slot of ``local`` holding the fingerprint, or the empty one where it would go."""
     mask = local.shape[0] - 1
     wide = local.shape[1] > 1
     i = np.int64(hi & np.uint64(mask))
     while True:
         v = local[i, 0]
-        if v == 0:
-            local[i, 0] = hi
-            if wide:
-                local[i, 1] = lo
-            return True
-        if v == hi and (not wide or local[i, 1] == lo):
-            return False
+        if v == 0 or (v == hi and (not wide or local[i, 1] == lo)):
+            return i
         i = (i + 1) & mask
+
+
+@kernel
+def _first_in_slice(local, hi, lo):
+    """Add the fingerprint to the slice's own small table (``local``, a power of two of slots);
+    True if it was not there: a successor already among the slice's candidates is not copied
+    again (half of the candidates would otherwise be such repeats)."""
+    i = _local_slot(local, hi, lo)
+    if local[i, 0] != 0:
+        return False
+    local[i, 0] = hi
+    if local.shape[1] > 1:
+        local[i, 1] = lo
+    return True
+
+
+@kernel
+def _empty_local(local, cand_fps, n):
+    """Empty ``local`` again, which holds exactly the fingerprints of ``cand_fps[:n]`` (added in
+    that order): removed in the reverse order, each is found where it was put (linear probing
+    undone step by step), so only their slots are touched, not the whole table."""
+    wide = cand_fps.shape[1] > 1
+    for c in range(n - 1, -1, -1):
+        i = _local_slot(local, cand_fps[c, 0], cand_fps[c, 1] if wide else np.uint64(0))
+        local[i, 0] = 0
+        if wide:
+            local[i, 1] = 0
 
 
 @inlined_kernel
@@ -121,8 +141,8 @@ def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, ahea
     """Phase 1 for ``rows[start:stop]``: candidates into ``cand_*`` from index 0 (``cand_parent``
     holds the row's position ``i``). Stops before a row whose successors might not fit the
     candidate buffer. Returns the position reached; ``counts`` gets (successors computed,
-    candidates written). ``local`` is a scratch table (emptied here) at least twice the size of
-    the candidate buffer. With ``insert_now`` (one worker) the candidates are inserted into the
+    candidates written). ``local`` is a scratch table, empty on entry and left empty, at least
+    twice the size of the candidate buffer. With ``insert_now`` (one worker) the candidates are inserted into the
     table here, and are the fresh ones; it then also stops before a row whose successors might
     not fit the table's ``table_room`` more fingerprints.
 
@@ -134,9 +154,6 @@ def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, ahea
     wide = cand_fps.shape[1] > 1
     out2, acts2, hi2, lo2 = ahead
     room = (min(cand_rows.shape[0], table_room) if insert_now else cand_rows.shape[0]) - out.shape[0]
-    if not insert_now:
-        for i in range(local.shape[0]):
-            local[i, 0] = 0
     n = 0
     generated = 0
     reached = stop
@@ -178,38 +195,50 @@ def expand_rows(rows, start, stop, lay, cfg, sym, table, out, acts, hi, lo, ahea
             cand_j[n] = j
             cand_action[n] = action
             n += 1
+    if not insert_now:
+        _empty_local(local, cand_fps, n)
     counts[0] = generated
     counts[1] = n
     return reached
 
 
+PREFETCH_AHEAD = 8  # phase 2: the slot of the candidate this many places on is being fetched
+
+
 @nogil_kernel
-def insert_candidates(table, shard, cand_fps, cand_shard, counts, fresh, new, fills):
+def insert_candidates(table, shard, cand_fps, cand_shard, counts, fresh, new, fills, mine):
     """Phase 2 for one shard: insert the candidates that fall in ``shard`` of every slice of the
     batch (slice ``i``'s are ``cand_fps[i, :counts[i]]``), slice after slice, in order;
     ``fresh[i, c]`` = 1 if candidate ``c`` of slice ``i`` was not in the table, ``new[i]``
-    counts them per slice and ``fills[shard]`` in all. A window of candidates' slots is fetched
-    from memory together before they are inserted. (One call per shard, not per shard and
-    slice: each call from Python costs some microseconds under the global lock.)"""
+    counts them per slice and ``fills[shard]`` in all. (One call per shard, not per shard and
+    slice: each call from Python costs some microseconds under the global lock.)
+
+    A slice's candidates of this shard are listed first (``mine``, scratch of a slice's size),
+    then inserted in order while the slot of the one ``PREFETCH_AHEAD`` places on is fetched:
+    with a shard per worker's quarter of the table only one candidate in eight or more is this
+    shard's, so fetching a window of the slice's candidates kept only one or two fetches in
+    flight, and each insertion waited most of a memory latency for its slot."""
     wide = cand_fps.shape[2] > 1
-    window = 16
     total = 0
     for i in range(counts.shape[0]):
         n = counts[i]
+        m = 0
+        for c in range(n):
+            if cand_shard[i, c] == shard:
+                mine[m] = c
+                m += 1
+        for k in range(min(PREFETCH_AHEAD, m)):
+            prefetch_fp(table, cand_fps[i, mine[k], 0])
         found = 0
-        for start in range(0, n, window):
-            stop = min(start + window, n)
-            for c in range(start, stop):
-                if cand_shard[i, c] == shard:
-                    prefetch_fp(table, cand_fps[i, c, 0])
-            for c in range(start, stop):
-                if cand_shard[i, c] != shard:
-                    continue
-                if insert_fp(table, cand_fps[i, c, 0], cand_fps[i, c, 1] if wide else np.uint64(0)):
-                    fresh[i, c] = 1
-                    found += 1
-                else:
-                    fresh[i, c] = 0
+        for k in range(m):
+            if k + PREFETCH_AHEAD < m:
+                prefetch_fp(table, cand_fps[i, mine[k + PREFETCH_AHEAD], 0])
+            c = mine[k]
+            if insert_fp(table, cand_fps[i, c, 0], cand_fps[i, c, 1] if wide else np.uint64(0)):
+                fresh[i, c] = 1
+                found += 1
+            else:
+                fresh[i, c] = 0
         new[i] = found
         total += found
     fills[shard] += total

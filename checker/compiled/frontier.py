@@ -138,10 +138,16 @@ def _from_byte_columns(raw: np.ndarray, n: int, dtype) -> np.ndarray:
 
 class BlockPool:
     """Blocks of full size that a level has read, for the next level to write: a fresh array's
-    pages are zeroed by the system when first written (a few percent of the search's time)."""
+    pages are zeroed by the system when first written (a few percent of the search's time).
+
+    Once the levels shrink, reading a level frees more blocks than the next one fills, and a
+    pool kept full would hold the widest level's memory to the end of the search, when the
+    parent index is at its largest: ``trim`` lets the driver bound the pool, level by level, to
+    what the next level can use (``Search._finish_level``), and the blocks read beyond it are
+    freed: the next level's new blocks and the parent index's last chunks reuse their memory."""
 
     def __init__(self, keep: int = 8) -> None:
-        self.keep = keep
+        self.keep = self.most = keep
         self.blocks: list = []
 
     def take(self, capacity: int, width: int) -> Block:
@@ -155,9 +161,33 @@ class BlockPool:
         if block.rows.shape[0] == MAX_BLOCK_RECORDS and len(self.blocks) < self.keep:
             self.blocks.append(block)
 
+    def trim(self, keep: int) -> None:
+        """From now on keep at most ``keep`` blocks (never more than the pool was made for); free
+        the others."""
+        self.keep = min(max(keep, 0), self.most)
+        del self.blocks[self.keep:]
+
     @property
     def nbytes(self) -> int:
         return sum(b.nbytes for b in self.blocks)
+
+
+def full_blocks(records: int) -> int:
+    """The full-size blocks a level of ``records`` records fills: its first records go to smaller
+    blocks (``Level.reserve``: 1,024 records, then twice as many each time), which the pool does
+    not keep."""
+    return -(-max(records - (MAX_BLOCK_RECORDS - MIN_BLOCK_RECORDS), 0) // MAX_BLOCK_RECORDS)
+
+
+def pool_need(expanding: int, before: int) -> int:
+    """The read blocks the pool should keep while a level of ``expanding`` records is expanded
+    after one of ``before``: the next level, guessed to grow by the same ratio, takes full-size
+    blocks as it is written, and the level read gives one back per block read, so the pool
+    covers the difference, and one block for the start."""
+    if before <= 0:
+        return 1
+    guess = expanding * expanding // before
+    return max(1, full_blocks(guess) - full_blocks(expanding) + 1)
 
 
 class Level:

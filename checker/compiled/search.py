@@ -26,9 +26,11 @@ import numpy as np
 
 from checker.compiled import expand as X
 from checker.compiled import table as T
-from checker.compiled.frontier import BlockPool, Level, live_mask
+from checker.compiled.frontier import Block, BlockPool, Level, live_mask, pool_need
 from checker.compiled.parents import Parents
-from checker.compiled.space import DiskLimitError, MemoryLimitError, Space, rss_bytes
+from checker.compiled.space import (
+    DiskLimitError, MemoryLimitError, Space, give_back_free_memory, rss_bytes,
+)
 from checker.compiled.runs import sort_order as _sort_order
 from checker.compiled.visited import PENDING_ENTRY_BYTES, Visited
 from checker.compiled.workers import Workers
@@ -68,11 +70,12 @@ class _Worker:
         self.out, self.acts, self.hi, self.lo = buf["out"], buf["acts"], buf["fps"], buf["lo"]
         self.scratch, self.best, self.order_cmp = buf["scratch"], buf["best"], buf["order_cmp"]
         self.seen, self.ahead = buf["seen_action"], buf["ahead"]
-        self.local = np.zeros((2 * CANDIDATES, words), dtype=np.uint64)
+        self.local = np.zeros((2 * CANDIDATES, words), dtype=np.uint64)  # empty between calls
+        self.mine = np.zeros(CANDIDATES, dtype=np.int32)  # phase 2: one slice's candidates of a shard
 
     @property
     def nbytes(self) -> int:
-        return self.local.nbytes + 2 * self.out.nbytes
+        return self.local.nbytes + 2 * self.out.nbytes + self.mine.nbytes
 
 
 class _Candidates:
@@ -129,6 +132,7 @@ class Search:
         n_slices = SLICES_PER_WORKER * self.workers.n
         self.cands = _Candidates(n_slices, self.words)
         self.slices = [_Slice(i, self.cands, spec.width, len(compiled)) for i in range(n_slices)]
+        self._load_kernel()
         self.started = time.monotonic()
         self.elapsed_before = 0.0  # seconds of the runs this one resumes
         self.limit = None
@@ -158,6 +162,36 @@ class Search:
         self.next_report = self.started + progress_every
 
     # ------------------------------------------------------------------ set-up
+
+    def _load_kernel(self) -> None:
+        """Load the compiled code of the entry points every search calls, before its clock
+        starts. numba loads a function's machine code from its cache at its first call; the
+        first batch used to pay that (about 0.1 s per entry point, one more with two workers)
+        inside the search's time, which is meant to exclude start-up. Each is called once on
+        this run's own buffers (so with the types the search will pass) with nothing to do."""
+        spec, b, s = self.spec, self.buffers[0], self.slices[0]
+        table = T.new_table(shards_for(self.workers.n), 1024, self.words)
+        rows = np.zeros((1, spec.width), dtype=np.int8)
+        block = Block.empty(1, spec.width)
+        X.class_fingerprint(spec.initial, spec.lay, spec.sym, b.order_cmp, b.scratch, b.best)
+        X.class_fingerprint_lo(spec.initial, spec.lay, spec.sym, b.order_cmp, b.scratch, b.best)
+        T.insert_fp(table, np.uint64(1), np.uint64(0))
+        T.shard_of(np.uint64(1), table.shape[0])
+        T.rehash_shard(table, T.new_table(table.shape[0], 1024, self.words), 0)
+        X.expand_rows(rows, 0, 0, spec.lay, spec.cfg, spec.sym, table, b.out, b.acts, b.hi, b.lo,
+                      b.ahead, b.local, s.rows, s.fps, s.shard, s.parent, s.succ, s.action,
+                      s.coverage, s.counts, b.scratch, b.best, b.order_cmp, b.seen,
+                      self.workers.n == 1, 0)
+        if self.workers.n > 1:
+            c = self.cands
+            X.insert_candidates(table, 0, c.fps[:1], c.shard[:1], np.zeros(1, dtype=np.int64),
+                                c.fresh[:1], np.zeros(1, dtype=np.int64),
+                                np.zeros(table.shape[0], dtype=np.int64), b.mine)
+        p = _NO_PENDING
+        X.admit_fresh(s.rows, s.fps, s.parent, s.succ, s.action, s.fresh, 0, 0, block.rows,
+                      block.parent, block.succ, block.action, 0, 0,
+                      np.zeros(table.shape[0], dtype=np.uint8), p[0], p[1], p[2],
+                      p[3], self.pids, s.violated, s.coverage, spec.lay)
 
     def start_fresh(self) -> None:
         """The initial state: state 0, level 0."""
@@ -258,6 +292,9 @@ class Search:
             self.depth += 1
         self.level_first += self.level_sizes[-1]
         self.level_sizes.append(live)
+        self.pool.trim(pool_need(live, self.level_sizes[-2]))
+        if live < self.level_sizes[-2]:  # past the widest level: blocks were freed, not reused
+            give_back_free_memory()
         if self.checkpoints is not None:
             self.checkpoints.forget_level(self.level)
         else:
@@ -387,7 +424,7 @@ class Search:
 
         def insert(w, shard):
             X.insert_candidates(table, shard, c.fps[:k], c.shard[:k], c.counts[:k], c.fresh[:k],
-                                new[shard], fills)
+                                new[shard], fills, self.buffers[w].mine)
         self.workers.run_items(table.shape[0], insert, parallel)
         for i, s in enumerate(active):
             s.new = int(new[:, i].sum())

@@ -49,6 +49,27 @@ def rss_bytes() -> int:
         return 0
 
 
+def _malloc_trim():
+    try:
+        import ctypes
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to call
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def give_back_free_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``). numpy takes a
+    frontier block (9 MB) from the heap, and once freed its pages stay in the process, counted in
+    its RSS, until a later allocation happens to reuse them: the driver calls this when it has
+    freed blocks the pool will not reuse, so the memory the widest level took does not stay
+    taken while the parent index grows to its largest (docs/scaling.md)."""
+    if _TRIM is not None:
+        _TRIM(0)
+
+
 def peak_rss_bytes() -> int:
     """This process's peak resident memory so far."""
     try:

@@ -151,6 +151,24 @@ def test_python_properties_cut_where_compiled_ones_would(small_batches):
     assert len(one.by_name("at-most-one-record").trace) == 2
 
 
+def test_phase_1_leaves_every_workers_slice_table_empty(small_batches, monkeypatch):
+    """Phase 1 empties its per-slice table of candidates by removing them in reverse order (not
+    by clearing every slot): an entry left behind would drop a later slice's candidate as a
+    repeat. Slices of 24 rows with room for 320 candidates also stop early, mid-slice."""
+    searches = []
+    explore = S.Search.explore
+
+    def keep(self):
+        searches.append(self)
+        explore(self)
+    monkeypatch.setattr(S.Search, "explore", keep)
+    config = ModelConfig(replication_factor=3, bounds=Bounds(max_records=1, max_leader_epoch=1))
+    compiled_bfs(config, get_properties(None), workers=2)
+    (search,) = searches
+    assert search.distinct > 10 * S.CANDIDATES
+    assert all(not b.local.any() for b in search.buffers)
+
+
 def test_128_bit_fingerprints_find_the_same_states_and_say_both_estimates(small_batches, tmp_path):
     config = ModelConfig(replication_factor=3, bounds=Bounds(max_records=1))
     narrow = compiled_bfs(config, get_properties(None), workers=2)

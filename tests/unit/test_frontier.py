@@ -134,3 +134,26 @@ def test_level_files_are_compressed_only_once_the_disk_is_short(tmp_path, monkey
     short = compiled_bfs(config, get_properties(None), workers=1, memory_limit=1,
                          disk_dir=str(tmp_path))
     assert packed and outcome(short) == outcome(roomy)
+
+
+def test_the_pool_keeps_only_what_the_next_level_can_use():
+    """Growing levels: the next one (guessed to grow by the same ratio) takes more blocks than
+    reading this one gives back, and the pool covers the difference; shrinking levels: reading
+    gives back more than the next one takes, so one block is kept and the rest freed."""
+    b = F.MAX_BLOCK_RECORDS
+    assert F.pool_need(4 * b, 2 * b) == 8 - 4 + 1
+    assert F.pool_need(4 * b, 4 * b) == 1
+    assert F.pool_need(4 * b, 8 * b) == 1
+    assert F.pool_need(5, 0) == 1
+    pool = F.BlockPool()
+    for _ in range(5):
+        pool.give(F.Block.empty(b, 8))
+    assert len(pool.blocks) == 5
+    pool.trim(2)
+    assert len(pool.blocks) == 2 and pool.nbytes == 2 * F.Block.empty(b, 8).nbytes
+    pool.give(F.Block.empty(b, 8))  # a block read beyond the bound is freed, not kept
+    assert len(pool.blocks) == 2
+    pool.trim(100)  # never more than the pool was made for
+    for _ in range(10):
+        pool.give(F.Block.empty(b, 8))
+    assert len(pool.blocks) == 8
