@@ -8,6 +8,7 @@ import z3
 
 from checker.symbolic.state import count
 from checker.symbolic.strengthen.base import Strengthening
+from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
 from model.constants import NO_LEADER
 
 
@@ -124,6 +125,52 @@ def _replaced_leaders_crashed_z3(d, s):
     return count(down + replaced) <= s.crashes
 
 
+
+def _leaders_by_epoch(s) -> dict:
+    """epoch -> the brokers named its leader by a request, a live broker or the controller (one,
+    by ``epoch-names-one-leader``; leaderless epochs left out)."""
+    named: dict = {}
+    for e, leader in epoch_claims(s):
+        if leader >= 0:
+            named.setdefault(e, set()).add(leader)
+    return named
+
+
+def _leader_changes(s) -> int:
+    """How many times leadership passes to another broker between consecutive epochs the state
+    names a leader for."""
+    named = _leaders_by_epoch(s)
+    epochs = sorted(named)
+    return sum(1 for x, y in zip(epochs, epochs[1:])
+               if any(a != b for a in named[x] for b in named[y]))
+
+
+def _leader_changes_crashed(s, config) -> bool:
+    if "unordered-leader-moves" in config.rules or _operator_moves(config):
+        return True
+    unhandled = sum(1 for b, r in enumerate(s.replicas) if not r.alive and b in s.controller.live_brokers)
+    return _leader_changes(s) + unhandled <= s.crashes
+
+
+def _leader_changes_crashed_z3(d, s):
+    if not d.ordered or d.operators:
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    epochs = range(d.max_epoch + 1)
+    at = {x: [(z3.And(p, ce == x, cl >= 0), cl) for p, ce, cl in claims] for x in epochs}
+    known = {x: z3.Or([named for named, _ in at[x]]) for x in epochs}
+    changes = []
+    for x in epochs:
+        for y in epochs:
+            if y <= x:
+                continue
+            adjacent = z3.And([known[x], known[y]] + [z3.Not(known[z]) for z in range(x + 1, y)])
+            differ = z3.Or([z3.And(a, b, la != lb) for a, la in at[x] for b, lb in at[y]])
+            changes.append(z3.And(adjacent, differ))
+    unhandled = [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
+    return count(changes + unhandled) <= s.crashes
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("dead-replica-reset", "a crashed broker has no role, epoch, ISR, truncation "
@@ -145,6 +192,13 @@ STRENGTHENINGS = (
                   "leader, has crashed since: it counts as a crash besides the brokers down or "
                   "waiting after a restart", _replaced_leaders_crashed, _replaced_leaders_crashed_z3,
                   uses_config=True),
+    Strengthening("leader-changes-crashed", "with Kafka's elections and no operator moves, "
+                  "leadership passes to another broker between two epochs the state names leaders "
+                  "for (by a request, a live broker or the controller) at most as many times as "
+                  "brokers have crashed: the controller moves leadership only when it handles the "
+                  "failure of the leader, once per crash; a broker down whose failure the "
+                  "controller has not handled yet is one crash more", _leader_changes_crashed,
+                  _leader_changes_crashed_z3, uses_config=True),
     Strengthening("live-brokers-registered", "every running broker, and the controller's "
                   "leader, is in the controller's live set", _live_brokers_registered,
                   _live_brokers_registered_z3),
