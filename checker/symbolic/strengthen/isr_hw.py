@@ -342,6 +342,24 @@ def _hw_behind_epoch_leader_z3(d, s):
     return z3.And(out)
 
 
+
+def _requested_leaders_hold_hw(s) -> bool:
+    return all(holds_below(s.replicas[leader], s.replicas[b], s.replicas[b].high_watermark)
+               for b, _, leader, _ in s.leader_and_isr if leader >= 0 and leader != b)
+
+
+def _requested_leaders_hold_hw_z3(d, s):
+    out = []
+    for b, r in enumerate(s.reps):
+        for lead, lr in enumerate(s.reps):
+            if lead == b:
+                continue
+            prefix = holds_below_z3(d, lr, r, r.hw)
+            out += [z3.Implies(z3.And(s.lai[b][e], s.lai_leader[b][e] == lead), prefix)
+                    for e in range(len(s.lai[b]))]
+    return z3.And(out)
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("controller-isr-nonempty", "the controller's ISR always has a member (its "
@@ -387,6 +405,10 @@ STRENGTHENINGS = (
     Strengthening("leader-holds-followers-hw", "the broker a follower follows holds the "
                   "follower's records below the follower's HW", _leader_holds_followers_hw,
                   _leader_holds_followers_hw_z3),
+    Strengthening("requested-leaders-hold-hw", "the leader a LeaderAndIsr request on its way "
+                  "to a broker names holds that broker's records below the broker's HW: a "
+                  "follower keeps its HW when it applies the request (leader-holds-followers-hw)",
+                  _requested_leaders_hold_hw, _requested_leaders_hold_hw_z3),
     Strengthening("later-leaders-hold-hw", "a broker named leader of an epoch later than another "
                   "broker's holds that broker's records below its HW, unless it may have "
                   "truncated since",
