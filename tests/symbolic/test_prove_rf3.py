@@ -15,7 +15,8 @@ from model.options import config_from_options
 from tests.symbolic.helpers import formula_evaluator, reachable
 
 NEW = ("fetch-hw-on-later-isr", "epoch-bumps-crashed", "running-leaders-kept-leading",
-       "named-leader-holds-its-records", "requested-leaders-hold-hw")
+       "named-leader-holds-its-records", "requested-leaders-hold-hw",
+       "leaderless-isr-is-last-leader", "controller-isr-live")
 
 
 def _config(**bounds):

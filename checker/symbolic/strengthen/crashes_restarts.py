@@ -129,8 +129,9 @@ def _replaced_leaders_crashed_z3(d, s):
 
 def _leaders_by_epoch(s) -> dict:
     """epoch -> the brokers named its leader by a request, a live broker or the controller (one,
-    by ``epoch-names-one-leader``; leaderless epochs left out)."""
-    named: dict = {}
+    by ``epoch-names-one-leader``; leaderless epochs left out), and epoch 0 -> broker 0, the
+    leader the partition was created with, whether or not the state still names it."""
+    named: dict = {0: {0}}
     for e, leader in epoch_claims(s):
         if leader >= 0:
             named.setdefault(e, set()).add(leader)
@@ -156,10 +157,12 @@ def _epoch_bumps_crashed(s, config) -> bool:
 
 
 def _named_epochs_z3(d, s):
-    """epoch -> (named, leader) of every claim on it, and epoch -> "the state names a leader"."""
+    """epoch -> (named, leader) of every claim on it, and epoch -> "the state names a leader"
+    (``_leaders_by_epoch``)."""
     claims = epoch_claims_z3(d, s)
     epochs = range(d.max_epoch + 1)
     at = {x: [(z3.And(p, ce == x, cl >= 0), cl) for p, ce, cl in claims] for x in epochs}
+    at[0].append((z3.BoolVal(True), num.val(0)))  # the leader the partition was created with
     return at, {x: z3.Or([named for named, _ in at[x]]) for x in epochs}
 
 

@@ -226,6 +226,9 @@ def _fetch_hw_on_later_isr(s) -> bool:
 
 
 def _fetch_hw_on_later_isr_z3(d, s):
+    # (request present, its epoch, member f, f cannot have truncated since), built once
+    members = [(z3.And(s.lai[b][e], s.lai_isr[b][e][f], kept_log_since_z3(d, s, f, e)), e, f)
+               for b in range(d.n) for e in range(len(s.lai[b])) for f in range(d.n)]
     out = []
     for g, r in enumerate(s.reps):
         for i in range(d.slots):
@@ -233,17 +236,13 @@ def _fetch_hw_on_later_isr_z3(d, s):
             covered = z3.And(r.fr, r.fr_offset <= r.fr_leo, i < r.fr_hw, i < r.fr_leo, below)
             rid = ite(i < r.fr_offset, r.log_id[i], r.fr_id[i])
             ep = ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i])
-            for b in range(d.n):
-                for e in range(len(s.lai[b])):
-                    for f, fr in enumerate(s.reps):
-                        if f == g:
-                            continue
-                        member = z3.And(covered, s.lai[b][e], r.fr_epoch < e, s.lai_isr[b][e][f],
-                                        kept_log_since_z3(d, s, f, e))
-                        out.append(z3.Implies(member, z3.And(i < fr.leo, fr.log_id[i] == rid,
-                                                             fr.log_ep[i] == ep)))
+            for member, e, f in members:
+                if f == g:
+                    continue
+                fr = s.reps[f]
+                out.append(z3.Implies(z3.And(covered, r.fr_epoch < e, member),
+                                      z3.And(i < fr.leo, fr.log_id[i] == rid, fr.log_ep[i] == ep)))
     return z3.And(out)
-
 
 # in the order `kmc list` shows them
 STRENGTHENINGS = (

@@ -7,7 +7,7 @@ import z3
 
 from checker.symbolic import numbers as num
 from checker.symbolic.formulas import true_leader_is
-from checker.symbolic.state import ite
+from checker.symbolic.state import count, ite
 from checker.symbolic.strengthen.base import Strengthening, holds_below, holds_below_z3
 from checker.symbolic.strengthen.history import (
     epoch_claims, follower_kept_log_since, follower_kept_log_since_z3, kept_log_since,
@@ -77,6 +77,16 @@ def _controller_isr_nonempty(s) -> bool:
 
 def _controller_isr_nonempty_z3(d, s):
     return z3.Or(s.c_isr)
+
+
+def _controller_isr_live(s) -> bool:
+    c = s.controller
+    return len(c.isr) == 1 or set(c.isr) <= set(c.live_brokers)
+
+
+def _controller_isr_live_z3(d, s):
+    several = count(s.c_isr) > 1
+    return z3.And([z3.Implies(z3.And(several, s.c_isr[b]), s.c_live[b]) for b in range(d.n)])
 
 
 def _isr_views(s):
@@ -364,6 +374,10 @@ def _requested_leaders_hold_hw_z3(d, s):
 STRENGTHENINGS = (
     Strengthening("controller-isr-nonempty", "the controller's ISR always has a member (its "
                   "last member stays when it fails)", _controller_isr_nonempty, _controller_isr_nonempty_z3),
+    Strengthening("controller-isr-live", "every member of the controller's ISR is in its live "
+                  "set, unless it is the last member: the controller removes a failed broker from "
+                  "both at once (``removeReplicasFromIsr`` keeps only the last member)",
+                  _controller_isr_live, _controller_isr_live_z3),
     Strengthening("leader-isr-is-controller-isr", "a broker leading in the controller's epoch, "
                   "a request making it leader in it, and any request of that epoch whose leader has "
                   "not taken it, carry the controller's ISR", _leader_isr_is_controller_isr,
