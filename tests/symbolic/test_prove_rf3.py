@@ -48,7 +48,9 @@ def test_the_rf3_proof_of_no_acked_loss_goes_through():
     assert result.status == PROVED, (result.failing, result.pre, result.action)
 
 
-@pytest.mark.parametrize("left_out", ["fetch-hw-on-later-isr", "epoch-bumps-crashed"])
+# the one the default bounds need; the others came from CTIs at 3 records, epochs <= 3 and 2
+# crashes, where one inductive step takes minutes (docs/symbolic.md)
+@pytest.mark.parametrize("left_out", ["fetch-hw-on-later-isr"])
 def test_without_it_the_rf3_proof_stops_on_an_unreachable_cti(left_out, states):
     less = [n for n in all_names() if n != left_out]
     result = prove(CONFIG, "no-acked-loss", strengthen=less, bmc_depth=0)

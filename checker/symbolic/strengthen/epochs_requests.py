@@ -227,7 +227,9 @@ def _current_epoch_on_its_way_z3(d, s):
 
 
 
-def _leaderless_isr_is_last_leader(s) -> bool:
+def _leaderless_isr_is_last_leader(s, config) -> bool:
+    if "isr-expansion-as-own-step" in config.rules:
+        return True  # a leader may add a follower that died since it fetched
     views = [(e, isr) for _, e, leader, isr in s.leader_and_isr if leader == NO_LEADER]
     c = s.controller
     if c.leader == NO_LEADER:
@@ -239,6 +241,8 @@ def _leaderless_isr_is_last_leader(s) -> bool:
 
 
 def _leaderless_isr_is_last_leader_z3(d, s):
+    if d.expands_dead:
+        return z3.BoolVal(True)
     views = [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e), s.lai_isr[b][e])
              for b in range(d.n) for e in range(len(s.lai[b]))]
     views.append((s.c_leader == -1, s.c_epoch, s.c_isr))
@@ -284,8 +288,9 @@ STRENGTHENINGS = (
                   "when the state names one: the controller leaves a partition without a leader "
                   "only when its failed leader was the last live ISR member, and keeps the last "
                   "member in the ISR (``removeReplicasFromIsr``; a failed follower was removed "
-                  "when it failed)", _leaderless_isr_is_last_leader,
-                  _leaderless_isr_is_last_leader_z3),
+                  "when it failed); off with kmc 0.1's isr-expansion-as-own-step, where a leader "
+                  "may add a follower that died since it fetched", _leaderless_isr_is_last_leader,
+                  _leaderless_isr_is_last_leader_z3, uses_config=True),
     Strengthening("current-epoch-on-its-way", "every running broker behind the controller's "
                   "epoch has a LeaderAndIsr request of that epoch on its way, and of every epoch "
                   "after its own (the controller sends each new epoch to every live broker)", _current_epoch_on_its_way,

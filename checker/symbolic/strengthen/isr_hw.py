@@ -79,12 +79,16 @@ def _controller_isr_nonempty_z3(d, s):
     return z3.Or(s.c_isr)
 
 
-def _controller_isr_live(s) -> bool:
+def _controller_isr_live(s, config) -> bool:
+    if "isr-expansion-as-own-step" in config.rules:
+        return True  # a leader may add a follower that died since it fetched
     c = s.controller
     return len(c.isr) == 1 or set(c.isr) <= set(c.live_brokers)
 
 
 def _controller_isr_live_z3(d, s):
+    if d.expands_dead:
+        return z3.BoolVal(True)
     several = count(s.c_isr) > 1
     return z3.And([z3.Implies(z3.And(several, s.c_isr[b]), s.c_live[b]) for b in range(d.n)])
 
@@ -376,8 +380,10 @@ STRENGTHENINGS = (
                   "last member stays when it fails)", _controller_isr_nonempty, _controller_isr_nonempty_z3),
     Strengthening("controller-isr-live", "every member of the controller's ISR is in its live "
                   "set, unless it is the last member: the controller removes a failed broker from "
-                  "both at once (``removeReplicasFromIsr`` keeps only the last member)",
-                  _controller_isr_live, _controller_isr_live_z3),
+                  "both at once (``removeReplicasFromIsr`` keeps only the last member); off with "
+                  "kmc 0.1's isr-expansion-as-own-step, where a leader may add a follower that "
+                  "died since it fetched", _controller_isr_live, _controller_isr_live_z3,
+                  uses_config=True),
     Strengthening("leader-isr-is-controller-isr", "a broker leading in the controller's epoch, "
                   "a request making it leader in it, and any request of that epoch whose leader has "
                   "not taken it, carry the controller's ISR", _leader_isr_is_controller_isr,
