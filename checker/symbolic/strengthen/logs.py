@@ -7,7 +7,9 @@ from __future__ import annotations
 import z3
 
 from checker.symbolic.state import ite
-from checker.symbolic.strengthen.base import Strengthening, held_records, holds_below_z3
+from checker.symbolic.strengthen.base import (
+    Strengthening, held_records, held_slots_z3, holds_below_z3,
+)
 from checker.symbolic.strengthen.history import (
     epoch_claims, epoch_claims_z3, epochs_led, kept_log_since, kept_log_since_z3, leads_epoch_z3,
     never_took, never_took_z3,
@@ -43,11 +45,7 @@ def _record_identity(s) -> bool:
 
 
 def _record_identity_z3(d, s):
-    slots = []  # (present, offset, id, epoch)
-    for r in s.reps:
-        for i in range(d.slots):
-            slots.append((i < r.leo, i, r.log_id[i], r.log_ep[i]))
-            slots.append((z3.And(r.fr, i >= r.fr_offset, i < r.fr_leo), i, r.fr_id[i], r.fr_ep[i]))
+    slots = held_slots_z3(d, s)  # (present, offset, id, epoch)
     out = []
     for a in range(len(slots)):
         pa, oa, ia, ea = slots[a]
@@ -129,11 +127,7 @@ def _epoch_leader_holds_its_records(s) -> bool:
 
 
 def _epoch_leader_holds_its_records_z3(d, s):
-    slots = []  # (present, offset, id, epoch)
-    for r in s.reps:
-        for i in range(d.slots):
-            slots.append((i < r.leo, i, r.log_id[i], r.log_ep[i]))
-            slots.append((z3.And(r.fr, i >= r.fr_offset, i < r.fr_leo), i, r.fr_id[i], r.fr_ep[i]))
+    slots = held_slots_z3(d, s)  # (present, offset, id, epoch)
     out = []
     for lead, lr in enumerate(s.reps):
         for present, i, rid, ep in slots:
@@ -229,11 +223,7 @@ def _named_leader_holds_its_records(s) -> bool:
 
 
 def _named_leader_holds_its_records_z3(d, s):
-    slots = []  # (present, offset, id, epoch)
-    for r in s.reps:
-        for i in range(d.slots):
-            slots.append((i < r.leo, i, r.log_id[i], r.log_ep[i]))
-            slots.append((z3.And(r.fr, i >= r.fr_offset, i < r.fr_leo), i, r.fr_id[i], r.fr_ep[i]))
+    slots = held_slots_z3(d, s)  # (present, offset, id, epoch)
     out = []
     for present, e, named in epoch_claims_z3(d, s):
         for lead, lr in enumerate(s.reps):
