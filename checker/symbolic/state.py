@@ -49,6 +49,9 @@ class Dims:
     max_preferred: int = 0  # --max-preferred-elections (the operator's moves)
     max_reassign: int = 0  # --max-reassignments
     ordered: bool = False  # Kafka's elections: no leader moves without a failure (issue 29u)
+    # kmc 0.1's isr-expansion-as-own-step: a leader may add a follower that has died since it
+    # last fetched (its remote LEO stays), so the controller's ISR can hold a dead broker
+    expands_dead: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -59,7 +62,8 @@ class Dims:
         return cls(config.replication_factor, b.max_records, b.max_records, b.max_leader_epoch,
                    b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas,
                    b.max_preferred_elections if ordered else 0,
-                   b.max_reassignments if ordered else 0, ordered)
+                   b.max_reassignments if ordered else 0, ordered,
+                   "isr-expansion-as-own-step" in config.rules)
 
     @property
     def operators(self) -> bool:

@@ -46,3 +46,14 @@ def held_records(s):
             _, _, fo, recs, _, _ = r.fetch_response
             for k, (rid, ep) in enumerate(recs):
                 yield fo + k, rid, ep
+
+
+def held_slots_z3(d, s) -> list:
+    """``held_records`` as z3 terms: (present, offset, id, epoch) of every log and fetch response
+    slot."""
+    slots = []
+    for r in s.reps:
+        for i in range(d.slots):
+            slots.append((i < r.leo, i, r.log_id[i], r.log_ep[i]))
+            slots.append((z3.And(r.fr, i >= r.fr_offset, i < r.fr_leo), i, r.fr_id[i], r.fr_ep[i]))
+    return slots

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import z3
 
-from checker.symbolic.state import count
+from checker.symbolic import numbers as num
+from checker.symbolic.state import count, ite
 from checker.symbolic.strengthen.base import Strengthening
+from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
 from model.constants import NO_LEADER
 
 
@@ -124,6 +126,112 @@ def _replaced_leaders_crashed_z3(d, s):
     return count(down + replaced) <= s.crashes
 
 
+
+def _leaders_by_epoch(s) -> dict:
+    """epoch -> the brokers named its leader by a request, a live broker or the controller (one,
+    by ``epoch-names-one-leader``; leaderless epochs left out), and epoch 0 -> broker 0, the
+    leader the partition was created with, whether or not the state still names it."""
+    named: dict = {0: {0}}
+    for e, leader in epoch_claims(s):
+        if leader >= 0:
+            named.setdefault(e, set()).add(leader)
+    return named
+
+
+def _epoch_bumps(s) -> int:
+    """How many of the controller's epochs after the first follow an epoch the state names a
+    leader for: each was made by the controller handling a broker's failure (a restarted
+    broker is elected only after a leaderless epoch)."""
+    named = _leaders_by_epoch(s)
+    return sum(1 for y in range(1, s.controller.leader_epoch + 1) if y - 1 in named)
+
+
+def _unhandled_failures(s) -> int:
+    return sum(1 for b, r in enumerate(s.replicas) if not r.alive and b in s.controller.live_brokers)
+
+
+def _epoch_bumps_crashed(s, config) -> bool:
+    if "unordered-leader-moves" in config.rules or _operator_moves(config):
+        return True
+    return _epoch_bumps(s) + _unhandled_failures(s) <= s.crashes
+
+
+def _named_epochs_z3(d, s):
+    """epoch -> (named, leader) of every claim on it, and epoch -> "the state names a leader"
+    (``_leaders_by_epoch``)."""
+    claims = epoch_claims_z3(d, s)
+    epochs = range(d.max_epoch + 1)
+    at = {x: [(z3.And(p, ce == x, cl >= 0), cl) for p, ce, cl in claims] for x in epochs}
+    at[0].append((z3.BoolVal(True), num.val(0)))  # the leader the partition was created with
+    return at, {x: z3.Or([named for named, _ in at[x]]) for x in epochs}
+
+
+def _named_changes_z3(d, s):
+    """(x, "x and y > x are named, none in between", claims at x, claims at y)."""
+    at, known = _named_epochs_z3(d, s)
+    epochs = range(d.max_epoch + 1)
+    return [(x, z3.And([known[x], known[y]] + [z3.Not(known[z]) for z in range(x + 1, y)]), at[x], at[y])
+            for x in epochs for y in epochs if x < y]
+
+
+def _epoch_bumps_crashed_z3(d, s):
+    if not d.ordered or d.operators:
+        return z3.BoolVal(True)
+    _, known = _named_epochs_z3(d, s)
+    bumps = [z3.And(known[y - 1], y <= s.c_epoch) for y in range(1, d.max_epoch + 1)]
+    unhandled = [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
+    return count(bumps + unhandled) <= s.crashes
+
+
+def _running_since(s, b: int):
+    """The epoch from which broker ``b`` has been running without a crash, as far as the state
+    tells: the epoch it applied, or after a restart the oldest request on its way to it (the
+    controller's epoch when it restarted: a crash drops every request to it); None if it is down
+    or waits for nothing."""
+    r = s.replicas[b]
+    if not r.alive:
+        return None
+    if r.leader_epoch >= 0:
+        return r.leader_epoch
+    mine = [e for q, e, _, _ in s.leader_and_isr if q == b]
+    return min(mine) if mine else None
+
+
+def _running_leaders_kept_leading(s, config) -> bool:
+    if "unordered-leader-moves" in config.rules or _operator_moves(config):
+        return True
+    named = _leaders_by_epoch(s)
+    epochs = sorted(named)
+    for b in range(len(s.replicas)):
+        since = _running_since(s, b)
+        if since is None:
+            continue
+        for x, y in zip(epochs, epochs[1:]):
+            if b in named[x] and any(m != b for m in named[y]) and x >= since:
+                return False
+    return True
+
+
+def _running_leaders_kept_leading_z3(d, s):
+    if not d.ordered or d.operators:
+        return z3.BoolVal(True)
+    pairs = _named_changes_z3(d, s)
+    out = []
+    for b, r in enumerate(s.reps):
+        oldest = None
+        for e in range(len(s.lai[b]) - 1, -1, -1):
+            oldest = (s.lai[b][e], num.val(e)) if oldest is None else (
+                z3.Or(s.lai[b][e], oldest[0]), ite(s.lai[b][e], num.val(e), oldest[1]))
+        waits = oldest[0] if oldest else z3.BoolVal(False)
+        since = ite(r.lep >= 0, r.lep, oldest[1] if oldest else num.val(0))
+        running = z3.And(r.alive, z3.Or(r.lep >= 0, waits))
+        for x, adjacent, at_x, at_y in pairs:
+            from_b = z3.Or([z3.And(a, la == b) for a, la in at_x])
+            to_other = z3.Or([z3.And(a, la != b) for a, la in at_y])
+            out.append(z3.Implies(z3.And(running, adjacent, from_b, to_other), x < since))
+    return z3.And(out)
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("dead-replica-reset", "a crashed broker has no role, epoch, ISR, truncation "
@@ -145,6 +253,19 @@ STRENGTHENINGS = (
                   "leader, has crashed since: it counts as a crash besides the brokers down or "
                   "waiting after a restart", _replaced_leaders_crashed, _replaced_leaders_crashed_z3,
                   uses_config=True),
+    Strengthening("epoch-bumps-crashed", "with Kafka's elections and no operator moves, the "
+                  "controller's epochs that follow an epoch the state names a leader for (by a "
+                  "request, a live broker or the controller) are at most as many as the crashes: "
+                  "the controller makes each by handling a broker's failure, once per crash (only "
+                  "after a leaderless epoch does a restart make one); a broker down whose failure it "
+                  "has not handled yet is one crash more", _epoch_bumps_crashed,
+                  _epoch_bumps_crashed_z3, uses_config=True),
+    Strengthening("running-leaders-kept-leading", "with Kafka's elections and no operator "
+                  "moves, leadership has not passed from a running broker to another in an epoch "
+                  "the controller made after the broker's own epoch, or after it restarted (the "
+                  "oldest request on its way): the controller moves leadership only when it "
+                  "handles the leader's failure, and the broker has not crashed since",
+                  _running_leaders_kept_leading, _running_leaders_kept_leading_z3, uses_config=True),
     Strengthening("live-brokers-registered", "every running broker, and the controller's "
                   "leader, is in the controller's live set", _live_brokers_registered,
                   _live_brokers_registered_z3),

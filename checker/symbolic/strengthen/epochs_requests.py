@@ -12,6 +12,7 @@ from __future__ import annotations
 import z3
 
 from checker.symbolic import numbers as num
+from checker.symbolic.state import count
 from checker.symbolic.strengthen.base import Strengthening, held_records
 from checker.symbolic.strengthen.history import epoch_claims
 from model.constants import NO_LEADER
@@ -225,6 +226,38 @@ def _current_epoch_on_its_way_z3(d, s):
     return z3.And(out)
 
 
+
+def _leaderless_isr_is_last_leader(s, config) -> bool:
+    if "isr-expansion-as-own-step" in config.rules:
+        return True  # a leader may add a follower that died since it fetched
+    views = [(e, isr) for _, e, leader, isr in s.leader_and_isr if leader == NO_LEADER]
+    c = s.controller
+    if c.leader == NO_LEADER:
+        views.append((c.leader_epoch, c.isr))
+    claims = epoch_claims(s) + [(0, 0)]  # epoch 0: the leader the partition was created with
+    return all(len(isr) == 1 and not any(x == e - 1 and leader >= 0 and leader != isr[0]
+                                         for x, leader in claims)
+               for e, isr in views)
+
+
+def _leaderless_isr_is_last_leader_z3(d, s):
+    if d.expands_dead:
+        return z3.BoolVal(True)
+    views = [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e), s.lai_isr[b][e])
+             for b in range(d.n) for e in range(len(s.lai[b]))]
+    views.append((s.c_leader == -1, s.c_epoch, s.c_isr))
+    claims = [(s.lai[b][e], num.val(e), s.lai_leader[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
+    claims += [(z3.And(r.alive, r.lep >= 0), r.lep, r.leader) for r in s.reps]
+    claims += [(z3.BoolVal(True), s.c_epoch, s.c_leader), (z3.BoolVal(True), num.val(0), num.val(0))]
+    out = []
+    for leaderless, e, isr in views:
+        out.append(z3.Implies(leaderless, count(isr) == 1))
+        for present, x, leader in claims:
+            member = z3.Or([z3.And(leader == j, isr[j]) for j in range(d.n)])
+            out.append(z3.Implies(z3.And(leaderless, present, x + 1 == e, leader >= 0), member))
+    return z3.And(out)
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("epochs-le-controller", "no broker and no LeaderAndIsr request is in an "
@@ -250,6 +283,14 @@ STRENGTHENINGS = (
                   _requests_to_live_brokers_z3),
     Strengthening("requests-lead-their-isr", "every LeaderAndIsr request names a leader in its "
                   "ISR (or no leader)", _requests_lead_their_isr, _requests_lead_their_isr_z3),
+    Strengthening("leaderless-isr-is-last-leader", "the ISR of a leaderless epoch (the "
+                  "controller's, or a request's) is one broker, the leader of the epoch before it "
+                  "when the state names one: the controller leaves a partition without a leader "
+                  "only when its failed leader was the last live ISR member, and keeps the last "
+                  "member in the ISR (``removeReplicasFromIsr``; a failed follower was removed "
+                  "when it failed); off with kmc 0.1's isr-expansion-as-own-step, where a leader "
+                  "may add a follower that died since it fetched", _leaderless_isr_is_last_leader,
+                  _leaderless_isr_is_last_leader_z3, uses_config=True),
     Strengthening("current-epoch-on-its-way", "every running broker behind the controller's "
                   "epoch has a LeaderAndIsr request of that epoch on its way, and of every epoch "
                   "after its own (the controller sends each new epoch to every live broker)", _current_epoch_on_its_way,

@@ -196,6 +196,54 @@ def _fetch_hw_committed_z3(d, s):
     return z3.And(out)
 
 
+
+def _fetch_hw_slots(r):
+    """(offset, (record id, epoch)) of each record a fetch response's HW covers on its follower
+    that the state holds: the follower's log below the fetch offset, then the response's records,
+    below ``min(HW, leader LEO)``. (A follower's log shorter than the fetch offset, which
+    ``fetch-response-current`` rules out, leaves a gap: the slots there are not read.)"""
+    _, _, offset, records, hw, leo = r.fetch_response
+    if offset > leo:
+        return []
+    return [(i, r.log[i] if i < offset else records[i - offset])
+            for i in range(min(hw, leo)) if i >= offset or i < len(r.log)]
+
+
+def _fetch_hw_on_later_isr(s) -> bool:
+    for g, r in enumerate(s.replicas):
+        if not r.fetch_response:
+            continue
+        covered = _fetch_hw_slots(r)
+        for _, e, _, isr in s.leader_and_isr:
+            if e <= r.fetch_response[1]:
+                continue
+            for f in isr:
+                log = s.replicas[f].log
+                if f != g and kept_log_since(s, f, e) and any(
+                        i >= len(log) or log[i] != record for i, record in covered):
+                    return False
+    return True
+
+
+def _fetch_hw_on_later_isr_z3(d, s):
+    # (request present, its epoch, member f, f cannot have truncated since), built once
+    members = [(z3.And(s.lai[b][e], s.lai_isr[b][e][f], kept_log_since_z3(d, s, f, e)), e, f)
+               for b in range(d.n) for e in range(len(s.lai[b])) for f in range(d.n)]
+    out = []
+    for g, r in enumerate(s.reps):
+        for i in range(d.slots):
+            below = ite(i < r.fr_offset, i < r.leo, True)
+            covered = z3.And(r.fr, r.fr_offset <= r.fr_leo, i < r.fr_hw, i < r.fr_leo, below)
+            rid = ite(i < r.fr_offset, r.log_id[i], r.fr_id[i])
+            ep = ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i])
+            for member, e, f in members:
+                if f == g:
+                    continue
+                fr = s.reps[f]
+                out.append(z3.Implies(z3.And(covered, r.fr_epoch < e, member),
+                                      z3.And(i < fr.leo, fr.log_id[i] == rid, fr.log_ep[i] == ep)))
+    return z3.And(out)
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("fetch-response-current", "a fetch response in flight answers the "
@@ -217,6 +265,12 @@ STRENGTHENINGS = (
                   "follower's log to the fetch offset, then the response's records) are in the "
                   "sender's log and on every member of the controller's ISR", _fetch_hw_committed,
                   _fetch_hw_committed_z3),
+    Strengthening("fetch-hw-on-later-isr", "the records a fetch response's HW covers are on "
+                  "every member of the ISR of a LeaderAndIsr request of a later epoch in flight "
+                  "that cannot have truncated since that epoch: they were committed before the "
+                  "controller made that epoch, whose ISR it took from the members that held them "
+                  "(the response's sender, in an older epoch, cannot change the ISR since)",
+                  _fetch_hw_on_later_isr, _fetch_hw_on_later_isr_z3),
     Strengthening("remote-leo-is-follower-prefix", "a leader knows a follower's LEO only from "
                   "a fetch in its epoch: it is at most the leader's LEO, the follower is in that epoch, a later one, or "
                   "restarted, no request of an older epoch is on its way to it, and while it "

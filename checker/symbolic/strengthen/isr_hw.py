@@ -7,7 +7,7 @@ import z3
 
 from checker.symbolic import numbers as num
 from checker.symbolic.formulas import true_leader_is
-from checker.symbolic.state import ite
+from checker.symbolic.state import count, ite
 from checker.symbolic.strengthen.base import Strengthening, holds_below, holds_below_z3
 from checker.symbolic.strengthen.history import (
     epoch_claims, follower_kept_log_since, follower_kept_log_since_z3, kept_log_since,
@@ -77,6 +77,20 @@ def _controller_isr_nonempty(s) -> bool:
 
 def _controller_isr_nonempty_z3(d, s):
     return z3.Or(s.c_isr)
+
+
+def _controller_isr_live(s, config) -> bool:
+    if "isr-expansion-as-own-step" in config.rules:
+        return True  # a leader may add a follower that died since it fetched
+    c = s.controller
+    return len(c.isr) == 1 or set(c.isr) <= set(c.live_brokers)
+
+
+def _controller_isr_live_z3(d, s):
+    if d.expands_dead:
+        return z3.BoolVal(True)
+    several = count(s.c_isr) > 1
+    return z3.And([z3.Implies(z3.And(several, s.c_isr[b]), s.c_live[b]) for b in range(d.n)])
 
 
 def _isr_views(s):
@@ -342,10 +356,34 @@ def _hw_behind_epoch_leader_z3(d, s):
     return z3.And(out)
 
 
+
+def _requested_leaders_hold_hw(s) -> bool:
+    return all(holds_below(s.replicas[leader], s.replicas[b], s.replicas[b].high_watermark)
+               for b, _, leader, _ in s.leader_and_isr if leader >= 0 and leader != b)
+
+
+def _requested_leaders_hold_hw_z3(d, s):
+    out = []
+    for b, r in enumerate(s.reps):
+        for lead, lr in enumerate(s.reps):
+            if lead == b:
+                continue
+            prefix = holds_below_z3(d, lr, r, r.hw)
+            out += [z3.Implies(z3.And(s.lai[b][e], s.lai_leader[b][e] == lead), prefix)
+                    for e in range(len(s.lai[b]))]
+    return z3.And(out)
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("controller-isr-nonempty", "the controller's ISR always has a member (its "
                   "last member stays when it fails)", _controller_isr_nonempty, _controller_isr_nonempty_z3),
+    Strengthening("controller-isr-live", "every member of the controller's ISR is in its live "
+                  "set, unless it is the last member: the controller removes a failed broker from "
+                  "both at once (``removeReplicasFromIsr`` keeps only the last member); off with "
+                  "kmc 0.1's isr-expansion-as-own-step, where a leader may add a follower that "
+                  "died since it fetched", _controller_isr_live, _controller_isr_live_z3,
+                  uses_config=True),
     Strengthening("leader-isr-is-controller-isr", "a broker leading in the controller's epoch, "
                   "a request making it leader in it, and any request of that epoch whose leader has "
                   "not taken it, carry the controller's ISR", _leader_isr_is_controller_isr,
@@ -387,6 +425,10 @@ STRENGTHENINGS = (
     Strengthening("leader-holds-followers-hw", "the broker a follower follows holds the "
                   "follower's records below the follower's HW", _leader_holds_followers_hw,
                   _leader_holds_followers_hw_z3),
+    Strengthening("requested-leaders-hold-hw", "the leader a LeaderAndIsr request on its way "
+                  "to a broker names holds that broker's records below the broker's HW: a "
+                  "follower keeps its HW when it applies the request (leader-holds-followers-hw)",
+                  _requested_leaders_hold_hw, _requested_leaders_hold_hw_z3),
     Strengthening("later-leaders-hold-hw", "a broker named leader of an epoch later than another "
                   "broker's holds that broker's records below its HW, unless it may have "
                   "truncated since",

@@ -7,9 +7,12 @@ from __future__ import annotations
 import z3
 
 from checker.symbolic.state import ite
-from checker.symbolic.strengthen.base import Strengthening, held_records, holds_below_z3
+from checker.symbolic.strengthen.base import (
+    Strengthening, held_records, held_slots_z3, holds_below_z3,
+)
 from checker.symbolic.strengthen.history import (
-    epochs_led, kept_log_since, kept_log_since_z3, leads_epoch_z3, never_took, never_took_z3,
+    epoch_claims, epoch_claims_z3, epochs_led, kept_log_since, kept_log_since_z3, leads_epoch_z3,
+    never_took, never_took_z3,
 )
 
 
@@ -42,11 +45,7 @@ def _record_identity(s) -> bool:
 
 
 def _record_identity_z3(d, s):
-    slots = []  # (present, offset, id, epoch)
-    for r in s.reps:
-        for i in range(d.slots):
-            slots.append((i < r.leo, i, r.log_id[i], r.log_ep[i]))
-            slots.append((z3.And(r.fr, i >= r.fr_offset, i < r.fr_leo), i, r.fr_id[i], r.fr_ep[i]))
+    slots = held_slots_z3(d, s)  # (present, offset, id, epoch)
     out = []
     for a in range(len(slots)):
         pa, oa, ia, ea = slots[a]
@@ -128,11 +127,7 @@ def _epoch_leader_holds_its_records(s) -> bool:
 
 
 def _epoch_leader_holds_its_records_z3(d, s):
-    slots = []  # (present, offset, id, epoch)
-    for r in s.reps:
-        for i in range(d.slots):
-            slots.append((i < r.leo, i, r.log_id[i], r.log_ep[i]))
-            slots.append((z3.And(r.fr, i >= r.fr_offset, i < r.fr_leo), i, r.fr_id[i], r.fr_ep[i]))
+    slots = held_slots_z3(d, s)  # (present, offset, id, epoch)
     out = []
     for lead, lr in enumerate(s.reps):
         for present, i, rid, ep in slots:
@@ -215,6 +210,30 @@ def _truncated_against_a_leader_z3(d, s):
                    for f, r in enumerate(s.reps)])
 
 
+
+def _named_leader_holds_its_records(s) -> bool:
+    held = list(held_records(s))
+    for e, lead in epoch_claims(s):
+        if lead < 0 or not kept_log_since(s, lead, e):
+            continue
+        log = s.replicas[lead].log
+        if any(ep == e and (off >= len(log) or log[off] != (rid, ep)) for off, rid, ep in held):
+            return False
+    return True
+
+
+def _named_leader_holds_its_records_z3(d, s):
+    slots = held_slots_z3(d, s)  # (present, offset, id, epoch)
+    out = []
+    for present, e, named in epoch_claims_z3(d, s):
+        for lead, lr in enumerate(s.reps):
+            kept = z3.And(present, named == lead, kept_log_since_z3(d, s, lead, e))
+            for there, i, rid, ep in slots:
+                out.append(z3.Implies(z3.And(kept, there, ep == e),
+                                      z3.And(i < lr.leo, lr.log_id[i] == rid, lr.log_ep[i] == ep)))
+    return z3.And(out)
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("record-ids-written", "every record id in a log, a fetch response, an ack "
@@ -236,6 +255,12 @@ STRENGTHENINGS = (
                   "its leader by a request or the controller), at its offset: only the epoch's "
                   "leader writes in it", _epoch_leader_holds_its_records,
                   _epoch_leader_holds_its_records_z3),
+    Strengthening("named-leader-holds-its-records", "every record of an epoch, in any log or "
+                  "fetch response, is at its offset in the log of the broker any request, live "
+                  "broker or the controller names that epoch's leader, unless that broker may have "
+                  "truncated since the epoch (only a follower truncates): the leader of an epoch "
+                  "wrote its records and, leading, kept them", _named_leader_holds_its_records,
+                  _named_leader_holds_its_records_z3),
     Strengthening("epoch-anchors-prefix", "if a log holds a record of epoch e at an offset and "
                   "another log (or a follower's log with its fetch response) holds one of epoch e at "
                   "the same or a lower offset, both logs agree up to that lower offset: an epoch's "
