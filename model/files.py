@@ -144,7 +144,10 @@ def parse_json(text: str, source: str, *, what: str, max_depth: int, error=KmcEr
     except json.JSONDecodeError as e:
         cut = e.pos >= len(text.rstrip()) - 1 or e.msg.startswith("Unterminated string")
         hint = " (the file looks truncated)" if cut else ""
-        raise error(f"{source} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}{hint}") from None
+        # json's own messages may end in "at" ("Unterminated string starting at"): no "at at"
+        where = f"line {e.lineno} column {e.colno}"
+        msg = e.msg.removesuffix(" at")
+        raise error(f"{source} is not valid JSON: {msg} at {where}{hint}") from None
     except RecursionError:
         raise error(f"{source} nests JSON more than {max_depth} levels deep, so it is not {what}") from None
     except ValueError as e:  # a number with thousands of digits

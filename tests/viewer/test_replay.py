@@ -119,6 +119,7 @@ def test_malformed_or_foreign_files_give_one_line_and_exit_2(trace_path, edit, m
 @pytest.mark.parametrize("content, message", [
     ("", "is empty"),
     ("[1, 2", "is not valid JSON"),
+    ('{"a": "b', "Unterminated string starting at line 1 column 7"),  # not "at at"
     ('{"vars": ["x"]}', "is not an ITF trace"),
     ("\xff\xfe", "is not UTF-8 text (byte 0 is 0xff), so not a trace file"),
 ])
