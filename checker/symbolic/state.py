@@ -52,6 +52,9 @@ class Dims:
     # kmc 0.1's isr-expansion-as-own-step: a leader may add a follower that has died since it
     # last fetched (its remote LEO stays), so the controller's ISR can hold a dead broker
     expands_dead: bool = False
+    # Kafka's follower-LEO rule (``Partition.makeLeader``): a re-elected leader keeps its ISR
+    # members' LEOs; kmc 0.1's ``reset-followers-on-epoch`` forgets them on every epoch (issue 29k)
+    keeps_remote: bool = True
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -63,7 +66,8 @@ class Dims:
                    b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas,
                    b.max_preferred_elections if ordered else 0,
                    b.max_reassignments if ordered else 0, ordered,
-                   "isr-expansion-as-own-step" in config.rules)
+                   "isr-expansion-as-own-step" in config.rules,
+                   "reset-followers-on-epoch" not in config.rules)
 
     @property
     def operators(self) -> bool:
