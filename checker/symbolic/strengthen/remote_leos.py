@@ -28,15 +28,46 @@ from __future__ import annotations
 
 import z3
 
+from checker.symbolic import numbers as num
+from checker.symbolic.state import ite
 from checker.symbolic.strengthen.base import Strengthening, holds_below_z3
-from checker.symbolic.strengthen.history import kept_log_since, kept_log_since_z3
+from checker.symbolic.strengthen.history import (
+    epoch_claims, epoch_claims_z3, kept_log_since, kept_log_since_z3,
+)
 
 
-def _restarted_in(s, f: int, e: int) -> bool:
-    """Broker ``f`` restarted (epoch -1) and its return is in epoch ``e``: the controller is at
-    ``e``, or a request of ``e`` is on its way to it."""
-    return s.replicas[f].leader_epoch == -1 and (
-        s.controller.leader_epoch == e or any(q == f and ep == e for q, ep, _, _ in s.leader_and_isr))
+def _upto(s, f: int) -> int:
+    """The last epoch broker ``f`` may have been in: its own; after a restart, the oldest request
+    on its way to it (the epoch it restarted in); if it is down or has none, the controller's."""
+    r = s.replicas[f]
+    if r.leader_epoch >= 0:
+        return r.leader_epoch
+    mine = [x for q, x, _, _ in s.leader_and_isr if q == f]
+    return min(mine) if r.alive and mine else s.controller.leader_epoch
+
+
+def _upto_z3(s, f: int):
+    r = s.reps[f]
+    oldest = s.c_epoch
+    for x in range(len(s.lai[f]) - 1, -1, -1):
+        oldest = ite(s.lai[f][x], num.val(x), oldest)
+    return ite(r.lep >= 0, r.lep, ite(r.alive, oldest, s.c_epoch))
+
+
+def _followed_only(s, f: int, lead: int, e: int) -> bool:
+    """Every epoch follower ``f`` may have been in after ``lead``'s epoch ``e`` is named, by some
+    request, live broker or the controller, with ``lead`` as leader: since ``lead`` learnt its
+    LEO, ``f`` has followed no other broker (an epoch names one leader)."""
+    claims = epoch_claims(s)
+    return all(any(ce == x and leader == lead for ce, leader in claims)
+               for x in range(e + 1, _upto(s, f) + 1))
+
+
+def _followed_only_z3(d, s, f: int, lead: int, e):
+    upto, claims = _upto_z3(s, f), epoch_claims_z3(d, s)
+    return z3.And([z3.Implies(z3.And(e < x, x <= upto),
+                              z3.Or([z3.And(p, ce == x, cl == lead) for p, ce, cl in claims]))
+                   for x in range(d.max_epoch + 1)])
 
 
 def _kept_remote_leo_is_follower_prefix(s) -> bool:
@@ -60,7 +91,7 @@ def _kept_remote_leo_is_follower_prefix(s) -> bool:
                 return False
             if kept_log_since(s, f, e) and not (x <= len(fr.log) and fr.log[:x] == lr.log[:x]):
                 return False
-            if (behind or fr.leader_epoch == e or _restarted_in(s, f, e)) and fr.log != lr.log[:len(fr.log)]:
+            if _followed_only(s, f, lead, e) and fr.log != lr.log[:len(fr.log)]:
                 return False
     return True
 
@@ -73,15 +104,13 @@ def _kept_remote_leo_is_follower_prefix_z3(d, s):
                 continue
             x = lr.remote[f]
             behind = z3.And(fr.lep >= 0, fr.lep < lr.lep)
-            restarted_in = z3.And(fr.lep == -1, z3.Or([s.c_epoch == lr.lep] + [
-                z3.And(s.lai[f][e], lr.lep == e) for e in range(len(s.lai[f]))]))
             body = z3.And(x <= lr.leo,
                           z3.Implies(behind, fr.leader == lead),
                           z3.And([z3.Implies(z3.And(s.lai[f][ep], fr.lep < ep, ep <= lr.lep),
                                              s.lai_leader[f][ep] == lead)
                                   for ep in range(len(s.lai[f]))]),
                           z3.Implies(kept_log_since_z3(d, s, f, lr.lep), holds_below_z3(d, fr, lr, x)),
-                          z3.Implies(z3.Or(behind, fr.lep == lr.lep, restarted_in),
+                          z3.Implies(_followed_only_z3(d, s, f, lead, lr.lep),
                                      holds_below_z3(d, lr, fr, fr.leo)))
             out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, x >= 0), body))
     return z3.And(out)
