@@ -26,32 +26,14 @@ request that moved it away; there this is false, and the loss of docs/findings.m
 
 from __future__ import annotations
 
+from itertools import permutations
+
 import z3
 
-from checker.symbolic import numbers as num
-from checker.symbolic.state import ite
 from checker.symbolic.strengthen.base import Strengthening, holds_below_z3
 from checker.symbolic.strengthen.history import (
-    epoch_claims, epoch_claims_z3, kept_log_since, kept_log_since_z3,
+    epoch_claims, epoch_claims_z3, kept_log_since, kept_log_since_z3, upto_epoch, upto_epoch_z3,
 )
-
-
-def _upto(s, f: int) -> int:
-    """The last epoch broker ``f`` may have been in: its own; after a restart, the oldest request
-    on its way to it (the epoch it restarted in); if it is down or has none, the controller's."""
-    r = s.replicas[f]
-    if r.leader_epoch >= 0:
-        return r.leader_epoch
-    mine = [x for q, x, _, _ in s.leader_and_isr if q == f]
-    return min(mine) if r.alive and mine else s.controller.leader_epoch
-
-
-def _upto_z3(s, f: int):
-    r = s.reps[f]
-    oldest = s.c_epoch
-    for x in range(len(s.lai[f]) - 1, -1, -1):
-        oldest = ite(s.lai[f][x], num.val(x), oldest)
-    return ite(r.lep >= 0, r.lep, ite(r.alive, oldest, s.c_epoch))
 
 
 def _followed_only(s, f: int, lead: int, e: int) -> bool:
@@ -60,11 +42,11 @@ def _followed_only(s, f: int, lead: int, e: int) -> bool:
     LEO, ``f`` has followed no other broker (an epoch names one leader)."""
     claims = epoch_claims(s)
     return all(any(ce == x and leader == lead for ce, leader in claims)
-               for x in range(e + 1, _upto(s, f) + 1))
+               for x in range(e + 1, upto_epoch(s, f) + 1))
 
 
 def _followed_only_z3(d, s, f: int, lead: int, e):
-    upto, claims = _upto_z3(s, f), epoch_claims_z3(d, s)
+    upto, claims = upto_epoch_z3(s, f), epoch_claims_z3(d, s)
     return z3.And([z3.Implies(z3.And(e < x, x <= upto),
                               z3.Or([z3.And(p, ce == x, cl == lead) for p, ce, cl in claims]))
                    for x in range(d.max_epoch + 1)])
@@ -113,21 +95,18 @@ def _kept_remote_leo_is_follower_prefix_z3(d, s):
     if d.keeps_remote and d.skips_requests and (not d.ordered or d.operators):
         return z3.BoolVal(True)  # _leaders_may_skip
     out = []
-    for lead, lr in enumerate(s.reps):
-        for f, fr in enumerate(s.reps):
-            if f == lead:
-                continue
-            x = lr.remote[f]
-            behind = z3.And(fr.lep >= 0, fr.lep < lr.lep)
-            body = z3.And(x <= lr.leo,
-                          z3.Implies(behind, fr.leader == lead),
-                          z3.And([z3.Implies(z3.And(s.lai[f][ep], fr.lep < ep, ep <= lr.lep),
-                                             s.lai_leader[f][ep] == lead)
-                                  for ep in range(len(s.lai[f]))]),
-                          z3.Implies(kept_log_since_z3(d, s, f, lr.lep), holds_below_z3(d, fr, lr, x)),
-                          z3.Implies(_followed_only_z3(d, s, f, lead, lr.lep),
-                                     holds_below_z3(d, lr, fr, fr.leo)))
-            out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, x >= 0), body))
+    for lead, f in permutations(range(d.n), 2):
+        lr, fr, x = s.reps[lead], s.reps[f], s.reps[lead].remote[f]
+        behind = z3.And(fr.lep >= 0, fr.lep < lr.lep)
+        body = z3.And(x <= lr.leo,
+                      z3.Implies(behind, fr.leader == lead),
+                      z3.And([z3.Implies(z3.And(s.lai[f][ep], fr.lep < ep, ep <= lr.lep),
+                                         s.lai_leader[f][ep] == lead)
+                              for ep in range(len(s.lai[f]))]),
+                      z3.Implies(kept_log_since_z3(d, s, f, lr.lep), holds_below_z3(d, fr, lr, x)),
+                      z3.Implies(_followed_only_z3(d, s, f, lead, lr.lep),
+                                 holds_below_z3(d, lr, fr, fr.leo)))
+        out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, x >= 0), body))
     return z3.And(out)
 
 
@@ -136,10 +115,12 @@ STRENGTHENINGS = (
     Strengthening("kept-remote-leo-is-follower-prefix", "a leader's record of a follower's LEO, "
                   "from a fetch in its epoch or kept from an earlier epoch it also led (Kafka's "
                   "Partition.makeLeader at 2.1.0 keeps it for a broker that was leader already), "
-                  "is at most its own LEO; a follower still in an older epoch follows this leader; "
-                  "a follower in an older epoch, in the leader's, or restarted in it holds a prefix "
-                  "of the leader's log; and until the follower may have truncated its log since the "
-                  "leader's epoch, its log starts with the leader's first that-many records",
+                  "is at most its own LEO; a follower still in an older epoch follows this leader, "
+                  "and every request on its way to it up to the leader's epoch names this leader; "
+                  "a follower that has followed no other leader since (in an older epoch, in the "
+                  "leader's, down or restarted) holds a prefix of the leader's log; and until the "
+                  "follower may have truncated its log since the leader's epoch, its log starts "
+                  "with the leader's first that-many records",
                   _kept_remote_leo_is_follower_prefix, _kept_remote_leo_is_follower_prefix_z3,
                   uses_config=True),
 )
