@@ -139,8 +139,8 @@ def test_the_library_proves_no_acked_loss_and_committed_consistency_for_kip_320(
 def test_without_one_of_its_invariants_the_library_leaves_an_unreachable_cti():
     from checker.symbolic.strengthen import all_names
 
-    # under kmc 0.1's reset rule kept-remote-leo-is-follower-prefix (issue 29k, Kafka's rule's
-    # fact) follows from remote-leo-is-follower-prefix and rules out the same CTIs: leave out both
+    # kept-remote-leo-is-follower-prefix (issue 29k, Kafka's rule's fact) is true under kmc 0.1's
+    # reset too and alone rules out the CTI remote-leo-is-follower-prefix does: leave out both
     left_out = ("remote-leo-is-follower-prefix", "kept-remote-leo-is-follower-prefix")
     less = [n for n in all_names() if n not in left_out]
     result = prove(KIP320, "no-acked-loss", strengthen=less, k=1)
