@@ -52,6 +52,13 @@ class Dims:
     # kmc 0.1's isr-expansion-as-own-step: a leader may add a follower that has died since it
     # last fetched (its remote LEO stays), so the controller's ISR can hold a dead broker
     expands_dead: bool = False
+    # Kafka's follower-LEO rule (``Partition.makeLeader``): a re-elected leader keeps its ISR
+    # members' LEOs; kmc 0.1's ``reset-followers-on-epoch`` forgets them on every epoch (issue 29k)
+    keeps_remote: bool = True
+    # ``-leader-and-isr-in-order``: a broker may apply a LeaderAndIsr request while an older one
+    # to it is queued, skipping the older (issue 29k: a leader then keeps a follower's LEO across
+    # an epoch it did not lead)
+    skips_requests: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -63,7 +70,9 @@ class Dims:
                    b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas,
                    b.max_preferred_elections if ordered else 0,
                    b.max_reassignments if ordered else 0, ordered,
-                   "isr-expansion-as-own-step" in config.rules)
+                   "isr-expansion-as-own-step" in config.rules,
+                   "reset-followers-on-epoch" not in config.rules,
+                   "leader-and-isr-in-order" not in config.rules)
 
     @property
     def operators(self) -> bool:

@@ -139,7 +139,10 @@ def test_the_library_proves_no_acked_loss_and_committed_consistency_for_kip_320(
 def test_without_one_of_its_invariants_the_library_leaves_an_unreachable_cti():
     from checker.symbolic.strengthen import all_names
 
-    less = [n for n in all_names() if n != "remote-leo-is-follower-prefix"]
+    # kept-remote-leo-is-follower-prefix (issue 29k, Kafka's rule's fact) is true under kmc 0.1's
+    # reset too and alone rules out the CTI remote-leo-is-follower-prefix does: leave out both
+    left_out = ("remote-leo-is-follower-prefix", "kept-remote-leo-is-follower-prefix")
+    less = [n for n in all_names() if n not in left_out]
     result = prove(KIP320, "no-acked-loss", strengthen=less, k=1)
     assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
     # every library invariant holds on every reachable state, so the CTI's first state is unreachable

@@ -101,20 +101,5 @@ def test_kafka_2_1_with_kmc_0_1s_reset_is_proved_with_the_operators_moves():
     assert prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0).status == PROVED
 
 
-def test_kafka_2_1s_own_rule_stops_where_a_library_invariant_is_wrong_for_it():
-    # docs/symbolic.md, "The operator's leader moves in the proof": a reassignment bumps the
-    # epoch with the same leader and ISR, Kafka's re-elected leader keeps its follower's LEO, and
-    # remote-leo-is-follower-prefix (kmc 0.1's reset rule's fact) is false on reachable states;
-    # BFS finds no loss
-    from checker.symbolic.induction import INCONCLUSIVE, prove
-    from checker.symbolic.strengthen import check_of
-    from model import make_model
-    from tests.symbolic.helpers import reachable
-
-    config = operator_config()
-    result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
-    assert result.status == INCONCLUSIVE and result.failing == ["remote-leo-is-follower-prefix"]
-    states = reachable(make_model(config))
-    holds = check_of("remote-leo-is-follower-prefix", config)
-    assert not all(holds(s) for s in states)
-    assert check(config, ["no-acked-loss"]).verdict("no-acked-loss") != VIOLATED
+# Kafka 2.1's own follower-LEO rule with the operator's moves is proved since issue 29k:
+# tests/symbolic/test_prove_kafka_rule.py

@@ -84,18 +84,4 @@ def test_kafka_2_1_elections_with_kmc_0_1s_reset_are_proved():
     assert prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0).status == PROVED
 
 
-def test_kafka_2_1s_own_rule_ends_on_an_unreachable_cti_of_the_stale_remote_leo_invariant():
-    # docs/symbolic.md, "Kafka's ordered elections in the proof": the invariant holds on every
-    # reachable RF=2 state of Kafka's elections, so the CTI is unreachable; BFS: no real loss
-    from checker.symbolic.induction import INCONCLUSIVE, prove
-    from checker.symbolic.strengthen import check_of
-    from model import make_model
-    from tests.symbolic.helpers import reachable
-
-    config = release("2.1")
-    result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
-    assert result.status == INCONCLUSIVE and "remote-leo-is-follower-prefix" in result.failing
-    states = reachable(make_model(config))
-    holds = check_of("remote-leo-is-follower-prefix", config)
-    assert all(holds(s) for s in states)  # so the CTI's step (into a violation) is unreachable
-    assert check(config, ["no-acked-loss"]).verdict("no-acked-loss") != BFS_VIOLATED
+# Kafka 2.1's own follower-LEO rule is proved since issue 29k: tests/symbolic/test_prove_kafka_rule.py

@@ -76,7 +76,9 @@ def _fetch_response_from_leader_log_z3(d, s):
     return z3.And(out)
 
 
-def _remote_leo_is_follower_prefix(s) -> bool:
+def _remote_leo_is_follower_prefix(s, config) -> bool:
+    if "reset-followers-on-epoch" not in config.rules:
+        return True  # kmc 0.1's rule's fact, false under Kafka's (remote_leos.py, issue 29k)
     for lead, lr in enumerate(s.replicas):
         if not (lr.alive and lr.leader == lead):
             continue
@@ -102,6 +104,8 @@ def _remote_leo_is_follower_prefix(s) -> bool:
 
 
 def _remote_leo_is_follower_prefix_z3(d, s):
+    if d.keeps_remote:
+        return z3.BoolVal(True)  # Kafka's rule: kept-remote-leo-is-follower-prefix instead
     out = []
     for lead, lr in enumerate(s.reps):
         for f, fr in enumerate(s.reps):
@@ -275,6 +279,7 @@ STRENGTHENINGS = (
                   "a fetch in its epoch: it is at most the leader's LEO, the follower is in that epoch, a later one, or "
                   "restarted, no request of an older epoch is on its way to it, and while it "
                   "stays in that epoch (or restarted in it), leads, or still follows this leader, "
-                  "its log starts with the leader's first that-many records", _remote_leo_is_follower_prefix,
-                  _remote_leo_is_follower_prefix_z3),
+                  "its log starts with the leader's first that-many records (kmc 0.1's "
+                  "reset-followers-on-epoch only)", _remote_leo_is_follower_prefix,
+                  _remote_leo_is_follower_prefix_z3, uses_config=True),
 )

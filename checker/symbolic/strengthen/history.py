@@ -83,6 +83,24 @@ def never_took_z3(d, s, b, e):
     return z3.Or(out)
 
 
+def upto_epoch(s, b: int) -> int:
+    """The last epoch broker ``b`` may have been in: its own; after a restart, the oldest request
+    on its way to it (the epoch it restarted in); if it is down or has none, the controller's."""
+    r = s.replicas[b]
+    if r.leader_epoch >= 0:
+        return r.leader_epoch
+    mine = [x for q, x, _, _ in s.leader_and_isr if q == b]
+    return min(mine) if r.alive and mine else s.controller.leader_epoch
+
+
+def upto_epoch_z3(s, b: int):
+    r = s.reps[b]
+    oldest = s.c_epoch  # the oldest request on its way to b, else the controller's epoch
+    for x in range(len(s.lai[b]) - 1, -1, -1):
+        oldest = ite(s.lai[b][x], num.val(x), oldest)
+    return ite(r.lep >= 0, r.lep, ite(r.alive, oldest, s.c_epoch))
+
+
 def kept_log_since(s, b: int, e: int) -> bool:
     """Broker ``b`` cannot have truncated its log since epoch ``e``. Only a follower truncates, and
     only against a leader that has taken the follower's epoch. So ``b`` kept its log if it has not
@@ -93,13 +111,7 @@ def kept_log_since(s, b: int, e: int) -> bool:
     r = s.replicas[b]
     if 0 <= r.leader_epoch <= e:
         return True
-    mine = [x for q, x, _, _ in s.leader_and_isr if q == b]
-    if r.leader_epoch >= 0:
-        upto = r.leader_epoch
-    elif r.alive and mine:
-        upto = min(mine)
-    else:
-        upto = s.controller.leader_epoch
+    upto = upto_epoch(s, b)
     claims = epoch_claims(s)
     return all(any(ce == x and (leader == b or never_took(s, leader, x)) for ce, leader in claims)
                for x in range(e + 1, upto + 1))
@@ -114,10 +126,7 @@ def epoch_claims_z3(d, s) -> list:
 
 def kept_log_since_z3(d, s, b: int, e):
     r = s.reps[b]
-    oldest = s.c_epoch  # the oldest request on its way to b, else the controller's epoch
-    for x in range(len(s.lai[b]) - 1, -1, -1):
-        oldest = ite(s.lai[b][x], num.val(x), oldest)
-    upto = ite(r.lep >= 0, r.lep, ite(r.alive, oldest, s.c_epoch))
+    upto = upto_epoch_z3(s, b)
     claims = epoch_claims_z3(d, s)
     each = []
     for x in range(d.max_epoch + 1):

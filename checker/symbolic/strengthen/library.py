@@ -27,12 +27,15 @@ whether those leaders can have taken their epochs (``never_took``, ``kept_log_si
 from __future__ import annotations
 
 from checker.symbolic.formulas import FORMULAS
-from checker.symbolic.strengthen import acks, crashes_restarts, epochs_requests, fetches, isr_hw, logs
+from checker.symbolic.strengthen import (
+    acks, crashes_restarts, epochs_requests, fetches, isr_hw, logs, remote_leos,
+)
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
-# records in logs; fetches and remote LEOs; the ISR and the HW; acknowledgements.
-TOPICS = (crashes_restarts, epochs_requests, logs, fetches, isr_hw, acks)
+# records in logs; fetches and remote LEOs; the LEOs a re-elected leader keeps; the ISR and the HW;
+# acknowledgements.
+TOPICS = (crashes_restarts, epochs_requests, logs, fetches, remote_leos, isr_hw, acks)
 
 STRENGTHENINGS = {st.name: st for topic in TOPICS for st in topic.STRENGTHENINGS}
 
