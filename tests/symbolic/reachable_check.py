@@ -67,12 +67,16 @@ def main(argv=None) -> int:
     ap.add_argument("--max-records", type=int)
     ap.add_argument("--max-leader-epoch", type=int)
     ap.add_argument("--max-crashes", type=int)
+    ap.add_argument("--max-preferred-elections", type=int)
+    ap.add_argument("--max-reassignments", type=int)
     ap.add_argument("--max-states", type=int)
     ap.add_argument("--only", action="append", help="an invariant's name (repeatable; default all)")
     args = ap.parse_args(argv)
     bounds = {k: v for k, v in (("max_records", args.max_records),
                                 ("max_leader_epoch", args.max_leader_epoch),
-                                ("max_crashes", args.max_crashes)) if v is not None}
+                                ("max_crashes", args.max_crashes),
+                                ("max_preferred_elections", args.max_preferred_elections),
+                                ("max_reassignments", args.max_reassignments)) if v is not None}
     config = config_from_options(kafka_version=args.kafka_version, protocol=args.protocol,
                                  replication_factor=args.replication_factor,
                                  rule_changes=tuple(args.rule), **bounds)[0]
