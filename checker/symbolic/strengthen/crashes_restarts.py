@@ -174,13 +174,17 @@ def _named_changes_z3(d, s):
             for x in epochs for y in epochs if x < y]
 
 
+def _bumps_and_unhandled_z3(d, s, known) -> list:
+    """``_epoch_bumps`` and ``_unhandled_failures`` as z3 Bools, one per crash they count."""
+    bumps = [z3.And(known[y - 1], y <= s.c_epoch) for y in range(1, d.max_epoch + 1)]
+    return bumps + [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
+
+
 def _epoch_bumps_crashed_z3(d, s):
     if not d.ordered or d.operators:
         return z3.BoolVal(True)
     _, known = _named_epochs_z3(d, s)
-    bumps = [z3.And(known[y - 1], y <= s.c_epoch) for y in range(1, d.max_epoch + 1)]
-    unhandled = [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
-    return count(bumps + unhandled) <= s.crashes
+    return count(_bumps_and_unhandled_z3(d, s, known)) <= s.crashes
 
 
 def _running_since(s, b: int):
@@ -266,15 +270,13 @@ def _quick_restarts_crashed_z3(d, s):
     if not d.ordered or d.operators:
         return z3.BoolVal(True)
     _, known = _named_epochs_z3(d, s)
-    bumps = [z3.And(known[y - 1], y <= s.c_epoch) for y in range(1, d.max_epoch + 1)]
-    unhandled = [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
     quick = []
     for b, r in enumerate(s.reps):
         oldest_names_b = [z3.And([s.lai[b][y], s.lai_leader[b][y] == b, known[y - 1]]
                                  + [z3.Not(s.lai[b][x]) for x in range(y)])
                           for y in range(1, len(s.lai[b]))]
         quick.append(z3.And(r.alive, r.lep == -1, z3.Or(oldest_names_b)))
-    return count(bumps + unhandled + quick) <= s.crashes
+    return count(_bumps_and_unhandled_z3(d, s, known) + quick) <= s.crashes
 
 
 # in the order `kmc list` shows them

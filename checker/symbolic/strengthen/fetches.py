@@ -209,6 +209,14 @@ def _fetch_hw_slots(r):
             for i in range(min(hw, leo)) if i >= offset or i < len(r.log)]
 
 
+def _fetch_hw_slot_z3(r, i: int):
+    """``_fetch_hw_slots`` as z3 terms, slot ``i``: (covered, record id, epoch)."""
+    below = ite(i < r.fr_offset, i < r.leo, True)
+    covered = z3.And(r.fr, r.fr_offset <= r.fr_leo, i < r.fr_hw, i < r.fr_leo, below)
+    return (covered, ite(i < r.fr_offset, r.log_id[i], r.fr_id[i]),
+            ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i]))
+
+
 def _fetch_hw_on_later_isr(s) -> bool:
     for g, r in enumerate(s.replicas):
         if not r.fetch_response:
@@ -232,10 +240,7 @@ def _fetch_hw_on_later_isr_z3(d, s):
     out = []
     for g, r in enumerate(s.reps):
         for i in range(d.slots):
-            below = ite(i < r.fr_offset, i < r.leo, True)
-            covered = z3.And(r.fr, r.fr_offset <= r.fr_leo, i < r.fr_hw, i < r.fr_leo, below)
-            rid = ite(i < r.fr_offset, r.log_id[i], r.fr_id[i])
-            ep = ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i])
+            covered, rid, ep = _fetch_hw_slot_z3(r, i)
             for member, e, f in members:
                 if f == g:
                     continue
@@ -267,10 +272,7 @@ def _fetch_hw_on_later_leaders_z3(d, s):
     out = []
     for g, r in enumerate(s.reps):
         for i in range(d.slots):
-            below = ite(i < r.fr_offset, i < r.leo, True)
-            covered = z3.And(r.fr, r.fr_offset <= r.fr_leo, i < r.fr_hw, i < r.fr_leo, below)
-            rid = ite(i < r.fr_offset, r.log_id[i], r.fr_id[i])
-            ep = ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i])
+            covered, rid, ep = _fetch_hw_slot_z3(r, i)
             for present, e, leader in claims:
                 later = z3.And(covered, present, r.fr_epoch < e)
                 for b, br in enumerate(s.reps):
