@@ -52,7 +52,9 @@ def test_without_them_the_rf3_proof_stops_on_an_unreachable_cti(states):
     # no one of them is needed alone at these bounds (each CTI is ruled out by more than one of
     # them); without all seven the proof stops on a CTI again (run alone, on the one it stopped
     # on before issue 29r, docs/symbolic.md; which one z3 picks depends on the terms built before)
-    less = [n for n in all_names() if n not in NEW]
+    # (issue 29c's two, for 2 crashes, rule out these CTIs too: they are left out with them)
+    less = [n for n in all_names()
+            if n not in NEW + ("fetch-hw-on-later-leaders", "quick-restarts-crashed")]
     result = prove(CONFIG, "no-acked-loss", strengthen=less, bmc_depth=0)
     assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
     # the step leaves invariants that hold on every reachable state (the first test), so the

@@ -174,13 +174,17 @@ def _named_changes_z3(d, s):
             for x in epochs for y in epochs if x < y]
 
 
+def _bumps_and_unhandled_z3(d, s, known) -> list:
+    """``_epoch_bumps`` and ``_unhandled_failures`` as z3 Bools, one per crash they count."""
+    bumps = [z3.And(known[y - 1], y <= s.c_epoch) for y in range(1, d.max_epoch + 1)]
+    return bumps + [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
+
+
 def _epoch_bumps_crashed_z3(d, s):
     if not d.ordered or d.operators:
         return z3.BoolVal(True)
     _, known = _named_epochs_z3(d, s)
-    bumps = [z3.And(known[y - 1], y <= s.c_epoch) for y in range(1, d.max_epoch + 1)]
-    unhandled = [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
-    return count(bumps + unhandled) <= s.crashes
+    return count(_bumps_and_unhandled_z3(d, s, known)) <= s.crashes
 
 
 def _running_since(s, b: int):
@@ -232,6 +236,49 @@ def _running_leaders_kept_leading_z3(d, s):
     return z3.And(out)
 
 
+def _quick_restart(s, b: int) -> bool:
+    """Broker ``b`` restarted after a crash the controller never handled, as the state still
+    shows it: ``b`` is running, has applied nothing since it restarted, and the oldest request on
+    its way to it (sent when it restarted: a request to a dead broker is lost, and a restart gets
+    the controller's current epoch) makes it leader of an epoch ``y`` the controller made by
+    handling another broker's failure (``y - 1`` names a leader; ``_epoch_bumps``).
+
+    Why its last crash was not handled: the controller elects from its live set
+    (``KafkaController.onBrokerFailure`` -> ``offlinePartitionLeaderElection``, 2.1.0), so ``b``
+    was in it when ``y`` was made; it stayed in it while the controller's epoch was ``y``
+    (handling the failure of ``y``'s leader makes a new epoch, or is impossible at the epoch
+    bound), and ``b`` restarted during ``y``; so its crash, before or after ``y`` was made, left
+    it registered, and a broker leaves the live set only when its failure is handled."""
+    r = s.replicas[b]
+    if not r.alive or r.leader_epoch != -1:
+        return False
+    mine = sorted((e, leader) for q, e, leader, _ in s.leader_and_isr if q == b)
+    if not mine:
+        return False
+    y, leader = mine[0]
+    return leader == b and y >= 1 and (y - 1) in _leaders_by_epoch(s)
+
+
+def _quick_restarts_crashed(s, config) -> bool:
+    if "unordered-leader-moves" in config.rules or _operator_moves(config):
+        return True
+    quick = sum(1 for b in range(len(s.replicas)) if _quick_restart(s, b))
+    return _epoch_bumps(s) + _unhandled_failures(s) + quick <= s.crashes
+
+
+def _quick_restarts_crashed_z3(d, s):
+    if not d.ordered or d.operators:
+        return z3.BoolVal(True)
+    _, known = _named_epochs_z3(d, s)
+    quick = []
+    for b, r in enumerate(s.reps):
+        oldest_names_b = [z3.And([s.lai[b][y], s.lai_leader[b][y] == b, known[y - 1]]
+                                 + [z3.Not(s.lai[b][x]) for x in range(y)])
+                          for y in range(1, len(s.lai[b]))]
+        quick.append(z3.And(r.alive, r.lep == -1, z3.Or(oldest_names_b)))
+    return count(_bumps_and_unhandled_z3(d, s, known) + quick) <= s.crashes
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("dead-replica-reset", "a crashed broker has no role, epoch, ISR, truncation "
@@ -269,4 +316,11 @@ STRENGTHENINGS = (
     Strengthening("live-brokers-registered", "every running broker, and the controller's "
                   "leader, is in the controller's live set", _live_brokers_registered,
                   _live_brokers_registered_z3),
+    Strengthening("quick-restarts-crashed", "with Kafka's elections and no operator moves, a "
+                  "restarted broker that waits for the request making it leader of an epoch the "
+                  "controller made by handling another broker's failure crashed without the "
+                  "controller handling it (it was in the live set when elected, and stayed there): "
+                  "one crash more besides the epoch bumps and the unhandled failures of "
+                  "epoch-bumps-crashed", _quick_restarts_crashed, _quick_restarts_crashed_z3,
+                  uses_config=True),
 )

@@ -12,8 +12,8 @@ import z3
 from checker.symbolic.state import ite
 from checker.symbolic.strengthen.base import Strengthening, holds_below_z3
 from checker.symbolic.strengthen.history import (
-    follower_kept_log_since, follower_kept_log_since_z3, kept_log_since, kept_log_since_z3,
-    leads_in,
+    epoch_claims, epoch_claims_z3, follower_kept_log_since, follower_kept_log_since_z3,
+    kept_log_since, kept_log_since_z3, leads_in,
 )
 
 
@@ -213,6 +213,14 @@ def _fetch_hw_slots(r):
             for i in range(min(hw, leo)) if i >= offset or i < len(r.log)]
 
 
+def _fetch_hw_slot_z3(r, i: int):
+    """``_fetch_hw_slots`` as z3 terms, slot ``i``: (covered, record id, epoch)."""
+    below = ite(i < r.fr_offset, i < r.leo, True)
+    covered = z3.And(r.fr, r.fr_offset <= r.fr_leo, i < r.fr_hw, i < r.fr_leo, below)
+    return (covered, ite(i < r.fr_offset, r.log_id[i], r.fr_id[i]),
+            ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i]))
+
+
 def _fetch_hw_on_later_isr(s) -> bool:
     for g, r in enumerate(s.replicas):
         if not r.fetch_response:
@@ -236,16 +244,46 @@ def _fetch_hw_on_later_isr_z3(d, s):
     out = []
     for g, r in enumerate(s.reps):
         for i in range(d.slots):
-            below = ite(i < r.fr_offset, i < r.leo, True)
-            covered = z3.And(r.fr, r.fr_offset <= r.fr_leo, i < r.fr_hw, i < r.fr_leo, below)
-            rid = ite(i < r.fr_offset, r.log_id[i], r.fr_id[i])
-            ep = ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i])
+            covered, rid, ep = _fetch_hw_slot_z3(r, i)
             for member, e, f in members:
                 if f == g:
                     continue
                 fr = s.reps[f]
                 out.append(z3.Implies(z3.And(covered, r.fr_epoch < e, member),
                                       z3.And(i < fr.leo, fr.log_id[i] == rid, fr.log_ep[i] == ep)))
+    return z3.And(out)
+
+
+def _fetch_hw_on_later_leaders(s) -> bool:
+    """The records a fetch response's HW covers are, at their offsets, in the log of every broker
+    a request, a live broker or the controller names leader of a later epoch (the follower
+    itself aside)."""
+    for g, r in enumerate(s.replicas):
+        if not r.fetch_response:
+            continue
+        covered = _fetch_hw_slots(r)
+        for e, leader in epoch_claims(s):
+            if e <= r.fetch_response[1] or leader < 0 or leader == g:
+                continue
+            log = s.replicas[leader].log
+            if any(i >= len(log) or log[i] != record for i, record in covered):
+                return False
+    return True
+
+
+def _fetch_hw_on_later_leaders_z3(d, s):
+    claims = epoch_claims_z3(d, s)
+    out = []
+    for g, r in enumerate(s.reps):
+        for i in range(d.slots):
+            covered, rid, ep = _fetch_hw_slot_z3(r, i)
+            for present, e, leader in claims:
+                later = z3.And(covered, present, r.fr_epoch < e)
+                for b, br in enumerate(s.reps):
+                    if b == g:
+                        continue
+                    out.append(z3.Implies(z3.And(later, leader == b),
+                                          z3.And(i < br.leo, br.log_id[i] == rid, br.log_ep[i] == ep)))
     return z3.And(out)
 
 # in the order `kmc list` shows them
@@ -282,4 +320,12 @@ STRENGTHENINGS = (
                   "its log starts with the leader's first that-many records (kmc 0.1's "
                   "reset-followers-on-epoch only)", _remote_leo_is_follower_prefix,
                   _remote_leo_is_follower_prefix_z3, uses_config=True),
+    Strengthening("fetch-hw-on-later-leaders", "the records a fetch response's HW covers are, at "
+                  "their offsets, in the log of every broker named leader of a later epoch (by a "
+                  "request, a live broker or the controller; the follower itself aside), whether "
+                  "or not it may have truncated since: they were committed before the controller "
+                  "made that epoch, it elected a member of the ISR that held them, and a leader "
+                  "truncates only as a follower, to where its log leaves the log of a leader of a "
+                  "still later epoch, which holds them too", _fetch_hw_on_later_leaders,
+                  _fetch_hw_on_later_leaders_z3),
 )

@@ -1,0 +1,101 @@
+"""Which strengthening invariants are false on a reachable state? The check every new invariant
+needs before it goes into the library (a wrong one cannot make a proof unsound, only make it
+fail, but it must not cost a proof that should go through).
+
+BFS over the compiled model (``model.make_model``), one state per class of broker renamings, each
+state checked with every predicate asked for as it is found; only the canonical rows are kept, so
+a few hundred thousand states fit in well under a GiB. Used by the tests, and by hand for
+configurations too large for them::
+
+    nice -n 19 .venv/bin/python -m tests.symbolic.reachable_check --kafka-version 2.1 -r 3 \\
+        --rule +reset-followers-on-epoch --max-leader-epoch 3 --max-crashes 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from checker.symbolic.strengthen import STRENGTHENINGS
+from model import make_model
+from model.options import config_from_options
+
+
+def false_on_reachable(config, names=None, *, max_states=None):
+    """BFS over ``config``'s reachable states checking the strengthening invariants ``names``
+    (default: all). Returns ``(states explored, complete, {name: (states false on, first such
+    state)})``; ``complete`` is False when ``max_states`` stopped the search."""
+    names = list(STRENGTHENINGS) if names is None else list(names)
+    checks = [(n, STRENGTHENINGS[n]) for n in names]
+    model = make_model(config)
+    false: dict = {}
+    seen = set()
+    frontier = []
+    for s in model.init_states():
+        key = model.canonical(s)
+        if key not in seen:
+            seen.add(key)
+            frontier.append(s)
+    done = 0
+    while frontier:
+        nxt = []
+        for s in frontier:
+            done += 1
+            for name, st in checks:
+                if not st.holds(s, config):
+                    count, first = false.get(name, (0, s))
+                    false[name] = (count + 1, first)
+            if max_states is not None and done >= max_states:
+                return done, False, false
+            for _, t in model.successors(s):
+                key = model.canonical(t)
+                if key not in seen:
+                    seen.add(key)
+                    nxt.append(t)
+        frontier = nxt
+    return done, True, false
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tests.symbolic.reachable_check",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kafka-version")
+    ap.add_argument("--protocol")
+    ap.add_argument("-r", "--replication-factor", type=int, default=3)
+    ap.add_argument("--rule", action="append", default=[])
+    ap.add_argument("--max-records", type=int)
+    ap.add_argument("--max-leader-epoch", type=int)
+    ap.add_argument("--max-crashes", type=int)
+    ap.add_argument("--max-preferred-elections", type=int)
+    ap.add_argument("--max-reassignments", type=int)
+    ap.add_argument("--max-states", type=int)
+    ap.add_argument("--only", action="append", help="an invariant's name (repeatable; default all)")
+    args = ap.parse_args(argv)
+    bounds = {k: v for k, v in (("max_records", args.max_records),
+                                ("max_leader_epoch", args.max_leader_epoch),
+                                ("max_crashes", args.max_crashes),
+                                ("max_preferred_elections", args.max_preferred_elections),
+                                ("max_reassignments", args.max_reassignments)) if v is not None}
+    config = config_from_options(kafka_version=args.kafka_version, protocol=args.protocol,
+                                 replication_factor=args.replication_factor,
+                                 rule_changes=tuple(args.rule), **bounds)[0]
+    unknown = [n for n in args.only or () if n not in STRENGTHENINGS]
+    if unknown:
+        print(f"reachable_check: no strengthening invariant named {unknown[0]!r}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    n, complete, false = false_on_reachable(config, args.only, max_states=args.max_states)
+    names = args.only or list(STRENGTHENINGS)
+    print(f"{len(names)} invariants on {n:,} reachable states "
+          f"({'all of them' if complete else 'stopped at --max-states'}), bounds "
+          f"{ {k: v for k, v in config.bounds.as_dict().items() if v} }, {time.monotonic() - started:.1f} s")
+    for name, (count, first) in false.items():
+        print(f"  FALSE {name} on {count:,} states, first:\n    {first}")
+    if not false:
+        print("  every one holds")
+    return 1 if false else (0 if complete else 3)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
