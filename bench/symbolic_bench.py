@@ -12,11 +12,7 @@ bounds have 331,010 states up to broker renaming: about two minutes), the check 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.symbolic.reachable_check
 
 from checker import check
 from checker.symbolic.induction import prove
@@ -61,9 +57,9 @@ def main() -> None:
 def check_library(config) -> None:
     """Every strengthening invariant on every reachable state (BFS; with symmetry reduction, one
     state per class of broker renamings, which is enough: no invariant names brokers 1..N-1).
-    The search is ``tests/symbolic/reachable_check.py``'s."""
+    The search is ``checker/symbolic/strengthen/reachable.py``'s."""
     from checker.symbolic.strengthen import STRENGTHENINGS
-    from tests.symbolic.reachable_check import false_on_reachable
+    from checker.symbolic.strengthen.reachable import false_on_reachable
 
     started = time.monotonic()
     n, _, false = false_on_reachable(config)

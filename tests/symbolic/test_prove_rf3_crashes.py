@@ -14,7 +14,7 @@ from checker.symbolic.strengthen import STRENGTHENINGS, all_names
 from model import make_model
 from model.options import config_from_options
 from tests.symbolic.helpers import formula_evaluator
-from tests.symbolic.reachable_check import false_on_reachable
+from checker.symbolic.strengthen.reachable import false_on_reachable
 
 NEW = ("quick-restarts-crashed", "fetch-hw-on-later-leaders")
 NEEDED = "fetch-hw-on-later-leaders"  # the one the proof at CONFIG needs (the other speeds it)
@@ -72,5 +72,5 @@ def test_without_it_the_proof_stops_on_an_unreachable_cti(checked):
     result = prove(CONFIG, "no-acked-loss", strengthen=less, bmc_depth=0)
     assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
     # its first state breaks the invariant, which holds on reachable states (the first test: the
-    # first 30,000; all 103,419 by `python -m tests.symbolic.reachable_check`, docs/symbolic.md)
+    # first 30,000; all 103,419 by `python -m checker.symbolic.strengthen.reachable`, docs/symbolic.md)
     assert not STRENGTHENINGS[NEEDED].holds(result.pre, CONFIG)

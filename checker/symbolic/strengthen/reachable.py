@@ -4,10 +4,10 @@ fail, but it must not cost a proof that should go through).
 
 BFS over the compiled model (``model.make_model``), one state per class of broker renamings, each
 state checked with every predicate asked for as it is found; only the canonical rows are kept, so
-a few hundred thousand states fit in well under a GiB. Used by the tests, and by hand for
+a few hundred thousand states fit in well under a GiB. Used by the tests, `bench/symbolic_bench.py --check-library`, and by hand for
 configurations too large for them::
 
-    nice -n 19 .venv/bin/python -m tests.symbolic.reachable_check --kafka-version 2.1 -r 3 \\
+    nice -n 19 .venv/bin/python -m checker.symbolic.strengthen.reachable --kafka-version 2.1 -r 3 \\
         --rule +reset-followers-on-epoch --max-leader-epoch 3 --max-crashes 2
 """
 
@@ -58,7 +58,7 @@ def false_on_reachable(config, names=None, *, max_states=None):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tests.symbolic.reachable_check",
+    ap = argparse.ArgumentParser(prog="python -m checker.symbolic.strengthen.reachable",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--kafka-version")
     ap.add_argument("--protocol")
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
                                  rule_changes=tuple(args.rule), **bounds)[0]
     unknown = [n for n in args.only or () if n not in STRENGTHENINGS]
     if unknown:
-        print(f"reachable_check: no strengthening invariant named {unknown[0]!r}", file=sys.stderr)
+        print(f"reachable: no strengthening invariant named {unknown[0]!r}", file=sys.stderr)
         return 2
     started = time.monotonic()
     n, complete, false = false_on_reachable(config, args.only, max_states=args.max_states)
