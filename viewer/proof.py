@@ -75,8 +75,9 @@ def _cti(result: ProofResult) -> list:
 def _unused(result: ProofResult) -> str:
     """What may rule the CTI out: the library invariants not in use, or an invariant of one's own."""
     unused = [n for n in all_names() if n not in result.strengthen and n != result.property_name]
-    reach = "it is unreachable" if result.status == HOLDS else "it may be unreachable"
+    reach = ("to prove it by induction instead" if result.status == HOLDS
+             else "it may be unreachable")
     if unused:
         return (f"  {reach}: {len(unused)} library invariants are not in use (`kmc list` shows "
                 f"them); try --strengthen all, or a larger --k")
-    return f"  {reach}: try a larger --k, or an invariant of your own that rules it out"
+    return f"  {reach}: try a larger --k, or an invariant of your own that rules the CTI out"

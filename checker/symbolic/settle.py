@@ -99,13 +99,21 @@ def settle(config, cti: ProofResult, *, search: str, bmc_depth: int, time_limit,
         if outcome is not None:
             return _settled(cti, run, outcome, started)
         checked = run.depth
-    if search in ("both", "bmc") and checked < bmc_depth and (left() is None or left() > 0):
-        run, outcome = _bmc(config, name, bmc_depth, left(), tell, started)
-        cti.searches.append(run)
-        if outcome is not None:
-            return _settled(cti, run, outcome, started)
+    skipped = ""
+    if search in ("both", "bmc") and bmc_depth:
+        if checked >= bmc_depth:
+            skipped = (f"BMC not run: BFS covered its --bmc-depth {bmc_depth} (every behaviour of "
+                       f"up to {checked} steps)")
+        elif left() is not None and left() <= 0:
+            skipped = "BMC not run: no time left"
+        else:
+            run, outcome = _bmc(config, name, bmc_depth, left(), tell, started)
+            cti.searches.append(run)
+            if outcome is not None:
+                return _settled(cti, run, outcome, started)
     cti.seconds = time.monotonic() - started
-    cti.search = "; ".join(describe(r) for r in cti.searches) + "; a longer counterexample may exist"
+    cti.search = "; ".join([describe(r) for r in cti.searches] + ([skipped] if skipped else [])
+                           + ["a longer counterexample may exist"])
     return cti
 
 
@@ -136,11 +144,11 @@ def describe(run: SearchRun) -> str:
                     f"TLC's optimistic estimate)")
         return (f"{what} stopped at {_limit_words(run.limit)}: no violation within "
                 f"{run.depth} steps")
-    what = f"BMC ({run.seconds:.1f} s)"
     extra = "".join(f"; {n}" for n in run.notes)
     if run.outcome == "violated":
-        return f"{what} found it{extra}; replayed in the compiled model"
-    return f"{what}: no violation up to depth {run.depth} ({_limit_words(run.limit)}){extra}"
+        return f"BMC found it in {run.seconds:.1f} s: {'; '.join(run.notes)}; replayed in the compiled model"
+    return (f"BMC ({run.seconds:.1f} s): no violation up to depth {run.depth} "
+            f"({_limit_words(run.limit)}){extra}")
 
 
 def _limit_words(limit) -> str:
