@@ -36,6 +36,7 @@ from dataclasses import replace
 from checker.symbolic.outcome import (
     HOLDS, INCONCLUSIVE, INTERRUPTED, VIOLATED, ProofResult, SearchRun,
 )
+from model.bounded import shown
 from model.errors import ConfigError
 
 SEARCHES = ("both", "bfs", "bmc", "none")
@@ -45,7 +46,7 @@ SEARCH = "both"  # the default
 def require_search(search) -> str:
     """``search`` if it is one of ``SEARCHES``; a ``ConfigError`` (one line, exit 2) else."""
     if search not in SEARCHES:
-        raise ConfigError(f"--search must be one of {', '.join(SEARCHES)}, got {search!r}")
+        raise ConfigError(f"--search must be one of {', '.join(SEARCHES)}, got {shown(search)}")
     return search
 
 
