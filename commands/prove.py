@@ -30,10 +30,10 @@ from model.options import config_from_options
 @click.option("--time-limit", type=float, metavar="SECONDS",
               help="Give up (exit 3) after this many seconds: the proof and the search together.")
 @click.option("--memory-limit", metavar="SIZE",
-              help="The BFS search's memory (e.g. 2G, 500M): past it, it stops (exit 3); default: "
-              "half the machine's RAM.")
+              help="The BFS search's memory (e.g. 2G, 500M): it stops there, in memory only (no "
+              "spill to disk as kmc check has); default: half the machine's RAM.")
 @click.option("--max-states", type=BoundedInt(None, None), metavar="N",
-              help="Stop the BFS search (exit 3) after this many distinct states.")
+              help="Stop the BFS search after this many distinct states.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def prove_command(prop, strengthen, k, search, bmc_depth, kafka_version, config_files, time_limit,
                   memory_limit, max_states, quiet, **options):

@@ -152,3 +152,10 @@ def test_the_library_refuses_bad_search_options_too():
     for bad in ({"search": "bfs+bmc"}, {"max_states": 0}, {"memory_limit": -1}):
         with pytest.raises(ConfigError):
             prove(KIP320, "no-acked-loss", **bad)
+
+
+def test_a_strengthening_invariant_proved_alone_has_no_search():
+    # neither kmc check nor BMC checks a library invariant: the CTI stays INCONCLUSIVE, said so
+    result = prove(KIP320, "acked-in-isr")
+    assert result.status == INCONCLUSIVE and result.searches == []
+    assert "acked-in-isr is a strengthening invariant" in result.search
