@@ -43,7 +43,7 @@ from checker.interrupt import interrupted
 from checker.limits import check_limit
 from checker.symbolic import numbers as num
 from checker.symbolic.bmc import MAX_REJECTED, decode_trace, unroll_init
-from checker.symbolic.outcome import (  # noqa: F401 (HOLDS, VIOLATED: imported from here too)
+from checker.symbolic.outcome import (  # noqa: F401 (re-exported: callers take the statuses from here)
     FAILED, HOLDS, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, VIOLATED, ProofResult,
 )
 from checker.symbolic.scope import require_encoded, symbolic_model
@@ -85,6 +85,9 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     check_limit("time-limit", time_limit)
     check_limit("memory-limit", memory_limit, whole=True)
     check_limit("max-states", max_states, whole=True)
+    if search in ("bmc", "none") and (memory_limit is not None or max_states is not None):
+        raise ConfigError(f"--memory-limit and --max-states bound the BFS search, which --search "
+                          f"{search} does not run")
     started = time.monotonic()
     phase = ["base"]  # where we are, for an interruption's report
     try:

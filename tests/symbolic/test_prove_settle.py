@@ -141,6 +141,8 @@ def test_an_interruption_during_bfs_is_interrupted(monkeypatch):
     (["--search", "everything"], "--search"),
     (["--memory-limit", "lots"], "--memory-limit"),
     (["--max-states", "0"], "--max-states"),
+    (["--max-states", "10", "--search", "bmc"], "--search bmc does not run"),
+    (["--memory-limit", "1G", "--search", "none"], "--search none does not run"),
 ])
 def test_bad_search_options_are_one_line_and_exit_2(args, words):
     out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-acked-loss", *args])
