@@ -1,9 +1,11 @@
-"""``kmc prove``: k-induction on one property, with strengthening invariants."""
+"""``kmc prove``: k-induction on one property, with strengthening invariants; after a
+counterexample to induction, a search of the model settles it (``checker/symbolic/settle.py``)."""
 
 from __future__ import annotations
 
 import click
 
+from commands.check import parse_size
 from commands.params import BoundedInt
 from commands.options import config_options, pop_config_options, source_options
 from model.options import config_from_options
@@ -15,32 +17,45 @@ from model.options import config_from_options
               help="A strengthening invariant (or built-in property) to prove with it; repeatable; "
               "'all' for the whole library (kmc list shows it).")
 @click.option("--k", "k", type=BoundedInt(None, None), default=1, show_default=True, help="Induction depth (1-64).")
+@click.option("--search", type=click.Choice(["both", "bfs", "bmc", "none"]), default="both",
+              show_default=True,
+              help="When the inductive step fails, settle the question: bfs explores the compiled "
+              "model (kmc check's engine; a violation, or every reachable state without one); "
+              "bmc searches by z3 up to --bmc-depth steps; both runs BFS, then BMC for the depths "
+              "BFS did not reach; none stops on the counterexample to induction.")
 @click.option("--bmc-depth", type=BoundedInt(None, None), default=8, show_default=True, metavar="N",
-              help="When the inductive step fails, search for a real counterexample of up to N "
-              "steps by BMC (0-200; 0: no search).")
+              help="The BMC search's depth: counterexamples of up to N steps (0-200; 0: no BMC).")
 @source_options
 @config_options
 @click.option("--time-limit", type=float, metavar="SECONDS",
-              help="Give up (exit 3) after this many seconds.")
+              help="Give up (exit 3) after this many seconds: the proof and the search together.")
+@click.option("--memory-limit", metavar="SIZE",
+              help="The BFS search's memory (e.g. 2G, 500M): it stops there, in memory only (no "
+              "spill to disk as kmc check has); default: half the machine's RAM.")
+@click.option("--max-states", type=BoundedInt(None, None), metavar="N",
+              help="Stop the BFS search after this many distinct states.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def prove_command(prop, strengthen, k, bmc_depth, kafka_version, config_files, time_limit, quiet,
-                  **options):
+def prove_command(prop, strengthen, k, search, bmc_depth, kafka_version, config_files, time_limit,
+                  memory_limit, max_states, quiet, **options):
     """Prove a property by k-induction (z3).
 
-    Exit code 0: PROVED (for every reachable state within the bounds); 1: FAILED or VIOLATED (the
-    base case, or the BMC search that follows a failed inductive step, found a real
-    counterexample, printed); 2: bad input; 3: nothing decided: INCONCLUSIVE (a counterexample to
-    induction, printed, that may be unreachable, and no real counterexample within --bmc-depth),
-    UNKNOWN (z3 gave up, e.g. at --time-limit) or INTERRUPTED (SIGINT/SIGTERM).
+    Exit code 0: PROVED (for every reachable state within the bounds), or HOLDS (the inductive
+    step failed, but BFS explored every reachable state within the bounds without a violation);
+    1: FAILED or VIOLATED (the base case, or the search that follows a failed inductive step,
+    found a real counterexample, printed); 2: bad input; 3: nothing decided: INCONCLUSIVE (a
+    counterexample to induction, printed, that may be unreachable, and no search settled it
+    within its limits), UNKNOWN (z3 gave up, e.g. at --time-limit) or INTERRUPTED
+    (SIGINT/SIGTERM).
     """
     # lazy on purpose: z3, which only kmc prove and --engine bmc load
-    from checker.symbolic.induction import FAILED, PROVED, VIOLATED, prove
+    from checker.symbolic.induction import prove
     from viewer.proof import render_proof
 
     config, _ = config_from_options(kafka_version=kafka_version, config_files=config_files,
                                     **pop_config_options(options))
     progress = None if quiet else (lambda line: click.echo(f"prove: {line}", err=True))
     result = prove(config, prop, strengthen=list(strengthen), k=k, time_limit=time_limit,
-                   progress=progress, bmc_depth=bmc_depth)
+                   progress=progress, bmc_depth=bmc_depth, search=search,
+                   memory_limit=parse_size(memory_limit), max_states=max_states)
     click.echo(render_proof(result, config))
-    return {PROVED: 0, FAILED: 1, VIOLATED: 1}.get(result.status, 3)
+    return result.exit_code

@@ -161,6 +161,20 @@ def test_sigterm_stops_kmc_prove_inside_z3_and_exits_3():
     _clean(err)
 
 
+def test_sigterm_stops_kmc_prove_in_the_bfs_after_a_cti_and_exits_3():
+    # no strengthening invariant: the inductive step fails at once, and BFS of 8.4 million states
+    # (about 11 s quiet) settles it; the signal comes once BFS has reported progress
+    run = Running("prove", "-r", "3", "--max-records", "3", "--max-leader-epoch", "3",
+                  "--max-crashes", "2", "-p", "no-acked-loss")
+    run.wait_for("search: BFS ")
+    code, out, err, seconds = run.stop_with(signal.SIGTERM)
+    assert code == 3, (out, err)
+    assert seconds < 10
+    assert "1-induction: INTERRUPTED" in out and "interrupted in the search" in out
+    assert "HOLDS" not in out
+    _clean(err)
+
+
 SLOW_SUITE = """\
 name = "slow"
 

@@ -4,8 +4,9 @@ words."""
 
 from __future__ import annotations
 
-from checker.symbolic.induction import (
-    FAILED, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, VIOLATED, ProofResult,
+from checker.result import scope_of
+from checker.symbolic.outcome import (
+    FAILED, HOLDS, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, VIOLATED, ProofResult,
 )
 from checker.symbolic.strengthen import all_names
 from viewer.changes import describe_step
@@ -13,7 +14,7 @@ from viewer.report import describe_config
 from viewer.text import render_state, render_trace
 
 PHASE_WORDS = {"base": "base case", "step": "inductive step",
-               "search": "search for a real counterexample (BMC)"}
+               "search": "search for a real counterexample (BFS or BMC)"}
 
 
 def render_proof(result: ProofResult, config) -> str:
@@ -22,7 +23,8 @@ def render_proof(result: ProofResult, config) -> str:
         with_ = f" with {len(result.strengthen)} strengthening invariants"
     else:
         with_ = f" with {', '.join(result.strengthen)}" if result.strengthen else ""
-    head = f"{result.property_name}{with_}, {result.k}-induction: {result.status}"
+    how = " by exhaustive search" if result.status == HOLDS else ""
+    head = f"{result.property_name}{with_}, {result.k}-induction: {result.status}{how}"
     lines = [f"{head} ({result.seconds:.1f} s)"]
     lines += ["  " + line for line in describe_config(config.as_dict())]
     phase = PHASE_WORDS.get(result.phase, result.phase)
@@ -38,24 +40,44 @@ def render_proof(result: ProofResult, config) -> str:
         lines.append(render_trace(result.trace))
     elif result.status == VIOLATED:
         lines.append(f"  the inductive step fails, and a real counterexample exists: {len(result.trace)} "
-                     f"steps ({result.search}; replayed in the compiled model)")
+                     f"steps ({result.search})")
         lines.append(render_trace(result.trace))
+    elif result.status == HOLDS:
+        lines.append("  it holds by exhaustive search, not by induction: the inductive step fails on "
+                     "the counterexample to induction below, but")
+        lines.append(f"  {result.search};")
+        lines.append("  so that CTI is unreachable, and the strengthening invariants lack one that "
+                     "rules it out")
+        lines += _cti(result)
+        lines.append(f"  HOLDS = {scope_of(config.as_dict())['holds_means']}")
+        lines.append(_unused(result))
     elif result.status == INCONCLUSIVE:
         lines.append("  the inductive step fails, so the proof is inconclusive (not a violation); "
                      "counterexample to induction:")
-        lines.append("  A state satisfying every conjunct:")
-        lines += ["  " + x for x in render_state(result.pre)]
-        words = describe_step(result.action, result.pre, result.post)  # a CTI may be unreachable
-        lines.append(f"  Step: {result.action}\n    -> {words}")
-        lines += ["  " + x for x in render_state(result.post)]
-        lines.append(f"  violates: {', '.join(result.failing)}")
+        lines += _cti(result)
         if result.search:
             lines.append(f"  {result.search}")
-        unused = [n for n in all_names() if n not in result.strengthen and n != result.property_name]
-        if unused:
-            lines.append(f"  it may be unreachable: {len(unused)} library invariants are not in use "
-                         f"(`kmc list` shows them); try --strengthen all, or a larger --k")
-        else:
-            lines.append("  it may be unreachable: try a larger --k, or an invariant of your own "
-                         "that rules it out")
+        lines.append(_unused(result))
     return "\n".join(lines)
+
+
+def _cti(result: ProofResult) -> list:
+    """The counterexample to induction: the state, the step, the state after, what it breaks."""
+    lines = ["  A state satisfying every conjunct:"]
+    lines += ["  " + x for x in render_state(result.pre)]
+    words = describe_step(result.action, result.pre, result.post)  # a CTI may be unreachable
+    lines.append(f"  Step: {result.action}\n    -> {words}")
+    lines += ["  " + x for x in render_state(result.post)]
+    lines.append(f"  violates: {', '.join(result.failing)}")
+    return lines
+
+
+def _unused(result: ProofResult) -> str:
+    """What may rule the CTI out: the library invariants not in use, or an invariant of one's own."""
+    unused = [n for n in all_names() if n not in result.strengthen and n != result.property_name]
+    reach = ("to prove it by induction instead" if result.status == HOLDS
+             else "it may be unreachable")
+    if unused:
+        return (f"  {reach}: {len(unused)} library invariants are not in use (`kmc list` shows "
+                f"them); try --strengthen all, or a larger --k")
+    return f"  {reach}: try a larger --k, or an invariant of your own that rules the CTI out"

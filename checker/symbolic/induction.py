@@ -9,19 +9,23 @@ With ``I = P and Q1 and ... and Qm`` (the property and the strengthening invaria
 Both unsatisfiable: PROVED. A satisfiable base case is a real counterexample (a trace from an
 initial state): FAILED. A satisfiable step gives a counterexample to induction (CTI): a state
 satisfying every conjunct and a step to one that does not. It may be unreachable (then a
-stronger invariant rules it out) or real, so the proof then searches for a real violation of the
-property by BMC, up to ``bmc_depth`` steps (``kmc prove --bmc-depth``): one found is VIOLATED,
-with a shortest trace; none within the depth (or the time) leaves the proof INCONCLUSIVE. z3
-answering "unknown" (a time limit) is UNKNOWN, and SIGINT/SIGTERM stop the query under way:
-INTERRUPTED. The command's exit codes follow: PROVED 0, FAILED and VIOLATED 1, the other three
-3 (nothing was decided).
+stronger invariant rules it out) or real, so the proof then settles the question by searching
+the model itself (``settle.py``, ``kmc prove --search``): by default BFS of the compiled kernel
+(``kmc check``'s engine) within the time and memory left, then BMC up to ``bmc_depth`` steps
+for the depths BFS did not reach. A violation found is VIOLATED, with a shortest trace; BFS
+exhausting the reachable states without one is HOLDS (the property holds within the bounds by
+exhaustive search; the CTI is unreachable and the library lacks an invariant that says so); a
+search stopped by its limits leaves the proof INCONCLUSIVE. z3 answering "unknown" (a time
+limit) is UNKNOWN, and SIGINT/SIGTERM stop the query under way: INTERRUPTED. The command's exit
+codes follow (``outcome.py``): PROVED and HOLDS 0, FAILED and VIOLATED 1, the other three 3
+(nothing was decided).
 
 Every trace, of the base case or of BMC, is found in the encoding and replayed in the compiled
 kernel of the configuration asked for (``model.make_model``). The encoding has Kafka's ordered
 elections and in-order LeaderAndIsr as the kernel does (``crosscheck.py`` holds it to the kernel
 in both directions), so the kernel takes its traces; should it not (a defect of the encoding),
 the trace is refused, not reported, and z3 asked for another of the same length (up to
-``bmc.MAX_REJECTED``).
+``bmc.MAX_REJECTED``). BFS's traces are the kernel's own.
 
 Scope, stated honestly: the encoding is the bounded one (log slots = max.records, one flag per
 leader epoch up to max.leader.epoch), so PROVED covers every reachable state *of the configured
@@ -32,7 +36,6 @@ from __future__ import annotations
 
 import ctypes
 import time
-from dataclasses import dataclass, field
 
 import z3
 
@@ -40,7 +43,11 @@ from checker.interrupt import interrupted
 from checker.limits import check_limit
 from checker.symbolic import numbers as num
 from checker.symbolic.bmc import MAX_REJECTED, decode_trace, unroll_init
+from checker.symbolic.outcome import (  # noqa: F401 (re-exported: callers take the statuses from here)
+    FAILED, HOLDS, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, VIOLATED, ProofResult,
+)
 from checker.symbolic.scope import require_encoded, symbolic_model
+from checker.symbolic.settle import SEARCH, in_kernel, require_search, settle
 from checker.symbolic.solving import solve
 from checker.symbolic.state import decode, fresh, well_formed
 from checker.symbolic.strengthen import all_names, check_of, formula_of
@@ -49,35 +56,19 @@ from model.errors import ConfigError
 
 MAX_K = 64  # the unrolling grows with k; far beyond this z3 does not answer in any useful time
 MAX_BMC_DEPTH = 200  # likewise for the search after a CTI
-
-PROVED, FAILED, VIOLATED, INCONCLUSIVE, UNKNOWN, INTERRUPTED = (
-    "PROVED", "FAILED", "VIOLATED", "INCONCLUSIVE", "UNKNOWN", "INTERRUPTED")
-BMC_DEPTH = 8  # the default search after a CTI: each depth costs about twice the one before;
+BMC_DEPTH = 8  # the default BMC after a CTI: each depth costs about twice the one before;
 # Kafka 2.1 RF=2 refutes depth 8 in about 2 minutes on a loaded 2-core machine (docs/symbolic.md)
 
 
-@dataclass
-class ProofResult:
-    property_name: str
-    strengthen: list
-    k: int
-    status: str
-    seconds: float
-    phase: str = ""  # "base" or "step": where it failed, gave up or was interrupted
-    pre: object = None  # CTI: the state before the step
-    action: object = None
-    post: object = None
-    failing: list = field(default_factory=list)  # conjuncts violated in the post state
-    trace: object = None  # a real counterexample (base case, or BMC after a CTI), replayed in the kernel
-    search: str = ""  # after a CTI: what the search for a real counterexample found, in words
-
-
 def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: float | None = None,
-          progress=None, bmc_depth: int = BMC_DEPTH):
+          progress=None, bmc_depth: int = BMC_DEPTH, search: str = SEARCH,
+          memory_limit: int | None = None, max_states: int | None = None):
     """k-induction on ``prop_name`` with the ``strengthen`` invariants; a ``ProofResult``.
     ``progress(line)`` is told which query z3 is working on (the step can take minutes).
-    After a CTI, BMC looks for a real violation of ``prop_name`` of up to ``bmc_depth`` steps
-    (0: no search)."""
+    After a CTI, ``search`` (``settle.SEARCHES``) settles it: "both" BFS of the compiled kernel
+    (within the time left, ``memory_limit`` and ``max_states``), then BMC up to ``bmc_depth``
+    steps (0: no BMC) for the depths BFS did not reach; "bfs" or "bmc" one of them; "none"
+    neither."""
     require_encoded(config)
     if "all" in strengthen:  # the library and the built-in properties (strengthen.all_names)
         strengthen = [s for s in strengthen if s != "all"] + all_names()
@@ -90,14 +81,22 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
         raise ConfigError(f"--k must be a whole number from 1 to {MAX_K}, got {k!r}")
     if isinstance(bmc_depth, bool) or not isinstance(bmc_depth, int) or not 0 <= bmc_depth <= MAX_BMC_DEPTH:
         raise ConfigError(f"--bmc-depth must be a whole number from 0 to {MAX_BMC_DEPTH}, got {bmc_depth!r}")
+    require_search(search)
     check_limit("time-limit", time_limit)
+    check_limit("memory-limit", memory_limit, whole=True)
+    check_limit("max-states", max_states, whole=True)
+    if search in ("bmc", "none") and (memory_limit is not None or max_states is not None):
+        raise ConfigError(f"--memory-limit and --max-states bound the BFS search, which --search "
+                          f"{search} does not run")
     started = time.monotonic()
     phase = ["base"]  # where we are, for an interruption's report
     try:
         result = _prove(config, prop_name, names, k, time_limit, progress, started, phase)
-        if result.status == INCONCLUSIVE and bmc_depth:
+        if result.status == INCONCLUSIVE:
             phase[0] = "search"
-            result = _search(config, result, bmc_depth, time_limit, progress, started)
+            result = settle(config, result, search=search, bmc_depth=bmc_depth,
+                            time_limit=time_limit, memory_limit=memory_limit,
+                            max_states=max_states, progress=progress, started=started)
         return result
     except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt)
         return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
@@ -147,7 +146,7 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
                 last = kernel_trace.states[-1]
                 failing = [n for n in names if not check_of(n, config)(last)]
                 return ProofResult(prop_name, names[1:], k, FAILED, time.monotonic() - started,
-                                   "base", failing=failing, trace=kernel_trace)
+                                   "base", failing=failing, trace=kernel_trace, settled_by="base case")
             # only an encoding wider than the kernel has it (a defect): ask for another (if none
             # is the kernel's, the step fails too, since the encoding reaches a state outside
             # the conjunction, and the search after it looks further)
@@ -178,7 +177,7 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
     answer = solve(sv, beat)
     seconds = time.monotonic() - started
     if answer == z3.unsat:
-        return ProofResult(prop_name, names[1:], k, PROVED, seconds)
+        return ProofResult(prop_name, names[1:], k, PROVED, seconds, settled_by="induction")
     if answer == z3.unknown:
         return ProofResult(prop_name, names[1:], k, UNKNOWN, seconds, "step")
     m = sv.model()
@@ -190,86 +189,3 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
             failing.append(n)
     return ProofResult(prop_name, names[1:], k, INCONCLUSIVE, seconds, "step", pre=pre, action=act,
                        post=post, failing=failing)
-
-
-def in_kernel(config, trace):
-    """``trace`` (found in the encoding, replayed in the oracle) replayed in the compiled kernel
-    of ``config``: ``(the kernel's trace, "")``, or ``(None, why)`` when the kernel does not take
-    one of its steps (the encoding is wider than the kernel there: a defect)."""
-    from checker.trace import replay_actions
-    from model import make_model
-    from model.errors import KmcError
-
-    kernel = make_model(config)
-    try:
-        replayed = replay_actions(kernel, kernel.init_states()[0], [s.action for s in trace.steps],
-                                  trace.property_name)
-    except KmcError as e:
-        return None, (f"the encoding has a counterexample of {len(trace)} steps, but {config_name(config)} "
-                      f"does not take it ({e}): the encoding is wider than the kernel there (a "
-                      f"defect `make crosscheck` should find), so its trace is not a violation; "
-                      f"`kmc check` searches the kernel")
-    return replayed, ""
-
-
-def config_name(config) -> str:
-    return f"Kafka {config.kafka_version}'s model" if config.kafka_version else "kmc's model of these rules"
-
-
-def _search(config, cti: ProofResult, depth: int, time_limit, progress, started) -> ProofResult:
-    """After a CTI: BMC for a real violation of the property, up to ``depth`` steps."""
-    from checker.result import VIOLATED as FOUND
-    from checker.symbolic.bmc import EncodingMismatch, bmc_check
-    from checker.symbolic.formulas import FORMULAS
-    from properties import get_properties
-
-    name = cti.property_name
-    if name not in FORMULAS:  # a strengthening invariant proved on its own: no BMC formula for it
-        cti.search = f"no search for a real counterexample: {name} is not a property BMC checks"
-        return cti
-    tell = progress or (lambda line: None)
-    tell(f"search: nothing decided; is there a real counterexample of up to {depth} "
-         f"steps? (BMC; {time.monotonic() - started:.1f} s)")
-
-    def beat(stats):
-        tell(f"  search: none of up to {stats.depth} steps "
-             f"({time.monotonic() - started:.1f} s)")
-
-    left = None if time_limit is None else max(0.001, time_limit - (time.monotonic() - started))
-    searched = time.monotonic()
-    refused: list = []  # why each trace of the encoding was not one of the kernel's
-
-    prop = get_properties([name])[0]
-
-    def accept(trace) -> bool:
-        taken, why = in_kernel(config, trace)
-        if taken is None:
-            refused.append(why)
-            return False
-        if prop.check(taken.states[-1]):  # the kernel takes the steps but reaches another state
-            raise EncodingMismatch(f"{name}: a counterexample of the encoding replays in the "
-                                   f"kernel to a state that satisfies it")
-        return True
-
-    result = bmc_check(symbolic_model(config), [prop], max_depth=depth, time_limit=left,
-                       progress=beat, accept=accept)
-    cti.seconds = time.monotonic() - started
-    outcome = result.properties[0]
-    if outcome.verdict == FOUND:
-        trace, _ = in_kernel(config, outcome.trace)
-        skipped = (f", after {len(refused)} shorter or equal ones of the encoding the kernel does "
-                   f"not take" if refused else "")
-        shortest = ("the shortest there is" if not result.notes else
-                    "not necessarily the shortest: " + "; ".join(result.notes))
-        return ProofResult(name, cti.strengthen, cti.k, VIOLATED, cti.seconds, "search",
-                           failing=[name], trace=trace,
-                           search=f"{shortest}; BMC found it in {time.monotonic() - searched:.1f} s{skipped}")
-    if result.limit == "interrupted":
-        cti.status, cti.phase = INTERRUPTED, "search"
-        return cti
-    how = "; ".join(result.notes) or f"no violation up to depth {result.stats.depth}"
-    skipped = (f"; {len(refused)} counterexamples of the encoding were refused because the "
-               f"kernel does not take them (the first: {refused[0]})" if refused else "")
-    cti.search = (f"no real counterexample found by BMC: {how} "
-                  f"({time.monotonic() - searched:.1f} s){skipped}; a longer one may exist")
-    return cti

@@ -143,7 +143,7 @@ def test_without_one_of_its_invariants_the_library_leaves_an_unreachable_cti():
     # reset too and alone rules out the CTI remote-leo-is-follower-prefix does: leave out both
     left_out = ("remote-leo-is-follower-prefix", "kept-remote-leo-is-follower-prefix")
     less = [n for n in all_names() if n not in left_out]
-    result = prove(KIP320, "no-acked-loss", strengthen=less, k=1)
+    result = prove(KIP320, "no-acked-loss", strengthen=less, k=1, search="none")
     assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
     # every library invariant holds on every reachable state, so the CTI's first state is unreachable
     assert result.pre is not None and result.pre not in reachable(make_model(KIP320))
@@ -176,7 +176,7 @@ def test_the_library_is_checked_in_the_base_case_too():
 def test_a_non_inductive_property_gives_a_cti_in_the_viewers_words_and_exit_3_not_1():
     # a CTI may be unreachable: the proof is inconclusive (3), not a violation (1, kept for a
     # base case that fails: a real trace)
-    out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-acked-loss", "--bmc-depth", "0"])
+    out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-acked-loss", "--search", "none"])
     assert out.exit_code == 3
     assert "1-induction: INCONCLUSIVE" in out.output and "counterexample to induction" in out.output
     assert "broker 0" in out.output and "--strengthen all" in out.output

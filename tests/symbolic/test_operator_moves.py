@@ -49,10 +49,11 @@ def test_bmc_with_the_operators_moves_has_bfs_length_and_replays_in_the_kernel()
 
 
 def test_prove_with_the_operators_moves_stops_on_the_real_counterexample():
-    out = CliRunner().invoke(cli, ["prove", *ACKS_1, "-p", "no-acked-loss", "-q"])
+    out = CliRunner().invoke(cli, ["prove", *ACKS_1, "-p", "no-acked-loss", "--search", "bmc", "-q"])
     assert out.exit_code == 1, out.output
     shortest = len(check(acks_1_config(), ["no-acked-loss"]).by_name("no-acked-loss").trace)
-    assert f"a real counterexample exists: {shortest} steps (the shortest there is" in out.output
+    assert f"a real counterexample exists: {shortest} steps (BMC found it in " in out.output
+    assert "the shortest there is" in out.output
     assert "ControllerPreferredElection" in out.output
 
 

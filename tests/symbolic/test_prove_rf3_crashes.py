@@ -69,7 +69,7 @@ def test_the_rf3_proof_with_two_crashes_goes_through():
 
 def test_without_it_the_proof_stops_on_an_unreachable_cti(checked):
     less = [n for n in all_names() if n != NEEDED]
-    result = prove(CONFIG, "no-acked-loss", strengthen=less, bmc_depth=0)
+    result = prove(CONFIG, "no-acked-loss", strengthen=less, search="none")
     assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
     # its first state breaks the invariant, which holds on reachable states (the first test: the
     # first 30,000; all 103,419 by `python -m checker.symbolic.strengthen.reachable`, docs/symbolic.md)

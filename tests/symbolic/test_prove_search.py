@@ -31,7 +31,7 @@ def test_a_cti_on_a_false_property_ends_violated_with_bfs_length_and_a_kernel_tr
     bfs = check(config, ["no-acked-loss"])
     assert bfs.verdict("no-acked-loss") == BFS_VIOLATED
     shortest = len(bfs.by_name("no-acked-loss").trace)
-    result = prove(config, "no-acked-loss", bmc_depth=shortest)
+    result = prove(config, "no-acked-loss", bmc_depth=shortest, search="bmc")
     assert result.status == VIOLATED and result.phase == "search"
     assert len(result.trace) == shortest
     # the trace is the kernel's: it replays there and ends violating the property
@@ -44,10 +44,10 @@ def test_a_cti_on_a_false_property_ends_violated_with_bfs_length_and_a_kernel_tr
 def test_with_kafkas_elections_encoded_nothing_is_refused():
     # acks=1: Kafka's elections need a crash before the failover that loses r1: 4 steps, like
     # BFS, and no shorter trace in the encoding
-    short = prove(ACKS1, "no-acked-loss", bmc_depth=3)
+    short = prove(ACKS1, "no-acked-loss", bmc_depth=3, search="bmc")
     assert short.status == INCONCLUSIVE
     assert "no violation up to depth 3" in short.search and "refused" not in short.search
-    found = prove(ACKS1, "no-acked-loss", bmc_depth=4)
+    found = prove(ACKS1, "no-acked-loss", bmc_depth=4, search="bmc")
     assert found.status == VIOLATED and len(found.trace) == 4
     assert "the shortest there is" in found.search and "does not take" not in found.search
 
@@ -65,18 +65,19 @@ def test_traces_the_kernel_does_not_take_are_refused(monkeypatch):
         self.ordered = False
 
     monkeypatch.setattr(Encoder, "__init__", unordered)
-    result = prove(ACKS1, "no-acked-loss", bmc_depth=3)
+    result = prove(ACKS1, "no-acked-loss", bmc_depth=3, search="bmc")
     assert result.status == INCONCLUSIVE
     assert "the kernel does not take them" in result.search and "is not enabled" in result.search
-    assert len(prove(ACKS1, "no-acked-loss", bmc_depth=4).trace) == 4
+    assert len(prove(ACKS1, "no-acked-loss", bmc_depth=4, search="bmc").trace) == 4
 
 
 def test_no_counterexample_within_the_depth_stays_inconclusive_and_exits_3():
     # Kafka 2.1's rules, RF=2: no-acked-loss holds (BFS) but is not 1-inductive alone
-    out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-acked-loss", "--bmc-depth", "2", "-q"])
+    out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-acked-loss", "--bmc-depth", "2",
+                                   "--search", "bmc", "-q"])
     assert out.exit_code == 3, out.output
     assert "1-induction: INCONCLUSIVE" in out.output
-    assert "no real counterexample found by BMC: no violation up to depth 2" in out.output
+    assert "no violation up to depth 2 (the --bmc-depth); a longer counterexample may exist" in out.output
 
 
 def test_the_cli_exits_1_on_a_violation_found_after_a_cti():
@@ -84,13 +85,14 @@ def test_the_cli_exits_1_on_a_violation_found_after_a_cti():
                                    "--max-records", "1", "-p", "no-acked-loss", "-q"])
     assert out.exit_code == 1, out.output
     assert "1-induction: VIOLATED" in out.output
-    assert "a real counterexample exists: 4 steps (the shortest there is" in out.output
+    assert "a real counterexample exists: 4 steps (BFS of the compiled model found it" in out.output
+    assert "the shortest there is" in out.output
     assert "=> no-acked-loss is violated" in out.output
 
 
-def test_bmc_depth_0_skips_the_search():
-    result = prove(ACKS1, "no-acked-loss", bmc_depth=0)
-    assert result.status == INCONCLUSIVE and result.search == ""
+def test_bmc_depth_0_skips_the_bmc_search():
+    result = prove(ACKS1, "no-acked-loss", bmc_depth=0, search="bmc")
+    assert result.status == INCONCLUSIVE and result.search == "" and result.searches == []
 
 
 @pytest.mark.parametrize("bad", ["-1", "201", "x"])

@@ -61,9 +61,10 @@ def test_prove_takes_an_old_release_and_finds_bfs_shortest_counterexample():
     bfs = check(config, ["no-acked-loss"])
     assert bfs.verdict("no-acked-loss") == BFS_VIOLATED
     shortest = len(bfs.by_name("no-acked-loss").trace)
-    out = CliRunner().invoke(cli, ["prove", *argv, "-p", "no-acked-loss", "-q"])
+    out = CliRunner().invoke(cli, ["prove", *argv, "-p", "no-acked-loss", "--search", "bmc", "-q"])
     assert out.exit_code == 1, out.output
-    assert f"a real counterexample exists: {shortest} steps (the shortest there is" in out.output
+    assert f"a real counterexample exists: {shortest} steps (BMC found it in " in out.output
+    assert "the shortest there is" in out.output
 
 
 def test_prove_reads_a_kafka_config_file(tmp_path):
