@@ -237,6 +237,17 @@ CONFIGS: dict[str, ModelConfig] = {
         "kip-320", (f"-{IN_ORDER}",), rf=3, min_insync_replicas=1,
         unclean_leader_election_enable=True,
         bounds=Bounds(1, 3, 1, 1, max_preferred_elections=2, max_reassignments=2)),
+    # broker epochs (KIP-380, Kafka 2.2; issue 29e): a restart the controller has not noticed
+    # waits for ControllerHandleBrokerFailure; 2 crashes so a broker can bounce twice
+    "--kafka-version 2.2": replace(_config("kip-320", bounds=Bounds(2, 2, 2, 1)), kafka_version="2.2"),
+    "--kafka-version 2.2 RF=3": replace(_config("kip-320", rf=3, bounds=Bounds(1, 3, 2, 1)),
+                                        kafka_version="2.2"),
+    "--kafka-version 2.2 power-loss unclean": replace(_config(
+        "kip-320", crash_model="power-loss", min_insync_replicas=1,
+        unclean_leader_election_enable=True, bounds=Bounds(1, 2, 2, 1)), kafka_version="2.2"),
+    "--kafka-version 2.2 +reset-followers-on-epoch RF=3": replace(_config(
+        "kip-320", ("+reset-followers-on-epoch",), rf=3, bounds=Bounds(1, 3, 2, 1)),
+        kafka_version="2.2"),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 

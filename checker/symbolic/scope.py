@@ -1,18 +1,20 @@
 """Which rule sets the symbolic engine encodes, and one line for those it does not.
 
-The z3 encoding (``transitions.py``) has the rules of Kafka's ZooKeeper releases 0.8 to 2.1:
+The z3 encoding (``transitions.py``) has the rules of Kafka's ZooKeeper releases 0.8 to 2.6:
 the four protocol presets, Kafka's ordered elections and in-order LeaderAndIsr (issue 29), kmc
-0.1's two switches, the time abstraction and the over-approximation ``unordered-leader-moves``.
-Kafka 2.2 adds ``broker-epoch`` (KIP-380), which it does not have, nor anything after it
-(docs/symbolic.md, "What the encoding lacks for newer rule sets"). ``kmc prove`` and ``--engine
-bmc`` call ``require_encoded`` before building anything, so a release it lacks gets one line
-naming the rules, not the oracle's longer refusal.
+0.1's two switches, the time abstraction, the over-approximation ``unordered-leader-moves``, and
+2.2's ``broker-epoch`` (KIP-380, issue 29e; 2.3 to 2.6 add no replication rule, 2.5's rules are
+the producer's). Kafka 2.7 adds ``alter-partition`` (KIP-497), which it does not have, nor
+anything after it (docs/symbolic.md, "What the encoding lacks for newer rule sets"). ``kmc
+prove`` and ``--engine bmc`` call ``require_encoded`` before building anything, so a release it
+lacks gets one line naming the rules, not the oracle's longer refusal.
 
 Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
 ``--max-preferred-elections``, ``--max-reassignments``), which the oracle lacks: for those
 ``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
-reads) with the traces replayed in the compiled kernel instead. Any other fault bound gets one
-line naming it (``require_encoded``).
+reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
+encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``). Any other fault bound
+gets one line naming it (``require_encoded``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from model.errors import ConfigError
 from model.releases import RELEASES, as_version
 from model.rules import KMC_0_1, RULES, TIMED, release_rules
 
-ENCODED_THROUGH = "2.1"
+ENCODED_THROUGH = "2.6"
 """The newest Kafka release whose rule set the encoding has (``kmc prove --kafka-version``)."""
 
 
@@ -52,6 +54,19 @@ def without_operator_moves(config):
     return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
 
 
+ORACLE_LACKS = ("broker-epoch",)
+"""Rules the encoding has and the oracle (kmc 0.1's model) lacks: with one of them the engine is
+built on ``KernelReplayed`` (the oracle of the configuration without them answers what the
+encoding reads; traces replay in the compiled kernel, which has them). ``broker-epoch`` is a
+guard on BrokerRestart only (``Encoder.restart_waits_for_failure``, issue 29e)."""
+
+
+def without_oracle_lacks(config):
+    """``config`` without the rules of ``ORACLE_LACKS`` (turned off by ``--rule -NAME``)."""
+    drop = tuple(f"-{n}" for n in ORACLE_LACKS if n in config.rules)
+    return replace(config, rule_changes=config.rule_changes + drop) if drop else config
+
+
 def require_encoded(config) -> None:
     """A ``ConfigError`` (one line, exit 2) if the encoding lacks a rule or a fault bound of
     ``config``. Other refusals (the lagging HW checkpoint, a mix of encoded rules no preset has)
@@ -64,7 +79,7 @@ def require_encoded(config) -> None:
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     config = without_operator_moves(config)
-    if reference_supports(config):
+    if reference_supports(without_oracle_lacks(config)):
         return
     lacking = lacking_rules(config)
     if not lacking:
@@ -77,16 +92,17 @@ def require_encoded(config) -> None:
 
 
 class KernelReplayed:
-    """The model the symbolic engine is built on when the operator's leader moves are on: the
-    oracle's model of the configuration without them answers what the encoding reads of it
-    (the protocol and its switches), while ``config`` is the configuration asked for and
-    ``init_states``, ``next_state`` and ``canonical`` are the compiled kernel's, which has the
-    moves (``bmc.decode_trace`` replays every trace through them)."""
+    """The model the symbolic engine is built on when the operator's leader moves are on, or a
+    rule of ``ORACLE_LACKS`` (``broker-epoch``): the oracle's model of the configuration without
+    them answers what the encoding reads of it (the protocol and its switches), while ``config``
+    is the configuration asked for and ``init_states``, ``next_state`` and ``canonical`` are the
+    compiled kernel's, which has the moves and the rules (``bmc.decode_trace`` replays every
+    trace through them)."""
 
     def __init__(self, config) -> None:
         from model.compiled_model import CompiledModel  # lazy: the kernel loads on first use
 
-        self.oracle = make_reference_model(without_operator_moves(config))
+        self.oracle = make_reference_model(without_oracle_lacks(without_operator_moves(config)))
         self.config = config
         self.kernel = CompiledModel(config)
 
@@ -100,14 +116,25 @@ class KernelReplayed:
         return self.kernel.next_state(state, act)
 
     def canonical(self, state):
-        return self.kernel.canonical(state)
+        return self.kernel.canonical(self.with_kernel_ranks(state))
+
+    def with_kernel_ranks(self, state):
+        """``state`` with each replica's ``assignment_rank`` the kernel's when no reassignment
+        is in bounds: a state z3 decodes then carries the oracle's default ranks
+        (``state.decode``), while the kernel's are the broker index, which no action changes.
+        (Needed since ``broker-epoch`` builds on this class without the operator's moves.)"""
+        if self.config.bounds.max_reassignments:
+            return state
+        return state._replace(replicas=tuple(r._replace(assignment_rank=b)
+                                             for b, r in enumerate(state.replicas)))
 
 
 def symbolic_model(config):
     """The model ``Encoder`` and ``bmc_check`` take for ``config``: the oracle's, or, with the
-    operator's leader moves, ``KernelReplayed``. Raises ``ConfigError`` for what the encoding
+    operator's leader moves or a rule the oracle lacks (``ORACLE_LACKS``), ``KernelReplayed``. Raises ``ConfigError`` for what the encoding
     lacks (``require_encoded``)."""
     require_encoded(config)
-    if any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS):
+    if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS)
+            or any(n in config.rules for n in ORACLE_LACKS)):
         return KernelReplayed(config)
     return make_reference_model(config)

@@ -41,6 +41,7 @@ NO_LEADER = -1
 UNDEFINED = -1
 UNORDERED = "unordered-leader-moves"
 IN_ORDER = "leader-and-isr-in-order"
+BROKER_EPOCH = "broker-epoch"
 
 
 class UnsupportedVariant(Exception):
@@ -90,6 +91,9 @@ class Encoder:
         # initial ``assignment_rank``, the broker index, which ``state.fresh`` makes constants.
         self.max_preferred = self.d.max_preferred  # (0 under unordered-leader-moves: Dims.of)
         self.max_reassign = self.d.max_reassign
+        # broker-epoch (KIP-380, Kafka 2.2): a restart the controller has not noticed waits for
+        # ControllerHandleBrokerFailure (``restart_waits_for_failure``, issue 29e)
+        self.bounce_noticed = BROKER_EPOCH in rules
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
@@ -647,9 +651,10 @@ class Encoder:
         unclean = (z3.And(elect, z3.Not(z3.Or(live_isr)), self.first_in_assignment(s, with_b, b))
                    if self.unclean else z3.BoolVal(False))
         out = []
-        # already known alive: resend the current state to b
-        out.append((z3.And(z3.Not(r.alive), known),
-                    self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b)))
+        # already known alive: resend the current state to b (not with broker epochs)
+        if not self.restart_waits_for_failure():
+            out.append((z3.And(z3.Not(r.alive), known),
+                        self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b)))
         # registers again, no election
         plain = z3.And(z3.Not(known), z3.Not(clean), z3.Not(unclean))
         out.append((z3.And(z3.Not(r.alive), plain),
@@ -664,6 +669,25 @@ class Encoder:
                         self.send_leader_and_isr(nxt, epoch, num.val(b), isr_b, live).but(
                             c_live=live, c_leader=num.val(b), c_epoch=epoch, c_isr=isr_b)))
         return out
+
+    def restart_waits_for_failure(self) -> bool:
+        """``broker-epoch`` (KIP-380, Kafka 2.2): a dead broker the controller still counts live
+        cannot restart until ControllerHandleBrokerFailure has run for it, so BrokerRestart has
+        no case in which the controller already knows it alive.
+
+        Kafka at 2.2.0: a broker registers in ZooKeeper with a new broker epoch (the czxid of its
+        ephemeral node) every time it starts; ``KafkaController.BrokerChange.process`` counts a
+        broker whose registered epoch is newer than the one it holds as *bounced*
+        (``bouncedBrokerIds``) and runs ``onBrokerFailure`` and then ``onBrokerStartup`` for it,
+        so a restart the controller had not noticed is handled as a failure first. Before 2.2
+        (``BrokerChange`` at 2.1.0) such a broker was neither new nor dead to the controller, no
+        failure was handled and no new leader epoch made: kmc's model (the kernel's
+        ``controller_register_broker``) resends it the current state, the case left out here.
+        The kernel's
+        ``broker_restart`` (model/kernel/actions/broker.py) skips a dead broker still in
+        ``controller_live`` under the rule; ControllerHandleBrokerFailure, the kernel's model of
+        the failure half, is unchanged, so the encoding differs from 2.1's in this guard only."""
+        return self.bounce_noticed
 
     def _enc_FlushLog(self, s: SState, b: int) -> list:
         if not self.power_loss:

@@ -1,7 +1,8 @@
 """``kmc prove`` and ``--engine bmc`` take ``--kafka-version`` and ``--config`` like ``kmc
-check``: every ZooKeeper release through 2.1 (whose rules the encoding has, Kafka's ordered
-elections and in-order LeaderAndIsr included) is accepted; a later one gets one line naming the
-rules the encoding lacks, exit 2, no traceback (``checker/symbolic/scope.py``)."""
+check``: every ZooKeeper release through 2.6 (whose rules the encoding has, Kafka's ordered
+elections, in-order LeaderAndIsr and 2.2's broker epochs included) is accepted; a later one gets
+one line naming the rules the encoding lacks, exit 2, no traceback
+(``checker/symbolic/scope.py``)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from click.testing import CliRunner
 
 from checker import VIOLATED as BFS_VIOLATED
 from checker import check
-from checker.reference import make_reference_model
-from checker.symbolic.scope import ENCODED_THROUGH, lacking_rules, require_encoded
+from checker.symbolic.scope import ENCODED_THROUGH, lacking_rules, require_encoded, symbolic_model
 from checker.symbolic.transitions import Encoder
 from cli import cli
 from model.errors import ConfigError
@@ -24,20 +24,27 @@ def release(v):
 
 
 @pytest.mark.parametrize("version", [v for v in RELEASES if v <= NEWEST_MODELLED], ids=str)
-def test_every_release_through_2_1_is_encoded_and_every_later_one_is_refused(version):
+def test_every_release_through_2_6_is_encoded_and_every_later_one_is_refused(version):
     config = release(version)
     if version <= as_version(ENCODED_THROUGH):
         assert lacking_rules(config) == []
         require_encoded(config)
-        Encoder(make_reference_model(config))  # builds: no rule it lacks
+        Encoder(symbolic_model(config))  # builds: no rule it lacks
     else:
-        assert lacking_rules(config)  # e.g. broker-epoch from 2.2 on
-        with pytest.raises(ConfigError, match="rules the encoding lacks: broker-epoch"):
+        assert "alter-partition" in lacking_rules(config)  # from 2.7 on (KIP-497)
+        with pytest.raises(ConfigError, match="rules the encoding lacks: .*alter-partition"):
             require_encoded(config)
 
 
+def test_2_6_is_the_newest_release_encoded():
+    # 2.2 adds broker-epoch (encoded, issue 29e), 2.3 to 2.6 no replication rule; 2.7 adds
+    # alter-partition
+    assert ENCODED_THROUGH == "2.6"
+    assert lacking_rules(release("2.7")) == ["alter-partition"]
+
+
 @pytest.mark.parametrize("argv, lacking", [
-    (["prove", "--kafka-version", "2.2", "-r", "2", "-p", "no-acked-loss"], "broker-epoch"),
+    (["prove", "--kafka-version", "2.7", "-r", "2", "-p", "no-acked-loss"], "alter-partition"),
     (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss"], "eligible-leader-replicas"),
     (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "3.0", "-r", "2", "-q",
       "-p", "no-acked-loss"], "alter-partition"),
@@ -47,7 +54,7 @@ def test_a_release_the_encoding_lacks_is_one_line_and_exit_2(argv, lacking):
     assert out.exit_code == 2, out.output
     assert "Traceback" not in out.output
     error = [line for line in out.output.splitlines() if "error" in line]
-    assert len(error) == 1 and lacking in error[0] and "0.8 to 2.1" in error[0]
+    assert len(error) == 1 and lacking in error[0] and "0.8 to 2.6" in error[0]
 
 
 def test_prove_takes_an_old_release_and_finds_bfs_shortest_counterexample():

@@ -69,6 +69,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-crashes", type=int)
     ap.add_argument("--max-preferred-elections", type=int)
     ap.add_argument("--max-reassignments", type=int)
+    ap.add_argument("--crash-model", choices=("process", "power-loss"))
+    ap.add_argument("--max-unflushed-losses", type=int)
     ap.add_argument("--max-states", type=int)
     ap.add_argument("--only", action="append", help="an invariant's name (repeatable; default all)")
     args = ap.parse_args(argv)
@@ -76,7 +78,10 @@ def main(argv=None) -> int:
                                 ("max_leader_epoch", args.max_leader_epoch),
                                 ("max_crashes", args.max_crashes),
                                 ("max_preferred_elections", args.max_preferred_elections),
-                                ("max_reassignments", args.max_reassignments)) if v is not None}
+                                ("max_reassignments", args.max_reassignments),
+                                ("max_unflushed_losses", args.max_unflushed_losses)) if v is not None}
+    if args.crash_model:  # the library is built for process crashes (docs/symbolic.md, issue 29e)
+        bounds["crash_model"] = args.crash_model
     config = config_from_options(kafka_version=args.kafka_version, protocol=args.protocol,
                                  replication_factor=args.replication_factor,
                                  rule_changes=tuple(args.rule), **bounds)[0]
@@ -89,7 +94,8 @@ def main(argv=None) -> int:
     names = args.only or list(STRENGTHENINGS)
     print(f"{len(names)} invariants on {n:,} reachable states "
           f"({'all of them' if complete else 'stopped at --max-states'}), bounds "
-          f"{ {k: v for k, v in config.bounds.as_dict().items() if v} }, {time.monotonic() - started:.1f} s")
+          f"{ {k: v for k, v in config.bounds.as_dict().items() if v} }, crash model {config.crash_model}, "
+          f"{time.monotonic() - started:.1f} s")
     for name, (count, first) in false.items():
         print(f"  FALSE {name} on {count:,} states, first:\n    {first}")
     if not false:
