@@ -32,7 +32,25 @@ def encoded_rules() -> frozenset:
     """Every rule the encoding has: those of the releases through ``ENCODED_THROUGH``, kmc 0.1's
     and the time abstraction's switches, and the over-approximation of leader moves."""
     names = {n for v in RELEASES if v <= as_version(ENCODED_THROUGH) for n in release_rules(v)}
-    return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"})
+    return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"}
+                     | set(ALTER_PARTITION_RULES))
+
+
+ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
+"""KIP-497's AlterPartition (Kafka 2.7) and 3.1's HW on its answer: encoded (issue 29i), by
+name, ahead of ``ENCODED_THROUGH`` (the releases between 2.1 and 2.7 add KIP-380's broker epochs,
+which the encoding gets from issue 29e). The oracle lacks them: ``symbolic_model`` replays
+traces in the kernel (``KernelReplayed``)."""
+
+
+def without_alter_partition(config):
+    """``config`` without KIP-497's rules: what the oracle can build (it answers the protocol
+    and the switches the encoding reads; the encoding reads the AlterPartition rules from
+    ``config`` itself, ``Dims.of``)."""
+    present = [n for n in reversed(ALTER_PARTITION_RULES) if n in config.rules]
+    if not present:
+        return config
+    return replace(config, rule_changes=config.rule_changes + tuple(f"-{n}" for n in present))
 
 
 def lacking_rules(config) -> list[str]:
@@ -63,7 +81,7 @@ def require_encoded(config) -> None:
             f"(--max-preferred-elections, --max-reassignments) but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
-    config = without_operator_moves(config)
+    config = without_alter_partition(without_operator_moves(config))
     if reference_supports(config):
         return
     lacking = lacking_rules(config)
@@ -86,7 +104,7 @@ class KernelReplayed:
     def __init__(self, config) -> None:
         from model.compiled_model import CompiledModel  # lazy: the kernel loads on first use
 
-        self.oracle = make_reference_model(without_operator_moves(config))
+        self.oracle = make_reference_model(without_alter_partition(without_operator_moves(config)))
         self.config = config
         self.kernel = CompiledModel(config)
 
@@ -109,5 +127,7 @@ def symbolic_model(config):
     lacks (``require_encoded``)."""
     require_encoded(config)
     if any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS):
+        return KernelReplayed(config)
+    if any(n in config.rules for n in ALTER_PARTITION_RULES):
         return KernelReplayed(config)
     return make_reference_model(config)
