@@ -237,6 +237,24 @@ CONFIGS: dict[str, ModelConfig] = {
         "kip-320", (f"-{IN_ORDER}",), rf=3, min_insync_replicas=1,
         unclean_leader_election_enable=True,
         bounds=Bounds(1, 3, 1, 1, max_preferred_elections=2, max_reassignments=2)),
+    # KIP-497's AlterPartition (Kafka 2.7) on Kafka 2.1's rules (issue 29i): RF=2 and RF=3, 3.1's
+    # HW on the answer, and with kmc 0.1's reset, unclean elections and power loss
+    "--kafka-version 2.1 +alter-partition": replace(
+        _config("kip-320", ("+alter-partition",)), kafka_version="2.1"),
+    "--kafka-version 2.1 +alter-partition RF=3": replace(
+        _config("kip-320", ("+alter-partition",), rf=3, bounds=Bounds(1, 3, 1, 1)),
+        kafka_version="2.1"),
+    "--kafka-version 2.1 +alter-partition +hw-on-alter-partition-answer": replace(
+        _config("kip-320", ("+alter-partition", "+hw-on-alter-partition-answer")),
+        kafka_version="2.1"),
+    "--kafka-version 2.1 +alter-partition +hw-on-alter-partition-answer RF=3": replace(
+        _config("kip-320", ("+alter-partition", "+hw-on-alter-partition-answer"), rf=3,
+                bounds=Bounds(1, 2, 1, 1)), kafka_version="2.1"),
+    "--kafka-version 2.1 +alter-partition +reset-followers-on-epoch unclean power-loss": replace(
+        _config("kip-320", ("+alter-partition", "+hw-on-alter-partition-answer",
+                            "+reset-followers-on-epoch"), min_insync_replicas=1,
+                unclean_leader_election_enable=True, crash_model="power-loss",
+                bounds=Bounds(2, 2, 2, 1)), kafka_version="2.1"),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 
