@@ -9,6 +9,7 @@ import z3
 
 from checker.symbolic.formulas import holds_every_acked
 from checker.symbolic.strengthen.base import Strengthening
+from checker.symbolic.strengthen.history import follower_kept_log_since, follower_kept_log_since_z3
 from model.constants import ALTER_ACCEPTED, ALTER_REFUSED
 
 
@@ -90,6 +91,48 @@ def _never_refused_z3(d, s):
     return z3.And([r.alt != ALTER_REFUSED for r in s.reps])
 
 
+def _added_member_caught_up(s) -> bool:
+    for b, r in enumerate(s.replicas):
+        a = r.alter_partition
+        if not a or not (r.alive and r.leader == b):
+            continue
+        e = r.leader_epoch
+        for f in set(a[1]) - set(r.isr):
+            fe = s.replicas[f].leader_epoch
+            if f != b and 0 <= fe < e:
+                return False  # it fetched in e (fenced), and its epoch only grows until a crash
+            if f != b and fe == -1 and any(q == f and x < e for q, x, _, _ in s.leader_and_isr):
+                return False  # restarted before e: it never fetched in e
+            if f == b or not follower_kept_log_since(s, f, b, e):
+                continue
+            log = s.replicas[f].log
+            if any(rec[1] < e and (i >= len(log) or log[i] != rec) for i, rec in enumerate(r.log)):
+                return False
+    return True
+
+
+def _added_member_caught_up_z3(d, s):
+    if not d.alter:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == b:
+                continue
+            added = z3.And(r.alive, r.leader == b, r.alt != 0, r.alt_isr[f], z3.Not(r.isr[f]),
+                           follower_kept_log_since_z3(d, s, f, b, r.lep))
+            held = [z3.Implies(z3.And(i < r.leo, r.log_ep[i] < r.lep),
+                               z3.And(i < fr.leo, fr.log_id[i] == r.log_id[i],
+                                      fr.log_ep[i] == r.log_ep[i]))
+                    for i in range(d.slots)]
+            out.append(z3.Implies(added, z3.And(held)))
+            proposed = z3.And(r.alive, r.leader == b, r.alt != 0, r.alt_isr[f], z3.Not(r.isr[f]))
+            out.append(z3.Implies(proposed, z3.Not(z3.And(fr.lep >= 0, fr.lep < r.lep))))
+            out += [z3.Implies(z3.And(proposed, fr.lep == -1, s.lai[f][x]), x >= r.lep)
+                    for x in range(len(s.lai[f]))]
+    return z3.And(out)
+
+
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("alter-partition-never-refused", "no AlterPartition is refused: the ZooKeeper "
@@ -120,4 +163,13 @@ STRENGTHENINGS = (
                   "fetched the leader's log below it, and the controller may write the proposal "
                   "into its ISR (``acked-in-isr``)", _proposal_holds_acked,
                   _proposal_holds_acked_z3),
+    Strengthening("alter-partition-added-member-caught-up", "a follower a leader proposes to "
+                  "add is in the leader's epoch or a later one, or has crashed since, not before "
+                  "(no older request on its way to it): it fetched in that epoch (KIP-320's "
+                  "fenced fetch); and, unless it may have truncated "
+                  "since, holds the leader's records from "
+                  "before the leader's epoch: it was proposed only once its fetch offset reached "
+                  "the epoch's start (``Partition.isFollowerInSync``, KAFKA-7128; "
+                  "``added-members-caught-up`` for the maximal ISR)", _added_member_caught_up,
+                  _added_member_caught_up_z3),
 )
