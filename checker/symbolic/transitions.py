@@ -784,12 +784,15 @@ class Encoder:
     def _enc_ControllerHandleAlterPartition(self, s: SState, b: int) -> list:
         """The controller handles leader ``b``'s AlterPartition (the kernel's
         ``controller_handle_alter_partition``, ZooKeeper mode; ``KafkaController.processAlterIsr``
-        at 2.7.0): from an older leader epoch or a broker that is not the leader, an error
-        (FENCED_LEADER_EPOCH / NOT_LEADER_OR_FOLLOWER) the leader does not retry on: it waits for
-        new metadata (stuck); with a stale partition epoch (``zkVersion``) INVALID_UPDATE_VERSION,
-        stuck too, unless the ISR asked for is already the ISR (then success); otherwise the new
-        ISR is written (a new partition epoch: ``commit``), with no new leader epoch and no
-        LeaderAndIsr, and the answer carries it back."""
+        at 2.7.0): from an older leader epoch FENCED_LEADER_EPOCH (the kernel also refuses a
+        broker that is not the leader; in ZooKeeper mode only the leader of an epoch sends in
+        it, so the epoch test already covers that); the ISR asked for already the partition's
+        (``equalsIgnoreZk``): success; a stale ``zkVersion`` (the partition epoch)
+        INVALID_UPDATE_VERSION (``zkClient.updateLeaderAndIsr``'s ``badVersionUpdates``). On
+        either error ``Partition.handleAlterIsrResponse`` (2.7.0) gives up and leaves the state
+        in flight until new metadata comes: stuck. Otherwise the new ISR is written (a new
+        ``zkVersion``: ``commit``), with no new leader epoch and no LeaderAndIsr, and the answer
+        carries it back."""
         if not self.alter:
             return []
         r = s.reps[b]
