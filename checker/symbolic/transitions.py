@@ -484,8 +484,9 @@ class Encoder:
         rl = r.but(lep=num.val(e), leader=num.val(b), isr=list(isr), remote=remote,
                    truncating=z3.BoolVal(False), fr=z3.BoolVal(False))
         # KIP-497: the request's partition-epoch bit becomes the leader's; a pending ISR change is
-        # replaced by the new state (the kernel's make_leader; Partition.makeLeader at 2.7.0 sets
-        # partitionState to CommittedIsr, dropping a PendingExpandIsr/PendingShrinkIsr)
+        # replaced by the new state (the kernel's make_leader; Partition.makeLeader at 2.7.0 ->
+        # updateAssignmentAndIsr sets isrState to CommittedIsr, dropping a PendingExpandIsr or
+        # PendingShrinkIsr)
         rl = self.clear_alter(rl, pec=s.lai_cur[b][e] if self.alter else None)
         as_leader = self.maybe_increment_leader_hw(base.put(b, rl), b)
         # Partition.makeFollower
