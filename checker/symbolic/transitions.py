@@ -704,7 +704,9 @@ class Encoder:
         """``IsrState.maximalIsr`` (2.7.0; ``PartitionState.maximalIsr`` 3.2.0+): the ISR the HW
         waits for: the leader's ISR and, while an AlterPartition is pending, the members it
         proposes (an expansion counts the added follower at once; a shrink still counts the
-        removed one, which the committed ISR holds)."""
+        removed one, which the committed ISR holds). ``maybeIncrementLeaderHW`` and
+        ``checkEnoughReplicasReachOffset`` (min.insync.replicas for a parked produce) read it,
+        2.7.0."""
         if not self.alter:
             return r.isr
         return [z3.Or(r.isr[j], z3.And(r.alt != 0, r.alt_isr[j])) for j in range(self.n)]
@@ -760,8 +762,9 @@ class Encoder:
 
     def _fetch_with_alter_partition(self, s: SState, lead: int, f: int, guard: list, case_a) -> list:
         """LeaderHandleFetch under KIP-497: a follower found in sync is proposed, not added
-        (``Partition.maybeExpandIsr`` -> ``expandIsr`` at 2.7.0: ``PendingExpandIsr``), if no
-        change is pending; its LEO counts in the HW at once (the maximal ISR)."""
+        (``Partition.maybeExpandIsr`` -> ``expandIsrWithAlterIsr`` at 2.7.0:
+        ``PendingExpandIsr``), if no change is pending (``canAddReplicaToIsr``: not
+        ``isInflight``); its LEO counts in the HW at once (the maximal ISR)."""
         fr, lr = s.reps[f], s.reps[lead]
         offset, leader_leo = fr.leo, lr.leo
         expand = z3.And(z3.Not(lr.isr[f]), lr.alt == 0, self.is_caught_up_for_isr(lr, offset))

@@ -159,7 +159,7 @@ STRENGTHENINGS = (
     Strengthening("alter-partition-proposal-holds-acked", "every member of an AlterPartition "
                   "of the controller's leader epoch holds every acknowledged record, at its "
                   "offset: a follower is proposed only once its fetch offset has reached the HW "
-                  "and its epoch's start (``Partition.isFollowerInSync``/KAFKA-7128), having "
+                  "and its epoch's start (``Partition.isFollowerAtHighwatermark``, 2.7.0), having "
                   "fetched the leader's log below it, and the controller may write the proposal "
                   "into its ISR (``acked-in-isr``)", _proposal_holds_acked,
                   _proposal_holds_acked_z3),
@@ -169,7 +169,7 @@ STRENGTHENINGS = (
                   "fenced fetch); and, unless it may have truncated "
                   "since, holds the leader's records from "
                   "before the leader's epoch: it was proposed only once its fetch offset reached "
-                  "the epoch's start (``Partition.isFollowerInSync``, KAFKA-7128; "
+                  "the epoch's start (``isFollowerAtHighwatermark``, 2.7.0; "
                   "``added-members-caught-up`` for the maximal ISR)", _added_member_caught_up,
                   _added_member_caught_up_z3),
 )
