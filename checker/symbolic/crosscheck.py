@@ -248,6 +248,34 @@ CONFIGS: dict[str, ModelConfig] = {
     "--kafka-version 2.2 +reset-followers-on-epoch RF=3": replace(_config(
         "kip-320", ("+reset-followers-on-epoch",), rf=3, bounds=Bounds(1, 3, 2, 1)),
         kafka_version="2.2"),
+    # KIP-497's AlterPartition (Kafka 2.7) on Kafka 2.1's rules (issue 29i): RF=2 and RF=3, 3.1's
+    # HW on the answer, and with kmc 0.1's reset, unclean elections and power loss
+    "--kafka-version 2.1 +alter-partition": replace(
+        _config("kip-320", ("+alter-partition",)), kafka_version="2.1"),
+    "--kafka-version 2.1 +alter-partition RF=3": replace(
+        _config("kip-320", ("+alter-partition",), rf=3, bounds=Bounds(1, 3, 1, 1)),
+        kafka_version="2.1"),
+    "--kafka-version 2.1 +alter-partition +hw-on-alter-partition-answer": replace(
+        _config("kip-320", ("+alter-partition", "+hw-on-alter-partition-answer")),
+        kafka_version="2.1"),
+    "--kafka-version 2.1 +alter-partition +hw-on-alter-partition-answer RF=3": replace(
+        _config("kip-320", ("+alter-partition", "+hw-on-alter-partition-answer"), rf=3,
+                bounds=Bounds(1, 2, 1, 1)), kafka_version="2.1"),
+    "--kafka-version 2.1 +alter-partition +reset-followers-on-epoch unclean power-loss": replace(
+        _config("kip-320", ("+alter-partition", "+hw-on-alter-partition-answer",
+                            "+reset-followers-on-epoch"), min_insync_replicas=1,
+                unclean_leader_election_enable=True, crash_model="power-loss",
+                bounds=Bounds(2, 2, 2, 1)), kafka_version="2.1"),
+    # broker epochs and AlterPartition together, by release (merge of 29e and 29i): Kafka 2.7
+    # (KIP-380 + KIP-497) and 3.1 (with the HW on the answer), RF=2 and RF=3
+    "--kafka-version 2.7": replace(_config("kip-320", bounds=Bounds(2, 2, 2, 1)), kafka_version="2.7"),
+    "--kafka-version 2.7 RF=3": replace(_config("kip-320", rf=3, bounds=Bounds(1, 3, 2, 1)),
+                                        kafka_version="2.7"),
+    "--kafka-version 3.1 +reset-followers-on-epoch": replace(_config(
+        "kip-320", ("+reset-followers-on-epoch",), bounds=Bounds(2, 2, 2, 1)), kafka_version="3.1"),
+    "--kafka-version 3.1 RF=3 power-loss unclean": replace(_config(
+        "kip-320", rf=3, crash_model="power-loss", min_insync_replicas=1,
+        unclean_leader_election_enable=True, bounds=Bounds(1, 2, 1, 1)), kafka_version="3.1"),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 

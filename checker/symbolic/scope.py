@@ -4,16 +4,18 @@ The z3 encoding (``transitions.py``) has the rules of Kafka's ZooKeeper releases
 the four protocol presets, Kafka's ordered elections and in-order LeaderAndIsr (issue 29), kmc
 0.1's two switches, the time abstraction, the over-approximation ``unordered-leader-moves``, and
 2.2's ``broker-epoch`` (KIP-380, issue 29e; 2.3 to 2.6 add no replication rule, 2.5's rules are
-the producer's). Kafka 2.7 adds ``alter-partition`` (KIP-497), which it does not have, nor
-anything after it (docs/symbolic.md, "What the encoding lacks for newer rule sets"). ``kmc
-prove`` and ``--engine bmc`` call ``require_encoded`` before building anything, so a release it
-lacks gets one line naming the rules, not the oracle's longer refusal.
+the producer's). Kafka 2.7 adds ``alter-partition`` (KIP-497), which it has by name (with 3.1's
+HW on its answer, ``ALTER_PARTITION_RULES``, issue 29i: ``--kafka-version 2.1 --rule
++alter-partition`` is in), but not yet by release. ``kmc prove`` and ``--engine bmc`` call
+``require_encoded`` before building anything, so a release it lacks gets one line naming the
+rules, not the oracle's longer refusal.
 
 Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
 ``--max-preferred-elections``, ``--max-reassignments``), which the oracle lacks: for those
 ``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
-encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``). Any other fault bound
+encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch`` and the AlterPartition
+rules). Any other fault bound
 gets one line naming it (``require_encoded``).
 """
 
@@ -26,7 +28,7 @@ from model.errors import ConfigError
 from model.releases import RELEASES, as_version
 from model.rules import KMC_0_1, RULES, TIMED, release_rules
 
-ENCODED_THROUGH = "2.6"
+ENCODED_THROUGH = "3.2"
 """The newest Kafka release whose rule set the encoding has (``kmc prove --kafka-version``)."""
 
 
@@ -34,7 +36,15 @@ def encoded_rules() -> frozenset:
     """Every rule the encoding has: those of the releases through ``ENCODED_THROUGH``, kmc 0.1's
     and the time abstraction's switches, and the over-approximation of leader moves."""
     names = {n for v in RELEASES if v <= as_version(ENCODED_THROUGH) for n in release_rules(v)}
-    return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"})
+    return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"}
+                     | set(ALTER_PARTITION_RULES))
+
+
+ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
+"""KIP-497's AlterPartition (Kafka 2.7) and 3.1's HW on its answer: encoded (issue 29i), by
+name, ahead of ``ENCODED_THROUGH`` (the releases between 2.1 and 2.7 add KIP-380's broker epochs,
+which the encoding gets from issue 29e). The oracle lacks them: ``symbolic_model`` replays
+traces in the kernel (``KernelReplayed``)."""
 
 
 def lacking_rules(config) -> list[str]:
@@ -54,16 +64,18 @@ def without_operator_moves(config):
     return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
 
 
-ORACLE_LACKS = ("broker-epoch",)
+ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES
 """Rules the encoding has and the oracle (kmc 0.1's model) lacks: with one of them the engine is
 built on ``KernelReplayed`` (the oracle of the configuration without them answers what the
 encoding reads; traces replay in the compiled kernel, which has them). ``broker-epoch`` is a
-guard on BrokerRestart only (``Encoder.restart_waits_for_failure``, issue 29e)."""
+guard on BrokerRestart only (``Encoder.restart_waits_for_failure``, issue 29e); the
+AlterPartition rules are issue 29i's."""
 
 
 def without_oracle_lacks(config):
-    """``config`` without the rules of ``ORACLE_LACKS`` (turned off by ``--rule -NAME``)."""
-    drop = tuple(f"-{n}" for n in ORACLE_LACKS if n in config.rules)
+    """``config`` without the rules of ``ORACLE_LACKS`` (turned off by ``--rule -NAME``, a rule
+    before the rule it requires: 3.1's HW on the answer before ``alter-partition``)."""
+    drop = tuple(f"-{n}" for n in reversed(ORACLE_LACKS) if n in config.rules)
     return replace(config, rule_changes=config.rule_changes + drop) if drop else config
 
 
@@ -93,7 +105,7 @@ def require_encoded(config) -> None:
 
 class KernelReplayed:
     """The model the symbolic engine is built on when the operator's leader moves are on, or a
-    rule of ``ORACLE_LACKS`` (``broker-epoch``): the oracle's model of the configuration without
+    rule of ``ORACLE_LACKS`` (``broker-epoch``, AlterPartition): the oracle's model of the configuration without
     them answers what the encoding reads of it (the protocol and its switches), while ``config``
     is the configuration asked for and ``init_states``, ``next_state`` and ``canonical`` are the
     compiled kernel's, which has the moves and the rules (``bmc.decode_trace`` replays every

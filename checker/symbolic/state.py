@@ -59,6 +59,11 @@ class Dims:
     # to it is queued, skipping the older (issue 29k: a leader then keeps a follower's LEO across
     # an epoch it did not lead)
     skips_requests: bool = False
+    # KIP-497 (Kafka 2.7, rule ``alter-partition``): a leader's ISR change is an AlterPartition
+    # request in flight, and the state holds it, the partition-epoch bits and the maximal ISR
+    # (issue 29i); ``hw_on_answer``: 3.1's ``hw-on-alter-partition-answer``
+    alter: bool = False
+    hw_on_answer: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -72,7 +77,9 @@ class Dims:
                    b.max_reassignments if ordered else 0, ordered,
                    "isr-expansion-as-own-step" in config.rules,
                    "reset-followers-on-epoch" not in config.rules,
-                   "leader-and-isr-in-order" not in config.rules)
+                   "leader-and-isr-in-order" not in config.rules,
+                   alter="alter-partition" in config.rules,
+                   hw_on_answer="hw-on-alter-partition-answer" in config.rules)
 
     @property
     def operators(self) -> bool:
@@ -102,6 +109,14 @@ class SReplica:
     fr_hw: object
     fr_leo: object
     flushed: object
+    # KIP-497 (``Dims.alter``; constants otherwise): the leader's AlterPartition in flight, its
+    # state (``model.constants``: 0 none, ALTER_SENT .. ALTER_STUCK), proposed ISR, leader epoch
+    # and partition-epoch bit, and whether this broker holds the current partition epoch
+    alt: object = None
+    alt_isr: list = field(default_factory=list)
+    alt_ep: object = None
+    alt_cur: object = None
+    pec: object = None
 
     def but(self, **changes) -> SReplica:
         return replace(self, **changes)
@@ -130,6 +145,10 @@ class SState:
     rank: list  # rank[b]: broker b's place in the replica assignment (assignment_rank)
     pref: object  # preferred-replica elections so far
     reass: object  # reassignments so far
+    # KIP-497 (``Dims.alter``; empty otherwise): lai_cur[b][e], the LeaderAndIsr(epoch e) to b
+    # carries the controller's latest partition epoch (the kernel keeps the bit after the
+    # request is gone, so the encoding does too)
+    lai_cur: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
 
     def but(self, **changes) -> SState:
@@ -195,6 +214,8 @@ def fresh(d: Dims, tag: str) -> SState:
             fr_id=[I(f"{p}_frid{i}") for i in range(d.slots)],
             fr_ep=[I(f"{p}_frep{i}") for i in range(d.slots)],
             fr_hw=I(f"{p}_frhw"), fr_leo=I(f"{p}_frleo"), flushed=I(f"{p}_flushed"),
+            **_alter_replica(d, lambda name, p=p: I(f"{p}_{name}"),
+                             lambda name, p=p: B(f"{p}_{name}")),
         ))
     E = d.max_epoch + 1
     return SState(
@@ -213,7 +234,29 @@ def fresh(d: Dims, tag: str) -> SState:
         rank=[I(f"rank{b}") if d.max_reassign else num.val(b) for b in range(d.n)],
         pref=I("pref") if d.max_preferred else num.val(0),
         reass=I("reass") if d.max_reassign else num.val(0),
+        lai_cur=[[B(f"laicur{b}_{e}") for e in range(E)] for b in range(d.n)] if d.alter else [],
     )
+
+
+def _alter_replica(d: Dims, I, B) -> dict:
+    """A replica's AlterPartition fields: variables under ``alter-partition``, else constants
+    (no action changes them, and the formulas fold)."""
+    if not d.alter:
+        return dict(alt=num.val(0), alt_isr=[], alt_ep=num.val(0), alt_cur=z3.BoolVal(False),
+                    pec=z3.BoolVal(False))
+    return dict(alt=I("alt"), alt_isr=[B(f"altisr{j}") for j in range(d.n)], alt_ep=I("altep"),
+                alt_cur=B("altcur"), pec=B("pec"))
+
+
+def _alter_encode(d: Dims, r: ReplicaState) -> dict:
+    """``_alter_replica`` for an explicit replica: ``alter_partition`` is ``()`` or ``(state,
+    isr, leader_epoch, partition_epoch_current, member_epoch_current)``."""
+    if not d.alter:
+        return _alter_replica(d, None, None)
+    V, T = num.val, z3.BoolVal
+    a = r.alter_partition or (0, (), 0, False, False)
+    return dict(alt=V(a[0]), alt_isr=[T(j in a[1]) for j in range(d.n)], alt_ep=V(a[2]),
+                alt_cur=T(bool(a[3])), pec=T(bool(r.partition_epoch_current)))
 
 
 def encode(d: Dims, s: ClusterState) -> SState:
@@ -242,7 +285,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
             isr=[T(j in r.isr) for j in range(d.n)],
             remote=[V(x) for x in r.remote_log_end_offsets], truncating=T(r.truncating),
             fr=fr[0], fr_leader=fr[1], fr_epoch=fr[2], fr_offset=fr[3], fr_id=fr[4], fr_ep=fr[5],
-            fr_hw=fr[6], fr_leo=fr[7], flushed=V(r.flushed_offset),
+            fr_hw=fr[6], fr_leo=fr[7], flushed=V(r.flushed_offset), **_alter_encode(d, r),
         ))
     c = s.controller
     E = d.max_epoch + 1
@@ -272,6 +315,8 @@ def encode(d: Dims, s: ClusterState) -> SState:
         rank=[V(r.assignment_rank if d.max_reassign else b) for b, r in enumerate(s.replicas)],
         pref=V(s.preferred_elections if d.max_preferred else 0),
         reass=V(s.reassignments if d.max_reassign else 0),
+        lai_cur=([[T((b, e) in s.leader_and_isr_current) for e in range(E)] for b in range(d.n)]
+                 if d.alter else []),
     )
 
 
@@ -332,6 +377,10 @@ def eq_replica(a: SReplica, b: SReplica) -> list:
                a.fr_hw == b.fr_hw, a.fr_leo == b.fr_leo]
     fr_same += _eq_log(a.fr_leo, a.fr_id, a.fr_ep, b.fr_id, b.fr_ep, lo=a.fr_offset)
     out.append(z3.Implies(a.fr, z3.And(fr_same)))
+    if a.alt_isr:  # alter-partition: the request's fields mean something only while it exists
+        out += [a.alt == b.alt, a.pec == b.pec,
+                z3.Implies(a.alt != 0, z3.And([a.alt_ep == b.alt_ep, a.alt_cur == b.alt_cur]
+                                              + [x == y for x, y in zip(a.alt_isr, b.alt_isr)]))]
     return out
 
 
@@ -358,6 +407,7 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
     out += [z3.Implies(i < a.cv_len, a.cv[i] == b.cv[i]) for i in range(len(a.cv))]
     out += [x == y for x, y in zip(a.rank + [a.pref, a.reass], b.rank + [b.pref, b.reass])
             if not x.eq(y)]  # (the constants of a configuration without the operator's moves)
+    out += [x == y for xs, ys in zip(a.lai_cur, b.lai_cur) for x, y in zip(xs, ys)]
     return z3.And(out)
 
 
@@ -398,6 +448,9 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out.append(rng(s.pref, 0, d.max_preferred))
     if d.max_reassign:
         out.append(rng(s.reass, 0, d.max_reassign))
+    if d.alter:  # an AlterPartition: none (0) or one of the four states, sent in an epoch
+        out += [z3.And(rng(r.alt, 0, 4), z3.Implies(r.alt != 0, rng(r.alt_ep, 0, E)))
+                for r in s.reps]
     return z3.And(out)
 
 
@@ -441,6 +494,10 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
         return False
     if d.max_reassign and not ok(s.reassignments, 0, d.max_reassign):
         return False
+    if d.alter and not all(not r.alter_partition or (ok(r.alter_partition[0], 1, 4)
+                                                     and ok(r.alter_partition[2], 0, E))
+                           for r in s.replicas):
+        return False
     return not {rid for _, rid, _ in s.pending_acks} & {rid for rid, _ in s.acked}
 
 # ---------------------------------------------------------------------------- decoding
@@ -479,8 +536,22 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
     cv = tuple(iv(s.cv[i]) for i in range(iv(s.cv_len)))
     out = ClusterState(tuple(reps), controller, tuple(sorted(lai)), tuple(pending), tuple(acked),
                        cv, iv(s.written), iv(s.crashes), iv(s.losses))
-    if not d.operators:  # the oracle's state: its fields keep their defaults
+    if d.alter:
+        out = _alter_decode(d, iv, bv, s, out)
+    if not d.operators and not d.alter:  # the oracle's state: its fields keep their defaults
         return out
     return out._replace(replicas=tuple(r._replace(assignment_rank=iv(s.rank[b]))
                                        for b, r in enumerate(out.replicas)),
                         preferred_elections=iv(s.pref), reassignments=iv(s.reass))
+
+
+def _alter_decode(d: Dims, iv, bv, s: SState, out: ClusterState) -> ClusterState:
+    """The AlterPartition fields of a decoded state (the kernel's, which a trace replays in)."""
+    reps = []
+    for r, rep in zip(s.reps, out.replicas):
+        state = iv(r.alt)
+        alter = ((state, tuple(j for j in range(d.n) if bv(r.alt_isr[j])), iv(r.alt_ep),
+                  bv(r.alt_cur), False) if state else ())
+        reps.append(rep._replace(alter_partition=alter, partition_epoch_current=bv(r.pec)))
+    cur = tuple((b, e) for b in range(d.n) for e in range(d.max_epoch + 1) if bv(s.lai_cur[b][e]))
+    return out._replace(replicas=tuple(reps), leader_and_isr_current=cur)

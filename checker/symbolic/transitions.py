@@ -35,6 +35,7 @@ from checker.symbolic.state import (
     zmin,
 )
 from model.actions import ACTION_PARAMS, Action
+from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_SENT, ALTER_STUCK
 from model.errors import ConfigError
 
 NO_LEADER = -1
@@ -94,6 +95,9 @@ class Encoder:
         # broker-epoch (KIP-380, Kafka 2.2): a restart the controller has not noticed waits for
         # ControllerHandleBrokerFailure (``restart_waits_for_failure``, issue 29e)
         self.bounce_noticed = BROKER_EPOCH in rules
+        # KIP-497 (Kafka 2.7, rule alter-partition; issue 29i): the leader proposes ISR changes
+        # to the controller (the state's AlterPartition fields) and counts the maximal ISR
+        self.alter = self.d.alter
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
@@ -204,18 +208,20 @@ class Encoder:
                 lai[b][e] = z3.Or(lai[b][e], hit)
                 lai_leader[b][e] = ite(hit, c_leader, lai_leader[b][e])
                 lai_isr[b][e] = [ite(hit, c_isr[j], lai_isr[b][e][j]) for j in range(self.n)]
-        return s.but(lai=lai, lai_leader=lai_leader, lai_isr=lai_isr)
+        s = s.but(lai=lai, lai_leader=lai_leader, lai_isr=lai_isr)
+        return self.mark_current(s, c_epoch, c_leader, targets)
 
     def maybe_increment_leader_hw(self, s: SState, l: int) -> SState:
         """``Partition.maybeIncrementLeaderHW`` then ``DelayedProduce.tryComplete``."""
         r = s.reps[l]
+        isr = self.maximal_isr(r)
         new_hw = r.leo
         for j in range(self.n):
             if j != l:
-                new_hw = ite(z3.And(r.isr[j], r.remote[j] < new_hw), r.remote[j], new_hw)
+                new_hw = ite(z3.And(isr[j], r.remote[j] < new_hw), r.remote[j], new_hw)
         grows = new_hw > r.hw
         s = s.put(l, r.but(hw=ite(grows, new_hw, r.hw)))
-        enough = count(r.isr) >= self.min_isr
+        enough = count(isr) >= self.min_isr
         pend, acked, acked_off = list(s.pend), list(s.acked), list(s.acked_off)
         for k in range(self.d.records):
             done = z3.And(grows, s.pend[k], s.pend_leader[k] == l, s.pend_off[k] < new_hw)
@@ -386,6 +392,8 @@ class Encoder:
         case_a = (z3.And(guard + [out_of_range]), s.put(f, resp_a))
         # Partition.maybeExpandIsr inside the fetch (not under isr-expansion-as-own-step)
         expand = z3.BoolVal(False)
+        if self.expand_isr_on_fetch and self.alter:
+            return self._fetch_with_alter_partition(s, lead, f, guard, case_a)
         if self.expand_isr_on_fetch:
             expand = z3.And(z3.Not(lr.isr[f]), self._isr_change_allowed(s, lead, lr),
                             self.is_caught_up_for_isr(lr, offset))
@@ -437,6 +445,8 @@ class Encoder:
     def _enc_LeaderShrinkIsr(self, s: SState, b: int, f: int) -> list:
         if f == b:
             return []
+        if self.alter:
+            return self._shrink_by_alter_partition(s, b, f)
         r = s.reps[b]
         guard = [r.alive, r.leader == b, count(r.isr) > 1, self._isr_change_allowed(s, b, r),
                  r.isr[f], r.remote[f] < r.leo]
@@ -477,11 +487,17 @@ class Encoder:
         remote = [ite(z3.Or(reset, z3.Not(isr[j])), num.val(-1), r.remote[j]) for j in range(self.n)]
         rl = r.but(lep=num.val(e), leader=num.val(b), isr=list(isr), remote=remote,
                    truncating=z3.BoolVal(False), fr=z3.BoolVal(False))
+        # KIP-497: the request's partition-epoch bit becomes the leader's; a pending ISR change is
+        # replaced by the new state (the kernel's make_leader; Partition.makeLeader at 2.7.0 ->
+        # updateAssignmentAndIsr sets isrState to CommittedIsr, dropping a PendingExpandIsr or
+        # PendingShrinkIsr)
+        rl = self.clear_alter(rl, pec=s.lai_cur[b][e] if self.alter else None)
         as_leader = self.maybe_increment_leader_hw(base.put(b, rl), b)
         # Partition.makeFollower
         new_leader = r.leader != leader
         rf = r.but(lep=num.val(e), leader=leader, isr=[z3.BoolVal(False)] * self.n,
                    remote=self.unknown(), fr=z3.BoolVal(False))
+        rf = self.clear_alter(rf, pec=z3.BoolVal(False))  # a follower never uses it (make_follower)
         truncated = self.trim_flushed(self.truncate_on_become_follower(rf))
         retrunc = z3.BoolVal(True) if self.truncate_every_epoch else new_leader
         rf2 = SReplica(**{
@@ -523,7 +539,7 @@ class Encoder:
         guard = [s.c_leader != NO_LEADER, self.epoch_available(s), s.c_isr[new], s.c_leader != new,
                  s.c_live[new]]
         epoch = s.c_epoch + 1
-        nxt = self.send_leader_and_isr(s, epoch, num.val(new), s.c_isr, s.c_live)
+        nxt = self.send_leader_and_isr(self.commit(s), epoch, num.val(new), s.c_isr, s.c_live)
         return [(z3.And(guard), nxt.but(c_leader=num.val(new), c_epoch=epoch))]
 
     def is_preferred(self, s: SState, b: int):
@@ -550,7 +566,7 @@ class Encoder:
         if preferred is not True:
             guard.append(preferred)
         epoch = s.c_epoch + 1
-        nxt = self.send_leader_and_isr(s, epoch, num.val(new), s.c_isr, s.c_live)
+        nxt = self.send_leader_and_isr(self.commit(s), epoch, num.val(new), s.c_isr, s.c_live)
         return [(z3.And(guard), nxt.but(c_leader=num.val(new), c_epoch=epoch, pref=s.pref + 1))]
 
     def _enc_ControllerReassignReplicas(self, s: SState, first: int, ordering: int) -> list:
@@ -568,7 +584,7 @@ class Encoder:
         already = z3.And([s.rank[b] == i for i, b in enumerate(order)])
         guard = [s.reass < self.max_reassign, leader_live, self.epoch_available(s), z3.Not(already)]
         epoch = s.c_epoch + 1
-        nxt = self.send_leader_and_isr(s, epoch, s.c_leader, s.c_isr, s.c_live)
+        nxt = self.send_leader_and_isr(self.commit(s), epoch, s.c_leader, s.c_isr, s.c_live)
         rank = [num.val(order.index(b)) for b in range(self.n)]
         return [(z3.And(guard), nxt.but(c_epoch=epoch, rank=rank, reass=s.reass + 1))]
 
@@ -595,13 +611,13 @@ class Encoder:
         else:
             chosen = z3.And(z3.Not(clean), z3.Not(any_live) if self.unclean else z3.BoolVal(True))
             c_isr = isr
-        nxt = self.send_leader_and_isr(s, epoch, num.val(new), c_isr, live)
+        nxt = self.send_leader_and_isr(self.commit(s), epoch, num.val(new), c_isr, live)
         nxt = nxt.but(c_leader=num.val(new), c_epoch=epoch, c_isr=c_isr, c_live=live)
         out.append((z3.And(base + [s.c_leader == b, self.epoch_available(s), chosen]), nxt))
         # a follower in the ISR failed: shrink the ISR
         isr2 = [z3.BoolVal(False) if j == b else s.c_isr[j] for j in range(self.n)]
         in_isr = z3.And(s.c_isr[b], count(s.c_isr) > 1)
-        nxt2 = self.send_leader_and_isr(s, epoch, s.c_leader, isr2, live)
+        nxt2 = self.send_leader_and_isr(self.commit(s), epoch, s.c_leader, isr2, live)
         nxt2 = nxt2.but(c_epoch=epoch, c_isr=isr2, c_live=live)
         out.append((z3.And(base + [s.c_leader != b, in_isr, self.epoch_available(s),
                                    s.c_leader == new]), nxt2))
@@ -627,6 +643,7 @@ class Encoder:
                        leader=num.val(NO_LEADER), isr=[z3.BoolVal(False)] * self.n,
                        remote=self.unknown(), truncating=z3.BoolVal(False), fr=z3.BoolVal(False),
                        flushed=r.flushed if self.power_loss else num.val(0))
+            r2 = self.clear_alter(r2, pec=z3.BoolVal(False))  # the kernel's stop_broker
             lai = [list(row) for row in s.lai]
             lai[b] = [z3.BoolVal(False)] * len(lai[b])
             nxt = self.drop_pending_acks(s.put(b, r2), b).but(
@@ -661,12 +678,12 @@ class Encoder:
                     self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b).but(c_live=live)))
         epoch = s.c_epoch + 1
         out.append((z3.And(z3.Not(r.alive), clean),
-                    self.send_leader_and_isr(nxt, epoch, num.val(b), s.c_isr, live).but(
+                    self.send_leader_and_isr(self.commit(nxt), epoch, num.val(b), s.c_isr, live).but(
                         c_live=live, c_leader=num.val(b), c_epoch=epoch)))
         if self.unclean:
             isr_b = [z3.BoolVal(j == b) for j in range(self.n)]
             out.append((z3.And(z3.Not(r.alive), unclean),
-                        self.send_leader_and_isr(nxt, epoch, num.val(b), isr_b, live).but(
+                        self.send_leader_and_isr(self.commit(nxt), epoch, num.val(b), isr_b, live).but(
                             c_live=live, c_leader=num.val(b), c_epoch=epoch, c_isr=isr_b)))
         return out
 
@@ -694,3 +711,156 @@ class Encoder:
             return []
         r = s.reps[b]
         return [(z3.And(r.alive, r.flushed < r.leo), s.put(b, r.but(flushed=r.leo)))]
+
+    # ------------------------------------------------------------------ AlterPartition (KIP-497, issue 29i)
+    #
+    # Kafka 2.7 (rule ``alter-partition``): a leader no longer writes the ISR to ZooKeeper itself
+    # (``Partition.expandIsr`` / ``shrinkIsr`` -> ``zkClient.conditionalUpdatePath`` at 2.6.0); it
+    # sends AlterIsr to the controller and waits (``Partition.expandIsr`` / ``shrinkIsr`` ->
+    # ``sendAlterIsrRequest`` with ``PendingExpandIsr`` / ``PendingShrinkIsr`` at 2.7.0), one change
+    # at a time (``isrState.isInflight``). The encoding is the compiled kernel's
+    # (model/kernel/transitions.py ``propose_isr``, ``maximal_isr``; model/kernel/actions/
+    # controller.py ``controller_handle_alter_partition``; leader.py
+    # ``leader_handle_alter_partition_response``; controller.py ``commit``), which keeps one bit
+    # per holder of a partition epoch ("this is the current one") instead of the number.
+
+    def maximal_isr(self, r: SReplica) -> list:
+        """``IsrState.maximalIsr`` (2.7.0; ``PartitionState.maximalIsr`` 3.2.0+): the ISR the HW
+        waits for: the leader's ISR and, while an AlterPartition is pending, the members it
+        proposes (an expansion counts the added follower at once; a shrink still counts the
+        removed one, which the committed ISR holds). ``maybeIncrementLeaderHW`` and
+        ``checkEnoughReplicasReachOffset`` (min.insync.replicas for a parked produce) read it,
+        2.7.0."""
+        if not self.alter:
+            return r.isr
+        return [z3.Or(r.isr[j], z3.And(r.alt != 0, r.alt_isr[j])) for j in range(self.n)]
+
+    def clear_alter(self, r: SReplica, pec=None) -> SReplica:
+        """No AlterPartition pending (the kernel's ``clear_alter``), and the partition-epoch bit
+        ``pec`` if given."""
+        if not self.alter:
+            return r
+        return r.but(alt=num.val(0), alt_isr=[z3.BoolVal(False)] * self.n, alt_ep=num.val(0),
+                     alt_cur=z3.BoolVal(False), pec=r.pec if pec is None else pec)
+
+    def propose_isr(self, r: SReplica, isr: list) -> SReplica:
+        """The leader sends AlterPartition(its leader epoch, its partition epoch, ``isr``) and
+        waits (the kernel's ``propose_isr``; ``Partition.sendAlterIsrRequest`` at 2.7.0)."""
+        return r.but(alt=num.val(ALTER_SENT), alt_isr=list(isr), alt_ep=r.lep, alt_cur=r.pec)
+
+    def commit(self, s: SState) -> SState:
+        """The controller writes a new partition state (the kernel's ``commit``; the znode's
+        version, the partition epoch, goes up): every partition epoch held so far is stale, the
+        brokers', the pending AlterPartition requests' and the LeaderAndIsr requests'."""
+        if not self.alter:
+            return s
+        reps = [r.but(pec=z3.BoolVal(False), alt_cur=z3.BoolVal(False)) for r in s.reps]
+        lai_cur = [[z3.BoolVal(False)] * len(row) for row in s.lai_cur]
+        return s.but(reps=reps, lai_cur=lai_cur)
+
+    def mark_current(self, s: SState, c_epoch, c_leader, targets) -> SState:
+        """A LeaderAndIsr sent to its leader carries the current partition epoch (the kernel's
+        ``send_leader_and_isr``: only a leader uses it, in its AlterPartition requests)."""
+        if not self.alter:
+            return s
+        lai_cur = [list(row) for row in s.lai_cur]
+        for b in range(self.n):
+            for e in range(len(lai_cur[b])):
+                hit = z3.And(targets[b], s.reps[b].alive, c_epoch == e, c_leader == b)
+                lai_cur[b][e] = z3.Or(lai_cur[b][e], hit)
+        return s.but(lai_cur=lai_cur)
+
+    def _shrink_by_alter_partition(self, s: SState, b: int, f: int) -> list:
+        """LeaderShrinkIsr under KIP-497: the same lag test, but the leader proposes the smaller
+        ISR instead of writing it, only if no change is pending, and its HW still counts ``f``
+        (``Partition.shrinkIsr`` at 2.7.0: ``PendingShrinkIsr``, whose ``maximalIsr`` is the old
+        ISR). No compare-and-set here: the controller checks the epochs when it handles it."""
+        r = s.reps[b]
+        guard = [r.alive, r.leader == b, count(r.isr) > 1, r.alt == 0, r.isr[f],
+                 r.remote[f] < r.leo]
+        if self.timed_shrink:  # replica.lag.time.max.ms, as in _enc_LeaderShrinkIsr
+            rf = s.reps[f]
+            guard.append(z3.Or(z3.Not(rf.alive), rf.leader != b, rf.lep != r.lep))
+        smaller = [z3.BoolVal(False) if j == f else r.isr[j] for j in range(self.n)]
+        return [(z3.And(guard), s.put(b, self.propose_isr(r, smaller)))]
+
+    def _fetch_with_alter_partition(self, s: SState, lead: int, f: int, guard: list, case_a) -> list:
+        """LeaderHandleFetch under KIP-497: a follower found in sync is proposed, not added
+        (``Partition.maybeExpandIsr`` -> ``expandIsrWithAlterIsr`` at 2.7.0:
+        ``PendingExpandIsr``), if no change is pending (``canAddReplicaToIsr``: not
+        ``isInflight``); its LEO counts in the HW at once (the maximal ISR)."""
+        fr, lr = s.reps[f], s.reps[lead]
+        offset, leader_leo = fr.leo, lr.leo
+        expand = z3.And(z3.Not(lr.isr[f]), lr.alt == 0, self.is_caught_up_for_isr(lr, offset))
+        pruned = z3.And(lr.remote[f] == offset, offset == leader_leo, zmin(offset, lr.hw) == fr.hw,
+                        z3.Not(expand))
+        remote = [offset if j == f else lr.remote[j] for j in range(self.n)]
+        lr2 = lr.but(remote=remote)
+        larger = [z3.BoolVal(True) if j == f else lr.isr[j] for j in range(self.n)]
+        proposed = self.propose_isr(lr2, larger)
+        lr2 = SReplica(**{k: (ite(expand, getattr(proposed, k), getattr(lr2, k))
+                              if not isinstance(getattr(lr2, k), list) else
+                              [ite(expand, x, y) for x, y in zip(getattr(proposed, k), getattr(lr2, k))])
+                          for k in lr2.__dataclass_fields__})
+        nxt = self.maybe_increment_leader_hw(s.put(lead, lr2), lead)
+        resp_b = fr.but(fr=z3.BoolVal(True), fr_leader=num.val(lead), fr_epoch=fr.lep,
+                        fr_offset=offset, fr_id=list(lr.log_id), fr_ep=list(lr.log_ep),
+                        fr_hw=nxt.reps[lead].hw, fr_leo=leader_leo)
+        case_b = (z3.And(guard + [z3.Not(offset > leader_leo), z3.Not(pruned)]), nxt.put(f, resp_b))
+        return [case_a, case_b]
+
+    def _enc_ControllerHandleAlterPartition(self, s: SState, b: int) -> list:
+        """The controller handles leader ``b``'s AlterPartition (the kernel's
+        ``controller_handle_alter_partition``, ZooKeeper mode; ``KafkaController.processAlterIsr``
+        at 2.7.0): from an older leader epoch FENCED_LEADER_EPOCH (the kernel also refuses a
+        broker that is not the leader; in ZooKeeper mode only the leader of an epoch sends in
+        it, so the epoch test already covers that); the ISR asked for already the partition's
+        (``equalsIgnoreZk``): success; a stale ``zkVersion`` (the partition epoch)
+        INVALID_UPDATE_VERSION (``zkClient.updateLeaderAndIsr``'s ``badVersionUpdates``). On
+        either error ``Partition.handleAlterIsrResponse`` (2.7.0) gives up and leaves the state
+        in flight until new metadata comes: stuck. Otherwise the new ISR is written (a new
+        ``zkVersion``: ``commit``), with no new leader epoch and no LeaderAndIsr, and the answer
+        carries it back."""
+        if not self.alter:
+            return []
+        r = s.reps[b]
+        fenced = z3.Or(r.alt_ep < s.c_epoch, s.c_leader != b)
+        same = z3.And([r.alt_isr[j] == s.c_isr[j] for j in range(self.n)])
+        base = [r.alt == ALTER_SENT]
+        stuck = s.put(b, r.but(alt=num.val(ALTER_STUCK), alt_cur=z3.BoolVal(False)))
+        accepted = r.but(alt=num.val(ALTER_ACCEPTED), alt_ep=s.c_epoch, alt_cur=z3.BoolVal(True))
+        written = self.commit(s)
+        written = written.put(b, written.reps[b].but(
+            alt=num.val(ALTER_ACCEPTED), alt_ep=s.c_epoch, alt_cur=z3.BoolVal(True))).but(
+            c_isr=list(r.alt_isr))
+        return [
+            (z3.And(base + [fenced]), stuck),
+            (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), same]), s.put(b, accepted)),
+            (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), z3.Not(same)]), stuck),
+            (z3.And(base + [z3.Not(fenced), r.alt_cur, same]), s.put(b, accepted)),
+            (z3.And(base + [z3.Not(fenced), r.alt_cur, z3.Not(same)]), written),
+        ]
+
+    def _enc_LeaderHandleAlterPartitionResponse(self, s: SState, b: int) -> list:
+        """The controller's answer reaches leader ``b`` (the kernel's
+        ``leader_handle_alter_partition_response``; ``Partition.handleAlterIsrResponse`` at
+        2.7.0): an answer for its leader epoch commits the ISR it carries, with its partition
+        epoch; one for another epoch leaves it waiting for new metadata; a refusal takes it
+        back to its ISR. Since 3.1 (``hw-on-alter-partition-answer``, KAFKA-13091:
+        ``handleAlterIsrUpdate`` calls ``maybeIncrementLeaderHW`` at 3.1.0) the HW may move
+        then (after a shrink, whose pending state still counted the removed follower)."""
+        if not self.alter:
+            return []
+        r = s.reps[b]
+        accepted = z3.And(r.alive, r.alt == ALTER_ACCEPTED)
+        mine = r.alt_ep == r.lep
+        done = self.clear_alter(r.but(isr=list(r.alt_isr)), pec=r.alt_cur)
+        nxt = s.put(b, done)
+        if self.d.hw_on_answer:
+            nxt = self.maybe_increment_leader_hw(nxt, b)
+        return [
+            (z3.And(r.alive, r.alt == ALTER_REFUSED), s.put(b, self.clear_alter(r))),
+            (z3.And(accepted, z3.Not(mine)),
+             s.put(b, r.but(alt=num.val(ALTER_STUCK), alt_cur=z3.BoolVal(False)))),
+            (z3.And(accepted, mine), nxt),
+        ]

@@ -68,7 +68,10 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                # without kmc 0.1's ISR expansion as a step of its own (issue 29r's two ISR facts
                # are off with it)
                ModelConfig(protocol="kip-320", replication_factor=3, min_insync_replicas=2,
-                           bounds=Bounds(1, 2, 1, 1), rule_changes=("+reset-followers-on-epoch",))]
+                           bounds=Bounds(1, 2, 1, 1), rule_changes=("+reset-followers-on-epoch",)),
+               # KIP-497's AlterPartition (issue 29i): its invariants are True without it
+               ModelConfig(protocol="kip-320", replication_factor=3, min_insync_replicas=2,
+                           bounds=Bounds(1, 2, 1, 1), rule_changes=("+alter-partition",))]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

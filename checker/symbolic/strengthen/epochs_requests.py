@@ -228,7 +228,7 @@ def _current_epoch_on_its_way_z3(d, s):
 
 
 def _leaderless_isr_is_last_leader(s, config) -> bool:
-    if "isr-expansion-as-own-step" in config.rules:
+    if "isr-expansion-as-own-step" in config.rules or "alter-partition" in config.rules:
         return True  # a leader may add a follower that died since it fetched
     views = [(e, isr) for _, e, leader, isr in s.leader_and_isr if leader == NO_LEADER]
     c = s.controller
@@ -241,7 +241,7 @@ def _leaderless_isr_is_last_leader(s, config) -> bool:
 
 
 def _leaderless_isr_is_last_leader_z3(d, s):
-    if d.expands_dead:
+    if d.expands_dead or d.alter:
         return z3.BoolVal(True)
     views = [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e), s.lai_isr[b][e])
              for b in range(d.n) for e in range(len(s.lai[b]))]

@@ -13,12 +13,54 @@ from checker.symbolic.strengthen.history import (
     epoch_claims, follower_kept_log_since, follower_kept_log_since_z3, kept_log_since,
     kept_log_since_z3, leads_in, never_took, never_took_z3,
 )
-from model.constants import NO_LEADER
+from model.constants import ALTER_ACCEPTED, NO_LEADER
+
+
+def _isr_view(r) -> tuple:
+    """A running leader's ISR and, under KIP-497 while an AlterPartition of its is pending, the
+    members it proposes: the controller may have written them already (issue 29i). Without
+    ``alter-partition`` (no request ever pending) its ISR."""
+    if not r.alter_partition:
+        return r.isr
+    return tuple(sorted(set(r.isr) | set(r.alter_partition[1])))
+
+
+def _isr_view_z3(d, r) -> list:
+    if not d.alter:
+        return r.isr
+    return [z3.Or(r.isr[j], z3.And(r.alt != 0, r.alt_isr[j])) for j in range(d.n)]
+
+
+def _committed_view(r) -> tuple:
+    """The ISR the controller holds for a running leader's epoch, as far as the leader knows:
+    under KIP-497 the one its accepted AlterPartition carries back (the controller wrote it),
+    else its ISR (a request on its way to the controller, or stuck, was not written)."""
+    a = r.alter_partition
+    return a[1] if a and a[0] == ALTER_ACCEPTED else r.isr
+
+
+def _committed_view_z3(d, r) -> list:
+    if not d.alter:
+        return r.isr
+    return [ite(r.alt == ALTER_ACCEPTED, r.alt_isr[j], r.isr[j]) for j in range(d.n)]
+
+
+def _answered(r, isr) -> bool:
+    """KIP-497: the controller has written ``isr`` for this leader's AlterPartition and the
+    answer is on its way (state ALTER_ACCEPTED)."""
+    return bool(r.alter_partition) and r.alter_partition[0] == ALTER_ACCEPTED and \
+        r.alter_partition[1] == isr
+
+
+def _answered_z3(d, r, isr):
+    if not d.alter:
+        return z3.BoolVal(False)
+    return z3.And([r.alt == ALTER_ACCEPTED] + [x == y for x, y in zip(r.alt_isr, isr)])
 
 
 def _leader_isr_is_controller_isr(s) -> bool:
     c = s.controller
-    return all(r.isr == c.isr for b, r in enumerate(s.replicas)
+    return all(r.isr == c.isr or _answered(r, c.isr) for b, r in enumerate(s.replicas)
                if r.alive and r.leader == b and r.leader_epoch == c.leader_epoch) and all(
         isr == c.isr for b, e, leader, isr in s.leader_and_isr
         if e == c.leader_epoch and (leader == b or never_took(s, leader, e)))
@@ -26,7 +68,8 @@ def _leader_isr_is_controller_isr(s) -> bool:
 
 def _leader_isr_is_controller_isr_z3(d, s):
     out = [z3.Implies(z3.And(r.alive, r.leader == b, r.lep == s.c_epoch),
-                      z3.And([x == y for x, y in zip(r.isr, s.c_isr)]))
+                      z3.Or(z3.And([x == y for x, y in zip(r.isr, s.c_isr)]),
+                            _answered_z3(d, r, s.c_isr)))
            for b, r in enumerate(s.reps)]
     out += [z3.Implies(z3.And(s.lai[b][e], s.c_epoch == e,
                               z3.Or(s.lai_leader[b][e] == b, never_took_z3(d, s, s.lai_leader[b][e], e))),
@@ -38,7 +81,7 @@ def _leader_isr_is_controller_isr_z3(d, s):
 def _isr_remote_ge_hw(s) -> bool:
     for lead, lr in enumerate(s.replicas):
         if lr.alive and lr.leader == lead:
-            for f in lr.isr:
+            for f in _isr_view(lr):  # KIP-497: the maximal ISR
                 x = lr.remote_log_end_offsets[f]
                 if f != lead and 0 <= x < lr.high_watermark:
                     return False
@@ -46,7 +89,8 @@ def _isr_remote_ge_hw(s) -> bool:
 
 
 def _isr_remote_ge_hw_z3(d, s):
-    return z3.And([z3.Implies(z3.And(lr.alive, lr.leader == lead, lr.isr[f], lr.remote[f] >= 0),
+    return z3.And([z3.Implies(z3.And(lr.alive, lr.leader == lead, _isr_view_z3(d, lr)[f],
+                                     lr.remote[f] >= 0),
                               lr.remote[f] >= lr.hw)
                    for lead, lr in enumerate(s.reps) for f in range(d.n) if f != lead])
 
@@ -80,14 +124,14 @@ def _controller_isr_nonempty_z3(d, s):
 
 
 def _controller_isr_live(s, config) -> bool:
-    if "isr-expansion-as-own-step" in config.rules:
+    if "isr-expansion-as-own-step" in config.rules or "alter-partition" in config.rules:
         return True  # a leader may add a follower that died since it fetched
     c = s.controller
     return len(c.isr) == 1 or set(c.isr) <= set(c.live_brokers)
 
 
 def _controller_isr_live_z3(d, s):
-    if d.expands_dead:
+    if d.expands_dead or d.alter:
         return z3.BoolVal(True)
     several = count(s.c_isr) > 1
     return z3.And([z3.Implies(z3.And(several, s.c_isr[b]), s.c_live[b]) for b in range(d.n)])
@@ -96,7 +140,8 @@ def _controller_isr_live_z3(d, s):
 def _isr_views(s):
     """(broker, epoch, ISR): each running leader's ISR, and the ISR a LeaderAndIsr request in
     flight will hand its target as leader."""
-    views = [(b, r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    views = [(b, r.leader_epoch, _isr_view(r)) for b, r in enumerate(s.replicas)
+             if r.alive and r.leader == b]  # (KIP-497: the maximal ISR, which the HW waits for)
     return views + [(b, e, isr) for b, e, leader, isr in s.leader_and_isr if leader == b]
 
 
@@ -113,7 +158,8 @@ def _isr_followers_hold_hw(s) -> bool:
 
 
 def _isr_views_z3(d, s):
-    views = [(lead, z3.And(lr.alive, lr.leader == lead), lr.lep, lr.isr) for lead, lr in enumerate(s.reps)]
+    views = [(lead, z3.And(lr.alive, lr.leader == lead), lr.lep, _isr_view_z3(d, lr))
+             for lead, lr in enumerate(s.reps)]
     return views + [(b, z3.And(s.lai[b][e], s.lai_leader[b][e] == b), num.val(e), s.lai_isr[b][e])
                     for b in range(d.n) for e in range(len(s.lai[b]))]
 
@@ -176,7 +222,7 @@ def _isr_grows_only_under_its_leader(s) -> bool:
         return True  # the new leader may have added members
     # only the previous epoch: a leader of an epoch in between may have added members
     previous = c.leader_epoch - 1
-    views = [lr.isr for lead, lr in enumerate(s.replicas)
+    views = [_committed_view(lr) for lead, lr in enumerate(s.replicas)
              if lr.alive and lr.leader == lead and lr.leader_epoch == previous]
     views += [isr for b, e, leader, isr in s.leader_and_isr if leader in (b, NO_LEADER) and e == previous]
     return all(set(c.isr) <= set(view) | {c.leader} for view in views)
@@ -189,7 +235,8 @@ def _isr_grows_only_under_its_leader_z3(d, s):
     def older(e):
         return e + 1 == s.c_epoch
 
-    views = [(z3.And(lr.alive, lr.leader == lead, older(lr.lep)), lr.isr) for lead, lr in enumerate(s.reps)]
+    views = [(z3.And(lr.alive, lr.leader == lead, older(lr.lep)), _committed_view_z3(d, lr))
+             for lead, lr in enumerate(s.reps)]
     views += [(z3.And(s.lai[b][e], z3.Or(s.lai_leader[b][e] == b, s.lai_leader[b][e] == -1), older(num.val(e))),
                s.lai_isr[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
     for present, isr in views:
@@ -202,7 +249,8 @@ def _next_leader_from_isr(s) -> bool:
     claims = epoch_claims(s)
     # a running leader's ISR, the ISR a request will hand its target as leader, and the ISR of a
     # leaderless epoch (the next leader is a member that restarts)
-    views = [(lr.leader_epoch, lr.isr) for lead, lr in enumerate(s.replicas) if lr.alive and lr.leader == lead]
+    views = [(lr.leader_epoch, _committed_view(lr)) for lead, lr in enumerate(s.replicas)
+             if lr.alive and lr.leader == lead]
     views += [(e, isr) for b, e, leader, isr in s.leader_and_isr if leader in (b, NO_LEADER)]
     if s.controller.leader == NO_LEADER:
         views.append((s.controller.leader_epoch, s.controller.isr))
@@ -219,7 +267,8 @@ def _next_leader_from_isr_z3(d, s):
     claims = [(s.lai[b][e], e, s.lai_leader[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
     claims += [(z3.And(r.alive, r.lep >= 0), r.lep, r.leader) for r in s.reps]
     claims.append((True, s.c_epoch, s.c_leader))
-    views = [(z3.And(lr.alive, lr.leader == lead), lr.lep, lr.isr) for lead, lr in enumerate(s.reps)]
+    views = [(z3.And(lr.alive, lr.leader == lead), lr.lep, _committed_view_z3(d, lr))
+             for lead, lr in enumerate(s.reps)]
     views += [(z3.And(s.lai[b][e], z3.Or(s.lai_leader[b][e] == b, s.lai_leader[b][e] == -1)), num.val(e),
                s.lai_isr[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
     views.append((s.c_leader == -1, s.c_epoch, s.c_isr))

@@ -1,0 +1,175 @@
+"""Strengthening invariants about KIP-497's AlterPartition (Kafka 2.7, rule ``alter-partition``;
+issue 29i): the leader's ISR change in flight to the controller and back, and the partition
+epoch (ZooKeeper's ``zkVersion``) it carries. Without the rule no request is ever pending and each
+is true at once (its formula is ``True``)."""
+
+from __future__ import annotations
+
+import z3
+
+from checker.symbolic.formulas import holds_every_acked
+from checker.symbolic.strengthen.base import Strengthening
+from checker.symbolic.strengthen.history import follower_kept_log_since, follower_kept_log_since_z3
+from model.constants import ALTER_ACCEPTED, ALTER_REFUSED
+
+
+def _on_its_leader(s) -> bool:
+    return all(r.alive and r.leader == b and r.alter_partition[2] == r.leader_epoch
+               for b, r in enumerate(s.replicas) if r.alter_partition)
+
+
+def _on_its_leader_z3(d, s):
+    if not d.alter:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(r.alt != 0, z3.And(r.alive, r.leader == b, r.alt_ep == r.lep))
+                   for b, r in enumerate(s.reps)])
+
+
+def _answer_is_controller_isr(s) -> bool:
+    c = s.controller
+    return all(r.alter_partition[1] == c.isr for r in s.replicas
+               if r.alter_partition and r.alter_partition[0] == ALTER_ACCEPTED
+               and r.alter_partition[2] == c.leader_epoch)
+
+
+def _answer_is_controller_isr_z3(d, s):
+    if not d.alter:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alt == ALTER_ACCEPTED, r.alt_ep == s.c_epoch),
+                              z3.And([x == y for x, y in zip(r.alt_isr, s.c_isr)]))
+                   for r in s.reps])
+
+
+def _one_follower_change(s) -> bool:
+    for b, r in enumerate(s.replicas):
+        if r.alter_partition:
+            proposed = set(r.alter_partition[1])
+            if b not in proposed or len(proposed ^ set(r.isr)) != 1:
+                return False
+    return True
+
+
+def _one_follower_change_z3(d, s):
+    if not d.alter:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        differs = [z3.Xor(r.alt_isr[j], r.isr[j]) for j in range(d.n) if j != b]
+        one = z3.PbEq([(x, 1) for x in differs], 1)
+        out.append(z3.Implies(r.alt != 0, z3.And(r.alt_isr[b], one)))
+    return z3.And(out)
+
+
+def _proposal_holds_acked(s) -> bool:
+    c = s.controller
+    for r in s.replicas:
+        a = r.alter_partition
+        if a and a[2] == c.leader_epoch:
+            for m in a[1]:
+                log = s.replicas[m].log
+                if not all(off < len(log) and log[off][0] == rid for rid, off in s.acked):
+                    return False
+    return True
+
+
+def _proposal_holds_acked_z3(d, s):
+    if not d.alter:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alt != 0, r.alt_ep == s.c_epoch, r.alt_isr[m]),
+                              holds_every_acked(d, s, s.reps[m]))
+                   for r in s.reps for m in range(d.n)])
+
+
+def _never_refused(s) -> bool:
+    return not any(r.alter_partition and r.alter_partition[0] == ALTER_REFUSED
+                   for r in s.replicas)
+
+
+def _never_refused_z3(d, s):
+    if not d.alter:
+        return z3.BoolVal(True)
+    return z3.And([r.alt != ALTER_REFUSED for r in s.reps])
+
+
+def _added_member_caught_up(s) -> bool:
+    for b, r in enumerate(s.replicas):
+        a = r.alter_partition
+        if not a or not (r.alive and r.leader == b):
+            continue
+        e = r.leader_epoch
+        for f in set(a[1]) - set(r.isr):
+            fe = s.replicas[f].leader_epoch
+            if f != b and 0 <= fe < e:
+                return False  # it fetched in e (fenced), and its epoch only grows until a crash
+            if f != b and fe == -1 and any(q == f and x < e for q, x, _, _ in s.leader_and_isr):
+                return False  # restarted before e: it never fetched in e
+            if f == b or not follower_kept_log_since(s, f, b, e):
+                continue
+            log = s.replicas[f].log
+            if any(rec[1] < e and (i >= len(log) or log[i] != rec) for i, rec in enumerate(r.log)):
+                return False
+    return True
+
+
+def _added_member_caught_up_z3(d, s):
+    if not d.alter:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == b:
+                continue
+            added = z3.And(r.alive, r.leader == b, r.alt != 0, r.alt_isr[f], z3.Not(r.isr[f]),
+                           follower_kept_log_since_z3(d, s, f, b, r.lep))
+            held = [z3.Implies(z3.And(i < r.leo, r.log_ep[i] < r.lep),
+                               z3.And(i < fr.leo, fr.log_id[i] == r.log_id[i],
+                                      fr.log_ep[i] == r.log_ep[i]))
+                    for i in range(d.slots)]
+            out.append(z3.Implies(added, z3.And(held)))
+            proposed = z3.And(r.alive, r.leader == b, r.alt != 0, r.alt_isr[f], z3.Not(r.isr[f]))
+            out.append(z3.Implies(proposed, z3.Not(z3.And(fr.lep >= 0, fr.lep < r.lep))))
+            out += [z3.Implies(z3.And(proposed, fr.lep == -1, s.lai[f][x]), x >= r.lep)
+                    for x in range(len(s.lai[f]))]
+    return z3.And(out)
+
+
+# in the order `kmc list` shows them
+STRENGTHENINGS = (
+    Strengthening("alter-partition-never-refused", "no AlterPartition is refused: the ZooKeeper "
+                  "controller of 2.7 to 3.x checks no member's eligibility "
+                  "(``KafkaController.processAlterIsr``, 2.7.0); INELIGIBLE_REPLICA comes with "
+                  "KIP-841 (KRaft, 3.3), which the encoding does not have", _never_refused,
+                  _never_refused_z3),
+    Strengthening("alter-partition-on-its-leader", "a pending AlterPartition belongs to a running "
+                  "broker that leads in its own view, in the leader epoch it was sent in: a new "
+                  "epoch (``Partition.makeLeader`` / ``makeFollower``) or a crash drops it "
+                  "(``isrState`` becomes ``CommittedIsr``, 2.7.0), and the controller answers in "
+                  "that epoch or leaves it stuck", _on_its_leader, _on_its_leader_z3),
+    Strengthening("alter-partition-answer-is-controller-isr", "an accepted AlterPartition of "
+                  "the controller's leader epoch carries the controller's ISR: it was written "
+                  "(or already was the ISR, ``equalsIgnoreZk``) when the controller answered, and "
+                  "in ZooKeeper mode nothing else changes the ISR without a new leader epoch "
+                  "while that leader's request is pending (``KafkaController.processAlterIsr``, "
+                  "2.7.0)", _answer_is_controller_isr, _answer_is_controller_isr_z3),
+    Strengthening("alter-partition-changes-one-follower", "a pending AlterPartition proposes "
+                  "its leader's ISR with one follower added or removed, and the leader in it: "
+                  "``PendingExpandIsr(isr, newInSyncReplicaId)`` / ``PendingShrinkIsr`` of one "
+                  "lagging follower (kmc's LeaderShrinkIsr) at 2.7.0, and the leader's ISR does "
+                  "not change while it waits", _one_follower_change, _one_follower_change_z3),
+    Strengthening("alter-partition-proposal-holds-acked", "every member of an AlterPartition "
+                  "of the controller's leader epoch holds every acknowledged record, at its "
+                  "offset: a follower is proposed only once its fetch offset has reached the HW "
+                  "and its epoch's start (``Partition.isFollowerAtHighwatermark``, 2.7.0), having "
+                  "fetched the leader's log below it, and the controller may write the proposal "
+                  "into its ISR (``acked-in-isr``)", _proposal_holds_acked,
+                  _proposal_holds_acked_z3),
+    Strengthening("alter-partition-added-member-caught-up", "a follower a leader proposes to "
+                  "add is in the leader's epoch or a later one, or has crashed since, not before "
+                  "(no older request on its way to it): it fetched in that epoch (KIP-320's "
+                  "fenced fetch); and, unless it may have truncated "
+                  "since, holds the leader's records from "
+                  "before the leader's epoch: it was proposed only once its fetch offset reached "
+                  "the epoch's start (``isFollowerAtHighwatermark``, 2.7.0; "
+                  "``added-members-caught-up`` for the maximal ISR)", _added_member_caught_up,
+                  _added_member_caught_up_z3),
+)
