@@ -1,6 +1,7 @@
 """``kmc prove`` and ``--engine bmc`` take ``--kafka-version`` and ``--config`` like ``kmc
-check``: every ZooKeeper release through 2.6 (whose rules the encoding has, Kafka's ordered
-elections, in-order LeaderAndIsr and 2.2's broker epochs included) is accepted; a later one gets
+check``: every ZooKeeper release through 3.2 (whose rules the encoding has, Kafka's ordered
+elections, in-order LeaderAndIsr, 2.2's broker epochs and 2.7's AlterPartition included) is
+accepted; a later one gets
 one line naming the rules the encoding lacks, exit 2, no traceback
 (``checker/symbolic/scope.py``)."""
 
@@ -24,27 +25,29 @@ def release(v):
 
 
 @pytest.mark.parametrize("version", [v for v in RELEASES if v <= NEWEST_MODELLED], ids=str)
-def test_every_release_through_2_6_is_encoded_and_every_later_one_is_refused(version):
+def test_every_release_through_3_2_is_encoded_and_every_later_one_is_refused(version):
     config = release(version)
     if version <= as_version(ENCODED_THROUGH):
         assert lacking_rules(config) == []
         require_encoded(config)
         Encoder(symbolic_model(config))  # builds: no rule it lacks
     else:
-        assert "alter-partition" in lacking_rules(config)  # from 2.7 on (KIP-497)
-        with pytest.raises(ConfigError, match="rules the encoding lacks: .*alter-partition"):
+        assert "kraft" in lacking_rules(config)  # from 3.3 on (KIP-500/KIP-631)
+        with pytest.raises(ConfigError, match="rules the encoding lacks: .*kraft"):
             require_encoded(config)
 
 
-def test_2_6_is_the_newest_release_encoded():
-    # 2.2 adds broker-epoch (encoded, issue 29e), 2.3 to 2.6 no replication rule; 2.7 adds
-    # alter-partition
-    assert ENCODED_THROUGH == "2.6"
-    assert lacking_rules(release("2.7")) == ["alter-partition"]
+def test_3_2_is_the_newest_release_encoded():
+    # 2.2 adds broker-epoch (encoded, issue 29e), 2.7 alter-partition and 3.1 the HW on its
+    # answer (issue 29i); 3.3 is KRaft
+    assert ENCODED_THROUGH == "3.2"
+    assert lacking_rules(release("3.2")) == []
+    assert lacking_rules(release("3.3")) == [
+        "kraft", "isr-eligibility", "alter-partition-shrink-bumps-leader-epoch"]
 
 
 @pytest.mark.parametrize("argv, lacking", [
-    (["prove", "--kafka-version", "2.7", "-r", "2", "-p", "no-acked-loss"], "alter-partition"),
+    (["prove", "--kafka-version", "3.3", "-r", "2", "-p", "no-acked-loss"], "kraft"),
     (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss"], "eligible-leader-replicas"),
     # (3.0 lacked alter-partition too until issue 29i; 3.3 is KRaft, which no branch encodes)
     (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "3.3", "-r", "2", "-q",
@@ -55,7 +58,7 @@ def test_a_release_the_encoding_lacks_is_one_line_and_exit_2(argv, lacking):
     assert out.exit_code == 2, out.output
     assert "Traceback" not in out.output
     error = [line for line in out.output.splitlines() if "error" in line]
-    assert len(error) == 1 and lacking in error[0] and "0.8 to 2.6" in error[0]
+    assert len(error) == 1 and lacking in error[0] and "0.8 to 3.2" in error[0]
 
 
 def test_prove_takes_an_old_release_and_finds_bfs_shortest_counterexample():
