@@ -12,8 +12,8 @@ from model.constants import ACKS_CHOICES, CRASH_MODELS, HW_CHECKPOINT_MODES
 from model.errors import ConfigError
 from model.releases import parse_version, release_notes, rules_release
 from model.rules import (
-    apply_rule_changes, check_mandatory, check_protocol, ignored_settings, parse_rule_change,
-    release_rules, rules_of, without_unmet,
+    GROUPS, RULES, apply_rule_changes, check_mandatory, check_protocol, ignored_settings,
+    parse_rule_change, release_rules, rules_of, without_unmet,
 )
 
 MAX_REPLICATION_FACTOR = 5
@@ -294,6 +294,7 @@ class ModelConfig:
         if self.kafka_version:
             object.__setattr__(self, "kafka_version", str(parse_version(self.kafka_version)))
             check_mandatory(self.kafka_version, self.rules)
+        self._check_added_rules_apply()
         if self.bounds.max_controller_failovers and "kraft" in self.rules:
             raise ConfigError(
                 "--max-controller-failovers models ZooKeeper-mode controllers; a KRaft "
@@ -301,6 +302,27 @@ class ModelConfig:
                 "-kraft for a 3.x cluster in ZooKeeper mode)")
         check_producer(self)
         check_consumer(self)
+
+    def _check_added_rules_apply(self) -> None:
+        """A ``ConfigError`` if a rule turned on with ``--rule +NAME`` would be dropped because a
+        rule it requires is not in force (a KRaft-only rule on a ZooKeeper release): it would
+        look in force in the command line and not be. A rule dropped because the user turned
+        its requirement off (``--rule -kraft`` on 3.3) is what was asked for, and stays quiet."""
+        base = release_rules(self.kafka_version) if self.kafka_version else rules_of(self.protocol)
+        asked = apply_rule_changes(base, self.rule_changes)
+        in_force = set(self.rules)
+        for change in self.rule_changes:
+            if not change.startswith("+"):
+                continue
+            for name in GROUPS.get(change[1:], (change[1:],)):
+                if name in asked and name not in in_force:
+                    missing = [r for r in RULES[name].requires if r not in in_force]
+                    where = (f"Kafka {self.kafka_version}" if self.kafka_version
+                             else f"--protocol {self.protocol}")
+                    raise ConfigError(
+                        f"--rule +{name} needs {', '.join(missing)}, which {where} does not "
+                        f"have: add {' '.join('--rule +' + m for m in missing)} or pick a "
+                        f"release that has it")
 
     @property
     def idempotent(self) -> bool:

@@ -136,6 +136,20 @@ def test_kraft_only_rules_drop_in_zookeeper_mode_and_4_0_has_no_zookeeper():
     assert "eligible-leader-replicas" in opt_in.rules and "last-known-leader-check" not in opt_in.rules
 
 
+def test_a_rule_turned_on_without_what_it_requires_is_refused_not_dropped_quietly():
+    # it used to be dropped by without_unmet while the command line still showed it in force
+    with pytest.raises(ConfigError, match=r"\+isr-eligibility needs kraft, which Kafka 2.7 does not have"):
+        ModelConfig(kafka_version="2.7", rule_changes=("+isr-eligibility",))
+    with pytest.raises(ConfigError, match="needs broker-epoch-in-fetch"):
+        ModelConfig(protocol="kip-320", rule_changes=("+stale-fetch-rejected",))
+    both = ModelConfig(kafka_version="2.7", rule_changes=("+kraft", "+isr-eligibility"))
+    assert {"kraft", "isr-eligibility"} <= set(both.rules)
+    out = CliRunner().invoke(cli, ["check", "--kafka-version", "2.7", "--rule", "+isr-eligibility",
+                                   "-r", "2", "-q"])
+    assert out.exit_code == 2 and "Traceback" not in out.output
+    assert len([line for line in out.output.splitlines() if "error" in line]) == 1
+
+
 # -- no protocol runs without rules (issue 24: a kmc.protocols plugin ran the kernel with none)
 
 class _EntryPoint:
