@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from checker import HOLDS as BFS_HOLDS
 from checker import VIOLATED as BFS_VIOLATED
 from checker import check
 from checker.symbolic.scope import ENCODED_THROUGH, lacking_rules, require_encoded, symbolic_model
@@ -97,3 +98,17 @@ def test_kafka_2_1_elections_with_kmc_0_1s_reset_are_proved():
 
 
 # Kafka 2.1's own follower-LEO rule is proved since issue 29k: tests/symbolic/test_prove_kafka_rule.py
+
+
+def test_a_release_with_broker_epochs_and_alter_partition_is_proved():
+    # Kafka 2.7 is 2.1's rules with 2.2's broker epochs (issue 29e) and 2.7's AlterPartition
+    # (issue 29i) together: the engine is built on KernelReplayed and the library closes the
+    # induction; BFS of the same configuration agrees
+    from checker.symbolic.induction import PROVED, prove
+    from checker.symbolic.scope import KernelReplayed
+
+    config = release("2.7")
+    assert {"broker-epoch", "alter-partition"} <= set(config.rules)
+    assert isinstance(symbolic_model(config), KernelReplayed)
+    assert check(config, ["no-acked-loss"]).verdict("no-acked-loss") == BFS_HOLDS
+    assert prove(config, "no-acked-loss", strengthen=["all"], search="none").status == PROVED
