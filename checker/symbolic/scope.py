@@ -37,7 +37,7 @@ def encoded_rules() -> frozenset:
     and the time abstraction's switches, and the over-approximation of leader moves."""
     names = {n for v in RELEASES if v <= as_version(ENCODED_THROUGH) for n in release_rules(v)}
     return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"}
-                     | set(ALTER_PARTITION_RULES))
+                     | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES))
 
 
 ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
@@ -45,6 +45,12 @@ ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
 name, ahead of ``ENCODED_THROUGH`` (the releases between 2.1 and 2.7 add KIP-380's broker epochs,
 which the encoding gets from issue 29e). The oracle lacks them: ``symbolic_model`` replays
 traces in the kernel (``KernelReplayed``)."""
+
+KRAFT_RULES = ("alter-partition-shrink-bumps-leader-epoch",)
+"""The KRaft releases' (3.3-3.6) rules the encoding has by name (issue 29f), on a ZooKeeper rule
+set with ``alter-partition`` (``--kafka-version 2.7 --rule +NAME``): KAFKA-15021's leader epoch
+on an AlterPartition shrink (3.3-3.5). The metadata log itself (``kraft``) is not encoded, so
+no KRaft release is. The oracle lacks them (``ORACLE_LACKS``)."""
 
 
 def lacking_rules(config) -> list[str]:
@@ -64,7 +70,7 @@ def without_operator_moves(config):
     return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
 
 
-ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES
+ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES
 """Rules the encoding has and the oracle (kmc 0.1's model) lacks: with one of them the engine is
 built on ``KernelReplayed`` (the oracle of the configuration without them answers what the
 encoding reads; traces replay in the compiled kernel, which has them). ``broker-epoch`` is a

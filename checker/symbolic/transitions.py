@@ -833,13 +833,39 @@ class Encoder:
         written = written.put(b, written.reps[b].but(
             alt=num.val(ALTER_ACCEPTED), alt_ep=s.c_epoch, alt_cur=z3.BoolVal(True))).but(
             c_isr=list(r.alt_isr))
-        return [
+        cases = [
             (z3.And(base + [fenced]), stuck),
             (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), same]), s.put(b, accepted)),
             (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), z3.Not(same)]), stuck),
             (z3.And(base + [z3.Not(fenced), r.alt_cur, same]), s.put(b, accepted)),
-            (z3.And(base + [z3.Not(fenced), r.alt_cur, z3.Not(same)]), written),
         ]
+        write = base + [z3.Not(fenced), r.alt_cur, z3.Not(same)]
+        if not self.d.shrink_bumps:
+            return cases + [(z3.And(write), written)]
+        shrink = z3.Or([z3.And(s.c_isr[j], z3.Not(r.alt_isr[j])) for j in range(self.n)])
+        return cases + [(z3.And(write + [z3.Not(shrink)]), written),
+                        (z3.And(write + [shrink, self.epoch_available(s)]),
+                         self._shrink_with_new_leader_epoch(s, b))]
+
+    def _shrink_with_new_leader_epoch(self, s: SState, b: int) -> SState:
+        """The controller accepts leader ``b``'s AlterPartition that removes a replica from the
+        ISR with a new leader epoch (rule ``alter-partition-shrink-bumps-leader-epoch``, Kafka
+        3.3-3.5, issue 29f; the kernel's ``controller_handle_alter_partition``):
+        ``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded`` at 3.3.0 sets the record's
+        leader (a new leader epoch) when the target ISR does not contain the current one, and
+        ``ReplicationControlManager.alterPartition`` answers with the record's leader epoch. The
+        new epoch goes to every live broker (a ``PartitionChangeRecord`` with a new leader epoch
+        is a leader change, ``publish_leader_change``), and the leader, whose epoch is older
+        than the answer's, ignores the answer until it applies the change (the kernel's
+        ``leader_handle_alter_partition_response``). At the max-leader-epoch bound the change
+        cannot be written: no step (the kernel's ``continue``). KAFKA-15021 (3.6,
+        ``isr-shrink-keeps-leader-epoch``) drops the bump."""
+        r = s.reps[b]
+        epoch = s.c_epoch + 1
+        nxt = self.send_leader_and_isr(self.commit(s), epoch, s.c_leader, list(r.alt_isr), s.c_live)
+        nxt = nxt.put(b, nxt.reps[b].but(alt=num.val(ALTER_ACCEPTED), alt_ep=epoch,
+                                         alt_cur=z3.BoolVal(True)))
+        return nxt.but(c_epoch=epoch, c_isr=list(r.alt_isr))
 
     def _enc_LeaderHandleAlterPartitionResponse(self, s: SState, b: int) -> list:
         """The controller's answer reaches leader ``b`` (the kernel's

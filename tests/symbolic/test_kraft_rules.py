@@ -1,0 +1,67 @@
+"""The KRaft releases' rules in the z3 encoding (issue 29f): KAFKA-15021's leader epoch on an
+AlterPartition shrink (``alter-partition-shrink-bumps-leader-epoch``, Kafka 3.3-3.5), as a
+switch on the ZooKeeper rule sets with AlterPartition (``crosscheck.MechanismAlone``: the rule
+requires ``kraft``, which the encoding lacks, and ``ModelConfig.rules`` drops it without).
+
+``crosscheck.CONFIGS`` has rows for it (run by ``test_kernel_crosscheck.py``). Here: the engine
+takes the rule by name (the oracle lacks it: traces replay in the kernel), and an encoding that
+forgets the new leader epoch is caught by the cross-check on the states where it matters."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from checker.symbolic.crosscheck import CONFIGS, crosscheck
+from checker.symbolic.scope import KernelReplayed, lacking_rules, symbolic_model
+from checker.symbolic.state import Dims
+from checker.symbolic.transitions import Encoder
+from model.constants import ALTER_SENT
+from model.options import config_from_options
+
+RULE = "alter-partition-shrink-bumps-leader-epoch"
+RF2 = "--kafka-version 2.1 +alter-partition +alter-partition-shrink-bumps-leader-epoch (no kraft)"
+RF3 = "--kafka-version 2.7 +alter-partition-shrink-bumps-leader-epoch RF=3 (no kraft)"
+
+
+def test_without_kraft_the_rule_is_dropped_so_the_cross_check_lifts_that():
+    """``--kafka-version 2.7 --rule +alter-partition-shrink-bumps-leader-epoch`` is Kafka 2.7
+    unchanged (the rule requires ``kraft``: ``model.rules.without_unmet``), so a cross-check row
+    built the ordinary way would compare nothing new; ``MechanismAlone`` keeps the rule."""
+    plain = config_from_options(kafka_version="2.7", rule_changes=(f"+{RULE}",))[0]
+    assert RULE not in plain.rules and not Dims.of(plain).shrink_bumps
+    assert RULE in CONFIGS[RF3].rules and "kraft" not in CONFIGS[RF3].rules
+
+
+def test_the_engine_takes_the_rule_by_name():
+    for label in (RF2, RF3):
+        config = CONFIGS[label]
+        assert RULE in config.rules and lacking_rules(config) == []
+        assert isinstance(symbolic_model(config), KernelReplayed)
+        assert Dims.of(config).shrink_bumps
+
+
+class ShrinkKeepsTheLeaderEpoch(Encoder):
+    """Wider and narrower: the controller writes an AlterPartition shrink under the current
+    leader epoch (ZooKeeper mode's behaviour, and 3.6's), as if the rule were off."""
+
+    def __init__(self, model, **kw):
+        super().__init__(model, **kw)
+        self.d = replace(self.d, shrink_bumps=False)
+
+
+def _shrink_pending(state) -> bool:
+    """The leader's AlterPartition that removes a replica is on its way, under the current
+    leader epoch: the controller will write it."""
+    c = state.controller
+    return any(r.alter_partition and r.alter_partition[0] == ALTER_SENT
+               and set(c.isr) - set(r.alter_partition[1])
+               and r.alter_partition[2] == c.leader_epoch for r in state.replicas)
+
+
+def test_a_shrink_without_its_leader_epoch_is_caught():
+    for label in (RF2, RF3):
+        assert crosscheck(CONFIGS[label], samples=8, seed=5, where=_shrink_pending).agrees
+        result = crosscheck(CONFIGS[label], samples=8, seed=5, encoder=ShrinkKeepsTheLeaderEpoch,
+                            where=_shrink_pending)
+        assert result.disagreements, label
+        assert {d.action.name for d in result.disagreements} == {"ControllerHandleAlterPartition"}
