@@ -313,9 +313,20 @@ CONFIGS: dict[str, ModelConfig] = {
                bounds=Bounds(2, 3, 1, 1)),
     "--kafka-version 2.7 +alter-partition-shrink-bumps-leader-epoch RF=3 (no kraft)": _alone(
         ("+alter-partition-shrink-bumps-leader-epoch",), "2.7", rf=3, bounds=Bounds(1, 3, 1, 1)),
-    "--kafka-version 3.1 +alter-partition-shrink-bumps-leader-epoch +reset-followers-on-epoch "
-    "unclean power-loss (no kraft)": _alone(
-        ("+alter-partition-shrink-bumps-leader-epoch", "+reset-followers-on-epoch"), "3.1",
+    # KIP-841's ISR eligibility (3.3) alone, RF=2 and RF=3, then both rules together
+    # (on Kafka 2.2's broker epochs a running broker is always in the controller's live set at
+    # these bounds, so the rule changes nothing there: the RF=2 row is on 2.1's rules)
+    "--kafka-version 2.1 +alter-partition +isr-eligibility (no kraft)": _alone(
+        ("+alter-partition", "+isr-eligibility"), "2.1", bounds=Bounds(2, 2, 2, 1)),
+    "--kafka-version 2.1 +alter-partition +isr-eligibility RF=3 (no kraft)": _alone(
+        ("+alter-partition", "+isr-eligibility"), "2.1", rf=3, bounds=Bounds(1, 3, 1, 1)),
+    "--kafka-version 2.7 +isr-eligibility +alter-partition-shrink-bumps-leader-epoch RF=3 "
+    "(no kraft)": _alone(("+isr-eligibility", "+alter-partition-shrink-bumps-leader-epoch"),
+                         "2.7", rf=3, bounds=Bounds(1, 3, 2, 1)),
+    "--kafka-version 3.1 +isr-eligibility +alter-partition-shrink-bumps-leader-epoch "
+    "+reset-followers-on-epoch unclean power-loss (no kraft)": _alone(
+        ("+isr-eligibility", "+alter-partition-shrink-bumps-leader-epoch",
+         "+reset-followers-on-epoch"), "3.1",
         crash_model="power-loss", min_insync_replicas=1, unclean_leader_election_enable=True,
         bounds=Bounds(2, 3, 2, 1)),
 }

@@ -46,10 +46,10 @@ name, ahead of ``ENCODED_THROUGH`` (the releases between 2.1 and 2.7 add KIP-380
 which the encoding gets from issue 29e). The oracle lacks them: ``symbolic_model`` replays
 traces in the kernel (``KernelReplayed``)."""
 
-KRAFT_RULES = ("alter-partition-shrink-bumps-leader-epoch",)
+KRAFT_RULES = ("isr-eligibility", "alter-partition-shrink-bumps-leader-epoch")
 """The KRaft releases' (3.3-3.6) rules the encoding has by name (issue 29f), on a ZooKeeper rule
 set with ``alter-partition`` (``--kafka-version 2.7 --rule +NAME``): KAFKA-15021's leader epoch
-on an AlterPartition shrink (3.3-3.5). The metadata log itself (``kraft``) is not encoded, so
+on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). The metadata log itself (``kraft``) is not encoded, so
 no KRaft release is. The oracle lacks them (``ORACLE_LACKS``)."""
 
 

@@ -68,6 +68,9 @@ class Dims:
     # the controller answers an AlterPartition that removes a replica with a new leader epoch,
     # sent to every live broker as LeaderAndIsr
     shrink_bumps: bool = False
+    # KIP-841 (Kafka 3.3, rule ``isr-eligibility``, issue 29f): only a broker the controller has
+    # as live (registered, unfenced, not shutting down) may join the ISR
+    eligibility: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -84,7 +87,8 @@ class Dims:
                    "leader-and-isr-in-order" not in config.rules,
                    alter="alter-partition" in config.rules,
                    hw_on_answer="hw-on-alter-partition-answer" in config.rules,
-                   shrink_bumps="alter-partition-shrink-bumps-leader-epoch" in config.rules)
+                   shrink_bumps="alter-partition-shrink-bumps-leader-epoch" in config.rules,
+                   eligibility="isr-eligibility" in config.rules)
 
     @property
     def operators(self) -> bool:

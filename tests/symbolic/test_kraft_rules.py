@@ -1,15 +1,17 @@
-"""The KRaft releases' rules in the z3 encoding (issue 29f): KAFKA-15021's leader epoch on an
-AlterPartition shrink (``alter-partition-shrink-bumps-leader-epoch``, Kafka 3.3-3.5), as a
-switch on the ZooKeeper rule sets with AlterPartition (``crosscheck.MechanismAlone``: the rule
+"""The KRaft releases' rules in the z3 encoding (issue 29f): KIP-841's ISR eligibility
+(``isr-eligibility``, Kafka 3.3) and KAFKA-15021's leader epoch on an AlterPartition shrink
+(``alter-partition-shrink-bumps-leader-epoch``, Kafka 3.3-3.5), each as a switch on the ZooKeeper rule sets with AlterPartition (``crosscheck.MechanismAlone``: the rule
 requires ``kraft``, which the encoding lacks, and ``ModelConfig.rules`` drops it without).
 
 ``crosscheck.CONFIGS`` has rows for it (run by ``test_kernel_crosscheck.py``). Here: the engine
-takes the rule by name (the oracle lacks it: traces replay in the kernel), and an encoding that
-forgets the new leader epoch is caught by the cross-check on the states where it matters."""
+takes the rules by name (the oracle lacks them: traces replay in the kernel), and an encoding
+that forgets either is caught by the cross-check on the states where it matters."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+
+import z3
 
 from checker.symbolic.crosscheck import CONFIGS, crosscheck
 from checker.symbolic.scope import KernelReplayed, lacking_rules, symbolic_model
@@ -21,6 +23,8 @@ from model.options import config_from_options
 RULE = "alter-partition-shrink-bumps-leader-epoch"
 RF2 = "--kafka-version 2.1 +alter-partition +alter-partition-shrink-bumps-leader-epoch (no kraft)"
 RF3 = "--kafka-version 2.7 +alter-partition-shrink-bumps-leader-epoch RF=3 (no kraft)"
+ELIGIBLE = "--kafka-version 2.1 +alter-partition +isr-eligibility (no kraft)"
+ELIGIBLE_RF3 = "--kafka-version 2.1 +alter-partition +isr-eligibility RF=3 (no kraft)"
 
 
 def test_without_kraft_the_rule_is_dropped_so_the_cross_check_lifts_that():
@@ -38,6 +42,7 @@ def test_the_engine_takes_the_rule_by_name():
         assert RULE in config.rules and lacking_rules(config) == []
         assert isinstance(symbolic_model(config), KernelReplayed)
         assert Dims.of(config).shrink_bumps
+    assert Dims.of(CONFIGS[ELIGIBLE]).eligibility and not Dims.of(CONFIGS[RF2]).eligibility
 
 
 class ShrinkKeepsTheLeaderEpoch(Encoder):
@@ -63,5 +68,32 @@ def test_a_shrink_without_its_leader_epoch_is_caught():
         assert crosscheck(CONFIGS[label], samples=8, seed=5, where=_shrink_pending).agrees
         result = crosscheck(CONFIGS[label], samples=8, seed=5, encoder=ShrinkKeepsTheLeaderEpoch,
                             where=_shrink_pending)
+        assert result.disagreements, label
+        assert {d.action.name for d in result.disagreements} == {"ControllerHandleAlterPartition"}
+
+
+class AnyoneMayJoin(Encoder):
+    """Wider and narrower: the leader proposes, and the controller accepts, a follower the
+    controller does not have as live (ZooKeeper mode's behaviour, as if ``isr-eligibility``
+    were off)."""
+
+    def isr_eligible(self, s, j):
+        return z3.BoolVal(True)
+
+
+def _ineligible_member_asked(state) -> bool:
+    """A leader's AlterPartition asks for a member the controller no longer has as live (it
+    failed after the leader proposed it): Kafka 3.3 answers INELIGIBLE_REPLICA. (A running
+    broker is always live in the controller's view at these bounds: it re-registers on restart.)"""
+    live = state.controller.live_brokers
+    return any(r.alter_partition and r.alter_partition[0] == ALTER_SENT
+               and set(r.alter_partition[1]) - set(live) for r in state.replicas)
+
+
+def test_an_isr_without_eligibility_is_caught():
+    for label in (ELIGIBLE, ELIGIBLE_RF3):
+        assert crosscheck(CONFIGS[label], samples=8, seed=5, where=_ineligible_member_asked).agrees
+        result = crosscheck(CONFIGS[label], samples=8, seed=5, encoder=AnyoneMayJoin,
+                            where=_ineligible_member_asked)
         assert result.disagreements, label
         assert {d.action.name for d in result.disagreements} == {"ControllerHandleAlterPartition"}
