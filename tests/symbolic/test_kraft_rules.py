@@ -11,14 +11,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 import z3
 
-from checker.symbolic.crosscheck import CONFIGS, crosscheck
+from checker.symbolic.crosscheck import CONFIGS, _alone, crosscheck
 from checker.symbolic.scope import KernelReplayed, lacking_rules, symbolic_model
 from checker.symbolic.state import Dims
+from checker.symbolic.strengthen import STRENGTHENINGS, check_of
 from checker.symbolic.transitions import Encoder
-from model.constants import ALTER_SENT
+from model import Bounds, make_model
+from model.constants import ALTER_REFUSED, ALTER_SENT
 from model.options import config_from_options
+from tests.symbolic.helpers import formula_evaluator, reachable
 
 RULE = "alter-partition-shrink-bumps-leader-epoch"
 RF2 = "--kafka-version 2.1 +alter-partition +alter-partition-shrink-bumps-leader-epoch (no kraft)"
@@ -97,3 +101,32 @@ def test_an_isr_without_eligibility_is_caught():
                             where=_ineligible_member_asked)
         assert result.disagreements, label
         assert {d.action.name for d in result.disagreements} == {"ControllerHandleAlterPartition"}
+
+
+# the invariants the two rules switch off or widen (issue 29f)
+TOUCHED = ["alter-partition-never-refused", "alter-partition-on-its-leader", "epoch-bumps-crashed",
+           "quick-restarts-crashed"]
+
+
+def _small(rules):
+    """RF=2, 2 records, leader epochs <= 2, 1 crash, on Kafka 2.1's rules with AlterPartition."""
+    return _alone(("+alter-partition",) + rules, "2.1", bounds=Bounds(2, 2, 1, 1))
+
+
+@pytest.mark.parametrize("rule", [RULE, "isr-eligibility"])
+def test_every_library_invariant_holds_on_every_reachable_state(rule):
+    config = _small((f"+{rule}",))
+    states = reachable(make_model(config))
+    assert len(states) > 2000
+    kinds = {r.alter_partition[0] for s in states for r in s.replicas if r.alter_partition}
+    if rule == "isr-eligibility":
+        assert ALTER_REFUSED in kinds  # INELIGIBLE_REPLICA happens
+    else:  # an answer a leader holds with the next leader epoch
+        assert any(r.alter_partition and r.alter_partition[2] == r.leader_epoch + 1
+                   for s in states for r in s.replicas)
+    false = [n for n in STRENGTHENINGS if not all(check_of(n, config)(s) for s in states)]
+    assert false == []
+    evaluate = formula_evaluator(Dims.of(config), {n: STRENGTHENINGS[n].formula for n in TOUCHED})
+    for s in states[::25]:
+        values = evaluate(s)
+        assert all(values.values()), [n for n, v in values.items() if not v]
