@@ -17,7 +17,8 @@ import z3
 from checker.symbolic.crosscheck import CONFIGS, _alone, crosscheck
 from checker.symbolic.scope import KernelReplayed, lacking_rules, symbolic_model
 from checker.symbolic.state import Dims
-from checker.symbolic.strengthen import STRENGTHENINGS, check_of
+from checker.symbolic.induction import INCONCLUSIVE, PROVED, prove
+from checker.symbolic.strengthen import STRENGTHENINGS, all_names, check_of
 from checker.symbolic.transitions import Encoder
 from model import Bounds, make_model
 from model.constants import ALTER_REFUSED, ALTER_SENT
@@ -130,3 +131,19 @@ def test_every_library_invariant_holds_on_every_reachable_state(rule):
     for s in states[::25]:
         values = evaluate(s)
         assert all(values.values()), [n for n, v in values.items() if not v]
+
+
+def test_no_acked_loss_is_proved_under_both_rules():
+    config = _small(("+isr-eligibility", f"+{RULE}"))
+    result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
+    assert result.status == PROVED, (result.failing, result.pre, result.action)
+
+
+def test_without_the_shrinks_answer_the_proof_stops_on_an_unreachable_cti():
+    """The Kafka 2.7-3.2 form of alter-partition-on-its-leader (a pending request is in its
+    leader's epoch) is false under the rule; without any form of it the step fails."""
+    config = _small((f"+{RULE}",))
+    less = [n for n in all_names() if n != "alter-partition-on-its-leader"]
+    result = prove(config, "no-acked-loss", strengthen=less, bmc_depth=0, search="none")
+    assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
+    assert not STRENGTHENINGS["alter-partition-on-its-leader"].holds(result.pre, config)
