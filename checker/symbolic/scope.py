@@ -6,7 +6,10 @@ the four protocol presets, Kafka's ordered elections and in-order LeaderAndIsr (
 2.2's ``broker-epoch`` (KIP-380, issue 29e; 2.3 to 2.6 add no replication rule, 2.5's rules are
 the producer's). Kafka 2.7 adds ``alter-partition`` (KIP-497), which it has by name (with 3.1's
 HW on its answer, ``ALTER_PARTITION_RULES``, issue 29i: ``--kafka-version 2.1 --rule
-+alter-partition`` is in), but not yet by release. ``kmc prove`` and ``--engine bmc`` call
++alter-partition`` is in), but not yet by release. Two of KRaft's 3.3 rules, ``isr-eligibility``
+and ``alter-partition-shrink-bumps-leader-epoch`` (``KRAFT_RULES``, issue 29f), are encoded by
+name too; both require ``kraft``, which the encoding lacks, so only ``crosscheck.MechanismAlone``
+configurations reach them so far. ``kmc prove`` and ``--engine bmc`` call
 ``require_encoded`` before building anything, so a release it lacks gets one line naming the
 rules, not the oracle's longer refusal.
 
