@@ -35,6 +35,7 @@ from model import Bounds, ModelConfig
 from model.kernel import codec
 from model.kernel.actions import successors
 from model.kernel.spec import kernel_spec
+from model.rules import RULES, apply_rule_changes, release_rules, rules_of
 
 UNORDERED = "unordered-leader-moves"
 IN_ORDER = "leader-and-isr-in-order"
@@ -179,6 +180,37 @@ def _config(protocol: str, rules=(), **settings) -> ModelConfig:
 
 LOOSE = (f"+{UNORDERED}", f"-{IN_ORDER}")
 
+
+@dataclass(frozen=True)
+class MechanismAlone(ModelConfig):
+    """A configuration that keeps a KRaft-only rule on a ZooKeeper rule set, so the cross-check
+    can compare one mechanism with the kernel before the metadata log (``kraft``) is encoded
+    (issue 29f). ``ModelConfig.rules`` drops a rule whose requirements are off
+    (``model.rules.without_unmet``: ``--rule +alter-partition-shrink-bumps-leader-epoch`` on
+    Kafka 2.7 is Kafka 2.7 unchanged); here only ``kraft`` is not required. The kernel then runs
+    the rule's switch on the ZooKeeper path (a new leader epoch goes out as LeaderAndIsr, as
+    ``write_partition`` does in both modes): no Kafka release, a test of the encoding only."""
+
+    @property
+    def rules(self) -> tuple:
+        base = release_rules(self.kafka_version) if self.kafka_version else rules_of(self.protocol)
+        chosen = list(apply_rule_changes(base, self.rule_changes))
+        while True:
+            kept = [n for n in chosen
+                    if all(r in chosen for r in RULES[n].requires if r != "kraft")]
+            if kept == chosen:
+                return tuple(kept)
+            chosen = kept
+
+
+def _alone(rules, version, **settings) -> MechanismAlone:
+    """``MechanismAlone`` built directly: a plain ``ModelConfig`` with such a rule and no
+    ``kraft`` is refused (``ModelConfig._check_added_rules_apply``)."""
+    bounds = settings.pop("bounds", Bounds(2, 2, 1, 1))
+    return MechanismAlone(protocol="kip-320", replication_factor=settings.pop("rf", 2),
+                          bounds=bounds, rule_changes=tuple(rules), kafka_version=version,
+                          **settings)
+
 CONFIGS: dict[str, ModelConfig] = {
     # every protocol preset, the encoding's own model (both directions)
     "hw-truncation power-loss": _config("hw-truncation", LOOSE, crash_model="power-loss"),
@@ -276,6 +308,30 @@ CONFIGS: dict[str, ModelConfig] = {
     "--kafka-version 3.1 RF=3 power-loss unclean": replace(_config(
         "kip-320", rf=3, crash_model="power-loss", min_insync_replicas=1,
         unclean_leader_election_enable=True, bounds=Bounds(1, 2, 1, 1)), kafka_version="3.1"),
+    # KAFKA-15021's leader epoch on an AlterPartition shrink (KRaft 3.3-3.5, issue 29f) as a
+    # switch on the ZooKeeper rule sets with AlterPartition: 2.1 + alter-partition, 2.7 and 3.1
+    # by release; RF=2 and RF=3, with kmc 0.1's reset, unclean elections and power loss
+    "--kafka-version 2.1 +alter-partition +alter-partition-shrink-bumps-leader-epoch (no kraft)":
+        _alone(("+alter-partition", "+alter-partition-shrink-bumps-leader-epoch"), "2.1",
+               bounds=Bounds(2, 3, 1, 1)),
+    "--kafka-version 2.7 +alter-partition-shrink-bumps-leader-epoch RF=3 (no kraft)": _alone(
+        ("+alter-partition-shrink-bumps-leader-epoch",), "2.7", rf=3, bounds=Bounds(1, 3, 1, 1)),
+    # KIP-841's ISR eligibility (3.3) alone, RF=2 and RF=3, then both rules together
+    # (on Kafka 2.2's broker epochs a running broker is always in the controller's live set at
+    # these bounds, so the rule changes nothing there: the RF=2 row is on 2.1's rules)
+    "--kafka-version 2.1 +alter-partition +isr-eligibility (no kraft)": _alone(
+        ("+alter-partition", "+isr-eligibility"), "2.1", bounds=Bounds(2, 2, 2, 1)),
+    "--kafka-version 2.1 +alter-partition +isr-eligibility RF=3 (no kraft)": _alone(
+        ("+alter-partition", "+isr-eligibility"), "2.1", rf=3, bounds=Bounds(1, 3, 1, 1)),
+    "--kafka-version 2.7 +isr-eligibility +alter-partition-shrink-bumps-leader-epoch RF=3 "
+    "(no kraft)": _alone(("+isr-eligibility", "+alter-partition-shrink-bumps-leader-epoch"),
+                         "2.7", rf=3, bounds=Bounds(1, 3, 2, 1)),
+    "--kafka-version 3.1 +isr-eligibility +alter-partition-shrink-bumps-leader-epoch "
+    "+reset-followers-on-epoch unclean power-loss (no kraft)": _alone(
+        ("+isr-eligibility", "+alter-partition-shrink-bumps-leader-epoch",
+         "+reset-followers-on-epoch"), "3.1",
+        crash_model="power-loss", min_insync_replicas=1, unclean_leader_election_enable=True,
+        bounds=Bounds(2, 3, 2, 1)),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 

@@ -6,7 +6,10 @@ the four protocol presets, Kafka's ordered elections and in-order LeaderAndIsr (
 2.2's ``broker-epoch`` (KIP-380, issue 29e; 2.3 to 2.6 add no replication rule, 2.5's rules are
 the producer's). Kafka 2.7 adds ``alter-partition`` (KIP-497), which it has by name (with 3.1's
 HW on its answer, ``ALTER_PARTITION_RULES``, issue 29i: ``--kafka-version 2.1 --rule
-+alter-partition`` is in), but not yet by release. ``kmc prove`` and ``--engine bmc`` call
++alter-partition`` is in), but not yet by release. Two of KRaft's 3.3 rules, ``isr-eligibility``
+and ``alter-partition-shrink-bumps-leader-epoch`` (``KRAFT_RULES``, issue 29f), are encoded by
+name too; both require ``kraft``, which the encoding lacks, so only ``crosscheck.MechanismAlone``
+configurations reach them so far. ``kmc prove`` and ``--engine bmc`` call
 ``require_encoded`` before building anything, so a release it lacks gets one line naming the
 rules, not the oracle's longer refusal.
 
@@ -37,7 +40,7 @@ def encoded_rules() -> frozenset:
     and the time abstraction's switches, and the over-approximation of leader moves."""
     names = {n for v in RELEASES if v <= as_version(ENCODED_THROUGH) for n in release_rules(v)}
     return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"}
-                     | set(ALTER_PARTITION_RULES))
+                     | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES))
 
 
 ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
@@ -45,6 +48,12 @@ ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
 name, ahead of ``ENCODED_THROUGH`` (the releases between 2.1 and 2.7 add KIP-380's broker epochs,
 which the encoding gets from issue 29e). The oracle lacks them: ``symbolic_model`` replays
 traces in the kernel (``KernelReplayed``)."""
+
+KRAFT_RULES = ("isr-eligibility", "alter-partition-shrink-bumps-leader-epoch")
+"""The KRaft releases' (3.3-3.6) rules the encoding has by name (issue 29f), on a ZooKeeper rule
+set with ``alter-partition`` (``--kafka-version 2.7 --rule +NAME``): KAFKA-15021's leader epoch
+on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). The metadata log itself (``kraft``) is not encoded, so
+no KRaft release is. The oracle lacks them (``ORACLE_LACKS``)."""
 
 
 def lacking_rules(config) -> list[str]:
@@ -64,7 +73,7 @@ def without_operator_moves(config):
     return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
 
 
-ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES
+ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES
 """Rules the encoding has and the oracle (kmc 0.1's model) lacks: with one of them the engine is
 built on ``KernelReplayed`` (the oracle of the configuration without them answers what the
 encoding reads; traces replay in the compiled kernel, which has them). ``broker-epoch`` is a

@@ -64,6 +64,13 @@ class Dims:
     # (issue 29i); ``hw_on_answer``: 3.1's ``hw-on-alter-partition-answer``
     alter: bool = False
     hw_on_answer: bool = False
+    # KAFKA-15021 (Kafka 3.3-3.5, rule ``alter-partition-shrink-bumps-leader-epoch``, issue 29f):
+    # the controller answers an AlterPartition that removes a replica with a new leader epoch,
+    # sent to every live broker as LeaderAndIsr
+    shrink_bumps: bool = False
+    # KIP-841 (Kafka 3.3, rule ``isr-eligibility``, issue 29f): only a broker the controller has
+    # as live (registered, unfenced, not shutting down) may join the ISR
+    eligibility: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -79,7 +86,9 @@ class Dims:
                    "reset-followers-on-epoch" not in config.rules,
                    "leader-and-isr-in-order" not in config.rules,
                    alter="alter-partition" in config.rules,
-                   hw_on_answer="hw-on-alter-partition-answer" in config.rules)
+                   hw_on_answer="hw-on-alter-partition-answer" in config.rules,
+                   shrink_bumps="alter-partition-shrink-bumps-leader-epoch" in config.rules,
+                   eligibility="isr-eligibility" in config.rules)
 
     @property
     def operators(self) -> bool:

@@ -791,7 +791,8 @@ class Encoder:
         ``isInflight``); its LEO counts in the HW at once (the maximal ISR)."""
         fr, lr = s.reps[f], s.reps[lead]
         offset, leader_leo = fr.leo, lr.leo
-        expand = z3.And(z3.Not(lr.isr[f]), lr.alt == 0, self.is_caught_up_for_isr(lr, offset))
+        expand = z3.And(z3.Not(lr.isr[f]), lr.alt == 0, self.is_caught_up_for_isr(lr, offset),
+                        self.isr_eligible(s, f))
         pruned = z3.And(lr.remote[f] == offset, offset == leader_leo, zmin(offset, lr.hw) == fr.hw,
                         z3.Not(expand))
         remote = [offset if j == f else lr.remote[j] for j in range(self.n)]
@@ -833,13 +834,55 @@ class Encoder:
         written = written.put(b, written.reps[b].but(
             alt=num.val(ALTER_ACCEPTED), alt_ep=s.c_epoch, alt_cur=z3.BoolVal(True))).but(
             c_isr=list(r.alt_isr))
-        return [
+        cases = [
             (z3.And(base + [fenced]), stuck),
             (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), same]), s.put(b, accepted)),
             (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), z3.Not(same)]), stuck),
             (z3.And(base + [z3.Not(fenced), r.alt_cur, same]), s.put(b, accepted)),
-            (z3.And(base + [z3.Not(fenced), r.alt_cur, z3.Not(same)]), written),
         ]
+        if self.d.eligibility:  # KIP-841: INELIGIBLE_REPLICA, before the ISR is compared
+            eligible = z3.And([z3.Implies(r.alt_isr[j], self.isr_eligible(s, j))
+                               for j in range(self.n)])
+            refused = s.put(b, r.but(alt=num.val(ALTER_REFUSED), alt_cur=z3.BoolVal(False)))
+            cases[3] = (z3.And(cases[3][0], eligible), cases[3][1])
+            cases.append((z3.And(base + [z3.Not(fenced), r.alt_cur, z3.Not(eligible)]), refused))
+            base = base + [eligible]
+        write = base + [z3.Not(fenced), r.alt_cur, z3.Not(same)]
+        if not self.d.shrink_bumps:
+            return cases + [(z3.And(write), written)]
+        shrink = z3.Or([z3.And(s.c_isr[j], z3.Not(r.alt_isr[j])) for j in range(self.n)])
+        return cases + [(z3.And(write + [z3.Not(shrink)]), written),
+                        (z3.And(write + [shrink, self.epoch_available(s)]),
+                         self._shrink_with_new_leader_epoch(s, b))]
+
+    def isr_eligible(self, s: SState, j: int):
+        """May broker ``j`` join the ISR (rule ``isr-eligibility``, KIP-841, Kafka 3.3; the
+        kernel's ``may_lead``)? The leader asks only for one the metadata has unfenced and not
+        shutting down (``Partition.isReplicaIsrEligible`` at 3.3.0) and the controller refuses
+        any other with INELIGIBLE_REPLICA (``ReplicationControlManager.ineligibleReplicasForIsr``
+        at 3.3.0). Without controlled shutdowns and session expiries (fault bounds the encoding
+        lacks) that is the controller's live set. True without the rule."""
+        return s.c_live[j] if self.d.eligibility else z3.BoolVal(True)
+
+    def _shrink_with_new_leader_epoch(self, s: SState, b: int) -> SState:
+        """The controller accepts leader ``b``'s AlterPartition that removes a replica from the
+        ISR with a new leader epoch (rule ``alter-partition-shrink-bumps-leader-epoch``, Kafka
+        3.3-3.5, issue 29f; the kernel's ``controller_handle_alter_partition``):
+        ``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded`` at 3.3.0 sets the record's
+        leader (a new leader epoch) when the target ISR does not contain the current one, and
+        ``ReplicationControlManager.alterPartition`` answers with the record's leader epoch. The
+        new epoch goes to every live broker (a ``PartitionChangeRecord`` with a new leader epoch
+        is a leader change, ``publish_leader_change``), and the leader, whose epoch is older
+        than the answer's, ignores the answer until it applies the change (the kernel's
+        ``leader_handle_alter_partition_response``). At the max-leader-epoch bound the change
+        cannot be written: no step (the kernel's ``continue``). KAFKA-15021 (3.6,
+        ``isr-shrink-keeps-leader-epoch``) drops the bump."""
+        r = s.reps[b]
+        epoch = s.c_epoch + 1
+        nxt = self.send_leader_and_isr(self.commit(s), epoch, s.c_leader, list(r.alt_isr), s.c_live)
+        nxt = nxt.put(b, nxt.reps[b].but(alt=num.val(ALTER_ACCEPTED), alt_ep=epoch,
+                                         alt_cur=z3.BoolVal(True)))
+        return nxt.but(c_epoch=epoch, c_isr=list(r.alt_isr))
 
     def _enc_LeaderHandleAlterPartitionResponse(self, s: SState, b: int) -> list:
         """The controller's answer reaches leader ``b`` (the kernel's

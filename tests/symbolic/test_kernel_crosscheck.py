@@ -9,7 +9,9 @@ lacks. Both directions hold with Kafka's ordered elections and in-order LeaderAn
 off by one, an effect wrong, the assignment order or the request order forgotten, a preferred
 election that forgets a reassignment, a reassignment without its new leader epoch) is caught, so
 the check can fail. The operator's leader moves (``--max-preferred-elections``,
-``--max-reassignments``, issue 29) have rows of their own, RF=2 and RF=3.
+``--max-reassignments``, issue 29) have rows of their own, RF=2 and RF=3, and so do KRaft's
+``isr-eligibility`` and ``alter-partition-shrink-bumps-leader-epoch`` (issue 29f), on
+``crosscheck.MechanismAlone`` configurations (without ``kraft`` a plain configuration drops them).
 """
 
 from __future__ import annotations

@@ -10,19 +10,40 @@ import z3
 from checker.symbolic.formulas import holds_every_acked
 from checker.symbolic.strengthen.base import Strengthening
 from checker.symbolic.strengthen.history import follower_kept_log_since, follower_kept_log_since_z3
-from model.constants import ALTER_ACCEPTED, ALTER_REFUSED
+from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_STUCK
 
 
-def _on_its_leader(s) -> bool:
-    return all(r.alive and r.leader == b and r.alter_partition[2] == r.leader_epoch
-               for b, r in enumerate(s.replicas) if r.alter_partition)
+SHRINK_BUMPS = "alter-partition-shrink-bumps-leader-epoch"
+
+
+def _on_its_leader(s, config) -> bool:
+    bumps = SHRINK_BUMPS in config.rules
+    return all(r.alive and r.leader == b and (
+        r.alter_partition[2] == r.leader_epoch
+        or bumps and r.alter_partition[0] in (ALTER_ACCEPTED, ALTER_STUCK)
+        and r.alter_partition[2] == r.leader_epoch + 1
+        and set(r.alter_partition[1]) < set(r.isr)  # the answer to a shrink,
+        and r.alter_partition[2] <= s.controller.leader_epoch  # of an epoch the controller made
+        and any(q[0] == b and q[1] == r.alter_partition[2] for q in s.leader_and_isr))  # on its way
+        for b, r in enumerate(s.replicas) if r.alter_partition)
 
 
 def _on_its_leader_z3(d, s):
     if not d.alter:
         return z3.BoolVal(True)
-    return z3.And([z3.Implies(r.alt != 0, z3.And(r.alive, r.leader == b, r.alt_ep == r.lep))
-                   for b, r in enumerate(s.reps)])
+    out = []
+    for b, r in enumerate(s.reps):
+        epoch = r.alt_ep == r.lep
+        if d.shrink_bumps:  # issue 29f: the answer to a shrink carries the next leader epoch,
+            # which the leader keeps (stuck) until it applies that epoch's LeaderAndIsr
+            answered = z3.Or(r.alt == ALTER_ACCEPTED, r.alt == ALTER_STUCK)
+            shrink = z3.And([z3.Implies(r.alt_isr[j], r.isr[j]) for j in range(d.n)]
+                            + [z3.Or([z3.And(r.isr[j], z3.Not(r.alt_isr[j])) for j in range(d.n)])])
+            on_its_way = z3.Or([z3.And(r.alt_ep == e, s.lai[b][e]) for e in range(len(s.lai[b]))])
+            epoch = z3.Or(epoch, z3.And(answered, r.alt_ep == r.lep + 1, shrink,
+                                        r.alt_ep <= s.c_epoch, on_its_way))
+        out.append(z3.Implies(r.alt != 0, z3.And(r.alive, r.leader == b, epoch)))
+    return z3.And(out)
 
 
 def _answer_is_controller_isr(s) -> bool:
@@ -80,13 +101,15 @@ def _proposal_holds_acked_z3(d, s):
                    for r in s.reps for m in range(d.n)])
 
 
-def _never_refused(s) -> bool:
+def _never_refused(s, config) -> bool:
+    if "isr-eligibility" in config.rules:
+        return True  # KIP-841 (issue 29f): INELIGIBLE_REPLICA
     return not any(r.alter_partition and r.alter_partition[0] == ALTER_REFUSED
                    for r in s.replicas)
 
 
 def _never_refused_z3(d, s):
-    if not d.alter:
+    if not d.alter or d.eligibility:
         return z3.BoolVal(True)
     return z3.And([r.alt != ALTER_REFUSED for r in s.reps])
 
@@ -138,13 +161,18 @@ STRENGTHENINGS = (
     Strengthening("alter-partition-never-refused", "no AlterPartition is refused: the ZooKeeper "
                   "controller of 2.7 to 3.x checks no member's eligibility "
                   "(``KafkaController.processAlterIsr``, 2.7.0); INELIGIBLE_REPLICA comes with "
-                  "KIP-841 (KRaft, 3.3), which the encoding does not have", _never_refused,
-                  _never_refused_z3),
+                  "KIP-841 (KRaft, 3.3, rule ``isr-eligibility``: off under it)", _never_refused,
+                  _never_refused_z3, uses_config=True),
     Strengthening("alter-partition-on-its-leader", "a pending AlterPartition belongs to a running "
                   "broker that leads in its own view, in the leader epoch it was sent in: a new "
                   "epoch (``Partition.makeLeader`` / ``makeFollower``) or a crash drops it "
                   "(``isrState`` becomes ``CommittedIsr``, 2.7.0), and the controller answers in "
-                  "that epoch or leaves it stuck", _on_its_leader, _on_its_leader_z3),
+                  "that epoch or leaves it stuck; under ``alter-partition-shrink-bumps-leader-"
+                  "epoch`` (3.3-3.5) an accepted shrink (only a shrink) carries the next leader epoch, one the "
+                  "controller made and whose LeaderAndIsr is on its way to the leader, kept stuck "
+                  "till the leader applies it "
+                  "(``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded``, 3.3.0)",
+                  _on_its_leader, _on_its_leader_z3, uses_config=True),
     Strengthening("alter-partition-answer-is-controller-isr", "an accepted AlterPartition of "
                   "the controller's leader epoch carries the controller's ISR: it was written "
                   "(or already was the ISR, ``equalsIgnoreZk``) when the controller answered, and "

@@ -153,6 +153,8 @@ def _unhandled_failures(s) -> int:
 def _epoch_bumps_crashed(s, config) -> bool:
     if "unordered-leader-moves" in config.rules or _operator_moves(config):
         return True
+    if "alter-partition-shrink-bumps-leader-epoch" in config.rules:
+        return True  # an AlterPartition shrink makes an epoch too (issue 29f)
     return _epoch_bumps(s) + _unhandled_failures(s) <= s.crashes
 
 
@@ -181,7 +183,7 @@ def _bumps_and_unhandled_z3(d, s, known) -> list:
 
 
 def _epoch_bumps_crashed_z3(d, s):
-    if not d.ordered or d.operators:
+    if not d.ordered or d.operators or d.shrink_bumps:
         return z3.BoolVal(True)
     _, known = _named_epochs_z3(d, s)
     return count(_bumps_and_unhandled_z3(d, s, known)) <= s.crashes
@@ -262,12 +264,14 @@ def _quick_restart(s, b: int) -> bool:
 def _quick_restarts_crashed(s, config) -> bool:
     if "unordered-leader-moves" in config.rules or _operator_moves(config):
         return True
+    if "alter-partition-shrink-bumps-leader-epoch" in config.rules:
+        return True  # an AlterPartition shrink makes an epoch too (issue 29f)
     quick = sum(1 for b in range(len(s.replicas)) if _quick_restart(s, b))
     return _epoch_bumps(s) + _unhandled_failures(s) + quick <= s.crashes
 
 
 def _quick_restarts_crashed_z3(d, s):
-    if not d.ordered or d.operators:
+    if not d.ordered or d.operators or d.shrink_bumps:
         return z3.BoolVal(True)
     _, known = _named_epochs_z3(d, s)
     quick = []
