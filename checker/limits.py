@@ -12,6 +12,15 @@ from model.errors import ConfigError
 
 MAX_COUNT = 2**62  # counts above this overflow the engines' 64-bit counters (and mean nothing)
 
+LIMIT_WORDS = {
+    "max-states": "the --max-states limit",
+    "time-limit": "the --time-limit",
+    "max-depth": "the --depth limit",
+    "memory-limit": "the --memory-limit (the fingerprint table would have outgrown it)",
+    "interrupted": "an interruption (SIGINT or SIGTERM)",
+}
+"""A run's ``limit`` as words, the same in ``kmc check``'s report and ``kmc prove``'s search."""
+
 
 def check_limit(flag: str, value, *, whole: bool = False):
     """``value`` if it is a valid limit for ``--flag`` (None: no limit); a ``ConfigError`` else."""

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
+from checker.limits import LIMIT_WORDS
 from checker.result import HOLDS, INCOMPLETE, VIOLATED, scope_of
 from model.constants import CRASH_MODEL_MEANING
 from model.rules import RULES
 from properties import PROPERTIES
 from viewer.text import render_trace
-
-LIMIT_WORDS = {
-    "max-states": "the --max-states limit",
-    "time-limit": "the --time-limit",
-    "max-depth": "the --depth limit",
-    "memory-limit": "the --memory-limit (the fingerprint table would have outgrown it)",
-    "interrupted": "an interruption (SIGINT or SIGTERM)",
-}
 
 
 CLASSIC_BOUNDS = ("max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses")

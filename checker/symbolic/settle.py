@@ -153,7 +153,7 @@ def describe(run: SearchRun) -> str:
 
 
 def _limit_words(limit) -> str:
-    from viewer.report import LIMIT_WORDS  # the words kmc check uses
+    from checker.limits import LIMIT_WORDS  # the words kmc check uses
 
     if limit == "max-depth":
         return "the --bmc-depth"
