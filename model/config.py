@@ -317,6 +317,11 @@ class ModelConfig:
             for name in GROUPS.get(change[1:], (change[1:],)):
                 if name in asked and name not in in_force:
                     missing = [r for r in RULES[name].requires if r not in in_force]
+                    off = [m for m in missing if m in base]
+                    if off:
+                        raise ConfigError(
+                            f"--rule +{name} needs {', '.join(off)}, which "
+                            f"{' '.join('--rule -' + m for m in off)} turned off")
                     where = (f"Kafka {self.kafka_version}" if self.kafka_version
                              else f"--protocol {self.protocol}")
                     raise ConfigError(

@@ -12,7 +12,7 @@ satisfying every conjunct and a step to one that does not. It may be unreachable
 stronger invariant rules it out) or real, so the proof then settles the question by searching
 the model itself (``settle.py``, ``kmc prove --search``): by default BFS of the compiled kernel
 (``kmc check``'s engine) within the time and memory left, then BMC up to ``bmc_depth`` steps
-for the depths BFS did not reach. A violation found is VIOLATED, with a shortest trace; BFS
+when BFS stopped shallower (BMC starts again at depth 1). A violation found is VIOLATED, with a shortest trace; BFS
 exhausting the reachable states without one is HOLDS (the property holds within the bounds by
 exhaustive search; the CTI is unreachable and the library lacks an invariant that says so); a
 search stopped by its limits leaves the proof INCONCLUSIVE. z3 answering "unknown" (a time
@@ -67,7 +67,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     ``progress(line)`` is told which query z3 is working on (the step can take minutes).
     After a CTI, ``search`` (``settle.SEARCHES``) settles it: "both" BFS of the compiled kernel
     (within the time left, ``memory_limit`` and ``max_states``), then BMC up to ``bmc_depth``
-    steps (0: no BMC) for the depths BFS did not reach; "bfs" or "bmc" one of them; "none"
+    steps (0: no BMC) when BFS stopped shallower; "bfs" or "bmc" one of them; "none"
     neither."""
     require_encoded(config)
     if "all" in strengthen:  # the library and the built-in properties (strengthen.all_names)
@@ -85,6 +85,9 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     check_limit("time-limit", time_limit)
     check_limit("memory-limit", memory_limit, whole=True)
     check_limit("max-states", max_states, whole=True)
+    if search == "bmc" and bmc_depth == 0:
+        raise ConfigError("--search bmc with --bmc-depth 0 would search nothing; give a depth, "
+                          "or --search none")
     if search in ("bmc", "none") and (memory_limit is not None or max_states is not None):
         raise ConfigError(f"--memory-limit and --max-states bound the BFS search, which --search "
                           f"{search} does not run")

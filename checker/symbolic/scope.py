@@ -1,25 +1,24 @@
 """Which rule sets the symbolic engine encodes, and one line for those it does not.
 
-The z3 encoding (``transitions.py``) has the rules of Kafka's ZooKeeper releases 0.8 to 2.6:
-the four protocol presets, Kafka's ordered elections and in-order LeaderAndIsr (issue 29), kmc
-0.1's two switches, the time abstraction, the over-approximation ``unordered-leader-moves``, and
-2.2's ``broker-epoch`` (KIP-380, issue 29e; 2.3 to 2.6 add no replication rule, 2.5's rules are
-the producer's). Kafka 2.7 adds ``alter-partition`` (KIP-497), which it has by name (with 3.1's
-HW on its answer, ``ALTER_PARTITION_RULES``, issue 29i: ``--kafka-version 2.1 --rule
-+alter-partition`` is in), but not yet by release. Two of KRaft's 3.3 rules, ``isr-eligibility``
-and ``alter-partition-shrink-bumps-leader-epoch`` (``KRAFT_RULES``, issue 29f), are encoded by
-name too; both require ``kraft``, which the encoding lacks, so only ``crosscheck.MechanismAlone``
-configurations reach them so far. ``kmc prove`` and ``--engine bmc`` call
-``require_encoded`` before building anything, so a release it lacks gets one line naming the
-rules, not the oracle's longer refusal.
+The z3 encoding (``transitions.py``) has the rules of Kafka's ZooKeeper releases 0.8 to 3.2
+(``ENCODED_THROUGH``): the four protocol presets, Kafka's ordered elections and in-order
+LeaderAndIsr (issue 29), kmc 0.1's two switches, the time abstraction, the over-approximation
+``unordered-leader-moves``, 2.2's ``broker-epoch`` (KIP-380, issue 29e), 2.7's ``alter-partition``
+(KIP-497) and 3.1's HW on its answer (``ALTER_PARTITION_RULES``, issue 29i; also by name on older
+releases: ``--kafka-version 2.1 --rule +alter-partition``). Two of KRaft's 3.3 rules,
+``isr-eligibility`` and ``alter-partition-shrink-bumps-leader-epoch`` (``KRAFT_RULES``, issue
+29f), are encoded too; both require ``kraft`` (the metadata log), which the encoding lacks, and a
+plain configuration refuses them without it, so only ``crosscheck.MechanismAlone``
+configurations reach them so far. ``kmc prove`` and ``--engine bmc`` call ``require_encoded``
+before building anything, so a release it lacks gets one line naming the rules, not the
+oracle's longer refusal.
 
 Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
 ``--max-preferred-elections``, ``--max-reassignments``), which the oracle lacks: for those
 ``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
-encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch`` and the AlterPartition
-rules). Any other fault bound
-gets one line naming it (``require_encoded``).
+encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
+and ``KRAFT_RULES``). Any other fault bound gets one line naming it (``require_encoded``).
 """
 
 from __future__ import annotations
@@ -44,16 +43,16 @@ def encoded_rules() -> frozenset:
 
 
 ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
-"""KIP-497's AlterPartition (Kafka 2.7) and 3.1's HW on its answer: encoded (issue 29i), by
-name, ahead of ``ENCODED_THROUGH`` (the releases between 2.1 and 2.7 add KIP-380's broker epochs,
-which the encoding gets from issue 29e). The oracle lacks them: ``symbolic_model`` replays
-traces in the kernel (``KernelReplayed``)."""
+"""KIP-497's AlterPartition (Kafka 2.7) and 3.1's HW on its answer: encoded (issue 29i), so with
+29e's broker epochs the releases 2.7 to 3.2 are, and by name on older releases too. The oracle
+lacks them: ``symbolic_model`` replays traces in the kernel (``KernelReplayed``)."""
 
 KRAFT_RULES = ("isr-eligibility", "alter-partition-shrink-bumps-leader-epoch")
-"""The KRaft releases' (3.3-3.6) rules the encoding has by name (issue 29f), on a ZooKeeper rule
-set with ``alter-partition`` (``--kafka-version 2.7 --rule +NAME``): KAFKA-15021's leader epoch
-on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). The metadata log itself (``kraft``) is not encoded, so
-no KRaft release is. The oracle lacks them (``ORACLE_LACKS``)."""
+"""The KRaft releases' (3.3-3.6) rules the encoding has (issue 29f): KAFKA-15021's leader epoch
+on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). Both require
+``kraft``, whose metadata log is not encoded, so no KRaft release is, and ``--kafka-version 2.7
+--rule +NAME`` is refused (``ModelConfig``); ``crosscheck.MechanismAlone`` holds them to the
+kernel on a ZooKeeper rule set. The oracle lacks them (``ORACLE_LACKS``)."""
 
 
 def lacking_rules(config) -> list[str]:
@@ -78,13 +77,20 @@ ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES
 built on ``KernelReplayed`` (the oracle of the configuration without them answers what the
 encoding reads; traces replay in the compiled kernel, which has them). ``broker-epoch`` is a
 guard on BrokerRestart only (``Encoder.restart_waits_for_failure``, issue 29e); the
-AlterPartition rules are issue 29i's."""
+AlterPartition rules are issue 29i's, ``KRAFT_RULES`` issue 29f's."""
 
 
 def without_oracle_lacks(config):
-    """``config`` without the rules of ``ORACLE_LACKS`` (turned off by ``--rule -NAME``, a rule
-    before the rule it requires: 3.1's HW on the answer before ``alter-partition``)."""
-    drop = tuple(f"-{n}" for n in reversed(ORACLE_LACKS) if n in config.rules)
+    """``config`` without the rules of ``ORACLE_LACKS``, nor any rule that requires one of them
+    (turned off by ``--rule -NAME``, a rule before the rule it requires: 3.1's HW on the answer
+    before ``alter-partition``), so no ``+NAME`` of the user's is left without its requirement."""
+    gone = {n for n in ORACLE_LACKS if n in config.rules}
+    while True:
+        more = {n for n in config.rules if n not in gone and set(RULES[n].requires) & gone}
+        if not more:
+            break
+        gone |= more
+    drop = tuple(f"-{n}" for n in reversed(list(RULES)) if n in gone)
     return replace(config, rule_changes=config.rule_changes + drop) if drop else config
 
 
@@ -100,10 +106,10 @@ def require_encoded(config) -> None:
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     config = without_operator_moves(config)
-    if reference_supports(without_oracle_lacks(config)):
-        return
-    lacking = lacking_rules(config)
+    lacking = lacking_rules(config)  # first: the rules asked for, as given
     if not lacking:
+        return
+    if reference_supports(without_oracle_lacks(config)):
         return
     who = f"Kafka {config.kafka_version}" if config.kafka_version else "this rule set"
     raise ConfigError(
@@ -114,7 +120,8 @@ def require_encoded(config) -> None:
 
 class KernelReplayed:
     """The model the symbolic engine is built on when the operator's leader moves are on, or a
-    rule of ``ORACLE_LACKS`` (``broker-epoch``, AlterPartition): the oracle's model of the configuration without
+    rule of ``ORACLE_LACKS`` (broker epochs, AlterPartition, KRaft's ISR rules): the oracle's model of
+    the configuration without
     them answers what the encoding reads of it (the protocol and its switches), while ``config``
     is the configuration asked for and ``init_states``, ``next_state`` and ``canonical`` are the
     compiled kernel's, which has the moves and the rules (``bmc.decode_trace`` replays every

@@ -14,13 +14,14 @@ reachable (the property is false). Two engines can tell:
 * **BMC** (``bmc.bmc_check``) on the encoding, one depth at a time, each trace replayed in the
   kernel (a trace the kernel refuses is a defect of the encoding, and z3 is asked for another).
 
-The order (``--search both``, the default): **BFS first, then BMC only for the depths BFS did
-not reach** (up to ``--bmc-depth``). The encodings ``kmc prove`` proves are ones BFS exhausts in
-seconds to minutes (docs/symbolic.md: every bound proved so far, up to 15 million states), and
+The order (``--search both``, the default): **BFS first, then BMC only if BFS stopped
+shallower than ``--bmc-depth``** (BMC then starts again at depth 1: each of its depths is a
+fresh query, and it has no way to start past the depths BFS covered). The encodings ``kmc prove`` proves are ones BFS exhausts in
+seconds to minutes (docs/symbolic.md: every bound proved so far, up to 20 million states), and
 per depth BFS is cheaper by orders of magnitude: Kafka 2.1's over-approximation at RF=3 (2
-records, epochs <= 3) has its loss at 13 steps, which BFS reaches in 0.3 s and BMC had not
-reached after 24 minutes (depth 10). BMC is kept for the depths BFS did not reach, when a state
-or memory limit stopped it shallower than ``--bmc-depth``. ``--search bfs`` / ``bmc`` runs one
+records, epochs <= 3) has its loss at 13 steps, which BFS reaches in 0.6 s and BMC had not
+reached after 24 minutes (depth 10). BMC is kept for when a state
+or memory limit stopped BFS shallower than ``--bmc-depth``. ``--search bfs`` / ``bmc`` runs one
 engine, ``none`` neither (the proof then ends INCONCLUSIVE on its CTI).
 
 BFS runs within what is left of ``--time-limit``, within ``--memory-limit`` (default, as for

@@ -90,8 +90,14 @@ def test_the_cli_exits_1_on_a_violation_found_after_a_cti():
     assert "=> no-acked-loss is violated" in out.output
 
 
-def test_bmc_depth_0_skips_the_bmc_search():
-    result = prove(ACKS1, "no-acked-loss", bmc_depth=0, search="bmc")
+def test_bmc_depth_0_with_only_bmc_is_refused_and_none_skips_every_search():
+    # --search bmc --bmc-depth 0 used to end INCONCLUSIVE with no search at all; it is bad input
+    with pytest.raises(ConfigError, match="would search nothing"):
+        prove(ACKS1, "no-acked-loss", bmc_depth=0, search="bmc")
+    out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-acked-loss", "--search", "bmc",
+                                   "--bmc-depth", "0"])
+    assert out.exit_code == 2 and "Traceback" not in out.output
+    result = prove(ACKS1, "no-acked-loss", search="none")
     assert result.status == INCONCLUSIVE and result.search == "" and result.searches == []
 
 

@@ -142,6 +142,8 @@ def test_a_rule_turned_on_without_what_it_requires_is_refused_not_dropped_quietl
         ModelConfig(kafka_version="2.7", rule_changes=("+isr-eligibility",))
     with pytest.raises(ConfigError, match="needs broker-epoch-in-fetch"):
         ModelConfig(protocol="kip-320", rule_changes=("+stale-fetch-rejected",))
+    with pytest.raises(ConfigError, match="needs kraft, which --rule -kraft turned off"):
+        ModelConfig(kafka_version="3.3", rule_changes=("-kraft", "+isr-eligibility"))
     both = ModelConfig(kafka_version="2.7", rule_changes=("+kraft", "+isr-eligibility"))
     assert {"kraft", "isr-eligibility"} <= set(both.rules)
     out = CliRunner().invoke(cli, ["check", "--kafka-version", "2.7", "--rule", "+isr-eligibility",

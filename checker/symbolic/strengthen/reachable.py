@@ -17,8 +17,11 @@ import argparse
 import sys
 import time
 
+from checker.symbolic.scope import require_encoded
 from checker.symbolic.strengthen import STRENGTHENINGS
 from model import make_model
+from model.constants import CRASH_MODELS
+from model.errors import ConfigError
 from model.options import config_from_options
 
 
@@ -69,7 +72,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-crashes", type=int)
     ap.add_argument("--max-preferred-elections", type=int)
     ap.add_argument("--max-reassignments", type=int)
-    ap.add_argument("--crash-model", choices=("process", "power-loss"))
+    ap.add_argument("--crash-model", choices=CRASH_MODELS)
     ap.add_argument("--max-unflushed-losses", type=int)
     ap.add_argument("--max-states", type=int)
     ap.add_argument("--only", action="append", help="an invariant's name (repeatable; default all)")
@@ -82,9 +85,14 @@ def main(argv=None) -> int:
                                 ("max_unflushed_losses", args.max_unflushed_losses)) if v is not None}
     if args.crash_model:  # the library is built for process crashes (docs/symbolic.md, issue 29e)
         bounds["crash_model"] = args.crash_model
-    config = config_from_options(kafka_version=args.kafka_version, protocol=args.protocol,
-                                 replication_factor=args.replication_factor,
-                                 rule_changes=tuple(args.rule), **bounds)[0]
+    try:
+        config = config_from_options(kafka_version=args.kafka_version, protocol=args.protocol,
+                                     replication_factor=args.replication_factor,
+                                     rule_changes=tuple(args.rule), **bounds)[0]
+        require_encoded(config)  # the library's facts are about the rule sets the encoding has
+    except ConfigError as e:
+        print(f"reachable: error: {e}", file=sys.stderr)
+        return 2
     unknown = [n for n in args.only or () if n not in STRENGTHENINGS]
     if unknown:
         print(f"reachable: no strengthening invariant named {unknown[0]!r}", file=sys.stderr)
