@@ -12,7 +12,7 @@ satisfying every conjunct and a step to one that does not. It may be unreachable
 stronger invariant rules it out) or real, so the proof then settles the question by searching
 the model itself (``settle.py``, ``kmc prove --search``): by default BFS of the compiled kernel
 (``kmc check``'s engine) within the time and memory left, then BMC up to ``bmc_depth`` steps
-when BFS stopped shallower (BMC starts again at depth 1). A violation found is VIOLATED, with a shortest trace; BFS
+when BFS stopped shallower (BMC then asks only the depths past BFS's). A violation found is VIOLATED, with a shortest trace; BFS
 exhausting the reachable states without one is HOLDS (the property holds within the bounds by
 exhaustive search; the CTI is unreachable and the library lacks an invariant that says so); a
 search stopped by its limits leaves the proof INCONCLUSIVE. z3 answering "unknown" (a time
