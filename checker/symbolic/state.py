@@ -81,6 +81,9 @@ class Dims:
     last_known_check: bool = False
     leaderless: bool = False
     shrink_set: bool = False
+    # ``--crash-model power-loss`` (read by the ELR invariants, issue 29l: a down ELR member may
+    # have lost what it had not flushed; it leaves the ELR when it restarts)
+    power_loss: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -102,7 +105,8 @@ class Dims:
                    elr="eligible-leader-replicas" in config.rules,
                    last_known_check="last-known-leader-check" in config.rules,
                    leaderless="last-known-leader-when-leaderless" in config.rules,
-                   shrink_set="isr-shrink-out-of-sync-set" in config.rules)
+                   shrink_set="isr-shrink-out-of-sync-set" in config.rules,
+                   power_loss=config.crash_model == "power-loss")
 
     @property
     def operators(self) -> bool:

@@ -1,0 +1,122 @@
+"""Strengthening invariants about KIP-966's eligible leader replicas (ELR) and last known leader
+(rule ``eligible-leader-replicas``, Kafka 4.1; issue 29l). With the ELR on, the controller's ISR
+may become empty and an election may pick a broker outside it: an ELR member when the ISR is
+empty, or the last known leader when the ELR is empty too. These facts say why such a leader
+still holds every acknowledged record: a replica joins the ELR only by leaving an ISR below
+min.insync.replicas (so while the ISR is at min.insync.replicas or more, when acks=all records
+are acknowledged, the ELR is empty), the last known leader was the leader when the ISR emptied,
+and a broker that restarts after an unclean shutdown leaves both. Each is true without the rule
+(the ELR and the last known leader are then empty)."""
+
+from __future__ import annotations
+
+import z3
+
+from checker.symbolic.formulas import holds_every_acked
+from checker.symbolic.state import count
+from checker.symbolic.strengthen.base import Strengthening, holds_below, holds_below_z3
+
+
+def _elr_isr_disjoint(s) -> bool:
+    return not set(s.elr) & set(s.controller.isr)
+
+
+def _elr_isr_disjoint_z3(d, s):
+    return z3.And([z3.Not(z3.And(e, i)) for e, i in zip(s.elr, s.c_isr)])
+
+
+def _elr_empty_at_min_isr(s, config) -> bool:
+    return len(s.controller.isr) < config.min_insync_replicas or not s.elr
+
+
+def _elr_empty_at_min_isr_z3(d, s):
+    if not d.elr:
+        return z3.BoolVal(True)
+    return z3.Implies(count(s.c_isr) >= d.min_isr, z3.Not(z3.Or(s.elr)))
+
+
+def _last_known_only_when_leaderless(s) -> bool:
+    return not s.last_known_elr or s.controller.leader == -1
+
+
+def _last_known_only_when_leaderless_z3(d, s):
+    if not d.elr:
+        return z3.BoolVal(True)
+    return z3.Implies(z3.Or(s.lke), s.c_leader == -1)
+
+
+def _elr_holds_acked(s, config) -> bool:
+    lossy = config.crash_model == "power-loss"
+    for b in set(s.elr) | set(s.last_known_elr):
+        r = s.replicas[b]
+        if lossy and not r.alive:
+            continue
+        if not all(off < len(r.log) and r.log[off][0] == rid for rid, off in s.acked):
+            return False
+    return True
+
+
+def _elr_holds_acked_z3(d, s):
+    if not d.elr:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        member = z3.Or(s.elr[b], s.lke[b])
+        if d.power_loss:
+            member = z3.And(member, r.alive)
+        out.append(z3.Implies(member, holds_every_acked(d, s, r)))
+    return z3.And(out)
+
+
+def _elr_holds_every_hw(s, config) -> bool:
+    lossy = config.crash_model == "power-loss"
+    members = set(s.last_known_elr) | (set(s.elr) if config.min_insync_replicas <= 1 else set())
+    for b in members:
+        holder = s.replicas[b]
+        if lossy and not holder.alive:
+            continue
+        if any(not holds_below(holder, r, r.high_watermark) for r in s.replicas):
+            return False
+    return True
+
+
+def _elr_holds_every_hw_z3(d, s):
+    if not d.elr:
+        return z3.BoolVal(True)
+    out = []
+    for b, holder in enumerate(s.reps):
+        member = z3.Or(s.elr[b], s.lke[b]) if d.min_isr <= 1 else s.lke[b]
+        if d.power_loss:
+            member = z3.And(member, holder.alive)
+        for o, r in enumerate(s.reps):
+            if o != b:
+                out.append(z3.Implies(member, holds_below_z3(d, holder, r, r.hw)))
+    return z3.And(out)
+
+
+# in the order `kmc list` shows them
+STRENGTHENINGS = (
+    Strengthening("elr-isr-disjoint", "no broker is in both the controller's ISR and its ELR "
+                  "(``PartitionChangeBuilder.maybePopulateTargetElr``: the ELR is the old ELR "
+                  "and ISR less the new ISR; KIP-966)", _elr_isr_disjoint, _elr_isr_disjoint_z3),
+    Strengthening("elr-empty-at-min-isr", "while the controller's ISR has min.insync.replicas "
+                  "members or more the ELR is empty (KIP-966: a replica joins it only by leaving "
+                  "an ISR below min.insync.replicas)", _elr_empty_at_min_isr,
+                  _elr_empty_at_min_isr_z3, uses_config=True),
+    Strengthening("last-known-only-when-leaderless", "a last known leader is recorded only while "
+                  "the partition has no leader (every election clears it; KIP-966)",
+                  _last_known_only_when_leaderless, _last_known_only_when_leaderless_z3),
+    Strengthening("elr-holds-acked", "every ELR member and the last known leader hold every "
+                  "acked record at its offset (each was in the ISR when it left it, and no record "
+                  "is acked while the ELR is non-empty); under power loss only a running one (a "
+                  "down one may have lost its unflushed tail, and leaves the ELR when it "
+                  "restarts)", _elr_holds_acked, _elr_holds_acked_z3, uses_config=True),
+    Strengthening("elr-holds-every-hw", "the last known leader, and with "
+                  "min.insync.replicas=1 every ELR member, holds every broker's records below that "
+                  "broker's HW, as an ISR member does (``isr-holds-every-hw``): with "
+                  "min.insync.replicas=1 a replica joins the ELR only as the ISR empties. With 2 "
+                  "or more a replica that left the ISR for the ELR may lack records the smaller "
+                  "ISR committed later (false on reachable states: Kafka 3.7's hw-needs-min-isr "
+                  "keeps the HW still then, not encoded here). Under power loss only a running one",
+                  _elr_holds_every_hw, _elr_holds_every_hw_z3, uses_config=True),
+)
