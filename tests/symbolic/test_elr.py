@@ -12,18 +12,19 @@ part of KIP-966 is caught by the cross-check on the states where it matters."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 import z3
 
 from checker.symbolic.crosscheck import CONFIGS, _alone, crosscheck
+from checker.symbolic.induction import INCONCLUSIVE, PROVED, prove
 from checker.symbolic.scope import ELR_RULES, KernelReplayed, lacking_rules, symbolic_model
 from checker.symbolic.state import Dims
+from checker.symbolic.strengthen import STRENGTHENINGS, all_names, check_of
 from checker.symbolic.transitions import Encoder
-from model import Bounds
+from model import Bounds, make_model
 from model.constants import ALTER_SENT
 from model.errors import ConfigError
+from tests.symbolic.helpers import formula_evaluator, reachable
 
 ALONE = "--kafka-version 2.7 +eligible-leader-replicas min ISR 2 (no kraft)"
 RF3 = "--kafka-version 2.7 +eligible-leader-replicas RF=3 (no kraft)"
@@ -116,3 +117,49 @@ def test_a_broken_encoding_of_the_elr_is_caught(broken, where, labels, actions):
         result = crosscheck(CONFIGS[label], samples=8, seed=5, encoder=broken, where=where)
         assert result.disagreements, label
         assert {d.action.name for d in result.disagreements} <= actions, label
+
+
+# the invariants KIP-966 switches off, widens or adds (issue 29l)
+TOUCHED = ["controller-isr-nonempty", "next-leader-from-isr", "epoch-bumps-crashed",
+           "quick-restarts-crashed", "elr-isr-disjoint", "elr-empty-at-min-isr",
+           "last-known-only-when-leaderless", "elr-holds-acked", "elr-holds-every-hw"]
+
+
+def _small(rules, min_isr, **settings):
+    """RF=2, 2 records, leader epochs <= 3, 2 crashes, on Kafka 2.7's rules with the ELR."""
+    return _alone(("+eligible-leader-replicas",) + rules, "2.7", min_insync_replicas=min_isr,
+                  bounds=settings.pop("bounds", Bounds(2, 3, 2, 1)), **settings)
+
+
+@pytest.mark.parametrize("rules, min_isr", [
+    ((), 2), ((), 1), (("+last-known-leader-when-leaderless", "+last-known-leader-check"), 1),
+], ids=["min-isr-2", "min-isr-1", "leaderless-check"])
+def test_every_library_invariant_holds_on_every_reachable_state(rules, min_isr):
+    config = _small(rules, min_isr)
+    states = reachable(make_model(config))
+    assert len(states) > 9000
+    assert any(s.elr for s in states) and any(s.last_known_elr for s in states)
+    assert any(not s.controller.isr for s in states)  # the ISR empties
+    false = [n for n in STRENGTHENINGS if not all(check_of(n, config)(s) for s in states)]
+    assert false == []
+    evaluate = formula_evaluator(Dims.of(config), {n: STRENGTHENINGS[n].formula for n in TOUCHED})
+    for s in states[::40]:
+        values = evaluate(s)
+        assert all(values.values()), [n for n, v in values.items() if not v]
+
+
+def test_no_acked_loss_is_proved_under_the_elr():
+    config = _small((), 1, bounds=Bounds(2, 2, 1, 1))
+    result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
+    assert result.status == PROVED, (result.failing, result.pre, result.action)
+
+
+def test_without_the_last_known_leaders_records_the_step_stops_on_a_cti():
+    """Without ``elr-holds-every-hw`` nothing says a last known leader, elected from an empty
+    ISR and ELR when it restarts, holds what was committed: the step fails on a state BFS never
+    reaches."""
+    config = _small((), 1, bounds=Bounds(2, 2, 1, 1))
+    less = [n for n in all_names() if n != "elr-holds-every-hw"]
+    result = prove(config, "no-acked-loss", strengthen=less, bmc_depth=0, search="none")
+    assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
+    assert not STRENGTHENINGS["elr-holds-every-hw"].holds(result.pre, config)

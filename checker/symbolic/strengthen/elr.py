@@ -47,7 +47,8 @@ def _last_known_only_when_leaderless_z3(d, s):
 
 def _elr_holds_acked(s, config) -> bool:
     lossy = config.crash_model == "power-loss"
-    for b in set(s.elr) | set(s.last_known_elr):
+    members = set(s.last_known_elr) | (set(s.elr) if config.min_insync_replicas <= 1 else set())
+    for b in members:
         r = s.replicas[b]
         if lossy and not r.alive:
             continue
@@ -61,7 +62,7 @@ def _elr_holds_acked_z3(d, s):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
-        member = z3.Or(s.elr[b], s.lke[b])
+        member = z3.Or(s.elr[b], s.lke[b]) if d.min_isr <= 1 else s.lke[b]
         if d.power_loss:
             member = z3.And(member, r.alive)
         out.append(z3.Implies(member, holds_every_acked(d, s, r)))
@@ -106,11 +107,14 @@ STRENGTHENINGS = (
     Strengthening("last-known-only-when-leaderless", "a last known leader is recorded only while "
                   "the partition has no leader (every election clears it; KIP-966)",
                   _last_known_only_when_leaderless, _last_known_only_when_leaderless_z3),
-    Strengthening("elr-holds-acked", "every ELR member and the last known leader hold every "
-                  "acked record at its offset (each was in the ISR when it left it, and no record "
-                  "is acked while the ELR is non-empty); under power loss only a running one (a "
-                  "down one may have lost its unflushed tail, and leaves the ELR when it "
-                  "restarts)", _elr_holds_acked, _elr_holds_acked_z3, uses_config=True),
+    Strengthening("elr-holds-acked", "the last known leader, and with "
+                  "min.insync.replicas=1 every ELR member, holds every acked record at its offset "
+                  "(each was in the ISR as it emptied). With 2 or more it is false: a record is "
+                  "acked when the leader's maximal ISR (a pending expansion counted) reaches "
+                  "min.insync.replicas while the controller's ISR is below it and its ELR holds a "
+                  "replica without the record (RF=3; Kafka 3.7's hw-needs-min-isr, not encoded "
+                  "here, keeps the HW still then). Under power loss only a running one (a down "
+                  "one may have lost its unflushed tail, and leaves the ELR when it restarts)", _elr_holds_acked, _elr_holds_acked_z3, uses_config=True),
     Strengthening("elr-holds-every-hw", "the last known leader, and with "
                   "min.insync.replicas=1 every ELR member, holds every broker's records below that "
                   "broker's HW, as an ISR member does (``isr-holds-every-hw``): with "
