@@ -45,54 +45,46 @@ def _last_known_only_when_leaderless_z3(d, s):
     return z3.Implies(z3.Or(s.lke), s.c_leader == -1)
 
 
-def _elr_holds_acked(s, config) -> bool:
-    lossy = config.crash_model == "power-loss"
+def _vouched(s, config) -> list:
+    """The replicas the two ``elr-holds-*`` facts speak of: the last known leader, and with
+    min.insync.replicas=1 every ELR member; under power loss only running ones."""
     members = set(s.last_known_elr) | (set(s.elr) if config.min_insync_replicas <= 1 else set())
-    for b in members:
-        r = s.replicas[b]
-        if lossy and not r.alive:
-            continue
-        if not all(off < len(r.log) and r.log[off][0] == rid for rid, off in s.acked):
-            return False
-    return True
+    lossy = config.crash_model == "power-loss"
+    return [s.replicas[b] for b in sorted(members) if s.replicas[b].alive or not lossy]
+
+
+def _vouched_z3(d, s) -> list:
+    """``_vouched`` as one Bool per broker."""
+    out = []
+    for b, r in enumerate(s.reps):
+        member = z3.Or(s.elr[b], s.lke[b]) if d.min_isr <= 1 else s.lke[b]
+        out.append(z3.And(member, r.alive) if d.power_loss else member)
+    return out
+
+
+def _elr_holds_acked(s, config) -> bool:
+    return all(off < len(r.log) and r.log[off][0] == rid
+               for r in _vouched(s, config) for rid, off in s.acked)
 
 
 def _elr_holds_acked_z3(d, s):
     if not d.elr:
         return z3.BoolVal(True)
-    out = []
-    for b, r in enumerate(s.reps):
-        member = z3.Or(s.elr[b], s.lke[b]) if d.min_isr <= 1 else s.lke[b]
-        if d.power_loss:
-            member = z3.And(member, r.alive)
-        out.append(z3.Implies(member, holds_every_acked(d, s, r)))
-    return z3.And(out)
+    return z3.And([z3.Implies(member, holds_every_acked(d, s, r))
+                   for member, r in zip(_vouched_z3(d, s), s.reps)])
 
 
 def _elr_holds_every_hw(s, config) -> bool:
-    lossy = config.crash_model == "power-loss"
-    members = set(s.last_known_elr) | (set(s.elr) if config.min_insync_replicas <= 1 else set())
-    for b in members:
-        holder = s.replicas[b]
-        if lossy and not holder.alive:
-            continue
-        if any(not holds_below(holder, r, r.high_watermark) for r in s.replicas):
-            return False
-    return True
+    return all(holds_below(holder, r, r.high_watermark)
+               for holder in _vouched(s, config) for r in s.replicas)
 
 
 def _elr_holds_every_hw_z3(d, s):
     if not d.elr:
         return z3.BoolVal(True)
-    out = []
-    for b, holder in enumerate(s.reps):
-        member = z3.Or(s.elr[b], s.lke[b]) if d.min_isr <= 1 else s.lke[b]
-        if d.power_loss:
-            member = z3.And(member, holder.alive)
-        for o, r in enumerate(s.reps):
-            if o != b:
-                out.append(z3.Implies(member, holds_below_z3(d, holder, r, r.hw)))
-    return z3.And(out)
+    return z3.And([z3.Implies(member, holds_below_z3(d, holder, r, r.hw))
+                   for member, holder in zip(_vouched_z3(d, s), s.reps)
+                   for r in s.reps if r is not holder])
 
 
 # in the order `kmc list` shows them
