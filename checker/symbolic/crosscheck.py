@@ -332,6 +332,25 @@ CONFIGS: dict[str, ModelConfig] = {
          "+reset-followers-on-epoch"), "3.1",
         crash_model="power-loss", min_insync_replicas=1, unclean_leader_election_enable=True,
         bounds=Bounds(2, 3, 2, 1)),
+    # KIP-966's ELR (4.1, issue 29l) as a switch on ZooKeeper rule sets with AlterPartition and
+    # broker epochs (2.7, 3.1): alone at RF=2 (min ISR 2, where the ELR holds a replica the ISR
+    # lost) and RF=3; with 4.0's out-of-sync set and 4.1's last-known-leader check; with 4.2's
+    # last known leader when leaderless and kmc 0.1's reset; with power loss and unclean election
+    "--kafka-version 2.7 +eligible-leader-replicas min ISR 2 (no kraft)": _alone(
+        ("+eligible-leader-replicas",), "2.7", min_insync_replicas=2, bounds=Bounds(2, 2, 2, 1)),
+    "--kafka-version 2.7 +eligible-leader-replicas RF=3 (no kraft)": _alone(
+        ("+eligible-leader-replicas",), "2.7", rf=3, bounds=Bounds(1, 3, 2, 1)),
+    "--kafka-version 2.7 +eligible-leader-replicas +isr-shrink-out-of-sync-set "
+    "+last-known-leader-check RF=3 min ISR 2 (no kraft)": _alone(
+        ("+eligible-leader-replicas", "+isr-shrink-out-of-sync-set", "+last-known-leader-check"),
+        "2.7", rf=3, min_insync_replicas=2, bounds=Bounds(1, 3, 2, 1)),
+    "--kafka-version 2.7 +eligible-leader-replicas +last-known-leader-when-leaderless "
+    "+reset-followers-on-epoch (no kraft)": _alone(
+        ("+eligible-leader-replicas", "+last-known-leader-when-leaderless",
+         "+reset-followers-on-epoch"), "2.7", bounds=Bounds(2, 3, 2, 1)),
+    "--kafka-version 3.1 +eligible-leader-replicas unclean power-loss (no kraft)": _alone(
+        ("+eligible-leader-replicas",), "3.1", crash_model="power-loss",
+        unclean_leader_election_enable=True, bounds=Bounds(2, 2, 2, 1)),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 

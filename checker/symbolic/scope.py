@@ -39,7 +39,7 @@ def encoded_rules() -> frozenset:
     and the time abstraction's switches, and the over-approximation of leader moves."""
     names = {n for v in RELEASES if v <= as_version(ENCODED_THROUGH) for n in release_rules(v)}
     return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"}
-                     | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES))
+                     | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES) | set(ELR_RULES))
 
 
 ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
@@ -53,6 +53,16 @@ on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). Both 
 ``kraft``, whose metadata log is not encoded, so no KRaft release is, and ``--kafka-version 2.7
 --rule +NAME`` is refused (``ModelConfig``); ``crosscheck.MechanismAlone`` holds them to the
 kernel on a ZooKeeper rule set. The oracle lacks them (``ORACLE_LACKS``)."""
+
+
+ELR_RULES = ("eligible-leader-replicas", "last-known-leader-check", "isr-shrink-out-of-sync-set",
+             "last-known-leader-when-leaderless")
+"""KIP-966's rules (issue 29l): the eligible leader replicas and last known leader (4.1),
+KAFKA-19522's check on the last known leader (4.1), 4.0's out-of-sync set in one AlterPartition
+(action LeaderShrinkIsrSet) and 4.2's last known leader recorded when leaderless. All require
+``kraft`` (through ``eligible-leader-replicas``), so, as with ``KRAFT_RULES``, only
+``crosscheck.MechanismAlone`` configurations reach them until ``kraft`` is encoded; the encoding
+takes them with broker epochs only (``Encoder``). The oracle lacks them (``ORACLE_LACKS``)."""
 
 
 def lacking_rules(config) -> list[str]:
@@ -72,7 +82,7 @@ def without_operator_moves(config):
     return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
 
 
-ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES
+ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES + ELR_RULES
 """Rules the encoding has and the oracle (kmc 0.1's model) lacks: with one of them the engine is
 built on ``KernelReplayed`` (the oracle of the configuration without them answers what the
 encoding reads; traces replay in the compiled kernel, which has them). ``broker-epoch`` is a

@@ -71,6 +71,19 @@ class Dims:
     # KIP-841 (Kafka 3.3, rule ``isr-eligibility``, issue 29f): only a broker the controller has
     # as live (registered, unfenced, not shutting down) may join the ISR
     eligibility: bool = False
+    # KIP-966 (Kafka 4.1, rule ``eligible-leader-replicas``, issue 29l): the controller keeps the
+    # eligible leader replicas and the last known leader, the ISR may become empty, and a broker
+    # that restarts after an unclean shutdown leaves the ISR and the ELR. ``last_known_check``:
+    # KAFKA-19522 (4.1, ``last-known-leader-check``); ``leaderless``: PR #20629 (4.2,
+    # ``last-known-leader-when-leaderless``); ``shrink_set``: 4.0's ``isr-shrink-out-of-sync-set``
+    # (action LeaderShrinkIsrSet)
+    elr: bool = False
+    last_known_check: bool = False
+    leaderless: bool = False
+    shrink_set: bool = False
+    # ``--crash-model power-loss`` (read by the ELR invariants, issue 29l: a down ELR member may
+    # have lost what it had not flushed; it leaves the ELR when it restarts)
+    power_loss: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -88,7 +101,12 @@ class Dims:
                    alter="alter-partition" in config.rules,
                    hw_on_answer="hw-on-alter-partition-answer" in config.rules,
                    shrink_bumps="alter-partition-shrink-bumps-leader-epoch" in config.rules,
-                   eligibility="isr-eligibility" in config.rules)
+                   eligibility="isr-eligibility" in config.rules,
+                   elr="eligible-leader-replicas" in config.rules,
+                   last_known_check="last-known-leader-check" in config.rules,
+                   leaderless="last-known-leader-when-leaderless" in config.rules,
+                   shrink_set="isr-shrink-out-of-sync-set" in config.rules,
+                   power_loss=config.crash_model == "power-loss")
 
     @property
     def operators(self) -> bool:
@@ -158,6 +176,10 @@ class SState:
     # carries the controller's latest partition epoch (the kernel keeps the bit after the
     # request is gone, so the encoding does too)
     lai_cur: list = field(default_factory=list)
+    # KIP-966 (``Dims.elr``; empty otherwise): elr[j], broker j is an eligible leader replica;
+    # lke[j], j is the last known leader (the kernel's ``last_known_elr``, at most one broker)
+    elr: list = field(default_factory=list)
+    lke: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
 
     def but(self, **changes) -> SState:
@@ -244,6 +266,8 @@ def fresh(d: Dims, tag: str) -> SState:
         pref=I("pref") if d.max_preferred else num.val(0),
         reass=I("reass") if d.max_reassign else num.val(0),
         lai_cur=[[B(f"laicur{b}_{e}") for e in range(E)] for b in range(d.n)] if d.alter else [],
+        elr=[B(f"elr{j}") for j in range(d.n)] if d.elr else [],
+        lke=[B(f"lke{j}") for j in range(d.n)] if d.elr else [],
     )
 
 
@@ -326,6 +350,8 @@ def encode(d: Dims, s: ClusterState) -> SState:
         reass=V(s.reassignments if d.max_reassign else 0),
         lai_cur=([[T((b, e) in s.leader_and_isr_current) for e in range(E)] for b in range(d.n)]
                  if d.alter else []),
+        elr=[T(j in s.elr) for j in range(d.n)] if d.elr else [],
+        lke=[T(j in s.last_known_elr) for j in range(d.n)] if d.elr else [],
     )
 
 
@@ -417,6 +443,7 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
     out += [x == y for x, y in zip(a.rank + [a.pref, a.reass], b.rank + [b.pref, b.reass])
             if not x.eq(y)]  # (the constants of a configuration without the operator's moves)
     out += [x == y for xs, ys in zip(a.lai_cur, b.lai_cur) for x, y in zip(xs, ys)]
+    out += [x == y for x, y in zip(a.elr + a.lke, b.elr + b.lke)]
     return z3.And(out)
 
 
@@ -547,6 +574,9 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
                        cv, iv(s.written), iv(s.crashes), iv(s.losses))
     if d.alter:
         out = _alter_decode(d, iv, bv, s, out)
+    if d.elr:  # KIP-966 (issue 29l); no replica's clean-shutdown file: no controlled shutdowns
+        out = out._replace(elr=tuple(j for j in range(d.n) if bv(s.elr[j])),
+                           last_known_elr=tuple(j for j in range(d.n) if bv(s.lke[j])))
     if not d.operators and not d.alter:  # the oracle's state: its fields keep their defaults
         return out
     return out._replace(replicas=tuple(r._replace(assignment_rank=iv(s.rank[b]))

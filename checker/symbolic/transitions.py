@@ -98,6 +98,9 @@ class Encoder:
         # KIP-497 (Kafka 2.7, rule alter-partition; issue 29i): the leader proposes ISR changes
         # to the controller (the state's AlterPartition fields) and counts the maximal ISR
         self.alter = self.d.alter
+        if self.d.elr and not self.bounce_noticed:  # KIP-966 (issue 29l): see _restart_with_elr
+            raise ConfigError("the symbolic engine encodes the ELR (eligible-leader-replicas) "
+                              "with broker epochs (broker-epoch, KIP-380) only")
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
@@ -109,6 +112,8 @@ class Encoder:
             return range(self.d.max_epoch + 1)
         if param == "ordering":  # ControllerReassignReplicas: the index of an ordering
             return range(math.factorial(self.n)) if self.max_reassign else range(0)
+        if param == "followers":  # LeaderShrinkIsrSet: a set of brokers as a mask (issue 29l)
+            return range(1 << self.n) if self.d.shrink_set else range(0)
         return range(self.n)
 
     def _build_instances(self) -> list:
@@ -540,6 +545,7 @@ class Encoder:
                  s.c_live[new]]
         epoch = s.c_epoch + 1
         nxt = self.send_leader_and_isr(self.commit(s), epoch, num.val(new), s.c_isr, s.c_live)
+        nxt = self.elr_change(s, nxt, s.c_isr, num.val(new))  # KIP-966 (issue 29l)
         return [(z3.And(guard), nxt.but(c_leader=num.val(new), c_epoch=epoch))]
 
     def is_preferred(self, s: SState, b: int):
@@ -567,6 +573,7 @@ class Encoder:
             guard.append(preferred)
         epoch = s.c_epoch + 1
         nxt = self.send_leader_and_isr(self.commit(s), epoch, num.val(new), s.c_isr, s.c_live)
+        nxt = self.elr_change(s, nxt, s.c_isr, num.val(new))  # KIP-966 (issue 29l)
         return [(z3.And(guard), nxt.but(c_leader=num.val(new), c_epoch=epoch, pref=s.pref + 1))]
 
     def _enc_ControllerReassignReplicas(self, s: SState, first: int, ordering: int) -> list:
@@ -589,6 +596,8 @@ class Encoder:
         return [(z3.And(guard), nxt.but(c_epoch=epoch, rank=rank, reass=s.reass + 1))]
 
     def _enc_ControllerHandleBrokerFailure(self, s: SState, b: int, new: int) -> list:
+        if self.d.elr:  # KIP-966 (issue 29l)
+            return self._failure_with_elr(s, b, new)
         base = [b < self.n, s.c_live[b], z3.Not(s.reps[b].alive)]
         live = [z3.BoolVal(False) if j == b else s.c_live[j] for j in range(self.n)]
         epoch = s.c_epoch + 1
@@ -652,6 +661,8 @@ class Encoder:
         return out
 
     def _enc_BrokerRestart(self, s: SState, b: int) -> list:
+        if self.d.elr:  # KIP-966 (issue 29l)
+            return self._restart_with_elr(s, b)
         r = s.reps[b]
         r2 = r.but(alive=z3.BoolVal(True), flushed=r.leo if self.power_loss else num.val(0))
         nxt = s.put(b, r2)
@@ -834,6 +845,7 @@ class Encoder:
         written = written.put(b, written.reps[b].but(
             alt=num.val(ALTER_ACCEPTED), alt_ep=s.c_epoch, alt_cur=z3.BoolVal(True))).but(
             c_isr=list(r.alt_isr))
+        written = self.elr_change(s, written, list(r.alt_isr), s.c_leader)  # KIP-966 (29l)
         cases = [
             (z3.And(base + [fenced]), stuck),
             (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), same]), s.put(b, accepted)),
@@ -882,6 +894,7 @@ class Encoder:
         nxt = self.send_leader_and_isr(self.commit(s), epoch, s.c_leader, list(r.alt_isr), s.c_live)
         nxt = nxt.put(b, nxt.reps[b].but(alt=num.val(ALTER_ACCEPTED), alt_ep=epoch,
                                          alt_cur=z3.BoolVal(True)))
+        nxt = self.elr_change(s, nxt, list(r.alt_isr), s.c_leader)  # KIP-966 (issue 29l)
         return nxt.but(c_epoch=epoch, c_isr=list(r.alt_isr))
 
     def _enc_LeaderHandleAlterPartitionResponse(self, s: SState, b: int) -> list:
@@ -907,3 +920,183 @@ class Encoder:
              s.put(b, r.but(alt=num.val(ALTER_STUCK), alt_cur=z3.BoolVal(False)))),
             (z3.And(accepted, mine), nxt),
         ]
+
+    # ------------------------------------------------------------------ the ELR (KIP-966, issue 29l)
+    #
+    # Kafka 4.1 (rule ``eligible-leader-replicas``): the KRaft controller keeps, beside the ISR,
+    # the eligible leader replicas (ELR) and the last known leader
+    # (``PartitionChangeBuilder.maybePopulateTargetElr`` and ``maybeUpdateLastKnownLeader``,
+    # kafka-metadata 4.1.0; the mirror has no 4.x tag, so the rule table's 4.1 sources-jar
+    # citations are the kernel's and this encoding's). The encoding is the compiled kernel's
+    # (model/kernel/controller.py ``update_elr``, ``leader_candidates``, ``target_isr_without``,
+    # ``write_partition``; model/kernel/actions/controller.py ``handle_unclean_shutdown``,
+    # ``forget_unclean_member``; model/kernel/actions/leader.py ``leader_shrink_isr_set``). It
+    # needs broker epochs (every KRaft release has them: a restart follows the controller's
+    # handling of the failure) and no controlled shutdown (a fault bound the encoding lacks), so
+    # every restart is an unclean shutdown: no broker has the clean-shutdown file.
+
+    def elr_change(self, pre: SState, nxt: SState, new_isr: list, new_leader,
+                   unclean=False) -> SState:
+        """``nxt`` with the ELR and last known leader a partition change from ``pre`` to
+        ``new_isr`` and ``new_leader`` leaves (the kernel's ``write_partition`` ->
+        ``update_elr``). An unclean election (``unclean``, a Bool) clears both
+        (``PartitionChangeBuilder.maybeUpdateRecordElr``: the winner's log is all there is). A
+        change of the ISR or the leader recomputes them (``maybePopulateTargetElr``): with the
+        new ISR at least min.insync.replicas both are empty; below it, every replica leaving the
+        ISR joins the ELR and a member back in the ISR leaves it. The last known leader becomes
+        the old leader when the ISR becomes empty (4.0, 4.1.0) or, with
+        ``last-known-leader-when-leaderless`` (PR #20629, 4.1.1 and 4.2), when the change leaves
+        the partition without a leader and none is recorded; it is cleared once the partition
+        has a leader. Unchanged without the rule."""
+        if not self.d.elr:
+            return nxt
+        n, F = self.n, z3.BoolVal(False)
+        new_leader = num.val(new_leader) if isinstance(new_leader, int) else new_leader
+        unclean = z3.BoolVal(unclean) if isinstance(unclean, bool) else unclean
+        changed = z3.Or([new_isr[j] != pre.c_isr[j] for j in range(n)] + [new_leader != pre.c_leader])
+        big = count(new_isr) >= self.d.min_isr
+        elr = [ite(big, F, z3.And(z3.Or(pre.elr[j], pre.c_isr[j]), z3.Not(new_isr[j])))
+               for j in range(n)]
+        last = [ite(big, F, pre.lke[j]) for j in range(n)]
+        old = pre.c_leader
+        if self.d.leaderless:
+            trigger = z3.And(new_leader == NO_LEADER, old != NO_LEADER, z3.Not(z3.Or(pre.lke)))
+        else:
+            trigger = z3.And(z3.Not(z3.Or(new_isr)), z3.Or(pre.c_isr), old != NO_LEADER)
+        last = [z3.And(new_leader == NO_LEADER, ite(trigger, old == j, last[j])) for j in range(n)]
+        elr = [ite(unclean, F, ite(changed, elr[j], pre.elr[j])) for j in range(n)]
+        lke = [ite(unclean, F, ite(changed, last[j], pre.lke[j])) for j in range(n)]
+        return nxt.but(elr=elr, lke=lke)
+
+    def elect_with_elr(self, s: SState, target: list, live: list, exclude: int):
+        """The kernel's ``leader_candidates`` under KIP-966, for every broker: ``(picks,
+        from_isr, unclean)``, ``picks[c]`` that the election picks ``c``. In order
+        (``PartitionChangeBuilder.electAnyLeader``, ``isValidNewLeader``, 4.1): a live member
+        of the target ISR; if that ISR is empty, a live eligible leader replica; if the ELR is
+        empty too and one last known leader is recorded, that one (``canElectLastKnownLeader``:
+        3.7-4.0 take it even when it is fenced; KAFKA-19522, rule ``last-known-leader-check``,
+        4.1, only when it may lead), an unclean election; then, where unclean election is
+        allowed, any live replica. Each step takes the first candidate in assignment order.
+        ``exclude`` is the broker being removed (-1 for none); ``live[c]`` that the controller
+        has ``c`` live."""
+        n, F = self.n, z3.BoolVal(False)
+        ok = lambda c, mask: F if c == exclude else z3.And(mask[c], live[c])  # noqa: E731
+        isr_mask = [ok(c, target) for c in range(n)]
+        from_isr = z3.Or(isr_mask)
+        picks = [self.first_in_assignment(s, isr_mask, c) for c in range(n)]
+        empty = z3.Not(z3.Or(target))
+        elr_mask = [ok(c, s.elr) for c in range(n)]
+        from_elr = z3.And(z3.Not(from_isr), empty, z3.Or(elr_mask))
+        picks = [z3.Or(picks[c], z3.And(from_elr, self.first_in_assignment(s, elr_mask, c)))
+                 for c in range(n)]
+        one = z3.PbEq([(x, 1) for x in s.lke], 1)
+        lk = z3.And(z3.Not(from_isr), empty, z3.Not(z3.Or(s.elr)), one)
+        lk_picks = [z3.And(lk, s.lke[c], ok(c, [z3.BoolVal(True)] * n)
+                           if self.d.last_known_check else z3.BoolVal(True)) for c in range(n)]
+        from_lk = z3.Or(lk_picks)
+        picks = [z3.Or(picks[c], lk_picks[c]) for c in range(n)]
+        unclean = from_lk
+        if self.unclean:
+            any_mask = [ok(c, [z3.BoolVal(True)] * n) for c in range(n)]
+            rest = z3.And(z3.Not(from_isr), z3.Not(from_elr), z3.Not(from_lk))
+            un_picks = [z3.And(rest, self.first_in_assignment(s, any_mask, c)) for c in range(n)]
+            picks = [z3.Or(picks[c], un_picks[c]) for c in range(n)]
+            unclean = z3.Or(unclean, z3.Or(un_picks))
+        return picks, from_isr, unclean
+
+    def _failure_with_elr(self, s: SState, b: int, new: int) -> list:
+        """ControllerHandleBrokerFailure under KIP-966 (the kernel's ``controller_remove_broker``
+        with ``target_isr_without``): ``b`` leaves the ISR even as its last member
+        (``PartitionChangeBuilder`` may write an empty ISR with the ELR on). If it led, the
+        election (``elect_with_elr``) picks ``new`` or nobody; a winner from the ELR or the last
+        known leader gets the ISR ``[new]``; the ELR follows the change (``elr_change``).
+        Otherwise a follower in the ISR leaves it with a new leader epoch (ZooKeeper mode's
+        shrink; KRaft 3.6+ keeps the epoch, ``isr-shrink-keeps-leader-epoch``, not in these
+        rule sets), or only the live set changes."""
+        n = self.n
+        base = [s.c_live[b], z3.Not(s.reps[b].alive)]
+        live = [z3.BoolVal(False) if j == b else s.c_live[j] for j in range(n)]
+        target = [z3.BoolVal(False) if j == b else s.c_isr[j] for j in range(n)]
+        epoch = s.c_epoch + 1
+        picks, from_isr, unclean = self.elect_with_elr(s, target, s.c_live, b)
+        if new >= 0:
+            chosen = picks[new]
+            c_isr = [ite(from_isr, target[j], z3.BoolVal(j == new)) for j in range(n)]
+        else:
+            chosen = z3.Not(z3.Or(picks))
+            c_isr, unclean = target, z3.BoolVal(False)
+        nxt = self.send_leader_and_isr(self.commit(s), epoch, num.val(new), c_isr, live)
+        nxt = self.elr_change(s, nxt, c_isr, num.val(new), unclean).but(
+            c_leader=num.val(new), c_epoch=epoch, c_isr=c_isr, c_live=live)
+        out = [(z3.And(base + [s.c_leader == b, self.epoch_available(s), chosen]), nxt)]
+        follower = base + [s.c_leader != b, s.c_leader == new]
+        nxt2 = self.send_leader_and_isr(self.commit(s), epoch, s.c_leader, target, live)
+        nxt2 = self.elr_change(s, nxt2, target, s.c_leader).but(c_epoch=epoch, c_isr=target,
+                                                                c_live=live)
+        out.append((z3.And(follower + [s.c_isr[b], self.epoch_available(s)]), nxt2))
+        out.append((z3.And(follower + [z3.Not(s.c_isr[b])]), s.but(c_live=live)))
+        return out
+
+    def _restart_with_elr(self, s: SState, b: int) -> list:
+        """BrokerRestart under KIP-966 (the kernel's ``broker_restart``): ``b`` comes back
+        without the clean-shutdown file (no controlled shutdowns here), so before it registers
+        the controller takes it out of the ISR and the ELR
+        (``ReplicationControlManager.handleBrokerUncleanShutdown``, 4.1; the kernel's
+        ``handle_unclean_shutdown``): out of the ISR with a new leader epoch to every live
+        broker (no step at the epoch bound: then nothing is handled), out of the ELR with no
+        record. Then it registers (``controller_register_broker``): a leaderless partition
+        elects with ``b`` live (``elect_with_elr``: ``b`` no longer in the ELR, it can win from
+        the ISR, as the last known leader, or uncleanly), else ``b`` is sent the current state.
+        With broker epochs (required) a restart follows ControllerHandleBrokerFailure, so ``b``
+        is not in the controller's live set."""
+        n, F = self.n, z3.BoolVal(False)
+        r = s.reps[b]
+        h = s.put(b, r.but(alive=z3.BoolVal(True), flushed=r.leo if self.power_loss else num.val(0)))
+        guard = [z3.Not(r.alive), z3.Not(s.c_live[b])]
+        bump = z3.And(s.c_isr[b], self.epoch_available(s))
+        kept = h.but(elr=[z3.And(s.elr[j], s.c_isr[j]) if j == b else s.elr[j] for j in range(n)])
+        target = [F if j == b else s.c_isr[j] for j in range(n)]
+        out_of_isr = self.send_leader_and_isr(self.commit(h), s.c_epoch + 1, s.c_leader, target,
+                                              s.c_live)
+        out_of_isr = self.elr_change(h, out_of_isr, target, s.c_leader).but(
+            c_epoch=s.c_epoch + 1, c_isr=target)
+        out_of_isr = out_of_isr.but(elr=[F if j == b else out_of_isr.elr[j] for j in range(n)])
+        out = []
+        for handled, hh in ((z3.Not(bump), kept), (bump, out_of_isr)):
+            new_live = [z3.BoolVal(True) if j == b else hh.c_live[j] for j in range(n)]
+            picks, from_isr, unclean = self.elect_with_elr(hh, hh.c_isr, new_live, -1)
+            won = z3.And(hh.c_leader == NO_LEADER, self.epoch_available(hh), picks[b])
+            isr = [ite(from_isr, hh.c_isr[j], z3.BoolVal(j == b)) for j in range(n)]
+            epoch = hh.c_epoch + 1
+            elected = self.send_leader_and_isr(self.commit(hh), epoch, num.val(b), isr, new_live)
+            elected = self.elr_change(hh, elected, isr, num.val(b), unclean).but(
+                c_leader=num.val(b), c_epoch=epoch, c_isr=isr, c_live=new_live)
+            only_b = [z3.BoolVal(j == b) for j in range(n)]
+            plain = self.send_leader_and_isr(hh.but(c_live=new_live), hh.c_epoch, hh.c_leader,
+                                             hh.c_isr, only_b)
+            out += [(z3.And(guard + [handled, won]), elected),
+                    (z3.And(guard + [handled, z3.Not(won)]), plain)]
+        return out
+
+    def _enc_LeaderShrinkIsrSet(self, s: SState, b: int, removed: int) -> list:
+        """LeaderShrinkIsrSet(leader, followers) (rule ``isr-shrink-out-of-sync-set``, 4.0; the
+        kernel's ``leader_shrink_isr_set``): ``Partition.maybeShrinkIsr`` proposes the ISR
+        without every out-of-sync follower (``getOutOfSyncReplicas``) in one AlterPartition.
+        kmc writes the step only where one-follower steps differ under the ELR: two or more
+        lagging followers whose removal takes an ISR whose first one-follower shrink stays at
+        min.insync.replicas or more below it (each removed one then joins the ELR). Same guards
+        as LeaderShrinkIsr under KIP-497; the HW still counts the whole old ISR while pending."""
+        members = [j for j in range(self.n) if removed >> j & 1]
+        if not (self.d.shrink_set and self.d.elr and self.alter) or len(members) < 2 or b in members:
+            return []
+        r = s.reps[b]
+        need = self.d.min_isr
+        smaller = [z3.And(r.isr[j], z3.BoolVal(j not in members)) for j in range(self.n)]
+        guard = [r.alive, r.leader == b, count(r.isr) - 1 >= need, r.alt == 0,
+                 count(smaller) < need]
+        for f in members:
+            guard += [r.isr[f], r.remote[f] < r.leo]
+            if self.timed_shrink:  # replica.lag.time.max.ms, as in _enc_LeaderShrinkIsr
+                rf = s.reps[f]
+                guard.append(z3.Or(z3.Not(rf.alive), rf.leader != b, rf.lep != r.lep))
+        return [(z3.And(guard), s.put(b, self.propose_isr(r, smaller)))]

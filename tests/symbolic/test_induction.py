@@ -6,6 +6,7 @@ from __future__ import annotations
 import z3
 from click.testing import CliRunner
 
+from checker.symbolic.crosscheck import _alone
 from checker.symbolic.induction import FAILED, INCONCLUSIVE, PROVED, prove
 from checker.symbolic.state import Dims, well_formed, well_formed_values
 from checker.symbolic.strengthen import STRENGTHENINGS
@@ -71,7 +72,11 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                            bounds=Bounds(1, 2, 1, 1), rule_changes=("+reset-followers-on-epoch",)),
                # KIP-497's AlterPartition (issue 29i): its invariants are True without it
                ModelConfig(protocol="kip-320", replication_factor=3, min_insync_replicas=2,
-                           bounds=Bounds(1, 2, 1, 1), rule_changes=("+alter-partition",))]
+                           bounds=Bounds(1, 2, 1, 1), rule_changes=("+alter-partition",)),
+               # KIP-966's ELR (issue 29l): its invariants are True without it; at min ISR 1
+               # the two elr-holds-* facts speak of every ELR member
+               _alone(("+eligible-leader-replicas", "+isr-shrink-out-of-sync-set"), "2.7", rf=3,
+                      min_insync_replicas=1, bounds=Bounds(1, 2, 1, 1))]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

@@ -49,7 +49,8 @@ def test_3_2_is_the_newest_release_encoded():
 
 @pytest.mark.parametrize("argv, lacking", [
     (["prove", "--kafka-version", "3.3", "-r", "2", "-p", "no-acked-loss"], "kraft"),
-    (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss"], "eligible-leader-replicas"),
+    # (4.1's ELR rules are encoded as mechanisms, issue 29l; it still lacks the metadata log)
+    (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss"], "kraft"),
     # (3.0 lacked alter-partition too until issue 29i; 3.3 is KRaft, which no branch encodes)
     (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "3.3", "-r", "2", "-q",
       "-p", "no-acked-loss"], "kraft"),

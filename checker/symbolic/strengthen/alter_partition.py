@@ -61,10 +61,13 @@ def _answer_is_controller_isr_z3(d, s):
                    for r in s.reps])
 
 
-def _one_follower_change(s) -> bool:
+def _one_follower_change(s, config) -> bool:
+    sets = "isr-shrink-out-of-sync-set" in config.rules and "eligible-leader-replicas" in config.rules
     for b, r in enumerate(s.replicas):
         if r.alter_partition:
             proposed = set(r.alter_partition[1])
+            if sets and b in proposed and proposed < set(r.isr):
+                continue  # LeaderShrinkIsrSet removes several (issue 29l)
             if b not in proposed or len(proposed ^ set(r.isr)) != 1:
                 return False
     return True
@@ -77,6 +80,10 @@ def _one_follower_change_z3(d, s):
     for b, r in enumerate(s.reps):
         differs = [z3.Xor(r.alt_isr[j], r.isr[j]) for j in range(d.n) if j != b]
         one = z3.PbEq([(x, 1) for x in differs], 1)
+        if d.shrink_set and d.elr:  # LeaderShrinkIsrSet removes several (issue 29l)
+            fewer = z3.And([z3.Implies(r.alt_isr[j], r.isr[j]) for j in range(d.n)]
+                           + [z3.Or(differs)])
+            one = z3.Or(one, fewer)
         out.append(z3.Implies(r.alt != 0, z3.And(r.alt_isr[b], one)))
     return z3.And(out)
 
@@ -183,7 +190,9 @@ STRENGTHENINGS = (
                   "its leader's ISR with one follower added or removed, and the leader in it: "
                   "``PendingExpandIsr(isr, newInSyncReplicaId)`` / ``PendingShrinkIsr`` of one "
                   "lagging follower (kmc's LeaderShrinkIsr) at 2.7.0, and the leader's ISR does "
-                  "not change while it waits", _one_follower_change, _one_follower_change_z3),
+                  "not change while it waits; under 4.0's isr-shrink-out-of-sync-set with the ELR "
+                  "(LeaderShrinkIsrSet, issue 29l) a set of followers may be removed",
+                  _one_follower_change, _one_follower_change_z3, uses_config=True),
     Strengthening("alter-partition-proposal-holds-acked", "every member of an AlterPartition "
                   "of the controller's leader epoch holds every acknowledged record, at its "
                   "offset: a follower is proposed only once its fetch offset has reached the HW "

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import z3
 
+from model.constants import ALTER_SENT
+
 from checker.symbolic import numbers as num
 from checker.symbolic.state import count, ite
 from checker.symbolic.strengthen.base import Strengthening
@@ -146,8 +148,20 @@ def _epoch_bumps(s) -> int:
     return sum(1 for y in range(1, s.controller.leader_epoch + 1) if y - 1 in named)
 
 
-def _unhandled_failures(s) -> int:
-    return sum(1 for b, r in enumerate(s.replicas) if not r.alive and b in s.controller.live_brokers)
+def _unhandled_failures(s, config=None) -> int:
+    """Brokers down whose failure the controller has not handled (each will make an epoch when
+    it does), and under KIP-966 (issue 29l) brokers down, handled, and in the ISR or in a
+    AlterPartition of the current epoch on its way (proposed before the crash, accepted after): each may make an epoch
+    when it restarts (``handleBrokerUncleanShutdown`` takes it out of the ISR)."""
+    c = s.controller
+    unhandled = sum(1 for b, r in enumerate(s.replicas) if not r.alive and b in c.live_brokers)
+    if config is None or "eligible-leader-replicas" not in config.rules:
+        return unhandled
+    proposed = {m for r in s.replicas if r.alter_partition and r.alter_partition[0] == ALTER_SENT
+                and r.alter_partition[2] == c.leader_epoch for m in r.alter_partition[1]}
+    return unhandled + sum(1 for b, r in enumerate(s.replicas)
+                           if not r.alive and b not in c.live_brokers
+                           and (b in c.isr or b in proposed))
 
 
 def _epoch_bumps_crashed(s, config) -> bool:
@@ -155,7 +169,7 @@ def _epoch_bumps_crashed(s, config) -> bool:
         return True
     if "alter-partition-shrink-bumps-leader-epoch" in config.rules:
         return True  # an AlterPartition shrink makes an epoch too (issue 29f)
-    return _epoch_bumps(s) + _unhandled_failures(s) <= s.crashes
+    return _epoch_bumps(s) + _unhandled_failures(s, config) <= s.crashes
 
 
 def _named_epochs_z3(d, s):
@@ -179,6 +193,12 @@ def _named_changes_z3(d, s):
 def _bumps_and_unhandled_z3(d, s, known) -> list:
     """``_epoch_bumps`` and ``_unhandled_failures`` as z3 Bools, one per crash they count."""
     bumps = [z3.And(known[y - 1], y <= s.c_epoch) for y in range(1, d.max_epoch + 1)]
+    if d.elr:  # KIP-966: a restart takes a broker out of the ISR with a new epoch (issue 29l)
+        proposed = [z3.Or([z3.And(lr.alt == ALTER_SENT, lr.alt_ep == s.c_epoch, lr.alt_isr[b])
+                           for lr in s.reps])
+                    for b in range(d.n)]
+        bumps += [z3.And(z3.Not(r.alive), z3.Not(s.c_live[b]), z3.Or(s.c_isr[b], proposed[b]))
+                  for b, r in enumerate(s.reps)]
     return bumps + [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
 
 
@@ -267,7 +287,7 @@ def _quick_restarts_crashed(s, config) -> bool:
     if "alter-partition-shrink-bumps-leader-epoch" in config.rules:
         return True  # an AlterPartition shrink makes an epoch too (issue 29f)
     quick = sum(1 for b in range(len(s.replicas)) if _quick_restart(s, b))
-    return _epoch_bumps(s) + _unhandled_failures(s) + quick <= s.crashes
+    return _epoch_bumps(s) + _unhandled_failures(s, config) + quick <= s.crashes
 
 
 def _quick_restarts_crashed_z3(d, s):

@@ -115,11 +115,15 @@ def _hw_prefix_of_true_leader_z3(d, s):
     return z3.And(out)
 
 
-def _controller_isr_nonempty(s) -> bool:
+def _controller_isr_nonempty(s, config) -> bool:
+    if "eligible-leader-replicas" in config.rules:
+        return True  # KIP-966 (issue 29l): the last member leaves too
     return len(s.controller.isr) > 0
 
 
 def _controller_isr_nonempty_z3(d, s):
+    if d.elr:
+        return z3.BoolVal(True)
     return z3.Or(s.c_isr)
 
 
@@ -245,7 +249,9 @@ def _isr_grows_only_under_its_leader_z3(d, s):
     return z3.And(out)
 
 
-def _next_leader_from_isr(s) -> bool:
+def _next_leader_from_isr(s, config) -> bool:
+    if "eligible-leader-replicas" in config.rules:
+        return True  # KIP-966 (issue 29l): a leader from the ELR or the last known leader
     claims = epoch_claims(s)
     # a running leader's ISR, the ISR a request will hand its target as leader, and the ISR of a
     # leaderless epoch (the next leader is a member that restarts)
@@ -264,6 +270,8 @@ def _next_leader_from_isr(s) -> bool:
 
 
 def _next_leader_from_isr_z3(d, s):
+    if d.elr:
+        return z3.BoolVal(True)
     claims = [(s.lai[b][e], e, s.lai_leader[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
     claims += [(z3.And(r.alive, r.lep >= 0), r.lep, r.leader) for r in s.reps]
     claims.append((True, s.c_epoch, s.c_leader))
@@ -429,7 +437,9 @@ def _requested_leaders_hold_hw_z3(d, s):
 # in the order `kmc list` shows them
 STRENGTHENINGS = (
     Strengthening("controller-isr-nonempty", "the controller's ISR always has a member (its "
-                  "last member stays when it fails)", _controller_isr_nonempty, _controller_isr_nonempty_z3),
+                  "last member stays when it fails); off under KIP-966's ELR "
+                  "(``eligible-leader-replicas``), where the last member leaves too",
+                  _controller_isr_nonempty, _controller_isr_nonempty_z3, uses_config=True),
     Strengthening("controller-isr-live", "every member of the controller's ISR is in its live "
                   "set, unless it is the last member: the controller removes a failed broker from "
                   "both at once (``removeReplicasFromIsr`` keeps only the last member); off with "
@@ -450,8 +460,10 @@ STRENGTHENINGS = (
                   "in that ISR, and so is "
                   "every next-epoch request's ISR until its leader takes that epoch: clean elections "
                   "pick from the ISR, the controller only removes members, and a leader's ISR is the "
-                  "controller's while it leads", _next_leader_from_isr,
-                  _next_leader_from_isr_z3),
+                  "controller's while it leads; off under KIP-966's ELR "
+                  "(``eligible-leader-replicas``), which elects from the ELR or the last known "
+                  "leader when the ISR is empty", _next_leader_from_isr,
+                  _next_leader_from_isr_z3, uses_config=True),
     Strengthening("added-members-caught-up", "a member a leader added to its ISR (one not in "
                   "the previous epoch's running leader's ISR) holds the leader's records from before "
                   "its epoch (KAFKA-7128: it caught up to the epoch's start offset)",
