@@ -71,6 +71,9 @@ class Dims:
     # KIP-841 (Kafka 3.3, rule ``isr-eligibility``, issue 29f): only a broker the controller has
     # as live (registered, unfenced, not shutting down) may join the ISR
     eligibility: bool = False
+    # ``--crash-model power-loss`` (issue 29p): a crash may cut a broker's log at its flushed
+    # offset, so the strengthening library takes its power-loss forms (strengthen/power_loss.py)
+    power_loss: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -88,7 +91,8 @@ class Dims:
                    alter="alter-partition" in config.rules,
                    hw_on_answer="hw-on-alter-partition-answer" in config.rules,
                    shrink_bumps="alter-partition-shrink-bumps-leader-epoch" in config.rules,
-                   eligibility="isr-eligibility" in config.rules)
+                   eligibility="isr-eligibility" in config.rules,
+                   power_loss=config.crash_model == "power-loss")
 
     @property
     def operators(self) -> bool:

@@ -31,6 +31,7 @@ from checker.symbolic.strengthen import (
     acks, crashes_restarts, epochs_requests, fetches, isr_hw, logs, remote_leos,
 )
 from checker.symbolic.strengthen import alter_partition
+from checker.symbolic.strengthen import power_loss
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
@@ -40,6 +41,11 @@ TOPICS = (crashes_restarts, epochs_requests, logs, fetches, remote_leos, isr_hw,
           alter_partition)
 
 STRENGTHENINGS = {st.name: st for topic in TOPICS for st in topic.STRENGTHENINGS}
+
+# issue 29p: under ``--crash-model power-loss`` the facts a power loss breaks take their
+# power-loss forms (power_loss.py), and the invariants only power loss needs are added
+STRENGTHENINGS = {name: power_loss.switch(st) for name, st in STRENGTHENINGS.items()}
+STRENGTHENINGS.update({st.name: st for st in power_loss.STRENGTHENINGS})
 
 
 def formula_of(name: str):

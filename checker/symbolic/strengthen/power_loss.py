@@ -1,0 +1,275 @@
+"""The library's power-loss forms (``--crash-model power-loss``, issue 29p).
+
+With power-loss crashes a broker that crashes loses what it had not flushed: the kernel's
+BrokerCrash cuts its log at ``flushed_offset`` (and its HW with it), counting the loss in
+``unflushed_losses`` up to ``--max-unflushed-losses`` (model/kernel/actions/faults.py). That is
+Kafka's own behaviour: a broker writes its log to the page cache and fsyncs only every
+``log.flush.interval.messages`` (``Log.append`` -> ``flush`` at 2.2.0, default Long.MaxValue), and
+recovery after an unclean shutdown (``LogManager.loadLogs`` -> ``Log.recoverLog`` at 2.2.0) keeps
+what is on disk. So a power loss is a truncation that no leader asked for, and every library
+invariant that says "this broker still holds what it held in epoch e, for it cannot have truncated
+since" (``history.kept_log_since``) is false of a broker that may have lost power since. Such a
+broker cannot be told from the state: the state keeps no history of who lost power. What it keeps:
+
+* ``unflushed_losses``: with 0 no broker has lost anything, and every process-crash fact holds;
+* a broker that leads epoch e and is running cannot have lost power since it took e: under
+  KIP-380 (``broker-epoch``, Kafka 2.2) a restarted broker registers again only after the
+  controller has handled its failure, and the failure of a leader always makes a new epoch
+  (``KafkaController.onBrokerFailure`` -> ``onReplicasBecomeOffline`` at 2.2.0), so it never
+  leads e again;
+* a running broker that has applied an epoch older than e has not been in e yet.
+
+``lost_since`` says "may have lost power since epoch e" from these; the power-loss forms replace
+"kept its log since e" by "kept its log since e and cannot have lost power since". The facts about
+high watermarks do not survive a power loss at all: a record below a HW need not be anywhere but
+in the log of one broker that then loses it (min.insync.replicas guards acked records, not
+committed ones; the HW advances over the ISR, which may be the leader alone), so their power-loss
+forms hold until the first loss (``s.losses == 0``) and say nothing after it. The facts about
+acked records keep a form: every acked record is in the log of every *running* member of the
+controller's ISR (a dead one may have lost it; under KIP-380 it rejoins only through a restart the
+controller has seen, which takes it out of the ISR, or as the last member).
+
+Each form is switched by ``Dims.power_loss`` in z3 and by the configuration's crash model in
+Python, so process-crash proofs get the library's formulas unchanged. ``switch`` wraps the
+library's entries; ``STRENGTHENINGS`` holds the invariants only power loss needs.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from checker.symbolic.formulas import holds_every_acked
+from checker.symbolic.strengthen.base import (
+    Strengthening, held_records, held_slots_z3, holds_below_z3,
+)
+from checker.symbolic.strengthen.history import (
+    epoch_claims, epoch_claims_z3, epochs_led, kept_log_since, kept_log_since_z3, leads_epoch_z3,
+    leads_in,
+)
+
+POWER_LOSS = "power-loss"
+
+
+# ---------------------------------------------------------------- who may have lost power since when
+
+
+def lost_since(s, b: int, e: int) -> bool:
+    """Broker ``b`` may have lost power since epoch ``e`` (the module's docstring)."""
+    if s.unflushed_losses == 0:
+        return False
+    r = s.replicas[b]
+    return not (r.alive and r.leader_epoch >= 0
+                and (r.leader_epoch < e or (r.leader_epoch == e and r.leader == b)))
+
+
+def lost_since_z3(d, s, b: int, e):
+    r = s.reps[b]
+    return z3.And(s.losses > 0, z3.Not(z3.And(r.alive, r.lep >= 0,
+                                              z3.Or(r.lep < e, z3.And(r.lep == e, r.leader == b)))))
+
+
+def kept(s, b: int, e: int) -> bool:
+    return kept_log_since(s, b, e) and not lost_since(s, b, e)
+
+
+def kept_z3(d, s, b: int, e):
+    return z3.And(kept_log_since_z3(d, s, b, e), z3.Not(lost_since_z3(d, s, b, e)))
+
+
+def lost_any(s) -> bool:
+    return s.unflushed_losses > 0
+
+
+# ---------------------------------------------------------------- logs (logs.py)
+
+
+def _epoch_leader_holds_its_records(s) -> bool:
+    """Every record of an epoch is at its offset in its leader's log, or past the log's end of a
+    leader that is down after a power loss (it lost its unflushed tail)."""
+    for lead, lr in enumerate(s.replicas):
+        epochs = epochs_led(s, lead)
+        lossy = lost_any(s) and not lr.alive
+        for off, rid, ep in held_records(s):
+            if ep not in epochs:
+                continue
+            if off >= len(lr.log):
+                if not lossy:
+                    return False
+            elif lr.log[off] != (rid, ep):
+                return False
+    return True
+
+
+def _epoch_leader_holds_its_records_z3(d, s):
+    slots = held_slots_z3(d, s)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        lossy = z3.And(s.losses > 0, z3.Not(lr.alive))
+        for present, i, rid, ep in slots:
+            out.append(z3.Implies(z3.And(present, leads_epoch_z3(s, lead, ep)),
+                                  z3.And(z3.Or(i < lr.leo, lossy),
+                                         z3.Implies(i < lr.leo, z3.And(lr.log_id[i] == rid,
+                                                                       lr.log_ep[i] == ep)))))
+    return z3.And(out)
+
+
+def _named_leader_holds_its_records(s) -> bool:
+    held = list(held_records(s))
+    for e, lead in epoch_claims(s):
+        if lead < 0 or not kept(s, lead, e):
+            continue
+        log = s.replicas[lead].log
+        if any(ep == e and (off >= len(log) or log[off] != (rid, ep)) for off, rid, ep in held):
+            return False
+    return True
+
+
+def _named_leader_holds_its_records_z3(d, s):
+    slots = held_slots_z3(d, s)
+    out = []
+    for present, e, named in epoch_claims_z3(d, s):
+        for lead, lr in enumerate(s.reps):
+            k = z3.And(present, named == lead, kept_z3(d, s, lead, e))
+            for there, i, rid, ep in slots:
+                out.append(z3.Implies(z3.And(k, there, ep == e),
+                                      z3.And(i < lr.leo, lr.log_id[i] == rid, lr.log_ep[i] == ep)))
+    return z3.And(out)
+
+
+def _follower_log_is_leader_prefix(s) -> bool:
+    for f, r in enumerate(s.replicas):
+        lead = r.leader
+        if not r.alive or r.leader_epoch < 0 or lead < 0 or lead == f or r.truncating:
+            continue
+        lr = s.replicas[lead]
+        if kept(s, lead, r.leader_epoch) and r.log != lr.log[:len(r.log)]:
+            return False
+    return True
+
+
+def _follower_log_is_leader_prefix_z3(d, s):
+    out = []
+    for f, r in enumerate(s.reps):
+        for lead, lr in enumerate(s.reps):
+            if lead == f:
+                continue
+            out.append(z3.Implies(z3.And(r.alive, r.lep >= 0, r.leader == lead, z3.Not(r.truncating),
+                                         kept_z3(d, s, lead, r.lep)),
+                                  holds_below_z3(d, lr, r, r.leo)))
+    return z3.And(out)
+
+
+# ---------------------------------------------------------------- fetches (fetches.py)
+
+
+def _fetch_response_from_leader_log(s) -> bool:
+    for f, r in enumerate(s.replicas):
+        if not r.fetch_response:
+            continue
+        lead, epoch, offset, records, hw, leo = r.fetch_response
+        if lead == f:
+            continue
+        lr = s.replicas[lead]
+        if kept(s, lead, epoch):
+            if leo > len(lr.log) or lr.log[offset:leo] != records or hw > lr.high_watermark:
+                return False
+        if leads_in(lr, lead, epoch) and offset <= leo and lr.remote_log_end_offsets[f] not in (offset, -1):
+            return False
+    return True
+
+
+def _fetch_response_from_leader_log_z3(d, s):
+    out = []
+    for f, r in enumerate(s.reps):
+        for lead in range(d.n):
+            if lead == f:
+                continue
+            lr = s.reps[lead]
+            same = [z3.Implies(z3.And(i >= r.fr_offset, i < r.fr_leo),
+                               z3.And(r.fr_id[i] == lr.log_id[i], r.fr_ep[i] == lr.log_ep[i]))
+                    for i in range(d.slots)]
+            sent = z3.And(r.fr, r.fr_leader == lead)
+            out.append(z3.Implies(z3.And(sent, kept_z3(d, s, lead, r.fr_epoch)),
+                                  z3.And([r.fr_leo <= lr.leo, r.fr_hw <= lr.hw] + same)))
+            in_epoch = z3.And(sent, lr.alive, lr.leader == lead, lr.lep == r.fr_epoch, r.fr_offset <= r.fr_leo)
+            out.append(z3.Implies(in_epoch, z3.Or(lr.remote[f] == r.fr_offset, lr.remote[f] == -1)))
+    return z3.And(out)
+
+
+# ---------------------------------------------------------------- acks (acks.py)
+
+
+def _acked_in_isr(s) -> bool:
+    """Every acked record is in the log of every running member of the controller's ISR (and of
+    every member while no power was lost)."""
+    for b in s.controller.isr:
+        r = s.replicas[b]
+        if lost_any(s) and not r.alive:
+            continue
+        if not all(off < len(r.log) and r.log[off][0] == rid for rid, off in s.acked):
+            return False
+    return True
+
+
+def _acked_in_isr_z3(d, s):
+    return z3.And([z3.Implies(z3.And(s.c_isr[b], z3.Or(s.losses == 0, r.alive)),
+                              holds_every_acked(d, s, r)) for b, r in enumerate(s.reps)])
+
+
+# ---------------------------------------------------------------- the switch
+
+
+def _until_a_loss(st: Strengthening):
+    """A fact that holds until the first power loss and says nothing after it."""
+    def check(s, config=None):
+        return s.unflushed_losses > 0 or st.holds(s, config)
+
+    def formula(d, s):
+        return z3.Or(s.losses > 0, st.formula(d, s))
+
+    return check, formula
+
+
+# name -> (Python predicate of a state, z3 formula): the form each takes under power loss
+FORMS = {
+    "epoch-leader-holds-its-records": (_epoch_leader_holds_its_records, _epoch_leader_holds_its_records_z3),
+    "named-leader-holds-its-records": (_named_leader_holds_its_records, _named_leader_holds_its_records_z3),
+    "follower-log-is-leader-prefix": (_follower_log_is_leader_prefix, _follower_log_is_leader_prefix_z3),
+    "fetch-response-from-leader-log": (_fetch_response_from_leader_log, _fetch_response_from_leader_log_z3),
+    "acked-in-isr": (_acked_in_isr, _acked_in_isr_z3),
+}
+
+# facts about high watermarks, true until the first power loss only (the module's docstring)
+UNTIL_A_LOSS = (
+    "fetch-hw-committed", "fetch-hw-on-later-isr", "fetch-hw-on-later-leaders",
+    "isr-followers-hold-hw", "isr-holds-every-hw", "hw-prefix-of-true-leader",
+    "leader-holds-followers-hw", "requested-leaders-hold-hw", "later-leaders-hold-hw",
+    "hw-behind-epoch-leader", "kept-remote-leo-is-follower-prefix",
+)
+
+
+def switch(st: Strengthening) -> Strengthening:
+    """``st`` with its power-loss form under ``--crash-model power-loss``; unchanged otherwise."""
+    if st.name in FORMS:
+        pl_check, pl_formula = FORMS[st.name]
+
+        def pl_holds(s, config, _c=pl_check):
+            return _c(s)
+    elif st.name in UNTIL_A_LOSS:
+        pl_holds, pl_formula = _until_a_loss(st)
+    else:
+        return st
+
+    def check(s, config):
+        return pl_holds(s, config) if config.crash_model == POWER_LOSS else st.holds(s, config)
+
+    def formula(d, s):
+        return pl_formula(d, s) if d.power_loss else st.formula(d, s)
+
+    return Strengthening(st.name, st.description, check, formula, uses_config=True)
+
+
+# invariants only power loss needs (none yet)
+STRENGTHENINGS: tuple = ()
+
+__all__ = ["FORMS", "STRENGTHENINGS", "UNTIL_A_LOSS", "kept", "kept_z3", "lost_since", "lost_since_z3", "switch"]
