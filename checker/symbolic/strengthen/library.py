@@ -74,6 +74,11 @@ def library_names() -> list:
 NOT_IN_ALL = ("monotonic-visibility",)
 
 
-def all_names() -> list:
-    """What ``--strengthen all`` means: the library and every built-in property but ``NOT_IN_ALL``."""
-    return [n for n in library_names() if n not in NOT_IN_ALL]
+def all_names(config=None) -> list:
+    """What ``--strengthen all`` means: the library and every built-in property but ``NOT_IN_ALL``
+    (and, for a configuration with power-loss crashes, but the properties a power loss breaks:
+    ``power_loss.NOT_IN_ALL``)."""
+    left_out = NOT_IN_ALL
+    if config is not None and config.crash_model == power_loss.POWER_LOSS:
+        left_out += power_loss.NOT_IN_ALL
+    return [n for n in library_names() if n not in left_out]

@@ -38,13 +38,14 @@ from __future__ import annotations
 
 import z3
 
-from checker.symbolic.formulas import holds_every_acked
+from checker.symbolic.formulas import holds_acked, holds_every_acked
+from checker.symbolic.strengthen import isr_hw, remote_leos
 from checker.symbolic.strengthen.base import (
-    Strengthening, held_records, held_slots_z3, holds_below_z3,
+    Strengthening, held_records, held_slots_z3, holds_below, holds_below_z3,
 )
 from checker.symbolic.strengthen.history import (
-    epoch_claims, epoch_claims_z3, epochs_led, kept_log_since, kept_log_since_z3, leads_epoch_z3,
-    leads_in,
+    epoch_claims, epoch_claims_z3, epochs_led, follower_kept_log_since, follower_kept_log_since_z3,
+    kept_log_since, kept_log_since_z3, leads_epoch_z3, leads_in,
 )
 
 POWER_LOSS = "power-loss"
@@ -54,18 +55,27 @@ POWER_LOSS = "power-loss"
 
 
 def lost_since(s, b: int, e: int) -> bool:
-    """Broker ``b`` may have lost power since epoch ``e`` (the module's docstring)."""
+    """Broker ``b`` may have lost power since epoch ``e`` (the module's docstring): a power loss
+    happened, and ``b`` is not a running broker that is in an older epoch, leads ``e``, or has
+    restarted and waits for a request older than ``e`` or one of ``e`` that makes it leader (the
+    requests to a broker die with it, and the one its restart brings carries the controller's
+    epoch, newer than any it led before: so it never led ``e`` before its crash)."""
     if s.unflushed_losses == 0:
         return False
     r = s.replicas[b]
-    return not (r.alive and r.leader_epoch >= 0
-                and (r.leader_epoch < e or (r.leader_epoch == e and r.leader == b)))
+    if not r.alive:
+        return True
+    if r.leader_epoch >= 0:
+        return not (r.leader_epoch < e or (r.leader_epoch == e and r.leader == b))
+    return not any(q == b and (x < e or (x == e and leader == b)) for q, x, leader, _ in s.leader_and_isr)
 
 
 def lost_since_z3(d, s, b: int, e):
     r = s.reps[b]
-    return z3.And(s.losses > 0, z3.Not(z3.And(r.alive, r.lep >= 0,
-                                              z3.Or(r.lep < e, z3.And(r.lep == e, r.leader == b)))))
+    waits = z3.Or([z3.And(s.lai[b][x], z3.Or(x < e, z3.And(x == e, s.lai_leader[b][x] == b)))
+                   for x in range(len(s.lai[b]))])
+    safe = z3.And(r.alive, z3.If(r.lep >= 0, z3.Or(r.lep < e, z3.And(r.lep == e, r.leader == b)), waits))
+    return z3.And(s.losses > 0, z3.Not(safe))
 
 
 def kept(s, b: int, e: int) -> bool:
@@ -200,20 +210,71 @@ def _fetch_response_from_leader_log_z3(d, s):
 
 
 def _acked_in_isr(s) -> bool:
-    """Every acked record is in the log of every running member of the controller's ISR (and of
-    every member while no power was lost)."""
-    for b in s.controller.isr:
-        r = s.replicas[b]
-        if lost_any(s) and not r.alive:
-            continue
-        if not all(off < len(r.log) and r.log[off][0] == rid for rid, off in s.acked):
+    """Every acked record is in the log of every running member of the controller's ISR, of every
+    member while no power was lost, and of some member always (a dead member that lost it has
+    another beside it: with one left it would lead again with the record gone)."""
+    for rid, off in s.acked:
+        holders = [b for b in s.controller.isr
+                   if off < len(s.replicas[b].log) and s.replicas[b].log[off][0] == rid]
+        if not holders:
             return False
+        for b in s.controller.isr:
+            if b not in holders and (s.replicas[b].alive or not lost_any(s)):
+                return False
     return True
 
 
 def _acked_in_isr_z3(d, s):
-    return z3.And([z3.Implies(z3.And(s.c_isr[b], z3.Or(s.losses == 0, r.alive)),
-                              holds_every_acked(d, s, r)) for b, r in enumerate(s.reps)])
+    out = [z3.Implies(z3.And(s.c_isr[b], z3.Or(s.losses == 0, r.alive)), holds_every_acked(d, s, r))
+           for b, r in enumerate(s.reps)]
+    out += [z3.Implies(s.acked[k], z3.Or([z3.And(s.c_isr[b], holds_acked(s, r, k)) for b, r in enumerate(s.reps)]))
+            for k in range(d.records)]
+    return z3.And(out)
+
+
+# ---------------------------------------------------------------- ISR and HW (isr_hw.py)
+
+
+def _isr_followers_hold_hw(s) -> bool:
+    """A follower in a leader's ISR that is in the leader's epoch or an older one, or that can
+    have neither truncated nor lost power since, holds the leader's records below its HW (one
+    that lost power in the epoch was in the controller's ISR, and left it with a new epoch, or
+    was not, and rejoins only caught up)."""
+    for lead, epoch, isr in isr_hw._isr_views(s):
+        lr = s.replicas[lead]
+        for f in isr:
+            fr = s.replicas[f]
+            not_past = 0 <= fr.leader_epoch <= epoch or (follower_kept_log_since(s, f, lead, epoch)
+                                                         and not lost_since(s, f, epoch))
+            if f != lead and not_past and not holds_below(fr, lr, lr.high_watermark):
+                return False
+    return True
+
+
+def _isr_followers_hold_hw_z3(d, s):
+    out = []
+    for lead, present, epoch, isr in isr_hw._isr_views_z3(d, s):
+        lr = s.reps[lead]
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            not_past = z3.Or(z3.And(fr.lep >= 0, fr.lep <= epoch),
+                             z3.And(follower_kept_log_since_z3(d, s, f, lead, epoch),
+                                    z3.Not(lost_since_z3(d, s, f, epoch))))
+            out.append(z3.Implies(z3.And(present, isr[f], not_past), holds_below_z3(d, fr, lr, lr.hw)))
+    return z3.And(out)
+
+
+# ---------------------------------------------------------------- remote LEOs (remote_leos.py)
+
+
+def _kept_remote_leo_is_follower_prefix(s, config) -> bool:
+    """remote_leos' fact with "cannot have truncated since" also "cannot have lost power since"."""
+    return remote_leos._kept_remote_leo_is_follower_prefix(s, config, kept)
+
+
+def _kept_remote_leo_is_follower_prefix_z3(d, s):
+    return remote_leos._kept_remote_leo_is_follower_prefix_z3(d, s, kept_z3)
 
 
 # ---------------------------------------------------------------- the switch
@@ -237,14 +298,20 @@ FORMS = {
     "follower-log-is-leader-prefix": (_follower_log_is_leader_prefix, _follower_log_is_leader_prefix_z3),
     "fetch-response-from-leader-log": (_fetch_response_from_leader_log, _fetch_response_from_leader_log_z3),
     "acked-in-isr": (_acked_in_isr, _acked_in_isr_z3),
+    "isr-followers-hold-hw": (_isr_followers_hold_hw, _isr_followers_hold_hw_z3),
+}
+# name -> (Python predicate of a state and the configuration, z3 formula)
+CONFIG_FORMS = {
+    "kept-remote-leo-is-follower-prefix": (_kept_remote_leo_is_follower_prefix,
+                                           _kept_remote_leo_is_follower_prefix_z3),
 }
 
 # facts about high watermarks, true until the first power loss only (the module's docstring)
 UNTIL_A_LOSS = (
     "fetch-hw-committed", "fetch-hw-on-later-isr", "fetch-hw-on-later-leaders",
-    "isr-followers-hold-hw", "isr-holds-every-hw", "hw-prefix-of-true-leader",
+    "isr-holds-every-hw", "hw-prefix-of-true-leader",
     "leader-holds-followers-hw", "requested-leaders-hold-hw", "later-leaders-hold-hw",
-    "hw-behind-epoch-leader", "kept-remote-leo-is-follower-prefix",
+    "hw-behind-epoch-leader",
 )
 
 
@@ -255,6 +322,8 @@ def switch(st: Strengthening) -> Strengthening:
 
         def pl_holds(s, config, _c=pl_check):
             return _c(s)
+    elif st.name in CONFIG_FORMS:
+        pl_holds, pl_formula = CONFIG_FORMS[st.name]
     elif st.name in UNTIL_A_LOSS:
         pl_holds, pl_formula = _until_a_loss(st)
     else:
@@ -269,7 +338,65 @@ def switch(st: Strengthening) -> Strengthening:
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
 
 
-# invariants only power loss needs (none yet)
-STRENGTHENINGS: tuple = ()
+# built-in properties false under power loss, left out of ``--strengthen all`` there: a record
+# below the HW may be in one log only (the HW advances over the ISR, which may be the leader
+# alone; min.insync.replicas guards acks), and a power loss takes it (`kmc check --kafka-version
+# 2.2 -r 2 --crash-model power-loss --max-unflushed-losses 1 --max-records 1 -p
+# committed-consistency`: VIOLATED in 5 steps)
+NOT_IN_ALL = ("committed-consistency",)
+
+# ---------------------------------------------------------------- invariants only power loss needs
+
+
+def _isr_member_holds_remote_leo(s) -> bool:
+    """The controller's leader, running, holds a LEO for each running member of the controller's
+    ISR that has applied an epoch and is done truncating: that member's log holds the leader's
+    records below it."""
+    c = s.controller
+    if c.leader < 0:
+        return True
+    lr = s.replicas[c.leader]
+    if not (lr.alive and lr.leader == c.leader):
+        return True
+    for f in c.isr:
+        fr = s.replicas[f]
+        x = lr.remote_log_end_offsets[f]
+        if f == c.leader or x < 0 or not fr.alive or fr.leader_epoch < 0:
+            continue
+        if not (x <= len(fr.log) and x <= len(lr.log) and fr.log[:x] == lr.log[:x]):
+            return False
+    return True
+
+
+def _isr_member_holds_remote_leo_z3(d, s):
+    if not d.power_loss:
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            x = lr.remote[f]
+            cond = z3.And(s.c_leader == lead, lr.alive, lr.leader == lead, s.c_isr[f], x >= 0,
+                          fr.alive, fr.lep >= 0)
+            out.append(z3.Implies(cond, z3.And(x <= lr.leo, holds_below_z3(d, fr, lr, x))))
+    return z3.And(out)
+
+
+def _pl_only(check):
+    def holds(s, config):
+        return config.crash_model != POWER_LOSS or check(s)
+    return holds
+
+
+STRENGTHENINGS: tuple = (
+    Strengthening("isr-member-holds-remote-leo", "(power loss) the running controller's leader's "
+                  "LEO for a running member of the controller's ISR that has applied an epoch "
+                  "is at most its own, and that member holds its records below "
+                  "it: a follower that lost power left the ISR (KIP-380: its failure is handled "
+                  "before it registers again) and rejoins it only after fetching again",
+                  _pl_only(_isr_member_holds_remote_leo), _isr_member_holds_remote_leo_z3,
+                  uses_config=True),
+)
 
 __all__ = ["FORMS", "STRENGTHENINGS", "UNTIL_A_LOSS", "kept", "kept_z3", "lost_since", "lost_since_z3", "switch"]
