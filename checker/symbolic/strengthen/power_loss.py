@@ -383,9 +383,43 @@ def _isr_member_holds_remote_leo_z3(d, s):
     return z3.And(out)
 
 
-def _pl_only(check):
+def _acked_on_min_isr(s, config) -> bool:
+    """Without KIP-497 (the leader writes its ISR itself, 2.2-2.6), an acked record is in the logs
+    of at least min.insync.replicas members of the controller's ISR until a crash or a later
+    record: the ack needed that many members holding it (``Partition.checkEnoughReplicasReachOffset``
+    at 2.2.0), the controller removes a member only on a failure, and the leader only one whose
+    LEO is behind its own (``Partition.getOutOfSyncReplicas`` at 2.2.0), which needs a later
+    record. (Under KIP-497 the ack counts the maximal ISR while a shrink is on its way, and the
+    fact is false: the 3.2 counterexample in docs/symbolic.md.)"""
+    if ("alter-partition" in config.rules or config.bounds.max_preferred_elections
+            or config.bounds.max_reassignments or "unordered-leader-moves" in config.rules):
+        return True
+    if s.crashes > 0:
+        return True
+    for rid, off in s.acked:
+        if s.records_written > rid:
+            continue
+        holders = [b for b in s.controller.isr
+                   if off < len(s.replicas[b].log) and s.replicas[b].log[off][0] == rid]
+        if len(holders) < config.min_insync_replicas:
+            return False
+    return True
+
+
+def _acked_on_min_isr_z3(d, s):
+    if not d.power_loss or d.alter or d.operators or not d.ordered:
+        return z3.BoolVal(True)
+    out = []
+    for k in range(d.records):
+        held = [z3.If(z3.And(s.c_isr[b], holds_acked(s, r, k)), 1, 0) for b, r in enumerate(s.reps)]
+        out.append(z3.Implies(z3.And(s.acked[k], s.crashes == 0, s.written <= k + 1),
+                              z3.Sum(held) >= d.min_isr))
+    return z3.And(out)
+
+
+def _pl_only(check, with_config=False):
     def holds(s, config):
-        return config.crash_model != POWER_LOSS or check(s)
+        return config.crash_model != POWER_LOSS or (check(s, config) if with_config else check(s))
     return holds
 
 
@@ -397,6 +431,11 @@ STRENGTHENINGS: tuple = (
                   "before it registers again) and rejoins it only after fetching again",
                   _pl_only(_isr_member_holds_remote_leo), _isr_member_holds_remote_leo_z3,
                   uses_config=True),
+    Strengthening("acked-on-min-isr", "(power loss, without KIP-497) until a crash or a later "
+                  "record, an acked record is in the logs of at least min.insync.replicas members "
+                  "of the controller's ISR: the ack needed them, and only a failure or a leader "
+                  "ahead of a follower's LEO takes a member out", _pl_only(_acked_on_min_isr, True),
+                  _acked_on_min_isr_z3, uses_config=True),
 )
 
 __all__ = ["FORMS", "STRENGTHENINGS", "UNTIL_A_LOSS", "kept", "kept_z3", "lost_since", "lost_since_z3", "switch"]
