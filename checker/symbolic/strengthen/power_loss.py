@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import z3
 
+from checker.symbolic.state import count
+
 from checker.symbolic.formulas import holds_acked, holds_every_acked
 from checker.symbolic.strengthen import isr_hw, remote_leos
 from checker.symbolic.strengthen.base import (
@@ -57,6 +59,7 @@ POWER_LOSS = "power-loss"
 def lost_since(s, b: int, e: int) -> bool:
     """Broker ``b`` may have lost power since epoch ``e`` (the module's docstring): a power loss
     happened, and ``b`` is not a running broker that is in an older epoch, leads ``e``, or has
+    has led every epoch since ``e`` (a leader's crash makes the next epoch another's), or has
     restarted and waits for a request older than ``e`` or one of ``e`` that makes it leader (the
     requests to a broker die with it, and the one its restart brings carries the controller's
     epoch, newer than any it led before: so it never led ``e`` before its crash)."""
@@ -66,7 +69,13 @@ def lost_since(s, b: int, e: int) -> bool:
     if not r.alive:
         return True
     if r.leader_epoch >= 0:
-        return not (r.leader_epoch < e or (r.leader_epoch == e and r.leader == b))
+        if r.leader_epoch < e or (r.leader_epoch == e and r.leader == b):
+            return False
+        # a leader that has led every epoch since e: a leader's crash makes the next epoch
+        # another's (or none's), so it has not crashed since
+        claims = epoch_claims(s)
+        return not (r.leader == b and all(any(ce == x and cl == b for ce, cl in claims)
+                                          for x in range(e + 1, r.leader_epoch)))
     return not any(q == b and (x < e or (x == e and leader == b)) for q, x, leader, _ in s.leader_and_isr)
 
 
@@ -74,7 +83,10 @@ def lost_since_z3(d, s, b: int, e):
     r = s.reps[b]
     waits = z3.Or([z3.And(s.lai[b][x], z3.Or(x < e, z3.And(x == e, s.lai_leader[b][x] == b)))
                    for x in range(len(s.lai[b]))])
-    safe = z3.And(r.alive, z3.If(r.lep >= 0, z3.Or(r.lep < e, z3.And(r.lep == e, r.leader == b)), waits))
+    claims = epoch_claims_z3(d, s)
+    led_since = z3.And([z3.Implies(z3.And(e < x, x < r.lep), z3.Or([z3.And(p, ce == x, cl == b) for p, ce, cl in claims]))
+                        for x in range(d.max_epoch + 1)])
+    safe = z3.And(r.alive, z3.If(r.lep >= 0, z3.Or(r.lep < e, z3.And(r.lep >= e, r.leader == b, led_since)), waits))
     return z3.And(s.losses > 0, z3.Not(safe))
 
 
@@ -417,6 +429,39 @@ def _acked_on_min_isr_z3(d, s):
     return z3.And(out)
 
 
+def _restarted_out_of_isr(s) -> bool:
+    """A running broker that has applied no epoch since its restart is not in the controller's
+    ISR, unless it is all of it (an offline partition keeps its last member)."""
+    isr = s.controller.isr
+    if any(r.alive and r.leader_epoch == -1 and b in isr and len(isr) > 1 for b, r in enumerate(s.replicas)):
+        return False
+    # and a running leader whose ISR still holds it is a stale one: its crash made a newer epoch,
+    # so no request of the leader's epoch or older is on its way to it
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        for f in lr.isr:
+            fr = s.replicas[f]
+            if f != lead and fr.alive and fr.leader_epoch == -1 and any(
+                    q == f and x <= lr.leader_epoch for q, x, _, _ in s.leader_and_isr):
+                return False
+    return True
+
+
+def _restarted_out_of_isr_z3(d, s):
+    if not d.power_loss:
+        return z3.BoolVal(True)
+    out = [z3.Implies(z3.And(r.alive, r.lep == -1, s.c_isr[b]), count(s.c_isr) == 1)
+           for b, r in enumerate(s.reps)]
+    for lead, lr in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f != lead:
+                out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, lr.isr[f], fr.alive, fr.lep == -1),
+                                      z3.And([z3.Not(z3.And(s.lai[f][x], x <= lr.lep))
+                                              for x in range(len(s.lai[f]))])))
+    return z3.And(out)
+
+
 def _pl_only(check, with_config=False):
     def holds(s, config):
         return config.crash_model != POWER_LOSS or (check(s, config) if with_config else check(s))
@@ -436,6 +481,14 @@ STRENGTHENINGS: tuple = (
                   "of the controller's ISR: the ack needed them, and only a failure or a leader "
                   "ahead of a follower's LEO takes a member out", _pl_only(_acked_on_min_isr, True),
                   _acked_on_min_isr_z3, uses_config=True),
+    Strengthening("restarted-out-of-isr", "(power loss, KIP-380) a running broker that has "
+                  "applied no epoch since its restart is not in the controller's ISR unless it is "
+                  "the whole ISR, and a running leader whose ISR holds it is older than every "
+                  "request on its way to it: its failure was handled before it registered again, "
+                  "which took it out of an ISR of several with a new epoch "
+                  "(KafkaController.onReplicasBecomeOffline at 2.2.0), and only a leader it "
+                  "fetched from adds it back", _pl_only(_restarted_out_of_isr),
+                  _restarted_out_of_isr_z3, uses_config=True),
 )
 
 __all__ = ["FORMS", "STRENGTHENINGS", "UNTIL_A_LOSS", "kept", "kept_z3", "lost_since", "lost_since_z3", "switch"]
