@@ -38,16 +38,15 @@ from __future__ import annotations
 
 import z3
 
-from checker.symbolic.state import count
-
 from checker.symbolic.formulas import holds_acked, holds_every_acked
-from checker.symbolic.strengthen import isr_hw, remote_leos
+from checker.symbolic.state import count
+from checker.symbolic.strengthen import fetches, isr_hw, logs, remote_leos
 from checker.symbolic.strengthen.base import (
     Strengthening, held_records, held_slots_z3, holds_below, holds_below_z3,
 )
 from checker.symbolic.strengthen.history import (
     epoch_claims, epoch_claims_z3, epochs_led, follower_kept_log_since, follower_kept_log_since_z3,
-    kept_log_since, kept_log_since_z3, leads_epoch_z3, leads_in,
+    kept_log_since, kept_log_since_z3, leads_epoch_z3,
 )
 
 POWER_LOSS = "power-loss"
@@ -59,7 +58,9 @@ POWER_LOSS = "power-loss"
 def lost_since(s, b: int, e: int) -> bool:
     """Broker ``b`` may have lost power since epoch ``e`` (the module's docstring): a power loss
     happened, and ``b`` is not a running broker that is in an older epoch, leads ``e``, or has
-    has led every epoch since ``e`` (a leader's crash makes the next epoch another's), or has
+    has led every epoch since ``e`` (a leader's crash makes the next epoch another's), is in
+    the controller's ISR of several in epoch ``e`` (its failure would have taken it out with a
+    newer epoch), or has
     restarted and waits for a request older than ``e`` or one of ``e`` that makes it leader (the
     requests to a broker die with it, and the one its restart brings carries the controller's
     epoch, newer than any it led before: so it never led ``e`` before its crash)."""
@@ -68,6 +69,9 @@ def lost_since(s, b: int, e: int) -> bool:
     r = s.replicas[b]
     if not r.alive:
         return True
+    c = s.controller
+    if b in c.isr and len(c.isr) > 1 and e >= c.leader_epoch:
+        return False  # its failure in the controller's epoch would have made a newer one
     if r.leader_epoch >= 0:
         if r.leader_epoch < e or (r.leader_epoch == e and r.leader == b):
             return False
@@ -86,7 +90,8 @@ def lost_since_z3(d, s, b: int, e):
     claims = epoch_claims_z3(d, s)
     led_since = z3.And([z3.Implies(z3.And(e < x, x < r.lep), z3.Or([z3.And(p, ce == x, cl == b) for p, ce, cl in claims]))
                         for x in range(d.max_epoch + 1)])
-    safe = z3.And(r.alive, z3.If(r.lep >= 0, z3.Or(r.lep < e, z3.And(r.lep >= e, r.leader == b, led_since)), waits))
+    in_isr = z3.And(s.c_isr[b], count(s.c_isr) > 1, e >= s.c_epoch)
+    safe = z3.And(r.alive, z3.Or(in_isr, z3.If(r.lep >= 0, z3.Or(r.lep < e, z3.And(r.lep >= e, r.leader == b, led_since)), waits)))
     return z3.And(s.losses > 0, z3.Not(safe))
 
 
@@ -135,87 +140,13 @@ def _epoch_leader_holds_its_records_z3(d, s):
     return z3.And(out)
 
 
-def _named_leader_holds_its_records(s) -> bool:
-    held = list(held_records(s))
-    for e, lead in epoch_claims(s):
-        if lead < 0 or not kept(s, lead, e):
-            continue
-        log = s.replicas[lead].log
-        if any(ep == e and (off >= len(log) or log[off] != (rid, ep)) for off, rid, ep in held):
-            return False
-    return True
-
-
-def _named_leader_holds_its_records_z3(d, s):
-    slots = held_slots_z3(d, s)
-    out = []
-    for present, e, named in epoch_claims_z3(d, s):
-        for lead, lr in enumerate(s.reps):
-            k = z3.And(present, named == lead, kept_z3(d, s, lead, e))
-            for there, i, rid, ep in slots:
-                out.append(z3.Implies(z3.And(k, there, ep == e),
-                                      z3.And(i < lr.leo, lr.log_id[i] == rid, lr.log_ep[i] == ep)))
-    return z3.And(out)
-
-
-def _follower_log_is_leader_prefix(s) -> bool:
-    for f, r in enumerate(s.replicas):
-        lead = r.leader
-        if not r.alive or r.leader_epoch < 0 or lead < 0 or lead == f or r.truncating:
-            continue
-        lr = s.replicas[lead]
-        if kept(s, lead, r.leader_epoch) and r.log != lr.log[:len(r.log)]:
-            return False
-    return True
-
-
-def _follower_log_is_leader_prefix_z3(d, s):
-    out = []
-    for f, r in enumerate(s.reps):
-        for lead, lr in enumerate(s.reps):
-            if lead == f:
-                continue
-            out.append(z3.Implies(z3.And(r.alive, r.lep >= 0, r.leader == lead, z3.Not(r.truncating),
-                                         kept_z3(d, s, lead, r.lep)),
-                                  holds_below_z3(d, lr, r, r.leo)))
-    return z3.And(out)
-
-
 # ---------------------------------------------------------------- fetches (fetches.py)
 
 
-def _fetch_response_from_leader_log(s) -> bool:
-    for f, r in enumerate(s.replicas):
-        if not r.fetch_response:
-            continue
-        lead, epoch, offset, records, hw, leo = r.fetch_response
-        if lead == f:
-            continue
-        lr = s.replicas[lead]
-        if kept(s, lead, epoch):
-            if leo > len(lr.log) or lr.log[offset:leo] != records or hw > lr.high_watermark:
-                return False
-        if leads_in(lr, lead, epoch) and offset <= leo and lr.remote_log_end_offsets[f] not in (offset, -1):
-            return False
-    return True
-
-
-def _fetch_response_from_leader_log_z3(d, s):
-    out = []
-    for f, r in enumerate(s.reps):
-        for lead in range(d.n):
-            if lead == f:
-                continue
-            lr = s.reps[lead]
-            same = [z3.Implies(z3.And(i >= r.fr_offset, i < r.fr_leo),
-                               z3.And(r.fr_id[i] == lr.log_id[i], r.fr_ep[i] == lr.log_ep[i]))
-                    for i in range(d.slots)]
-            sent = z3.And(r.fr, r.fr_leader == lead)
-            out.append(z3.Implies(z3.And(sent, kept_z3(d, s, lead, r.fr_epoch)),
-                                  z3.And([r.fr_leo <= lr.leo, r.fr_hw <= lr.hw] + same)))
-            in_epoch = z3.And(sent, lr.alive, lr.leader == lead, lr.lep == r.fr_epoch, r.fr_offset <= r.fr_leo)
-            out.append(z3.Implies(in_epoch, z3.Or(lr.remote[f] == r.fr_offset, lr.remote[f] == -1)))
-    return z3.And(out)
+def _with_kept(check, formula):
+    """A library fact stated with "cannot have truncated since" (``kept_log_since``), restated
+    with ``kept``: "cannot have truncated nor lost power since"."""
+    return (lambda s: check(s, kept)), (lambda d, s: formula(d, s, kept_z3))
 
 
 # ---------------------------------------------------------------- acks (acks.py)
@@ -306,10 +237,16 @@ def _until_a_loss(st: Strengthening):
 # name -> (Python predicate of a state, z3 formula): the form each takes under power loss
 FORMS = {
     "epoch-leader-holds-its-records": (_epoch_leader_holds_its_records, _epoch_leader_holds_its_records_z3),
-    "named-leader-holds-its-records": (_named_leader_holds_its_records, _named_leader_holds_its_records_z3),
-    "follower-log-is-leader-prefix": (_follower_log_is_leader_prefix, _follower_log_is_leader_prefix_z3),
-    "fetch-response-from-leader-log": (_fetch_response_from_leader_log, _fetch_response_from_leader_log_z3),
+    "named-leader-holds-its-records": _with_kept(logs._named_leader_holds_its_records,
+                                                 logs._named_leader_holds_its_records_z3),
+    "follower-log-is-leader-prefix": _with_kept(logs._follower_log_is_leader_prefix,
+                                                logs._follower_log_is_leader_prefix_z3),
+    "fetch-response-from-leader-log": _with_kept(fetches._fetch_response_from_leader_log,
+                                                 fetches._fetch_response_from_leader_log_z3),
     "acked-in-isr": (_acked_in_isr, _acked_in_isr_z3),
+    # a record below a HW may be lost with the one broker that held it, so only an ISR of several
+    "fetch-hw-on-later-isr": ((lambda s: fetches._fetch_hw_on_later_isr(s, kept, several=True)),
+                              (lambda d, s: fetches._fetch_hw_on_later_isr_z3(d, s, kept_z3, several=True))),
     "isr-followers-hold-hw": (_isr_followers_hold_hw, _isr_followers_hold_hw_z3),
 }
 # name -> (Python predicate of a state and the configuration, z3 formula)
@@ -320,7 +257,7 @@ CONFIG_FORMS = {
 
 # facts about high watermarks, true until the first power loss only (the module's docstring)
 UNTIL_A_LOSS = (
-    "fetch-hw-committed", "fetch-hw-on-later-isr", "fetch-hw-on-later-leaders",
+    "fetch-hw-committed", "fetch-hw-on-later-leaders",
     "isr-holds-every-hw", "hw-prefix-of-true-leader",
     "leader-holds-followers-hw", "requested-leaders-hold-hw", "later-leaders-hold-hw",
     "hw-behind-epoch-leader",
@@ -415,6 +352,11 @@ def _acked_on_min_isr(s, config) -> bool:
                    if off < len(s.replicas[b].log) and s.replicas[b].log[off][0] == rid]
         if len(holders) < config.min_insync_replicas:
             return False
+        # and the running leader knows its ISR members are past it (so none lags behind it)
+        for lead, lr in enumerate(s.replicas):
+            if lr.alive and lr.leader == lead and any(
+                    f != lead and lr.remote_log_end_offsets[f] <= off for f in lr.isr):
+                return False
     return True
 
 
@@ -424,8 +366,10 @@ def _acked_on_min_isr_z3(d, s):
     out = []
     for k in range(d.records):
         held = [z3.If(z3.And(s.c_isr[b], holds_acked(s, r, k)), 1, 0) for b, r in enumerate(s.reps)]
-        out.append(z3.Implies(z3.And(s.acked[k], s.crashes == 0, s.written <= k + 1),
-                              z3.Sum(held) >= d.min_isr))
+        quiet = z3.And(s.acked[k], s.crashes == 0, s.written <= k + 1)
+        out.append(z3.Implies(quiet, z3.Sum(held) >= d.min_isr))
+        out += [z3.Implies(z3.And(quiet, lr.alive, lr.leader == lead, lr.isr[f]), lr.remote[f] > s.acked_off[k])
+                for lead, lr in enumerate(s.reps) for f in range(d.n) if f != lead]
     return z3.And(out)
 
 
@@ -462,6 +406,44 @@ def _restarted_out_of_isr_z3(d, s):
     return z3.And(out)
 
 
+def _fetched_behind_hw_out_of_isr(s, config) -> bool:
+    """Without KIP-497: a follower whose fetch response carries a HW past its fetch offset is in
+    no ISR from the response's epoch on (the controller's, a running leader's of that epoch or
+    later, a request's of a later epoch): the HW passed its offset without it, and only a later
+    fetch of its can bring it back."""
+    if "alter-partition" in config.rules:
+        return True
+    for f, r in enumerate(s.replicas):
+        if not r.fetch_response:
+            continue
+        _, e, offset, _, hw, _ = r.fetch_response
+        if hw <= offset:
+            continue
+        if f in s.controller.isr:
+            return False
+        if any(lr.alive and lr.leader == b and lr.leader_epoch >= e and f in lr.isr
+               for b, lr in enumerate(s.replicas)):
+            return False
+        if any(x > e and f in isr for _, x, _, isr in s.leader_and_isr):
+            return False
+    return True
+
+
+def _fetched_behind_hw_out_of_isr_z3(d, s):
+    if not d.power_loss or d.alter:
+        return z3.BoolVal(True)
+    out = []
+    for f, r in enumerate(s.reps):
+        behind = z3.And(r.fr, r.fr_hw > r.fr_offset)
+        body = [z3.Not(s.c_isr[f])]
+        body += [z3.Not(z3.And(lr.alive, lr.leader == b, lr.lep >= r.fr_epoch, lr.isr[f]))
+                 for b, lr in enumerate(s.reps)]
+        body += [z3.Not(z3.And(s.lai[q][x], x > r.fr_epoch, s.lai_isr[q][x][f]))
+                 for q in range(d.n) for x in range(len(s.lai[q]))]
+        out.append(z3.Implies(behind, z3.And(body)))
+    return z3.And(out)
+
+
 def _pl_only(check, with_config=False):
     def holds(s, config):
         return config.crash_model != POWER_LOSS or (check(s, config) if with_config else check(s))
@@ -478,8 +460,9 @@ STRENGTHENINGS: tuple = (
                   uses_config=True),
     Strengthening("acked-on-min-isr", "(power loss, without KIP-497) until a crash or a later "
                   "record, an acked record is in the logs of at least min.insync.replicas members "
-                  "of the controller's ISR: the ack needed them, and only a failure or a leader "
-                  "ahead of a follower's LEO takes a member out", _pl_only(_acked_on_min_isr, True),
+                  "of the controller's ISR, and a running leader has every member of its ISR past "
+                  "it: the ack needed them, and only a failure or a leader ahead of a follower's "
+                  "LEO takes a member out", _pl_only(_acked_on_min_isr, True),
                   _acked_on_min_isr_z3, uses_config=True),
     Strengthening("restarted-out-of-isr", "(power loss, KIP-380) a running broker that has "
                   "applied no epoch since its restart is not in the controller's ISR unless it is "
@@ -489,6 +472,13 @@ STRENGTHENINGS: tuple = (
                   "(KafkaController.onReplicasBecomeOffline at 2.2.0), and only a leader it "
                   "fetched from adds it back", _pl_only(_restarted_out_of_isr),
                   _restarted_out_of_isr_z3, uses_config=True),
+    Strengthening("fetched-behind-hw-out-of-isr", "(power loss, without KIP-497) a follower "
+                  "whose fetch response carries a HW past its fetch offset is in no ISR from the "
+                  "response's epoch on: the HW passed its offset without it "
+                  "(Partition.maybeIncrementLeaderHW at 2.2.0 counts the ISR's LEOs), and only a "
+                  "later fetch of its brings it back (Partition.maybeExpandIsr)",
+                  _pl_only(_fetched_behind_hw_out_of_isr, True), _fetched_behind_hw_out_of_isr_z3,
+                  uses_config=True),
 )
 
 __all__ = ["FORMS", "STRENGTHENINGS", "UNTIL_A_LOSS", "kept", "kept_z3", "lost_since", "lost_since_z3", "switch"]
