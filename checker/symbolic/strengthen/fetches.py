@@ -75,7 +75,7 @@ def _fetch_response_from_leader_log_z3(d, s, kept=kept_log_since_z3):
     return z3.And(out)
 
 
-def _remote_leo_is_follower_prefix(s, config) -> bool:
+def _remote_leo_is_follower_prefix(s, config, follower_kept=follower_kept_log_since) -> bool:
     if "reset-followers-on-epoch" not in config.rules:
         return True  # kmc 0.1's rule's fact, false under Kafka's (remote_leos.py, issue 29k)
     for lead, lr in enumerate(s.replicas):
@@ -89,7 +89,7 @@ def _remote_leo_is_follower_prefix(s, config) -> bool:
                 return False
             if any(b == f and e < lr.leader_epoch for b, e, _, _ in s.leader_and_isr):
                 return False
-            if follower_kept_log_since(s, f, lead, lr.leader_epoch):
+            if follower_kept(s, f, lead, lr.leader_epoch):
                 if not (x <= len(fr.log) and fr.log[:x] == lr.log[:x]):
                     return False
             # in the epoch (or restarted in it) its whole log is the leader's, even while it
@@ -102,7 +102,7 @@ def _remote_leo_is_follower_prefix(s, config) -> bool:
     return True
 
 
-def _remote_leo_is_follower_prefix_z3(d, s):
+def _remote_leo_is_follower_prefix_z3(d, s, follower_kept=follower_kept_log_since_z3):
     if d.keeps_remote:
         return z3.BoolVal(True)  # Kafka's rule: kept-remote-leo-is-follower-prefix instead
     out = []
@@ -113,7 +113,7 @@ def _remote_leo_is_follower_prefix_z3(d, s):
             x = lr.remote[f]
             prefix = holds_below_z3(d, fr, lr, x)  # with x <= the leader's LEO, below
             whole = holds_below_z3(d, lr, fr, fr.leo)
-            kept = follower_kept_log_since_z3(d, s, f, lead, lr.lep)
+            kept = follower_kept(d, s, f, lead, lr.lep)
             restarted_in_epoch = z3.And(fr.lep == -1, z3.Or([s.c_epoch == lr.lep] + [
                 z3.And(s.lai[f][e], lr.lep == e) for e in range(len(s.lai[f]))]))
             body = z3.And([x <= lr.leo, z3.Or(fr.lep == -1, fr.lep >= lr.lep),

@@ -220,6 +220,23 @@ def _kept_remote_leo_is_follower_prefix_z3(d, s):
     return remote_leos._kept_remote_leo_is_follower_prefix_z3(d, s, kept_z3)
 
 
+def _follower_kept(s, f: int, lead: int, e: int) -> bool:
+    return follower_kept_log_since(s, f, lead, e) and not lost_since(s, f, e)
+
+
+def _follower_kept_z3(d, s, f: int, lead: int, e):
+    return z3.And(follower_kept_log_since_z3(d, s, f, lead, e), z3.Not(lost_since_z3(d, s, f, e)))
+
+
+def _remote_leo_is_follower_prefix(s, config) -> bool:
+    """kmc 0.1's reset rule's fact with "cannot have truncated since" also "nor lost power"."""
+    return fetches._remote_leo_is_follower_prefix(s, config, _follower_kept)
+
+
+def _remote_leo_is_follower_prefix_z3(d, s):
+    return fetches._remote_leo_is_follower_prefix_z3(d, s, _follower_kept_z3)
+
+
 # ---------------------------------------------------------------- the switch
 
 
@@ -253,6 +270,7 @@ FORMS = {
 CONFIG_FORMS = {
     "kept-remote-leo-is-follower-prefix": (_kept_remote_leo_is_follower_prefix,
                                            _kept_remote_leo_is_follower_prefix_z3),
+    "remote-leo-is-follower-prefix": (_remote_leo_is_follower_prefix, _remote_leo_is_follower_prefix_z3),
 }
 
 # facts about high watermarks, true until the first power loss only (the module's docstring)
