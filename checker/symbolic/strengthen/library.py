@@ -75,10 +75,12 @@ NOT_IN_ALL = ("monotonic-visibility",)
 
 
 def all_names(config=None) -> list:
-    """What ``--strengthen all`` means: the library and every built-in property but ``NOT_IN_ALL``
-    (and, for a configuration with power-loss crashes, but the properties a power loss breaks:
-    ``power_loss.NOT_IN_ALL``)."""
-    left_out = NOT_IN_ALL
+    """What ``--strengthen all`` means: the library and every built-in property but ``NOT_IN_ALL``;
+    for a configuration with power-loss crashes (issue 29p) without the properties a power loss
+    breaks (``power_loss.NOT_IN_ALL``), and otherwise (or with no configuration) without the
+    invariants only power loss needs (``power_loss.STRENGTHENINGS``, true by definition there)."""
     if config is not None and config.crash_model == power_loss.POWER_LOSS:
-        left_out += power_loss.NOT_IN_ALL
+        left_out = NOT_IN_ALL + power_loss.NOT_IN_ALL
+    else:
+        left_out = NOT_IN_ALL + tuple(st.name for st in power_loss.STRENGTHENINGS)
     return [n for n in library_names() if n not in left_out]
