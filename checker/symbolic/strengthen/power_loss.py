@@ -208,16 +208,102 @@ def _isr_followers_hold_hw_z3(d, s):
     return z3.And(out)
 
 
+def _isr_holds_every_hw(s) -> bool:
+    """A running member of the controller's ISR of several holds the records below the HW of
+    every running replica in the controller's epoch done truncating (and every member every replica's, while no
+    power was lost): a record below a HW in an older epoch may be gone with the one broker that
+    held it, but an ISR of several in the current epoch holds what its leader committed."""
+    c = s.controller
+    lossy = lost_any(s)
+    for b in c.isr:
+        br = s.replicas[b]
+        if lossy and not (br.alive and len(c.isr) > 1):
+            continue
+        for r in s.replicas:
+            if lossy and not (r.alive and r.leader_epoch == c.leader_epoch and not r.truncating):
+                continue
+            if not holds_below(br, r, r.high_watermark):
+                return False
+    return True
+
+
+def _isr_holds_every_hw_z3(d, s):
+    lossy = s.losses > 0
+    out = []
+    for b, br in enumerate(s.reps):
+        member = z3.And(s.c_isr[b], z3.Or(z3.Not(lossy), z3.And(br.alive, count(s.c_isr) > 1)))
+        for x, r in enumerate(s.reps):
+            if x == b:
+                continue
+            current = z3.Or(z3.Not(lossy), z3.And(r.alive, r.lep == s.c_epoch, z3.Not(r.truncating)))
+            out.append(z3.Implies(z3.And(member, current), holds_below_z3(d, br, r, r.hw)))
+    return z3.And(out)
+
+
+def _fetch_hw_committed(s) -> bool:
+    """After a power loss, fetches.py's fact for the running members of an ISR of several and
+    the fetch responses of the controller's epoch: what a HW of that epoch covers is on them
+    (a member that lost power left the ISR with a newer epoch; one added since caught up)."""
+    if not lost_any(s):
+        return fetches._fetch_hw_committed(s)
+    c = s.controller
+    holders = [b for b in c.isr if s.replicas[b].alive] if len(c.isr) > 1 else []
+    for r in s.replicas:
+        if r.fetch_response and r.fetch_response[1] == c.leader_epoch and r.fetch_response[2] <= r.fetch_response[5]:
+            covered = fetches._fetch_hw_covered(r)
+            if covered is None:
+                return False
+            if any(s.replicas[b].log[:len(covered)] != covered for b in holders):
+                return False
+    return True
+
+
+def _fetch_hw_committed_z3(d, s):
+    lossy = s.losses > 0
+    out = []
+    for r in s.reps:
+        for i in range(d.slots):
+            covered = z3.And(r.fr, r.fr_offset <= r.fr_leo, i < r.fr_hw, i < r.fr_leo)
+            out.append(z3.Implies(z3.And(covered, i < r.fr_offset), i < r.leo))
+            rid = z3.If(i < r.fr_offset, r.log_id[i], r.fr_id[i])
+            ep = z3.If(i < r.fr_offset, r.log_ep[i], r.fr_ep[i])
+            for b, br in enumerate(s.reps):
+                holds = z3.And(i < br.leo, br.log_id[i] == rid, br.log_ep[i] == ep)
+                before = z3.Or(s.c_isr[b], r.fr_leader == b)
+                after = z3.And(s.c_isr[b], br.alive, count(s.c_isr) > 1, r.fr_epoch == s.c_epoch)
+                out.append(z3.Implies(z3.And(covered, z3.If(lossy, after, before)), holds))
+    return z3.And(out)
+
+
 # ---------------------------------------------------------------- remote LEOs (remote_leos.py)
 
 
+def _kept_or_rejoined(s, f: int, e: int) -> bool:
+    """``kept``, or ``f`` follows in epoch ``e`` and is in the ISR of the running leader of ``e``:
+    if it lost power in ``e`` it was out of the ISR then (KIP-380: a member's failure makes a new
+    epoch), and the leader added it back only on a fetch after its restart, which set the LEO the
+    leader holds for it."""
+    r = s.replicas[f]
+    return kept(s, f, e) or (r.alive and r.leader_epoch == e and any(
+        lr.alive and lr.leader == b and lr.leader_epoch == e and f in lr.isr
+        for b, lr in enumerate(s.replicas) if b != f))
+
+
+def _kept_or_rejoined_z3(d, s, f: int, e):
+    r = s.reps[f]
+    rejoined = z3.And(r.alive, r.lep == e, z3.Or([z3.And(lr.alive, lr.leader == b, lr.lep == e, lr.isr[f])
+                                                  for b, lr in enumerate(s.reps) if b != f]))
+    return z3.Or(kept_z3(d, s, f, e), rejoined)
+
+
 def _kept_remote_leo_is_follower_prefix(s, config) -> bool:
-    """remote_leos' fact with "cannot have truncated since" also "cannot have lost power since"."""
-    return remote_leos._kept_remote_leo_is_follower_prefix(s, config, kept)
+    """remote_leos' fact with "cannot have truncated since" also "cannot have lost power since,
+    or rejoined the leader's ISR since" (``_kept_or_rejoined``)."""
+    return remote_leos._kept_remote_leo_is_follower_prefix(s, config, _kept_or_rejoined)
 
 
 def _kept_remote_leo_is_follower_prefix_z3(d, s):
-    return remote_leos._kept_remote_leo_is_follower_prefix_z3(d, s, kept_z3)
+    return remote_leos._kept_remote_leo_is_follower_prefix_z3(d, s, _kept_or_rejoined_z3)
 
 
 def _follower_kept(s, f: int, lead: int, e: int) -> bool:
@@ -265,9 +351,13 @@ FORMS = {
     "fetch-hw-on-later-isr": ((lambda s: fetches._fetch_hw_on_later_isr(s, kept, several=True)),
                               (lambda d, s: fetches._fetch_hw_on_later_isr_z3(d, s, kept_z3, several=True))),
     "isr-followers-hold-hw": (_isr_followers_hold_hw, _isr_followers_hold_hw_z3),
+    "isr-holds-every-hw": (_isr_holds_every_hw, _isr_holds_every_hw_z3),
+    "fetch-hw-committed": (_fetch_hw_committed, _fetch_hw_committed_z3),
 }
 # name -> (Python predicate of a state and the configuration, z3 formula)
 CONFIG_FORMS = {
+    "hw-behind-epoch-leader": ((lambda s, config: isr_hw._hw_behind_epoch_leader(s, config, True)),
+                               (lambda d, s: isr_hw._hw_behind_epoch_leader_z3(d, s, True))),
     "kept-remote-leo-is-follower-prefix": (_kept_remote_leo_is_follower_prefix,
                                            _kept_remote_leo_is_follower_prefix_z3),
     "remote-leo-is-follower-prefix": (_remote_leo_is_follower_prefix, _remote_leo_is_follower_prefix_z3),
@@ -275,10 +365,9 @@ CONFIG_FORMS = {
 
 # facts about high watermarks, true until the first power loss only (the module's docstring)
 UNTIL_A_LOSS = (
-    "fetch-hw-committed", "fetch-hw-on-later-leaders",
-    "isr-holds-every-hw", "hw-prefix-of-true-leader",
+    "fetch-hw-on-later-leaders",
+    "hw-prefix-of-true-leader",
     "leader-holds-followers-hw", "requested-leaders-hold-hw", "later-leaders-hold-hw",
-    "hw-behind-epoch-leader",
 )
 
 
@@ -462,6 +551,20 @@ def _fetched_behind_hw_out_of_isr_z3(d, s):
     return z3.And(out)
 
 
+def _flushed_offsets(s) -> bool:
+    """Every flushed offset is within its log, a dead broker's is its LEO (its crash kept all it
+    had flushed, or cut the log there), and no more losses happened than crashes."""
+    return (all(r.flushed_offset <= len(r.log) and (r.alive or r.flushed_offset == len(r.log))
+                for r in s.replicas) and s.unflushed_losses <= s.crashes)
+
+
+def _flushed_offsets_z3(d, s):
+    if not d.power_loss:
+        return z3.BoolVal(True)
+    return z3.And([z3.And(r.flushed <= r.leo, z3.Or(r.alive, r.flushed == r.leo)) for r in s.reps]
+                  + [s.losses <= s.crashes])
+
+
 def _pl_only(check, with_config=False):
     def holds(s, config):
         return config.crash_model != POWER_LOSS or (check(s, config) if with_config else check(s))
@@ -469,6 +572,10 @@ def _pl_only(check, with_config=False):
 
 
 STRENGTHENINGS: tuple = (
+    Strengthening("flushed-offsets", "(power loss) every broker's flushed offset is within its "
+                  "log, a dead broker's is its LEO (BrokerCrash keeps what was flushed and cuts "
+                  "the rest, model/kernel/actions/faults.py), and there were no more losses than "
+                  "crashes", _pl_only(_flushed_offsets), _flushed_offsets_z3, uses_config=True),
     Strengthening("isr-member-holds-remote-leo", "(power loss) the running controller's leader's "
                   "LEO for a running member of the controller's ISR that has applied an epoch "
                   "is at most its own, and that member holds its records below "
