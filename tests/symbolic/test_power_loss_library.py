@@ -5,7 +5,7 @@ Each power-loss form holds on every reachable state of small Kafka 2.2 configura
 formula agrees with its Python predicate on them and on states with a log cut short (which is
 what a power loss does); process crashes keep the library's formulas unchanged; with the forms
 ``no-acked-loss`` is PROVED for Kafka 2.2 at RF=2 with one record and one power loss (BFS: HOLDS,
-707 states), and without ``fetched-behind-hw-out-of-isr`` the inductive step stops on a
+707 states), and without ``acked-on-min-isr`` the inductive step stops on a
 counterexample that the new fact rules out."""
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def test_no_acked_loss_is_proved_under_power_loss():
 
 def test_without_the_new_fact_the_step_stops_on_a_cti_it_rules_out():
     config = kafka_2_2()
-    less = [n for n in all_names(config) if n != "fetched-behind-hw-out-of-isr"]
+    less = [n for n in all_names(config) if n != "acked-on-min-isr"]
     result = prove(config, "no-acked-loss", strengthen=less, bmc_depth=0, search="none")
     assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
-    assert not STRENGTHENINGS["fetched-behind-hw-out-of-isr"].holds(result.pre, config)
+    assert not STRENGTHENINGS["acked-on-min-isr"].holds(result.pre, config)

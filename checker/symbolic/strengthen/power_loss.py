@@ -19,15 +19,18 @@ broker cannot be told from the state: the state keeps no history of who lost pow
   leads e again;
 * a running broker that has applied an epoch older than e has not been in e yet.
 
-``lost_since`` says "may have lost power since epoch e" from these; the power-loss forms replace
-"kept its log since e" by "kept its log since e and cannot have lost power since". The facts about
-high watermarks do not survive a power loss at all: a record below a HW need not be anywhere but
-in the log of one broker that then loses it (min.insync.replicas guards acked records, not
-committed ones; the HW advances over the ISR, which may be the leader alone), so their power-loss
-forms hold until the first loss (``s.losses == 0``) and say nothing after it. The facts about
-acked records keep a form: every acked record is in the log of every *running* member of the
-controller's ISR (a dead one may have lost it; under KIP-380 it rejoins only through a restart the
-controller has seen, which takes it out of the ISR, or as the last member).
+``lost_since`` says "may have lost power since epoch e" from these (and from membership of an
+ISR of several in the controller's epoch: a member's failure would have made a newer epoch); the
+power-loss forms replace "kept its log since e" by "kept its log since e and cannot have lost
+power since" (``kept``). Facts about high watermarks survive a power loss only in part: a record
+below a HW need not be anywhere but in the log of one broker that then loses it
+(min.insync.replicas guards acked records, not committed ones: the HW advances over the ISR,
+which may be the leader alone), so ``committed-consistency`` is false under power loss and left
+out of ``--strengthen all`` there (``NOT_IN_ALL``), and the HW facts keep a form only for an ISR
+of several members in the controller's epoch, or hold until the first loss (``UNTIL_A_LOSS``).
+The facts about acked records keep a form: every acked record is in the log of every *running*
+member of the controller's ISR and of some member always, and (2.2-2.6, ``acked-on-min-isr``) of
+min.insync.replicas members until a crash or a later record.
 
 Each form is switched by ``Dims.power_loss`` in z3 and by the configuration's crash model in
 Python, so process-crash proofs get the library's formulas unchanged. ``switch`` wraps the
@@ -210,34 +213,47 @@ def _isr_followers_hold_hw_z3(d, s):
 
 def _isr_holds_every_hw(s) -> bool:
     """A running member of the controller's ISR of several holds the records below the HW of
-    every running replica in the controller's epoch done truncating (and every member every replica's, while no
+    every running replica in the controller's epoch (and every member every replica's, while no
     power was lost): a record below a HW in an older epoch may be gone with the one broker that
-    held it, but an ISR of several in the current epoch holds what its leader committed."""
+    held it, but an ISR of several in the current epoch holds what its leader committed. (A
+    replica still truncating may hold such a lost record below its HW: for it, only the records
+    the controller's leader also holds.)"""
     c = s.controller
-    lossy = lost_any(s)
+    if not lost_any(s):
+        return isr_hw._isr_holds_every_hw(s)
+    if len(c.isr) < 2:
+        return True
+    lead = s.replicas[c.leader] if c.leader >= 0 else None
     for b in c.isr:
         br = s.replicas[b]
-        if lossy and not (br.alive and len(c.isr) > 1):
+        if not br.alive:
             continue
         for r in s.replicas:
-            if lossy and not (r.alive and r.leader_epoch == c.leader_epoch and not r.truncating):
+            if not (r.alive and r.leader_epoch == c.leader_epoch):
                 continue
-            if not holds_below(br, r, r.high_watermark):
-                return False
+            for i in range(min(r.high_watermark, len(r.log))):
+                if r.truncating and not (lead is not None and i < len(lead.log) and lead.log[i] == r.log[i]):
+                    continue
+                if i >= len(br.log) or br.log[i] != r.log[i]:
+                    return False
     return True
 
 
 def _isr_holds_every_hw_z3(d, s):
-    lossy = s.losses > 0
     out = []
     for b, br in enumerate(s.reps):
-        member = z3.And(s.c_isr[b], z3.Or(z3.Not(lossy), z3.And(br.alive, count(s.c_isr) > 1)))
+        member = z3.And(s.c_isr[b], br.alive, count(s.c_isr) > 1)
         for x, r in enumerate(s.reps):
             if x == b:
                 continue
-            current = z3.Or(z3.Not(lossy), z3.And(r.alive, r.lep == s.c_epoch, z3.Not(r.truncating)))
-            out.append(z3.Implies(z3.And(member, current), holds_below_z3(d, br, r, r.hw)))
-    return z3.And(out)
+            current = z3.And(member, r.alive, r.lep == s.c_epoch)
+            for i in range(d.slots):
+                led = z3.Or([z3.And(s.c_leader == m, i < mr.leo, mr.log_id[i] == r.log_id[i],
+                                    mr.log_ep[i] == r.log_ep[i]) for m, mr in enumerate(s.reps)])
+                below = z3.And(current, i < r.hw, i < r.leo, z3.Or(z3.Not(r.truncating), led))
+                out.append(z3.Implies(below, z3.And(i < br.leo, br.log_id[i] == r.log_id[i],
+                                                    br.log_ep[i] == r.log_ep[i])))
+    return z3.If(s.losses > 0, z3.And(out), isr_hw._isr_holds_every_hw_z3(d, s))
 
 
 def _fetch_hw_committed(s) -> bool:
@@ -273,6 +289,41 @@ def _fetch_hw_committed_z3(d, s):
                 after = z3.And(s.c_isr[b], br.alive, count(s.c_isr) > 1, r.fr_epoch == s.c_epoch)
                 out.append(z3.Implies(z3.And(covered, z3.If(lossy, after, before)), holds))
     return z3.And(out)
+
+
+def _fetch_hw_on_later_leaders(s) -> bool:
+    """After a power loss, fetches.py's fact for the controller's leader of a later epoch, when
+    the controller's ISR has several members and that leader cannot have lost power since: it was
+    elected from an ISR that held what the HW covered (a record committed by a leader alone may be
+    gone with it)."""
+    if not lost_any(s):
+        return fetches._fetch_hw_on_later_leaders(s)
+    c = s.controller
+    m = c.leader
+    if m < 0 or len(c.isr) < 2 or not kept(s, m, c.leader_epoch):
+        return True
+    log = s.replicas[m].log
+    for g, r in enumerate(s.replicas):
+        if r.fetch_response and c.leader_epoch > r.fetch_response[1] and m != g:
+            if any(i >= len(log) or log[i] != record for i, record in fetches._fetch_hw_slots(r)):
+                return False
+    return True
+
+
+def _fetch_hw_on_later_leaders_z3(d, s):
+    lossy = s.losses > 0
+    before = fetches._fetch_hw_on_later_leaders_z3(d, s)
+    out = []
+    for g, r in enumerate(s.reps):
+        for i in range(d.slots):
+            covered, rid, ep = fetches._fetch_hw_slot_z3(r, i)
+            for m, mr in enumerate(s.reps):
+                if m == g:
+                    continue
+                named = z3.And(covered, s.c_leader == m, r.fr_epoch < s.c_epoch, count(s.c_isr) > 1,
+                               kept_z3(d, s, m, s.c_epoch))
+                out.append(z3.Implies(named, z3.And(i < mr.leo, mr.log_id[i] == rid, mr.log_ep[i] == ep)))
+    return z3.If(lossy, z3.And(out), before)
 
 
 # ---------------------------------------------------------------- remote LEOs (remote_leos.py)
@@ -353,6 +404,7 @@ FORMS = {
     "isr-followers-hold-hw": (_isr_followers_hold_hw, _isr_followers_hold_hw_z3),
     "isr-holds-every-hw": (_isr_holds_every_hw, _isr_holds_every_hw_z3),
     "fetch-hw-committed": (_fetch_hw_committed, _fetch_hw_committed_z3),
+    "fetch-hw-on-later-leaders": (_fetch_hw_on_later_leaders, _fetch_hw_on_later_leaders_z3),
 }
 # name -> (Python predicate of a state and the configuration, z3 formula)
 CONFIG_FORMS = {
@@ -365,7 +417,6 @@ CONFIG_FORMS = {
 
 # facts about high watermarks, true until the first power loss only (the module's docstring)
 UNTIL_A_LOSS = (
-    "fetch-hw-on-later-leaders",
     "hw-prefix-of-true-leader",
     "leader-holds-followers-hw", "requested-leaders-hold-hw", "later-leaders-hold-hw",
 )
@@ -513,58 +564,6 @@ def _restarted_out_of_isr_z3(d, s):
     return z3.And(out)
 
 
-def _fetched_behind_hw_out_of_isr(s, config) -> bool:
-    """Without KIP-497: a follower whose fetch response carries a HW past its fetch offset is in
-    no ISR from the response's epoch on (the controller's, a running leader's of that epoch or
-    later, a request's of a later epoch): the HW passed its offset without it, and only a later
-    fetch of its can bring it back."""
-    if "alter-partition" in config.rules:
-        return True
-    for f, r in enumerate(s.replicas):
-        if not r.fetch_response:
-            continue
-        _, e, offset, _, hw, _ = r.fetch_response
-        if hw <= offset:
-            continue
-        if f in s.controller.isr:
-            return False
-        if any(lr.alive and lr.leader == b and lr.leader_epoch >= e and f in lr.isr
-               for b, lr in enumerate(s.replicas)):
-            return False
-        if any(x > e and f in isr for _, x, _, isr in s.leader_and_isr):
-            return False
-    return True
-
-
-def _fetched_behind_hw_out_of_isr_z3(d, s):
-    if not d.power_loss or d.alter:
-        return z3.BoolVal(True)
-    out = []
-    for f, r in enumerate(s.reps):
-        behind = z3.And(r.fr, r.fr_hw > r.fr_offset)
-        body = [z3.Not(s.c_isr[f])]
-        body += [z3.Not(z3.And(lr.alive, lr.leader == b, lr.lep >= r.fr_epoch, lr.isr[f]))
-                 for b, lr in enumerate(s.reps)]
-        body += [z3.Not(z3.And(s.lai[q][x], x > r.fr_epoch, s.lai_isr[q][x][f]))
-                 for q in range(d.n) for x in range(len(s.lai[q]))]
-        out.append(z3.Implies(behind, z3.And(body)))
-    return z3.And(out)
-
-
-def _flushed_offsets(s) -> bool:
-    """Every flushed offset is within its log, a dead broker's is its LEO (its crash kept all it
-    had flushed, or cut the log there), and no more losses happened than crashes."""
-    return (all(r.flushed_offset <= len(r.log) and (r.alive or r.flushed_offset == len(r.log))
-                for r in s.replicas) and s.unflushed_losses <= s.crashes)
-
-
-def _flushed_offsets_z3(d, s):
-    if not d.power_loss:
-        return z3.BoolVal(True)
-    return z3.And([z3.And(r.flushed <= r.leo, z3.Or(r.alive, r.flushed == r.leo)) for r in s.reps]
-                  + [s.losses <= s.crashes])
-
-
 def _pl_only(check, with_config=False):
     def holds(s, config):
         return config.crash_model != POWER_LOSS or (check(s, config) if with_config else check(s))
@@ -597,13 +596,6 @@ STRENGTHENINGS: tuple = (
                   "(KafkaController.onReplicasBecomeOffline at 2.2.0), and only a leader it "
                   "fetched from adds it back", _pl_only(_restarted_out_of_isr),
                   _restarted_out_of_isr_z3, uses_config=True),
-    Strengthening("fetched-behind-hw-out-of-isr", "(power loss, without KIP-497) a follower "
-                  "whose fetch response carries a HW past its fetch offset is in no ISR from the "
-                  "response's epoch on: the HW passed its offset without it "
-                  "(Partition.maybeIncrementLeaderHW at 2.2.0 counts the ISR's LEOs), and only a "
-                  "later fetch of its brings it back (Partition.maybeExpandIsr)",
-                  _pl_only(_fetched_behind_hw_out_of_isr, True), _fetched_behind_hw_out_of_isr_z3,
-                  uses_config=True),
 )
 
 __all__ = ["FORMS", "STRENGTHENINGS", "UNTIL_A_LOSS", "kept", "kept_z3", "lost_since", "lost_since_z3", "switch"]
