@@ -291,41 +291,6 @@ def _fetch_hw_committed_z3(d, s):
     return z3.And(out)
 
 
-def _fetch_hw_on_later_leaders(s) -> bool:
-    """After a power loss, fetches.py's fact for the controller's leader of a later epoch, when
-    the controller's ISR has several members and that leader cannot have lost power since: it was
-    elected from an ISR that held what the HW covered (a record committed by a leader alone may be
-    gone with it)."""
-    if not lost_any(s):
-        return fetches._fetch_hw_on_later_leaders(s)
-    c = s.controller
-    m = c.leader
-    if m < 0 or len(c.isr) < 2 or not kept(s, m, c.leader_epoch):
-        return True
-    log = s.replicas[m].log
-    for g, r in enumerate(s.replicas):
-        if r.fetch_response and c.leader_epoch > r.fetch_response[1] and m != g:
-            if any(i >= len(log) or log[i] != record for i, record in fetches._fetch_hw_slots(r)):
-                return False
-    return True
-
-
-def _fetch_hw_on_later_leaders_z3(d, s):
-    lossy = s.losses > 0
-    before = fetches._fetch_hw_on_later_leaders_z3(d, s)
-    out = []
-    for g, r in enumerate(s.reps):
-        for i in range(d.slots):
-            covered, rid, ep = fetches._fetch_hw_slot_z3(r, i)
-            for m, mr in enumerate(s.reps):
-                if m == g:
-                    continue
-                named = z3.And(covered, s.c_leader == m, r.fr_epoch < s.c_epoch, count(s.c_isr) > 1,
-                               kept_z3(d, s, m, s.c_epoch))
-                out.append(z3.Implies(named, z3.And(i < mr.leo, mr.log_id[i] == rid, mr.log_ep[i] == ep)))
-    return z3.If(lossy, z3.And(out), before)
-
-
 # ---------------------------------------------------------------- remote LEOs (remote_leos.py)
 
 
@@ -404,7 +369,6 @@ FORMS = {
     "isr-followers-hold-hw": (_isr_followers_hold_hw, _isr_followers_hold_hw_z3),
     "isr-holds-every-hw": (_isr_holds_every_hw, _isr_holds_every_hw_z3),
     "fetch-hw-committed": (_fetch_hw_committed, _fetch_hw_committed_z3),
-    "fetch-hw-on-later-leaders": (_fetch_hw_on_later_leaders, _fetch_hw_on_later_leaders_z3),
 }
 # name -> (Python predicate of a state and the configuration, z3 formula)
 CONFIG_FORMS = {
@@ -417,7 +381,7 @@ CONFIG_FORMS = {
 
 # facts about high watermarks, true until the first power loss only (the module's docstring)
 UNTIL_A_LOSS = (
-    "hw-prefix-of-true-leader",
+    "fetch-hw-on-later-leaders", "hw-prefix-of-true-leader",
     "leader-holds-followers-hw", "requested-leaders-hold-hw", "later-leaders-hold-hw",
 )
 
@@ -562,6 +526,20 @@ def _restarted_out_of_isr_z3(d, s):
                                       z3.And([z3.Not(z3.And(s.lai[f][x], x <= lr.lep))
                                               for x in range(len(s.lai[f]))])))
     return z3.And(out)
+
+
+def _flushed_offsets(s) -> bool:
+    """Every flushed offset is within its log, a dead broker's is its LEO (its crash kept all it
+    had flushed, or cut the log there), and no more losses happened than crashes."""
+    return (all(r.flushed_offset <= len(r.log) and (r.alive or r.flushed_offset == len(r.log))
+                for r in s.replicas) and s.unflushed_losses <= s.crashes)
+
+
+def _flushed_offsets_z3(d, s):
+    if not d.power_loss:
+        return z3.BoolVal(True)
+    return z3.And([z3.And(r.flushed <= r.leo, z3.Or(r.alive, r.flushed == r.leo)) for r in s.reps]
+                  + [s.losses <= s.crashes])
 
 
 def _pl_only(check, with_config=False):
