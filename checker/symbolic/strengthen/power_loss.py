@@ -280,7 +280,8 @@ def _fetch_hw_committed_z3(d, s):
     for r in s.reps:
         for i in range(d.slots):
             covered = z3.And(r.fr, r.fr_offset <= r.fr_leo, i < r.fr_hw, i < r.fr_leo)
-            out.append(z3.Implies(z3.And(covered, i < r.fr_offset), i < r.leo))
+            counted = z3.Or(z3.Not(lossy), r.fr_epoch == s.c_epoch)  # as the predicate reads them
+            out.append(z3.Implies(z3.And(covered, counted, i < r.fr_offset), i < r.leo))
             rid = z3.If(i < r.fr_offset, r.log_id[i], r.fr_id[i])
             ep = z3.If(i < r.fr_offset, r.log_ep[i], r.fr_ep[i])
             for b, br in enumerate(s.reps):
