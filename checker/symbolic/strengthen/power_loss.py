@@ -49,7 +49,7 @@ from checker.symbolic.strengthen.base import (
 )
 from checker.symbolic.strengthen.history import (
     epoch_claims, epoch_claims_z3, epochs_led, follower_kept_log_since, follower_kept_log_since_z3,
-    kept_log_since, kept_log_since_z3, leads_epoch_z3,
+    kept_log_since, kept_log_since_z3, leads_epoch_z3, never_took, never_took_z3,
 )
 
 POWER_LOSS = "power-loss"
@@ -543,6 +543,49 @@ def _flushed_offsets_z3(d, s):
                   + [s.losses <= s.crashes])
 
 
+def _replaced_leader_out_of_isr(s, config) -> bool:
+    """A broker named leader of an epoch is not in the controller's ISR of the next epoch while
+    another broker leads that one and has not taken it: with Kafka's ordered elections a leader is
+    replaced only when its failure is handled, which takes it out of the ISR
+    (``PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection`` at 2.2.0 elects from the
+    live ISR, and the new leader and ISR are written together), and only the new leader, once it
+    has taken its epoch, adds members back."""
+    if ("unordered-leader-moves" in config.rules or config.bounds.max_preferred_elections
+            or config.bounds.max_reassignments):
+        return True
+    c = s.controller
+    if c.leader < 0 or not never_took(s, c.leader, c.leader_epoch):
+        return True
+    return not any(e + 1 == c.leader_epoch and b >= 0 and b != c.leader and b in c.isr
+                   for e, b in epoch_claims(s))
+
+
+def _replaced_leader_out_of_isr_z3(d, s):
+    if not d.power_loss or not d.ordered or d.operators:
+        return z3.BoolVal(True)
+    waiting = z3.And(s.c_leader >= 0, never_took_z3(d, s, s.c_leader, s.c_epoch))
+    out = []
+    for present, e, named in epoch_claims_z3(d, s):
+        replaced = z3.And(waiting, present, s.c_epoch == e + 1, named != s.c_leader)
+        out += [z3.Implies(z3.And(replaced, named == b), z3.Not(s.c_isr[b])) for b in range(d.n)]
+    return z3.And(out)
+
+
+def _restarts_counted(s) -> bool:
+    """crashes_restarts' ``crashes-counted`` also counting a follower still truncating in the
+    first epoch: no broker starts out truncating, and the first epoch's LeaderAndIsr reaches a
+    broker again only after a restart, so it crashed."""
+    return sum(1 for r in s.replicas if not r.alive or r.leader_epoch == -1
+               or (r.truncating and r.leader_epoch == 0)) <= s.crashes
+
+
+def _restarts_counted_z3(d, s):
+    if not d.power_loss:
+        return z3.BoolVal(True)
+    return count([z3.Or(z3.Not(r.alive), r.lep == -1, z3.And(r.truncating, r.lep == 0))
+                  for r in s.reps]) <= s.crashes
+
+
 def _pl_only(check, with_config=False):
     def holds(s, config):
         return config.crash_model != POWER_LOSS or (check(s, config) if with_config else check(s))
@@ -575,6 +618,17 @@ STRENGTHENINGS: tuple = (
                   "(KafkaController.onReplicasBecomeOffline at 2.2.0), and only a leader it "
                   "fetched from adds it back", _pl_only(_restarted_out_of_isr),
                   _restarted_out_of_isr_z3, uses_config=True),
+    Strengthening("replaced-leader-out-of-isr", "(power loss, Kafka's ordered elections) a broker "
+                  "named leader of an epoch is not in the controller's ISR of the next while "
+                  "another broker leads that one and has not taken it: a leader is replaced only "
+                  "when its failure is handled, which takes it out of the ISR, and only the new "
+                  "leader adds members back", _pl_only(_replaced_leader_out_of_isr, True),
+                  _replaced_leader_out_of_isr_z3, uses_config=True),
+    Strengthening("restarts-counted", "(power loss) the brokers down, restarted and waiting, or "
+                  "truncating in the first epoch are no more than the crashes: no broker starts "
+                  "out truncating, and the first epoch's LeaderAndIsr reaches a broker again only "
+                  "after a restart", _pl_only(_restarts_counted), _restarts_counted_z3,
+                  uses_config=True),
 )
 
 __all__ = ["FORMS", "STRENGTHENINGS", "UNTIL_A_LOSS", "kept", "kept_z3", "lost_since", "lost_since_z3", "switch"]
