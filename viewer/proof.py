@@ -50,14 +50,14 @@ def render_proof(result: ProofResult, config) -> str:
                      "rules it out")
         lines += _cti(result)
         lines.append(f"  HOLDS = {scope_of(config.as_dict())['holds_means']}")
-        lines.append(_unused(result))
+        lines.append(_unused(result, config))
     elif result.status == INCONCLUSIVE:
         lines.append("  the inductive step fails, so the proof is inconclusive (not a violation); "
                      "counterexample to induction:")
         lines += _cti(result)
         if result.search:
             lines.append(f"  {result.search}")
-        lines.append(_unused(result))
+        lines.append(_unused(result, config))
     return "\n".join(lines)
 
 
@@ -72,9 +72,11 @@ def _cti(result: ProofResult) -> list:
     return lines
 
 
-def _unused(result: ProofResult) -> str:
-    """What may rule the CTI out: the library invariants not in use, or an invariant of one's own."""
-    unused = [n for n in all_names() if n not in result.strengthen and n != result.property_name]
+def _unused(result: ProofResult, config) -> str:
+    """What may rule the CTI out: the library invariants not in use, or an invariant of one's own
+    (of those ``--strengthen all`` takes for ``config``: issue 29p leaves out under power loss the
+    properties a power loss breaks)."""
+    unused = [n for n in all_names(config) if n not in result.strengthen and n != result.property_name]
     reach = ("to prove it by induction instead" if result.status == HOLDS
              else "it may be unreachable")
     if unused:

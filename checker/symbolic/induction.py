@@ -71,7 +71,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     neither."""
     require_encoded(config)
     if "all" in strengthen:  # the library and the built-in properties (strengthen.all_names)
-        strengthen = [s for s in strengthen if s != "all"] + all_names()
+        strengthen = [s for s in strengthen if s != "all"] + all_names(config)
     names = [prop_name] + list(dict.fromkeys(s for s in strengthen if s != prop_name))
     for n in names:
         if formula_of(n) is None:

@@ -81,8 +81,10 @@ class Dims:
     last_known_check: bool = False
     leaderless: bool = False
     shrink_set: bool = False
-    # ``--crash-model power-loss`` (read by the ELR invariants, issue 29l: a down ELR member may
-    # have lost what it had not flushed; it leaves the ELR when it restarts)
+    # ``--crash-model power-loss``: a crash may cut a broker's log at its flushed offset, so the
+    # strengthening library takes its power-loss forms (strengthen/power_loss.py, issue 29p), and
+    # a down ELR member may have lost what it had not flushed (it leaves the ELR when it
+    # restarts; the ELR invariants, issue 29l)
     power_loss: bool = False
 
     @classmethod

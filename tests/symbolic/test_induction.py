@@ -12,6 +12,7 @@ from checker.symbolic.state import Dims, well_formed, well_formed_values
 from checker.symbolic.strengthen import STRENGTHENINGS
 from cli import cli
 from model import Bounds, ModelConfig, make_model
+from model.options import config_from_options
 from tests.symbolic.helpers import formula_evaluator, reachable
 
 # The library was built for kmc 0.1's kip-320 (``--rule +kmc-0.1``): a leader forgets its
@@ -76,7 +77,11 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                # KIP-966's ELR (issue 29l): its invariants are True without it; at min ISR 1
                # the two elr-holds-* facts speak of every ELR member
                _alone(("+eligible-leader-replicas", "+isr-shrink-out-of-sync-set"), "2.7", rf=3,
-                      min_insync_replicas=1, bounds=Bounds(1, 2, 1, 1))]
+                      min_insync_replicas=1, bounds=Bounds(1, 2, 1, 1)),
+               # power-loss crashes (issue 29p): the invariants only power loss needs are True
+               # without them
+               config_from_options(kafka_version="2.2", replication_factor=2, max_records=1,
+                                   crash_model="power-loss", max_unflushed_losses=1)[0]]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import z3
 
-from checker.symbolic.state import ite
+from checker.symbolic.state import count, ite
 from checker.symbolic.strengthen.base import Strengthening, holds_below_z3
 from checker.symbolic.strengthen.history import (
     epoch_claims, epoch_claims_z3, follower_kept_log_since, follower_kept_log_since_z3,
@@ -40,7 +40,7 @@ def _fetch_response_current_z3(d, s):
     return z3.And(out)
 
 
-def _fetch_response_from_leader_log(s) -> bool:
+def _fetch_response_from_leader_log(s, kept=kept_log_since) -> bool:
     for f, r in enumerate(s.replicas):
         if not r.fetch_response:
             continue
@@ -48,7 +48,7 @@ def _fetch_response_from_leader_log(s) -> bool:
         if lead == f:
             continue  # fetch-response-current rules that out
         lr = s.replicas[lead]
-        if kept_log_since(s, lead, epoch):
+        if kept(s, lead, epoch):
             # the sender has not truncated since it served the fetch: its log still holds what it
             # sent, and its HW has only grown
             if leo > len(lr.log) or lr.log[offset:leo] != records or hw > lr.high_watermark:
@@ -58,7 +58,7 @@ def _fetch_response_from_leader_log(s) -> bool:
     return True
 
 
-def _fetch_response_from_leader_log_z3(d, s):
+def _fetch_response_from_leader_log_z3(d, s, kept=kept_log_since_z3):
     out = []
     for f, r in enumerate(s.reps):
         for lead in range(d.n):
@@ -69,14 +69,13 @@ def _fetch_response_from_leader_log_z3(d, s):
                                z3.And(r.fr_id[i] == lr.log_id[i], r.fr_ep[i] == lr.log_ep[i]))
                     for i in range(d.slots)]
             sent = z3.And(r.fr, r.fr_leader == lead)
-            kept = kept_log_since_z3(d, s, lead, r.fr_epoch)
-            out.append(z3.Implies(z3.And(sent, kept), z3.And([r.fr_leo <= lr.leo, r.fr_hw <= lr.hw] + same)))
+            out.append(z3.Implies(z3.And(sent, kept(d, s, lead, r.fr_epoch)), z3.And([r.fr_leo <= lr.leo, r.fr_hw <= lr.hw] + same)))
             in_epoch = z3.And(sent, lr.alive, lr.leader == lead, lr.lep == r.fr_epoch, r.fr_offset <= r.fr_leo)
             out.append(z3.Implies(in_epoch, z3.Or(lr.remote[f] == r.fr_offset, lr.remote[f] == -1)))
     return z3.And(out)
 
 
-def _remote_leo_is_follower_prefix(s, config) -> bool:
+def _remote_leo_is_follower_prefix(s, config, follower_kept=follower_kept_log_since) -> bool:
     if "reset-followers-on-epoch" not in config.rules:
         return True  # kmc 0.1's rule's fact, false under Kafka's (remote_leos.py, issue 29k)
     for lead, lr in enumerate(s.replicas):
@@ -90,7 +89,7 @@ def _remote_leo_is_follower_prefix(s, config) -> bool:
                 return False
             if any(b == f and e < lr.leader_epoch for b, e, _, _ in s.leader_and_isr):
                 return False
-            if follower_kept_log_since(s, f, lead, lr.leader_epoch):
+            if follower_kept(s, f, lead, lr.leader_epoch):
                 if not (x <= len(fr.log) and fr.log[:x] == lr.log[:x]):
                     return False
             # in the epoch (or restarted in it) its whole log is the leader's, even while it
@@ -103,7 +102,7 @@ def _remote_leo_is_follower_prefix(s, config) -> bool:
     return True
 
 
-def _remote_leo_is_follower_prefix_z3(d, s):
+def _remote_leo_is_follower_prefix_z3(d, s, follower_kept=follower_kept_log_since_z3):
     if d.keeps_remote:
         return z3.BoolVal(True)  # Kafka's rule: kept-remote-leo-is-follower-prefix instead
     out = []
@@ -114,7 +113,7 @@ def _remote_leo_is_follower_prefix_z3(d, s):
             x = lr.remote[f]
             prefix = holds_below_z3(d, fr, lr, x)  # with x <= the leader's LEO, below
             whole = holds_below_z3(d, lr, fr, fr.leo)
-            kept = follower_kept_log_since_z3(d, s, f, lead, lr.lep)
+            kept = follower_kept(d, s, f, lead, lr.lep)
             restarted_in_epoch = z3.And(fr.lep == -1, z3.Or([s.c_epoch == lr.lep] + [
                 z3.And(s.lai[f][e], lr.lep == e) for e in range(len(s.lai[f]))]))
             body = z3.And([x <= lr.leo, z3.Or(fr.lep == -1, fr.lep >= lr.lep),
@@ -221,25 +220,26 @@ def _fetch_hw_slot_z3(r, i: int):
             ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i]))
 
 
-def _fetch_hw_on_later_isr(s) -> bool:
+def _fetch_hw_on_later_isr(s, kept=kept_log_since, several=False) -> bool:
     for g, r in enumerate(s.replicas):
         if not r.fetch_response:
             continue
         covered = _fetch_hw_slots(r)
         for _, e, _, isr in s.leader_and_isr:
-            if e <= r.fetch_response[1]:
+            if e <= r.fetch_response[1] or (several and len(isr) < 2):
                 continue
             for f in isr:
                 log = s.replicas[f].log
-                if f != g and kept_log_since(s, f, e) and any(
+                if f != g and kept(s, f, e) and any(
                         i >= len(log) or log[i] != record for i, record in covered):
                     return False
     return True
 
 
-def _fetch_hw_on_later_isr_z3(d, s):
+def _fetch_hw_on_later_isr_z3(d, s, kept=kept_log_since_z3, several=False):
     # (request present, its epoch, member f, f cannot have truncated since), built once
-    members = [(z3.And(s.lai[b][e], s.lai_isr[b][e][f], kept_log_since_z3(d, s, f, e)), e, f)
+    members = [(z3.And(s.lai[b][e], s.lai_isr[b][e][f], kept(d, s, f, e),
+                       count(s.lai_isr[b][e]) > 1 if several else z3.BoolVal(True)), e, f)
                for b in range(d.n) for e in range(len(s.lai[b])) for f in range(d.n)]
     out = []
     for g, r in enumerate(s.reps):

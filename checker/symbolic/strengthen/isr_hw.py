@@ -364,7 +364,7 @@ def _added_members_caught_up_z3(d, s):
     return z3.And(out)
 
 
-def _epoch_leaders(s):
+def _epoch_leaders(s, dead_leader=True):
     """(broker, epoch) for each running leader, for each restarted broker with a request on its
     way that makes it leader (it led that epoch before its crash, and kept its HW), and for the
     controller's leader while it is down (the records of the controller's epoch are its)."""
@@ -376,18 +376,19 @@ def _epoch_leaders(s):
         if leader == b and r.alive and r.leader_epoch == -1:
             yield b, e
     c = s.controller
-    if c.leader >= 0 and not s.replicas[c.leader].alive:  # down, its failure not yet handled
+    if dead_leader and c.leader >= 0 and not s.replicas[c.leader].alive:  # down, not yet handled
         yield c.leader, c.leader_epoch
 
 
-def _hw_behind_epoch_leader(s, config) -> bool:
+def _hw_behind_epoch_leader(s, config, power_loss=False) -> bool:
     if (config.bounds.max_preferred_elections or config.bounds.max_reassignments
             or "unordered-leader-moves" in config.rules):
         # the operator's moves and the over-approximation move healthy leaders: false on
         # reachable states (test_strengthen_ordered)
         return True
     reps = s.replicas
-    for lead, e in _epoch_leaders(s):
+    # (a leader that is down may have lost power: issue 29p)
+    for lead, e in _epoch_leaders(s, not (power_loss and s.unflushed_losses > 0)):
         hw = reps[lead].high_watermark
         for f, fr in enumerate(reps):
             if f == lead:
@@ -398,7 +399,7 @@ def _hw_behind_epoch_leader(s, config) -> bool:
     return True
 
 
-def _hw_behind_epoch_leader_z3(d, s):
+def _hw_behind_epoch_leader_z3(d, s, power_loss=False):
     if d.operators or not d.ordered:
         return z3.BoolVal(True)
     out = []
@@ -406,7 +407,8 @@ def _hw_behind_epoch_leader_z3(d, s):
         cases = [(z3.And(lr.alive, lr.leader == lead), lr.lep)]
         cases += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead), e)
                   for e in range(len(s.lai[lead]))]
-        cases.append((z3.And(z3.Not(lr.alive), s.c_leader == lead), s.c_epoch))
+        down = z3.And(z3.Not(lr.alive), s.c_leader == lead)
+        cases.append((z3.And(down, s.losses == 0) if power_loss else down, s.c_epoch))
         for leads, e in cases:
             for f, fr in enumerate(s.reps):
                 if f == lead:

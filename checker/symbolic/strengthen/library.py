@@ -32,6 +32,7 @@ from checker.symbolic.strengthen import (
 )
 from checker.symbolic.strengthen import alter_partition
 from checker.symbolic.strengthen import elr
+from checker.symbolic.strengthen import power_loss
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
@@ -41,6 +42,11 @@ TOPICS = (crashes_restarts, epochs_requests, logs, fetches, remote_leos, isr_hw,
           alter_partition, elr)
 
 STRENGTHENINGS = {st.name: st for topic in TOPICS for st in topic.STRENGTHENINGS}
+
+# issue 29p: under ``--crash-model power-loss`` the facts a power loss breaks take their
+# power-loss forms (power_loss.py), and the invariants only power loss needs are added
+STRENGTHENINGS = {name: power_loss.switch(st) for name, st in STRENGTHENINGS.items()}
+STRENGTHENINGS.update({st.name: st for st in power_loss.STRENGTHENINGS})
 
 
 def formula_of(name: str):
@@ -69,6 +75,13 @@ def library_names() -> list:
 NOT_IN_ALL = ("monotonic-visibility",)
 
 
-def all_names() -> list:
-    """What ``--strengthen all`` means: the library and every built-in property but ``NOT_IN_ALL``."""
-    return [n for n in library_names() if n not in NOT_IN_ALL]
+def all_names(config=None) -> list:
+    """What ``--strengthen all`` means: the library and every built-in property but ``NOT_IN_ALL``;
+    for a configuration with power-loss crashes (issue 29p) without the properties a power loss
+    breaks (``power_loss.NOT_IN_ALL``), and otherwise (or with no configuration) without the
+    invariants only power loss needs (``power_loss.STRENGTHENINGS``, true by definition there)."""
+    if config is not None and config.crash_model == power_loss.POWER_LOSS:
+        left_out = NOT_IN_ALL + power_loss.NOT_IN_ALL
+    else:
+        left_out = NOT_IN_ALL + tuple(st.name for st in power_loss.STRENGTHENINGS)
+    return [n for n in library_names() if n not in left_out]

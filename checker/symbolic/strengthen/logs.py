@@ -80,25 +80,25 @@ def _log_epochs_monotonic_z3(d, s):
                    for r in s.reps for i in range(d.slots - 1)])
 
 
-def _follower_log_is_leader_prefix(s) -> bool:
+def _follower_log_is_leader_prefix(s, kept=kept_log_since) -> bool:
     for f, r in enumerate(s.replicas):
         lead = r.leader
         if not r.alive or r.leader_epoch < 0 or lead < 0 or lead == f or r.truncating:
             continue
         lr = s.replicas[lead]
-        if kept_log_since(s, lead, r.leader_epoch) and r.log != lr.log[:len(r.log)]:
+        if kept(s, lead, r.leader_epoch) and r.log != lr.log[:len(r.log)]:
             return False
     return True
 
 
-def _follower_log_is_leader_prefix_z3(d, s):
+def _follower_log_is_leader_prefix_z3(d, s, kept=kept_log_since_z3):
     out = []
     for f, r in enumerate(s.reps):
         for lead, lr in enumerate(s.reps):
             if lead == f:
                 continue
             prefix = holds_below_z3(d, lr, r, r.leo)
-            not_past = kept_log_since_z3(d, s, lead, r.lep)
+            not_past = kept(d, s, lead, r.lep)
             out.append(z3.Implies(z3.And(r.alive, r.lep >= 0, r.leader == lead, z3.Not(r.truncating),
                                          not_past), prefix))
     return z3.And(out)
@@ -211,10 +211,10 @@ def _truncated_against_a_leader_z3(d, s):
 
 
 
-def _named_leader_holds_its_records(s) -> bool:
+def _named_leader_holds_its_records(s, kept=kept_log_since) -> bool:
     held = list(held_records(s))
     for e, lead in epoch_claims(s):
-        if lead < 0 or not kept_log_since(s, lead, e):
+        if lead < 0 or not kept(s, lead, e):
             continue
         log = s.replicas[lead].log
         if any(ep == e and (off >= len(log) or log[off] != (rid, ep)) for off, rid, ep in held):
@@ -222,14 +222,14 @@ def _named_leader_holds_its_records(s) -> bool:
     return True
 
 
-def _named_leader_holds_its_records_z3(d, s):
+def _named_leader_holds_its_records_z3(d, s, kept=kept_log_since_z3):
     slots = held_slots_z3(d, s)  # (present, offset, id, epoch)
     out = []
     for present, e, named in epoch_claims_z3(d, s):
         for lead, lr in enumerate(s.reps):
-            kept = z3.And(present, named == lead, kept_log_since_z3(d, s, lead, e))
+            named_kept = z3.And(present, named == lead, kept(d, s, lead, e))
             for there, i, rid, ep in slots:
-                out.append(z3.Implies(z3.And(kept, there, ep == e),
+                out.append(z3.Implies(z3.And(named_kept, there, ep == e),
                                       z3.And(i < lr.leo, lr.log_id[i] == rid, lr.log_ep[i] == ep)))
     return z3.And(out)
 

@@ -63,7 +63,7 @@ def _leaders_may_skip(config) -> bool:
             and bool(moves))
 
 
-def _kept_remote_leo_is_follower_prefix(s, config) -> bool:
+def _kept_remote_leo_is_follower_prefix(s, config, kept=kept_log_since) -> bool:
     if _leaders_may_skip(config):
         return True
     for lead, lr in enumerate(s.replicas):
@@ -84,14 +84,14 @@ def _kept_remote_leo_is_follower_prefix(s, config) -> bool:
             if any(q == f and fr.leader_epoch < ep <= e and leader != lead
                    for q, ep, leader, _ in s.leader_and_isr):
                 return False
-            if kept_log_since(s, f, e) and not (x <= len(fr.log) and fr.log[:x] == lr.log[:x]):
+            if kept(s, f, e) and not (x <= len(fr.log) and fr.log[:x] == lr.log[:x]):
                 return False
             if _followed_only(s, f, lead, e) and fr.log != lr.log[:len(fr.log)]:
                 return False
     return True
 
 
-def _kept_remote_leo_is_follower_prefix_z3(d, s):
+def _kept_remote_leo_is_follower_prefix_z3(d, s, kept=kept_log_since_z3):
     if d.keeps_remote and d.skips_requests and (not d.ordered or d.operators):
         return z3.BoolVal(True)  # _leaders_may_skip
     out = []
@@ -103,7 +103,7 @@ def _kept_remote_leo_is_follower_prefix_z3(d, s):
                       z3.And([z3.Implies(z3.And(s.lai[f][ep], fr.lep < ep, ep <= lr.lep),
                                          s.lai_leader[f][ep] == lead)
                               for ep in range(len(s.lai[f]))]),
-                      z3.Implies(kept_log_since_z3(d, s, f, lr.lep), holds_below_z3(d, fr, lr, x)),
+                      z3.Implies(kept(d, s, f, lr.lep), holds_below_z3(d, fr, lr, x)),
                       z3.Implies(_followed_only_z3(d, s, f, lead, lr.lep),
                                  holds_below_z3(d, lr, fr, fr.leo)))
         out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, x >= 0), body))
