@@ -30,7 +30,7 @@ from model.errors import ConfigError
 from model.releases import RELEASES, as_version
 from model.rules import KMC_0_1, RULES, TIMED, release_rules
 
-ENCODED_THROUGH = "3.2"
+ENCODED_THROUGH = "3.4"
 """The newest Kafka release whose rule set the encoding has (``kmc prove --kafka-version``)."""
 
 
@@ -39,7 +39,7 @@ def encoded_rules() -> frozenset:
     and the time abstraction's switches, and the over-approximation of leader moves."""
     names = {n for v in RELEASES if v <= as_version(ENCODED_THROUGH) for n in release_rules(v)}
     return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"}
-                     | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES))
+                     | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES) | set(KRAFT_LOG_RULES))
 
 
 ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
@@ -53,6 +53,17 @@ on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). Both 
 ``kraft``, whose metadata log is not encoded, so no KRaft release is, and ``--kafka-version 2.7
 --rule +NAME`` is refused (``ModelConfig``); ``crosscheck.MechanismAlone`` holds them to the
 kernel on a ZooKeeper rule set. The oracle lacks them (``ORACLE_LACKS``)."""
+
+
+KRAFT_LOG_RULES = ("kraft", "isr-shrink-keeps-leader-epoch", "kraft-unclean-election")
+"""KRaft's metadata log (``kraft``, KIP-500/631, 3.3; issue 29m): each broker's pending
+``PartitionChangeRecord``, BrokerApplyPartitionChange, KIP-704's leader recovery and KRaft's paths
+in AlterPartition, elections and reassignments; with it 3.3's ``KRAFT_RULES`` are reached by
+release, so the releases 3.3 and 3.4 are encoded. Also by name on 3.3:
+``isr-shrink-keeps-leader-epoch`` (3.6, KAFKA-15021: the controller's own ISR shrink keeps the
+leader epoch) and ``kraft-unclean-election`` (3.9, KAFKA-12670: KRaft honours
+unclean.leader.election.enable), whose releases also need 3.5's ``broker-epoch-in-fetch``. The
+oracle lacks them (``ORACLE_LACKS``)."""
 
 
 def lacking_rules(config) -> list[str]:
@@ -72,7 +83,7 @@ def without_operator_moves(config):
     return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
 
 
-ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES
+ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES + KRAFT_LOG_RULES
 """Rules the encoding has and the oracle (kmc 0.1's model) lacks: with one of them the engine is
 built on ``KernelReplayed`` (the oracle of the configuration without them answers what the
 encoding reads; traces replay in the compiled kernel, which has them). ``broker-epoch`` is a
@@ -113,7 +124,8 @@ def require_encoded(config) -> None:
         return
     who = f"Kafka {config.kafka_version}" if config.kafka_version else "this rule set"
     raise ConfigError(
-        f"kmc prove and --engine bmc encode Kafka's ZooKeeper releases 0.8 to {ENCODED_THROUGH}; "
+        f"kmc prove and --engine bmc encode Kafka's releases 0.8 to {ENCODED_THROUGH} (ZooKeeper "
+        f"to 3.2, KRaft from 3.3); "
         f"{who} has rules the encoding lacks: {', '.join(lacking)} (docs/symbolic.md, 'What the "
         f"encoding lacks'); kmc check explores it")
 
