@@ -211,6 +211,14 @@ def _alone(rules, version, **settings) -> MechanismAlone:
                           bounds=bounds, rule_changes=tuple(rules), kafka_version=version,
                           **settings)
 
+def _release(version, rules=(), **settings) -> ModelConfig:
+    """Kafka ``version``'s rule set with ``rules`` changed, built with the release (a rule that
+    needs ``kraft`` is legal only on a release that has it: ``_config`` starts from a preset)."""
+    bounds = settings.pop("bounds", Bounds(2, 2, 1, 1))
+    return ModelConfig(protocol="kip-320", replication_factor=settings.pop("rf", 2), bounds=bounds,
+                       rule_changes=tuple(rules), kafka_version=version, **settings)
+
+
 CONFIGS: dict[str, ModelConfig] = {
     # every protocol preset, the encoding's own model (both directions)
     "hw-truncation power-loss": _config("hw-truncation", LOOSE, crash_model="power-loss"),
@@ -332,6 +340,35 @@ CONFIGS: dict[str, ModelConfig] = {
          "+reset-followers-on-epoch"), "3.1",
         crash_model="power-loss", min_insync_replicas=1, unclean_leader_election_enable=True,
         bounds=Bounds(2, 3, 2, 1)),
+    # KRaft's metadata log (issue 29m): the releases 3.3 and 3.4 themselves, RF=2 and RF=3,
+    # with kmc 0.1's reset, power loss (and unclean.leader.election.enable, which 3.3's KRaft
+    # controller ignores), the operator's moves (a KRaft reassignment is a record without a new
+    # leader epoch); then 3.6's and 3.9's rules by name on 3.3, each and both
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 3.3", "3.3", (), dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 3.3 RF=3", "3.3", (), dict(rf=3, bounds=Bounds(1, 3, 2, 1))),
+        ("--kafka-version 3.3 +reset-followers-on-epoch", "3.3", ("+reset-followers-on-epoch",),
+         dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 3.3 power-loss unclean (ignored)", "3.3", (),
+         dict(crash_model="power-loss", min_insync_replicas=1,
+              unclean_leader_election_enable=True, bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 3.4 RF=3", "3.4", (), dict(rf=3, bounds=Bounds(1, 2, 1, 1))),
+        ("--kafka-version 3.3 preferred elections and reassignments", "3.3", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_preferred_elections=1, max_reassignments=1))),
+        ("--kafka-version 3.3 RF=3 preferred elections and reassignments", "3.3", (),
+         dict(rf=3, bounds=Bounds(1, 3, 1, 1, max_preferred_elections=1, max_reassignments=1))),
+        ("--kafka-version 3.3 +isr-shrink-keeps-leader-epoch", "3.3",
+         ("+isr-shrink-keeps-leader-epoch",), dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 3.3 +isr-shrink-keeps-leader-epoch RF=3", "3.3",
+         ("+isr-shrink-keeps-leader-epoch",), dict(rf=3, bounds=Bounds(1, 3, 2, 1))),
+        ("--kafka-version 3.3 +kraft-unclean-election unclean", "3.3", ("+kraft-unclean-election",),
+         dict(min_insync_replicas=1, unclean_leader_election_enable=True,
+              bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 3.3 +kraft-unclean-election +isr-shrink-keeps-leader-epoch RF=3 unclean "
+         "power-loss", "3.3", ("+kraft-unclean-election", "+isr-shrink-keeps-leader-epoch"),
+         dict(rf=3, crash_model="power-loss", min_insync_replicas=1,
+              unclean_leader_election_enable=True, bounds=Bounds(1, 2, 2, 1))),
+    )},
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 
