@@ -1,15 +1,17 @@
 """Which rule sets the symbolic engine encodes, and one line for those it does not.
 
-The z3 encoding (``transitions.py``) has the rules of Kafka's ZooKeeper releases 0.8 to 3.2
-(``ENCODED_THROUGH``): the four protocol presets, Kafka's ordered elections and in-order
-LeaderAndIsr (issue 29), kmc 0.1's two switches, the time abstraction, the over-approximation
-``unordered-leader-moves``, 2.2's ``broker-epoch`` (KIP-380, issue 29e), 2.7's ``alter-partition``
-(KIP-497) and 3.1's HW on its answer (``ALTER_PARTITION_RULES``, issue 29i; also by name on older
-releases: ``--kafka-version 2.1 --rule +alter-partition``). Two of KRaft's 3.3 rules,
-``isr-eligibility`` and ``alter-partition-shrink-bumps-leader-epoch`` (``KRAFT_RULES``, issue
-29f), are encoded too; both require ``kraft`` (the metadata log), which the encoding lacks, and a
-plain configuration refuses them without it, so only ``crosscheck.MechanismAlone``
-configurations reach them so far. ``kmc prove`` and ``--engine bmc`` call ``require_encoded``
+The z3 encoding (``transitions.py``) has the rules of Kafka's releases 0.8 to 3.4
+(``ENCODED_THROUGH``): ZooKeeper's to 3.2 and KRaft's 3.3 and 3.4. That is the four protocol
+presets, Kafka's ordered elections and in-order LeaderAndIsr (issue 29), kmc 0.1's two switches,
+the time abstraction, the over-approximation ``unordered-leader-moves``, 2.2's ``broker-epoch``
+(KIP-380, issue 29e), 2.7's ``alter-partition`` (KIP-497) and 3.1's HW on its answer
+(``ALTER_PARTITION_RULES``, issue 29i; also by name on older releases: ``--kafka-version 2.1
+--rule +alter-partition``), KRaft's 3.3 ISR rules ``isr-eligibility`` and
+``alter-partition-shrink-bumps-leader-epoch`` (``KRAFT_RULES``, issue 29f) and the metadata log
+itself, ``kraft`` (``KRAFT_LOG_RULES``, issue 29m), with 3.6's ``isr-shrink-keeps-leader-epoch``
+and 3.9's ``kraft-unclean-election`` by name on 3.3 (their releases also need 3.5's
+``broker-epoch-in-fetch``, which the encoding lacks). ``crosscheck.MechanismAlone`` still holds
+a KRaft rule to the kernel on a ZooKeeper rule set, for mechanisms that have no release. ``kmc prove`` and ``--engine bmc`` call ``require_encoded``
 before building anything, so a release it lacks gets one line naming the rules, not the
 oracle's longer refusal.
 
@@ -48,11 +50,11 @@ ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
 lacks them: ``symbolic_model`` replays traces in the kernel (``KernelReplayed``)."""
 
 KRAFT_RULES = ("isr-eligibility", "alter-partition-shrink-bumps-leader-epoch")
-"""The KRaft releases' (3.3-3.6) rules the encoding has (issue 29f): KAFKA-15021's leader epoch
-on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). Both require
-``kraft``, whose metadata log is not encoded, so no KRaft release is, and ``--kafka-version 2.7
---rule +NAME`` is refused (``ModelConfig``); ``crosscheck.MechanismAlone`` holds them to the
-kernel on a ZooKeeper rule set. The oracle lacks them (``ORACLE_LACKS``)."""
+"""The KRaft releases' (3.3-3.6) ISR rules the encoding has (issue 29f): KAFKA-15021's leader
+epoch on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). Both require
+``kraft`` (encoded since issue 29m, ``KRAFT_LOG_RULES``), and ``--kafka-version 2.7 --rule
++NAME`` is refused (``ModelConfig``); ``crosscheck.MechanismAlone`` also holds them to the kernel
+on a ZooKeeper rule set. The oracle lacks them (``ORACLE_LACKS``)."""
 
 
 KRAFT_LOG_RULES = ("kraft", "isr-shrink-keeps-leader-epoch", "kraft-unclean-election")
@@ -120,7 +122,13 @@ def require_encoded(config) -> None:
     lacking = lacking_rules(config)  # first: the rules asked for, as given
     if not lacking:
         return
-    if reference_supports(without_oracle_lacks(config)):
+    try:  # a lacking rule the oracle answers (its model has it) is no refusal
+        kept = without_oracle_lacks(config)
+    except ConfigError:  # (4.0+: no ZooKeeper mode to take ``kraft`` away from)
+        kept = None
+    # ... but not one that ``without_oracle_lacks`` dropped with the rule it requires (3.5's
+    # broker-epoch-in-fetch goes with ``kraft``): the oracle would then answer without it
+    if kept is not None and all(n in kept.rules for n in lacking) and reference_supports(kept):
         return
     who = f"Kafka {config.kafka_version}" if config.kafka_version else "this rule set"
     raise ConfigError(
