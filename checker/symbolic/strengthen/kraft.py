@@ -67,6 +67,11 @@ def _grows_only(config) -> bool:
             and "isr-shrink-keeps-leader-epoch" not in rules)
 
 
+def _grows_only_z3(d) -> bool:
+    """``_grows_only`` read on the encoding's dimensions."""
+    return d.kraft and d.shrink_bumps and not d.shrink_keeps
+
+
 def _change_grows_the_isr(s, config) -> bool:
     if not _grows_only(config):
         return True
@@ -85,7 +90,7 @@ def _change_grows_the_isr(s, config) -> bool:
 
 
 def _change_grows_the_isr_z3(d, s):
-    if not (d.kraft and d.shrink_bumps and not d.shrink_keeps):
+    if not _grows_only_z3(d):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
@@ -117,7 +122,7 @@ def _change_ahead_is_answered(s, config) -> bool:
 
 
 def _change_ahead_is_answered_z3(d, s):
-    if not (d.kraft and d.alter and d.shrink_bumps and not d.shrink_keeps):
+    if not (_grows_only_z3(d) and d.alter):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
@@ -143,7 +148,7 @@ def _change_waits_for_its_epoch(s, config) -> bool:
 
 
 def _change_waits_for_its_epoch_z3(d, s):
-    if not (d.kraft and d.shrink_bumps and not d.shrink_keeps):
+    if not _grows_only_z3(d):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
