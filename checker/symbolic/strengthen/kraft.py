@@ -47,7 +47,9 @@ def _current_change_is_controller_state(s, config) -> bool:
     c = s.controller
     return all(r.partition_change[1] == c.leader_epoch and tuple(r.partition_change[0]) == c.isr
                and c.leader == b
-               for b, r in enumerate(s.replicas) if r.partition_change and r.partition_change[2])
+               for b, r in enumerate(s.replicas) if r.partition_change and r.partition_change[2]) \
+        and all(r.partition_change[2] for r in s.replicas
+                if r.partition_change and r.partition_change[1] == c.leader_epoch)
 
 
 def _current_change_is_controller_state_z3(d, s):
@@ -55,7 +57,8 @@ def _current_change_is_controller_state_z3(d, s):
         return z3.BoolVal(True)
     return z3.And([z3.Implies(z3.And(r.chg, r.chg_cur), z3.And(
         [r.chg_ep == s.c_epoch, s.c_leader == b] + [x == y for x, y in zip(r.chg_isr, s.c_isr)]))
-        for b, r in enumerate(s.reps)])
+        for b, r in enumerate(s.reps)]
+        + [z3.Implies(z3.And(r.chg, r.chg_ep == s.c_epoch), r.chg_cur) for r in s.reps])
 
 
 def _grows_only(config) -> bool:
@@ -105,57 +108,70 @@ def _change_grows_the_isr_z3(d, s):
 
 
 def _change_ahead_is_answered(s, config) -> bool:
-    if not _grows_only(config):
+    grows = _grows_only(config)
+    if not (grows or "isr-shrink-keeps-leader-epoch" in config.rules):
         return True
+    # with 3.6's controller shrinks the ISR may also shrink within the epoch: then a change
+    # that *adds* a member is answered, and an answer holds the change's ISR
+    within = (lambda a, b: tuple(a) == tuple(b)) if grows else (lambda a, b: set(a) <= set(b))
     for b, r in enumerate(s.replicas):
         if not r.partition_change:
             continue
         isr, epoch, _ = r.partition_change
-        if r.leader == b and epoch == r.leader_epoch and tuple(r.isr) != tuple(isr):
-            a = r.alter_partition
-            if not (a and a[0] == ALTER_ACCEPTED and a[2] == epoch and tuple(a[1]) == tuple(isr)):
-                return False
         a = r.alter_partition
-        if a and a[0] == ALTER_ACCEPTED and a[2] == epoch and tuple(a[1]) != tuple(isr):
+        ahead = tuple(r.isr) != tuple(isr) if grows else not set(isr) <= set(r.isr)
+        if r.leader == b and epoch == r.leader_epoch and ahead:
+            if not (a and a[0] == ALTER_ACCEPTED and a[2] == epoch and within(isr, a[1])):
+                return False
+        if a and a[0] == ALTER_ACCEPTED and a[2] == epoch and not within(isr, a[1]):
             return False
     return True
 
 
 def _change_ahead_is_answered_z3(d, s):
-    if not (_grows_only_z3(d) and d.alter):
+    grows = _grows_only_z3(d)
+    if not ((grows or d.kraft and d.shrink_keeps) and d.alter):
         return z3.BoolVal(True)
+
+    def within(xs, ys):
+        return z3.And([x == y if grows else z3.Implies(x, y) for x, y in zip(xs, ys)])
+
     out = []
     for b, r in enumerate(s.reps):
-        differs = z3.Or([r.isr[j] != r.chg_isr[j] for j in range(d.n)])
-        out.append(z3.Implies(z3.And(r.chg, r.leader == b, r.chg_ep == r.lep, differs), z3.And(
-            [r.alt == ALTER_ACCEPTED, r.alt_ep == r.chg_ep]
-            + [x == y for x, y in zip(r.alt_isr, r.chg_isr)])))
+        ahead = (z3.Or([r.isr[j] != r.chg_isr[j] for j in range(d.n)]) if grows
+                 else z3.Or([z3.And(r.chg_isr[j], z3.Not(r.isr[j])) for j in range(d.n)]))
+        out.append(z3.Implies(z3.And(r.chg, r.leader == b, r.chg_ep == r.lep, ahead), z3.And(
+            r.alt == ALTER_ACCEPTED, r.alt_ep == r.chg_ep, within(r.chg_isr, r.alt_isr))))
         out.append(z3.Implies(z3.And(r.chg, r.alt == ALTER_ACCEPTED, r.alt_ep == r.chg_ep),
-                              z3.And([x == y for x, y in zip(r.alt_isr, r.chg_isr)])))
+                              within(r.chg_isr, r.alt_isr)))
     return z3.And(out)
 
 
 def _change_waits_for_its_epoch(s, config) -> bool:
-    if not _grows_only(config):
+    grows = _grows_only(config)
+    if not (grows or "isr-shrink-keeps-leader-epoch" in config.rules):
         return True
+    within = (lambda a, b: tuple(a) == tuple(b)) if grows else (lambda a, b: set(a) <= set(b))
     for b, r in enumerate(s.replicas):
         if r.partition_change and r.partition_change[1] > r.leader_epoch:
             isr, epoch, _ = r.partition_change
-            if not any(q[0] == b and q[1] == epoch and q[2] == b and tuple(q[3]) == tuple(isr)
+            if not any(q[0] == b and q[1] == epoch and q[2] == b and within(isr, q[3])
                        for q in s.leader_and_isr):
                 return False
     return True
 
 
 def _change_waits_for_its_epoch_z3(d, s):
-    if not _grows_only_z3(d):
+    grows = _grows_only_z3(d)
+    if not (grows or d.kraft and d.shrink_keeps):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
         for e in range(len(s.lai[b])):
             out.append(z3.Implies(z3.And(r.chg, r.chg_ep == e, r.lep < e), z3.And(
                 [s.lai[b][e], s.lai_leader[b][e] == b]
-                + [x == y for x, y in zip(s.lai_isr[b][e], r.chg_isr)])))
+                + [x == y if grows else z3.Implies(x, y)
+                   for x, y in zip(r.chg_isr, s.lai_isr[b][e])])))
     return z3.And(out)
 
 
@@ -167,7 +183,9 @@ STRENGTHENINGS = (
                   _change_on_its_leader, _change_on_its_leader_z3),
     Strengthening("kraft-current-change-is-controller-state", "a pending PartitionChangeRecord "
                   "that still holds the current partition epoch carries the controller's leader "
-                  "epoch and ISR, on the controller's leader",
+                  "epoch and ISR, on the controller's leader; and one of the controller's leader "
+                  "epoch holds it (every later record of that epoch reached the same leader, "
+                  "replacing it)",
                   _current_change_is_controller_state, _current_change_is_controller_state_z3,
                   uses_config=True),
     Strengthening("kraft-change-grows-the-isr", "where every ISR shrink is a new leader epoch "
@@ -180,12 +198,16 @@ STRENGTHENINGS = (
                   "epoch (3.3-3.5), a pending PartitionChangeRecord of its leader's epoch whose "
                   "ISR differs from the leader's is the leader's own accepted AlterPartition, "
                   "whose answer, carrying the same ISR, is still on its way back; and an accepted "
-                  "answer of a pending change's epoch carries the change's ISR",
+                  "answer of a pending change's epoch carries the change's ISR (with 3.6's "
+                  "isr-shrink-keeps-leader-epoch: a change that adds a member to the leader's ISR, "
+                  "and an answer holds the change's ISR)",
                   _change_ahead_is_answered, _change_ahead_is_answered_z3, uses_config=True),
     Strengthening("kraft-change-waits-for-its-epoch", "where every ISR shrink is a new leader "
                   "epoch (3.3-3.5), a pending PartitionChangeRecord of a leader epoch its broker "
                   "has not applied yet (a reassignment's) has the LeaderAndIsr of that epoch, "
                   "making it leader with the same ISR, on its way to it (nobody else changes the "
-                  "ISR in that epoch before the leader has it)",
+                  "ISR in that epoch before the leader has it; with 3.6's "
+                  "isr-shrink-keeps-leader-epoch the controller may shrink it: the request's ISR "
+                  "holds the change's)",
                   _change_waits_for_its_epoch, _change_waits_for_its_epoch_z3, uses_config=True),
 )
