@@ -189,7 +189,9 @@ class MechanismAlone(ModelConfig):
     (``model.rules.without_unmet``: ``--rule +alter-partition-shrink-bumps-leader-epoch`` on
     Kafka 2.7 is Kafka 2.7 unchanged); here only ``kraft`` is not required. The kernel then runs
     the rule's switch on the ZooKeeper path (a new leader epoch goes out as LeaderAndIsr, as
-    ``write_partition`` does in both modes): no Kafka release, a test of the encoding only."""
+    ``write_partition`` does in both modes): no Kafka release, a test of the encoding only.
+    Since ``kraft`` is encoded (issue 29m) 3.3's rules have ordinary ``--kafka-version 3.3`` rows;
+    this stays for mechanisms that have no release to test them on yet."""
 
     @property
     def rules(self) -> tuple:
@@ -210,6 +212,14 @@ def _alone(rules, version, **settings) -> MechanismAlone:
     return MechanismAlone(protocol="kip-320", replication_factor=settings.pop("rf", 2),
                           bounds=bounds, rule_changes=tuple(rules), kafka_version=version,
                           **settings)
+
+def _release(version, rules=(), **settings) -> ModelConfig:
+    """Kafka ``version``'s rule set with ``rules`` changed, built with the release (a rule that
+    needs ``kraft`` is legal only on a release that has it: ``_config`` starts from a preset)."""
+    bounds = settings.pop("bounds", Bounds(2, 2, 1, 1))
+    return ModelConfig(protocol="kip-320", replication_factor=settings.pop("rf", 2), bounds=bounds,
+                       rule_changes=tuple(rules), kafka_version=version, **settings)
+
 
 CONFIGS: dict[str, ModelConfig] = {
     # every protocol preset, the encoding's own model (both directions)
@@ -308,30 +318,52 @@ CONFIGS: dict[str, ModelConfig] = {
     "--kafka-version 3.1 RF=3 power-loss unclean": replace(_config(
         "kip-320", rf=3, crash_model="power-loss", min_insync_replicas=1,
         unclean_leader_election_enable=True, bounds=Bounds(1, 2, 1, 1)), kafka_version="3.1"),
-    # KAFKA-15021's leader epoch on an AlterPartition shrink (KRaft 3.3-3.5, issue 29f) as a
-    # switch on the ZooKeeper rule sets with AlterPartition: 2.1 + alter-partition, 2.7 and 3.1
-    # by release; RF=2 and RF=3, with kmc 0.1's reset, unclean elections and power loss
-    "--kafka-version 2.1 +alter-partition +alter-partition-shrink-bumps-leader-epoch (no kraft)":
-        _alone(("+alter-partition", "+alter-partition-shrink-bumps-leader-epoch"), "2.1",
-               bounds=Bounds(2, 3, 1, 1)),
-    "--kafka-version 2.7 +alter-partition-shrink-bumps-leader-epoch RF=3 (no kraft)": _alone(
-        ("+alter-partition-shrink-bumps-leader-epoch",), "2.7", rf=3, bounds=Bounds(1, 3, 1, 1)),
-    # KIP-841's ISR eligibility (3.3) alone, RF=2 and RF=3, then both rules together
-    # (on Kafka 2.2's broker epochs a running broker is always in the controller's live set at
-    # these bounds, so the rule changes nothing there: the RF=2 row is on 2.1's rules)
-    "--kafka-version 2.1 +alter-partition +isr-eligibility (no kraft)": _alone(
-        ("+alter-partition", "+isr-eligibility"), "2.1", bounds=Bounds(2, 2, 2, 1)),
-    "--kafka-version 2.1 +alter-partition +isr-eligibility RF=3 (no kraft)": _alone(
-        ("+alter-partition", "+isr-eligibility"), "2.1", rf=3, bounds=Bounds(1, 3, 1, 1)),
-    "--kafka-version 2.7 +isr-eligibility +alter-partition-shrink-bumps-leader-epoch RF=3 "
-    "(no kraft)": _alone(("+isr-eligibility", "+alter-partition-shrink-bumps-leader-epoch"),
-                         "2.7", rf=3, bounds=Bounds(1, 3, 2, 1)),
-    "--kafka-version 3.1 +isr-eligibility +alter-partition-shrink-bumps-leader-epoch "
-    "+reset-followers-on-epoch unclean power-loss (no kraft)": _alone(
-        ("+isr-eligibility", "+alter-partition-shrink-bumps-leader-epoch",
-         "+reset-followers-on-epoch"), "3.1",
-        crash_model="power-loss", min_insync_replicas=1, unclean_leader_election_enable=True,
-        bounds=Bounds(2, 3, 2, 1)),
+    # KRaft 3.3's two ISR rules (issue 29f), rebuilt on the release itself once ``kraft`` was
+    # encoded (issue 29m): KAFKA-15021's leader epoch on an AlterPartition shrink (3.3-3.5) alone
+    # (``-isr-eligibility``), RF=2 and RF=3; KIP-841's ISR eligibility alone (refusals happen:
+    # a member the controller has taken out while the request was on its way); both together
+    # are the rows below, at RF=3 and here with kmc 0.1's reset, unclean.leader.election.enable
+    # (which 3.3's controller ignores) and power loss
+    "--kafka-version 3.3 -isr-eligibility": _release(
+        "3.3", ("-isr-eligibility",), bounds=Bounds(2, 3, 1, 1)),
+    "--kafka-version 3.3 -isr-eligibility RF=3": _release(
+        "3.3", ("-isr-eligibility",), rf=3, bounds=Bounds(1, 3, 1, 1)),
+    "--kafka-version 3.3 -alter-partition-shrink-bumps-leader-epoch": _release(
+        "3.3", ("-alter-partition-shrink-bumps-leader-epoch",), bounds=Bounds(2, 2, 2, 1)),
+    "--kafka-version 3.3 -alter-partition-shrink-bumps-leader-epoch RF=3": _release(
+        "3.3", ("-alter-partition-shrink-bumps-leader-epoch",), rf=3, bounds=Bounds(1, 3, 1, 1)),
+    "--kafka-version 3.3 +reset-followers-on-epoch unclean (ignored) power-loss": _release(
+        "3.3", ("+reset-followers-on-epoch",), crash_model="power-loss", min_insync_replicas=1,
+        unclean_leader_election_enable=True, bounds=Bounds(2, 3, 2, 1)),
+    # KRaft's metadata log (issue 29m): the releases 3.3 and 3.4 themselves, RF=2 and RF=3,
+    # with kmc 0.1's reset, power loss (and unclean.leader.election.enable, which 3.3's KRaft
+    # controller ignores), the operator's moves (a KRaft reassignment is a record without a new
+    # leader epoch); then 3.6's and 3.9's rules by name on 3.3, each and both
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 3.3", "3.3", (), dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 3.3 RF=3", "3.3", (), dict(rf=3, bounds=Bounds(1, 3, 2, 1))),
+        ("--kafka-version 3.3 +reset-followers-on-epoch", "3.3", ("+reset-followers-on-epoch",),
+         dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 3.3 power-loss unclean (ignored)", "3.3", (),
+         dict(crash_model="power-loss", min_insync_replicas=1,
+              unclean_leader_election_enable=True, bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 3.4 RF=3", "3.4", (), dict(rf=3, bounds=Bounds(1, 2, 1, 1))),
+        ("--kafka-version 3.3 preferred elections and reassignments", "3.3", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_preferred_elections=1, max_reassignments=1))),
+        ("--kafka-version 3.3 RF=3 preferred elections and reassignments", "3.3", (),
+         dict(rf=3, bounds=Bounds(1, 3, 1, 1, max_preferred_elections=1, max_reassignments=1))),
+        ("--kafka-version 3.3 +isr-shrink-keeps-leader-epoch", "3.3",
+         ("+isr-shrink-keeps-leader-epoch",), dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 3.3 +isr-shrink-keeps-leader-epoch RF=3", "3.3",
+         ("+isr-shrink-keeps-leader-epoch",), dict(rf=3, bounds=Bounds(1, 3, 2, 1))),
+        ("--kafka-version 3.3 +kraft-unclean-election unclean", "3.3", ("+kraft-unclean-election",),
+         dict(min_insync_replicas=1, unclean_leader_election_enable=True,
+              bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 3.3 +kraft-unclean-election +isr-shrink-keeps-leader-epoch RF=3 unclean "
+         "power-loss", "3.3", ("+kraft-unclean-election", "+isr-shrink-keeps-leader-epoch"),
+         dict(rf=3, crash_model="power-loss", min_insync_replicas=1,
+              unclean_leader_election_enable=True, bounds=Bounds(1, 2, 2, 1))),
+    )},
     # KIP-966's ELR (4.1, issue 29l) as a switch on ZooKeeper rule sets with AlterPartition and
     # broker epochs (2.7, 3.1): alone at RF=2 (min ISR 2, where the ELR holds a replica the ISR
     # lost) and RF=3; with 4.0's out-of-sync set and 4.1's last-known-leader check; with 4.2's

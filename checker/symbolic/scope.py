@@ -1,15 +1,17 @@
 """Which rule sets the symbolic engine encodes, and one line for those it does not.
 
-The z3 encoding (``transitions.py``) has the rules of Kafka's ZooKeeper releases 0.8 to 3.2
-(``ENCODED_THROUGH``): the four protocol presets, Kafka's ordered elections and in-order
-LeaderAndIsr (issue 29), kmc 0.1's two switches, the time abstraction, the over-approximation
-``unordered-leader-moves``, 2.2's ``broker-epoch`` (KIP-380, issue 29e), 2.7's ``alter-partition``
-(KIP-497) and 3.1's HW on its answer (``ALTER_PARTITION_RULES``, issue 29i; also by name on older
-releases: ``--kafka-version 2.1 --rule +alter-partition``). Two of KRaft's 3.3 rules,
-``isr-eligibility`` and ``alter-partition-shrink-bumps-leader-epoch`` (``KRAFT_RULES``, issue
-29f), are encoded too; both require ``kraft`` (the metadata log), which the encoding lacks, and a
-plain configuration refuses them without it, so only ``crosscheck.MechanismAlone``
-configurations reach them so far. ``kmc prove`` and ``--engine bmc`` call ``require_encoded``
+The z3 encoding (``transitions.py``) has the rules of Kafka's releases 0.8 to 3.4
+(``ENCODED_THROUGH``): ZooKeeper's to 3.2 and KRaft's 3.3 and 3.4. That is the four protocol
+presets, Kafka's ordered elections and in-order LeaderAndIsr (issue 29), kmc 0.1's two switches,
+the time abstraction, the over-approximation ``unordered-leader-moves``, 2.2's ``broker-epoch``
+(KIP-380, issue 29e), 2.7's ``alter-partition`` (KIP-497) and 3.1's HW on its answer
+(``ALTER_PARTITION_RULES``, issue 29i; also by name on older releases: ``--kafka-version 2.1
+--rule +alter-partition``), KRaft's 3.3 ISR rules ``isr-eligibility`` and
+``alter-partition-shrink-bumps-leader-epoch`` (``KRAFT_RULES``, issue 29f) and the metadata log
+itself, ``kraft`` (``KRAFT_LOG_RULES``, issue 29m), with 3.6's ``isr-shrink-keeps-leader-epoch``
+and 3.9's ``kraft-unclean-election`` by name on 3.3 (their releases also need 3.5's
+``broker-epoch-in-fetch``, which the encoding lacks). ``crosscheck.MechanismAlone`` still holds
+a KRaft rule to the kernel on a ZooKeeper rule set, for mechanisms that have no release. ``kmc prove`` and ``--engine bmc`` call ``require_encoded``
 before building anything, so a release it lacks gets one line naming the rules, not the
 oracle's longer refusal.
 
@@ -30,7 +32,7 @@ from model.errors import ConfigError
 from model.releases import RELEASES, as_version
 from model.rules import KMC_0_1, RULES, TIMED, release_rules
 
-ENCODED_THROUGH = "3.2"
+ENCODED_THROUGH = "3.4"
 """The newest Kafka release whose rule set the encoding has (``kmc prove --kafka-version``)."""
 
 
@@ -39,7 +41,8 @@ def encoded_rules() -> frozenset:
     and the time abstraction's switches, and the over-approximation of leader moves."""
     names = {n for v in RELEASES if v <= as_version(ENCODED_THROUGH) for n in release_rules(v)}
     return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"}
-                     | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES) | set(ELR_RULES))
+                     | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES) | set(KRAFT_LOG_RULES)
+                     | set(ELR_RULES))
 
 
 ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
@@ -48,11 +51,22 @@ ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
 lacks them: ``symbolic_model`` replays traces in the kernel (``KernelReplayed``)."""
 
 KRAFT_RULES = ("isr-eligibility", "alter-partition-shrink-bumps-leader-epoch")
-"""The KRaft releases' (3.3-3.6) rules the encoding has (issue 29f): KAFKA-15021's leader epoch
-on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). Both require
-``kraft``, whose metadata log is not encoded, so no KRaft release is, and ``--kafka-version 2.7
---rule +NAME`` is refused (``ModelConfig``); ``crosscheck.MechanismAlone`` holds them to the
-kernel on a ZooKeeper rule set. The oracle lacks them (``ORACLE_LACKS``)."""
+"""The KRaft releases' (3.3-3.6) ISR rules the encoding has (issue 29f): KAFKA-15021's leader
+epoch on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). Both require
+``kraft`` (encoded since issue 29m, ``KRAFT_LOG_RULES``), and ``--kafka-version 2.7 --rule
++NAME`` is refused (``ModelConfig``); ``crosscheck.MechanismAlone`` also holds them to the kernel
+on a ZooKeeper rule set. The oracle lacks them (``ORACLE_LACKS``)."""
+
+
+KRAFT_LOG_RULES = ("kraft", "isr-shrink-keeps-leader-epoch", "kraft-unclean-election")
+"""KRaft's metadata log (``kraft``, KIP-500/631, 3.3; issue 29m): each broker's pending
+``PartitionChangeRecord``, BrokerApplyPartitionChange, KIP-704's leader recovery and KRaft's paths
+in AlterPartition, elections and reassignments; with it 3.3's ``KRAFT_RULES`` are reached by
+release, so the releases 3.3 and 3.4 are encoded. Also by name on 3.3:
+``isr-shrink-keeps-leader-epoch`` (3.6, KAFKA-15021: the controller's own ISR shrink keeps the
+leader epoch) and ``kraft-unclean-election`` (3.9, KAFKA-12670: KRaft honours
+unclean.leader.election.enable), whose releases also need 3.5's ``broker-epoch-in-fetch``. The
+oracle lacks them (``ORACLE_LACKS``)."""
 
 
 ELR_RULES = ("eligible-leader-replicas", "last-known-leader-check", "isr-shrink-out-of-sync-set",
@@ -70,7 +84,17 @@ def lacking_rules(config) -> list[str]:
     producer's rules act only when the producer retries, a fault bound the engine refuses on its
     own, so they are not listed."""
     have = encoded_rules()
+    if "kraft" in config.rules:  # the ELR is encoded on ZooKeeper's paths only (NOT_WITH_KRAFT)
+        have = have - set(NOT_WITH_KRAFT)
     return [n for n in config.rules if n not in have and not RULES[n].producer]
+
+
+NOT_WITH_KRAFT = ELR_RULES
+"""Rules encoded only as mechanisms on ZooKeeper rule sets (``crosscheck.MechanismAlone``), not
+together with ``kraft``: the ELR's controller paths (issue 29l: the broker failure and the
+unclean-shutdown restart) bump the leader epoch as ZooKeeper mode does, and have neither KRaft's
+pending change, 3.6's shrink that keeps the epoch, nor KIP-704's recovery, so with ``kraft`` they
+are refused as lacking (Kafka 4.1 among them) until those paths are written."""
 
 
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
@@ -82,7 +106,7 @@ def without_operator_moves(config):
     return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
 
 
-ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES + ELR_RULES
+ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES + KRAFT_LOG_RULES + ELR_RULES
 """Rules the encoding has and the oracle (kmc 0.1's model) lacks: with one of them the engine is
 built on ``KernelReplayed`` (the oracle of the configuration without them answers what the
 encoding reads; traces replay in the compiled kernel, which has them). ``broker-epoch`` is a
@@ -119,11 +143,18 @@ def require_encoded(config) -> None:
     lacking = lacking_rules(config)  # first: the rules asked for, as given
     if not lacking:
         return
-    if reference_supports(without_oracle_lacks(config)):
+    try:  # a lacking rule the oracle answers (its model has it) is no refusal
+        kept = without_oracle_lacks(config)
+    except ConfigError:  # (4.0+: no ZooKeeper mode to take ``kraft`` away from)
+        kept = None
+    # ... but not one that ``without_oracle_lacks`` dropped with the rule it requires (3.5's
+    # broker-epoch-in-fetch goes with ``kraft``): the oracle would then answer without it
+    if kept is not None and all(n in kept.rules for n in lacking) and reference_supports(kept):
         return
     who = f"Kafka {config.kafka_version}" if config.kafka_version else "this rule set"
     raise ConfigError(
-        f"kmc prove and --engine bmc encode Kafka's ZooKeeper releases 0.8 to {ENCODED_THROUGH}; "
+        f"kmc prove and --engine bmc encode Kafka's releases 0.8 to {ENCODED_THROUGH} (ZooKeeper "
+        f"to 3.2, KRaft from 3.3); "
         f"{who} has rules the encoding lacks: {', '.join(lacking)} (docs/symbolic.md, 'What the "
         f"encoding lacks'); kmc check explores it")
 

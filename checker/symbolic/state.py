@@ -86,6 +86,16 @@ class Dims:
     # a down ELR member may have lost what it had not flushed (it leaves the ELR when it
     # restarts; the ELR invariants, issue 29l)
     power_loss: bool = False
+    # KIP-500/KIP-631 (Kafka 3.3, rule ``kraft``, issue 29m): partition changes are records of one
+    # metadata log; one that keeps the leader epoch reaches the leader as a *change* (each
+    # broker's pending ``PartitionChangeRecord``: ISR, leader epoch, partition-epoch bit), and an
+    # unclean election marks the leader recovering (KIP-704)
+    kraft: bool = False
+    # KAFKA-15021 (3.6, ``isr-shrink-keeps-leader-epoch``): the controller's own ISR shrink keeps
+    # the leader epoch; KAFKA-12670 (3.9, ``kraft-unclean-election``): KRaft honours
+    # unclean.leader.election.enable (3.3-3.8 ignore it)
+    shrink_keeps: bool = False
+    kraft_unclean: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -99,7 +109,7 @@ class Dims:
                    b.max_reassignments if ordered else 0, ordered,
                    "isr-expansion-as-own-step" in config.rules,
                    "reset-followers-on-epoch" not in config.rules,
-                   "leader-and-isr-in-order" not in config.rules,
+                   ("leader-and-isr-in-order" not in config.rules or "kraft" in config.rules),
                    alter="alter-partition" in config.rules,
                    hw_on_answer="hw-on-alter-partition-answer" in config.rules,
                    shrink_bumps="alter-partition-shrink-bumps-leader-epoch" in config.rules,
@@ -108,7 +118,10 @@ class Dims:
                    last_known_check="last-known-leader-check" in config.rules,
                    leaderless="last-known-leader-when-leaderless" in config.rules,
                    shrink_set="isr-shrink-out-of-sync-set" in config.rules,
-                   power_loss=config.crash_model == "power-loss")
+                   power_loss=config.crash_model == "power-loss",
+                   kraft="kraft" in config.rules,
+                   shrink_keeps="isr-shrink-keeps-leader-epoch" in config.rules,
+                   kraft_unclean="kraft-unclean-election" in config.rules)
 
     @property
     def operators(self) -> bool:
@@ -146,6 +159,13 @@ class SReplica:
     alt_ep: object = None
     alt_cur: object = None
     pec: object = None
+    # KRaft (``Dims.kraft``; constants otherwise): a ``PartitionChangeRecord`` that keeps the
+    # leader epoch, still to apply (the kernel's ``partition_change``): pending, its ISR, leader
+    # epoch and partition-epoch bit
+    chg: object = None
+    chg_isr: list = field(default_factory=list)
+    chg_ep: object = None
+    chg_cur: object = None
 
     def but(self, **changes) -> SReplica:
         return replace(self, **changes)
@@ -182,6 +202,9 @@ class SState:
     # lke[j], j is the last known leader (the kernel's ``last_known_elr``, at most one broker)
     elr: list = field(default_factory=list)
     lke: list = field(default_factory=list)
+    # KIP-704 (``Dims.kraft``; the constant False otherwise): the leader was elected uncleanly
+    # and no AlterPartition of it has been accepted since (the kernel's ``leader_recovering``)
+    recovering: object = None
     extra: dict = field(default_factory=dict)
 
     def but(self, **changes) -> SState:
@@ -249,6 +272,8 @@ def fresh(d: Dims, tag: str) -> SState:
             fr_hw=I(f"{p}_frhw"), fr_leo=I(f"{p}_frleo"), flushed=I(f"{p}_flushed"),
             **_alter_replica(d, lambda name, p=p: I(f"{p}_{name}"),
                              lambda name, p=p: B(f"{p}_{name}")),
+            **_change_replica(d, lambda name, p=p: I(f"{p}_{name}"),
+                              lambda name, p=p: B(f"{p}_{name}")),
         ))
     E = d.max_epoch + 1
     return SState(
@@ -270,6 +295,7 @@ def fresh(d: Dims, tag: str) -> SState:
         lai_cur=[[B(f"laicur{b}_{e}") for e in range(E)] for b in range(d.n)] if d.alter else [],
         elr=[B(f"elr{j}") for j in range(d.n)] if d.elr else [],
         lke=[B(f"lke{j}") for j in range(d.n)] if d.elr else [],
+        recovering=B("recovering") if d.kraft else z3.BoolVal(False),
     )
 
 
@@ -292,6 +318,25 @@ def _alter_encode(d: Dims, r: ReplicaState) -> dict:
     a = r.alter_partition or (0, (), 0, False, False)
     return dict(alt=V(a[0]), alt_isr=[T(j in a[1]) for j in range(d.n)], alt_ep=V(a[2]),
                 alt_cur=T(bool(a[3])), pec=T(bool(r.partition_epoch_current)))
+
+
+def _change_replica(d: Dims, I, B) -> dict:
+    """A replica's pending KRaft change: variables under ``kraft``, else constants."""
+    if not d.kraft:
+        return dict(chg=z3.BoolVal(False), chg_isr=[], chg_ep=num.val(0), chg_cur=z3.BoolVal(False))
+    return dict(chg=B("chg"), chg_isr=[B(f"chgisr{j}") for j in range(d.n)], chg_ep=I("chgep"),
+                chg_cur=B("chgcur"))
+
+
+def _change_encode(d: Dims, r: ReplicaState) -> dict:
+    """``_change_replica`` for an explicit replica: ``partition_change`` is ``()`` or ``(isr,
+    leader_epoch, current)``."""
+    if not d.kraft:
+        return _change_replica(d, None, None)
+    V, T = num.val, z3.BoolVal
+    c = r.partition_change or ((), 0, False)
+    return dict(chg=T(bool(r.partition_change)), chg_isr=[T(j in c[0]) for j in range(d.n)],
+                chg_ep=V(c[1]), chg_cur=T(bool(c[2])))
 
 
 def encode(d: Dims, s: ClusterState) -> SState:
@@ -321,6 +366,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
             remote=[V(x) for x in r.remote_log_end_offsets], truncating=T(r.truncating),
             fr=fr[0], fr_leader=fr[1], fr_epoch=fr[2], fr_offset=fr[3], fr_id=fr[4], fr_ep=fr[5],
             fr_hw=fr[6], fr_leo=fr[7], flushed=V(r.flushed_offset), **_alter_encode(d, r),
+            **_change_encode(d, r),
         ))
     c = s.controller
     E = d.max_epoch + 1
@@ -354,6 +400,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
                  if d.alter else []),
         elr=[T(j in s.elr) for j in range(d.n)] if d.elr else [],
         lke=[T(j in s.last_known_elr) for j in range(d.n)] if d.elr else [],
+        recovering=T(bool(s.leader_recovering)) if d.kraft else T(False),
     )
 
 
@@ -418,6 +465,10 @@ def eq_replica(a: SReplica, b: SReplica) -> list:
         out += [a.alt == b.alt, a.pec == b.pec,
                 z3.Implies(a.alt != 0, z3.And([a.alt_ep == b.alt_ep, a.alt_cur == b.alt_cur]
                                               + [x == y for x, y in zip(a.alt_isr, b.alt_isr)]))]
+    if a.chg_isr:  # kraft: the pending change's fields mean something only while it exists
+        out += [a.chg == b.chg,
+                z3.Implies(a.chg, z3.And([a.chg_ep == b.chg_ep, a.chg_cur == b.chg_cur]
+                                         + [x == y for x, y in zip(a.chg_isr, b.chg_isr)]))]
     return out
 
 
@@ -446,6 +497,8 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
             if not x.eq(y)]  # (the constants of a configuration without the operator's moves)
     out += [x == y for xs, ys in zip(a.lai_cur, b.lai_cur) for x, y in zip(xs, ys)]
     out += [x == y for x, y in zip(a.elr + a.lke, b.elr + b.lke)]
+    if not a.recovering.eq(b.recovering):
+        out.append(a.recovering == b.recovering)
     return z3.And(out)
 
 
@@ -489,6 +542,8 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
     if d.alter:  # an AlterPartition: none (0) or one of the four states, sent in an epoch
         out += [z3.And(rng(r.alt, 0, 4), z3.Implies(r.alt != 0, rng(r.alt_ep, 0, E)))
                 for r in s.reps]
+    if d.kraft:  # a pending change was written in an epoch
+        out += [z3.Implies(r.chg, rng(r.chg_ep, 0, E)) for r in s.reps]
     return z3.And(out)
 
 
@@ -536,6 +591,9 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
                                                      and ok(r.alter_partition[2], 0, E))
                            for r in s.replicas):
         return False
+    if d.kraft and not all(not r.partition_change or ok(r.partition_change[1], 0, E)
+                           for r in s.replicas):
+        return False
     return not {rid for _, rid, _ in s.pending_acks} & {rid for rid, _ in s.acked}
 
 # ---------------------------------------------------------------------------- decoding
@@ -579,6 +637,8 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
     if d.elr:  # KIP-966 (issue 29l); no replica's clean-shutdown file: no controlled shutdowns
         out = out._replace(elr=tuple(j for j in range(d.n) if bv(s.elr[j])),
                            last_known_elr=tuple(j for j in range(d.n) if bv(s.lke[j])))
+    if d.kraft:
+        out = _change_decode(d, iv, bv, s, out)
     if not d.operators and not d.alter:  # the oracle's state: its fields keep their defaults
         return out
     return out._replace(replicas=tuple(r._replace(assignment_rank=iv(s.rank[b]))
@@ -596,3 +656,11 @@ def _alter_decode(d: Dims, iv, bv, s: SState, out: ClusterState) -> ClusterState
         reps.append(rep._replace(alter_partition=alter, partition_epoch_current=bv(r.pec)))
     cur = tuple((b, e) for b in range(d.n) for e in range(d.max_epoch + 1) if bv(s.lai_cur[b][e]))
     return out._replace(replicas=tuple(reps), leader_and_isr_current=cur)
+
+
+def _change_decode(d: Dims, iv, bv, s: SState, out: ClusterState) -> ClusterState:
+    """The KRaft fields of a decoded state: each broker's pending change and KIP-704's flag."""
+    reps = tuple(rep._replace(partition_change=(
+        (tuple(j for j in range(d.n) if bv(r.chg_isr[j])), iv(r.chg_ep), bv(r.chg_cur))
+        if bv(r.chg) else ())) for r, rep in zip(s.reps, out.replicas))
+    return out._replace(replicas=reps, leader_recovering=bv(s.recovering))

@@ -68,7 +68,11 @@ class Encoder:
         self.power_loss = model.power_loss
         self.acks = model.acks
         self.min_isr = model.min_isr
-        self.unclean = model.unclean
+        # KRaft (rule ``kraft``, 3.3+): the controller ignores unclean.leader.election.enable
+        # until 3.9 (``kraft-unclean-election``, KAFKA-12670; the kernel's ``unclean_allowed``)
+        self.kraft = "kraft" in model.config.rules
+        self.unclean = model.unclean and (not self.kraft
+                                          or "kraft-unclean-election" in model.config.rules)
         self.fenced = model.fetch_fenced
         self.truncate_every_epoch = model.truncate_on_every_epoch
         self.reset_remote_every_epoch = model.reset_remote_on_every_epoch
@@ -84,7 +88,9 @@ class Encoder:
         # ControllerElectLeader moves a healthy leader.
         self.ordered = UNORDERED not in rules
         # ``leader-and-isr-in-order`` (ZooKeeper 0.8-3.x): one request queue per broker
-        self.in_order = IN_ORDER in rules
+        # (KRaft: the metadata log, not a request queue; a lagging broker skips to the newest
+        # record, so the kernel drops the rule under ``kraft``: ``become_leader_or_follower``)
+        self.in_order = IN_ORDER in rules and not self.kraft
         # the operator's leader moves (issue 29): preferred-replica elections and reassignments,
         # each bounded; the oracle has neither, so ``model`` is then the oracle of the
         # configuration without them, for its switches, and ``scope.symbolic_model`` replays
@@ -101,6 +107,9 @@ class Encoder:
         if self.d.elr and not self.bounce_noticed:  # KIP-966 (issue 29l): see _restart_with_elr
             raise ConfigError("the symbolic engine encodes the ELR (eligible-leader-replicas) "
                               "with broker epochs (broker-epoch, KIP-380) only")
+        if self.d.elr and self.kraft:  # scope.NOT_WITH_KRAFT: refused before this, by name
+            raise ConfigError("the symbolic engine encodes the ELR (eligible-leader-replicas) on "
+                              "ZooKeeper rule sets only, as a mechanism; not with kraft")
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
@@ -199,7 +208,7 @@ class Encoder:
             grow = z3.And(self.is_true_leader(s, l), r.hw > s.cv_len, matches)
             cv_len = ite(grow, new_len, cv_len)
             cv = [ite(grow, r.log_id[i], cv[i]) for i in range(self.d.slots)]
-        return s.but(lai=lai, cv_len=cv_len, cv=cv)
+        return self.drop_superseded_changes(s.but(lai=lai, cv_len=cv_len, cv=cv))
 
     def send_leader_and_isr(self, s: SState, c_epoch, c_leader, c_isr, targets) -> SState:
         """Queue LeaderAndIsr(epoch, leader, isr) to the alive brokers among ``targets``
@@ -587,6 +596,8 @@ class Encoder:
         order = list(permutations(range(self.n)))[ordering]
         if not self.max_reassign or order[0] != first:
             return []
+        if self.kraft:
+            return self._reassign_by_record(s, order)
         leader_live = z3.Or([z3.And(s.c_leader == b, s.c_live[b]) for b in range(self.n)])
         already = z3.And([s.rank[b] == i for i, b in enumerate(order)])
         guard = [s.reass < self.max_reassign, leader_live, self.epoch_available(s), z3.Not(already)]
@@ -622,14 +633,23 @@ class Encoder:
             c_isr = isr
         nxt = self.send_leader_and_isr(self.commit(s), epoch, num.val(new), c_isr, live)
         nxt = nxt.but(c_leader=num.val(new), c_epoch=epoch, c_isr=c_isr, c_live=live)
+        if new >= 0 and self.unclean:
+            nxt = self.recovering_after(nxt, is_unclean)
         out.append((z3.And(base + [s.c_leader == b, self.epoch_available(s), chosen]), nxt))
         # a follower in the ISR failed: shrink the ISR
         isr2 = [z3.BoolVal(False) if j == b else s.c_isr[j] for j in range(self.n)]
         in_isr = z3.And(s.c_isr[b], count(s.c_isr) > 1)
-        nxt2 = self.send_leader_and_isr(self.commit(s), epoch, s.c_leader, isr2, live)
-        nxt2 = nxt2.but(c_epoch=epoch, c_isr=isr2, c_live=live)
-        out.append((z3.And(base + [s.c_leader != b, in_isr, self.epoch_available(s),
-                                   s.c_leader == new]), nxt2))
+        if self.kraft and self.d.shrink_keeps:
+            # KAFKA-15021 (3.6, ``isr-shrink-keeps-leader-epoch``): the shrink keeps the leader
+            # epoch, so no epoch bound applies and the record reaches the leader as a change
+            # (the kernel's ``controller_remove_broker``, ``isr_shrink_bumps_epoch``)
+            nxt2 = self.put_change(self.commit(s), s.c_epoch, isr2, live).but(c_isr=isr2, c_live=live)
+            out.append((z3.And(base + [s.c_leader != b, in_isr, s.c_leader == new]), nxt2))
+        else:
+            nxt2 = self.send_leader_and_isr(self.commit(s), epoch, s.c_leader, isr2, live)
+            nxt2 = nxt2.but(c_epoch=epoch, c_isr=isr2, c_live=live)
+            out.append((z3.And(base + [s.c_leader != b, in_isr, self.epoch_available(s),
+                                       s.c_leader == new]), nxt2))
         # otherwise only the live set changes
         out.append((z3.And(base + [s.c_leader != b, z3.Not(in_isr), s.c_leader == new]),
                     s.but(c_live=live)))
@@ -653,6 +673,7 @@ class Encoder:
                        remote=self.unknown(), truncating=z3.BoolVal(False), fr=z3.BoolVal(False),
                        flushed=r.flushed if self.power_loss else num.val(0))
             r2 = self.clear_alter(r2, pec=z3.BoolVal(False))  # the kernel's stop_broker
+            r2 = self.clear_change(r2)  # (kraft: a restart starts from the log again)
             lai = [list(row) for row in s.lai]
             lai[b] = [z3.BoolVal(False)] * len(lai[b])
             nxt = self.drop_pending_acks(s.put(b, r2), b).but(
@@ -680,22 +701,26 @@ class Encoder:
                    if self.unclean else z3.BoolVal(False))
         out = []
         # already known alive: resend the current state to b (not with broker epochs)
+        # (KRaft: a leader already at the current epoch also gets the latest change, the
+        # kernel's ``controller_register_broker``)
         if not self.restart_waits_for_failure():
-            out.append((z3.And(z3.Not(r.alive), known),
-                        self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b)))
+            out.append((z3.And(z3.Not(r.alive), known), self.put_change(
+                self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b),
+                s.c_epoch, s.c_isr, only_b)))
         # registers again, no election
         plain = z3.And(z3.Not(known), z3.Not(clean), z3.Not(unclean))
-        out.append((z3.And(z3.Not(r.alive), plain),
-                    self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b).but(c_live=live)))
+        out.append((z3.And(z3.Not(r.alive), plain), self.put_change(
+            self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b).but(c_live=live),
+            s.c_epoch, s.c_isr, only_b)))
         epoch = s.c_epoch + 1
         out.append((z3.And(z3.Not(r.alive), clean),
                     self.send_leader_and_isr(self.commit(nxt), epoch, num.val(b), s.c_isr, live).but(
                         c_live=live, c_leader=num.val(b), c_epoch=epoch)))
         if self.unclean:
             isr_b = [z3.BoolVal(j == b) for j in range(self.n)]
-            out.append((z3.And(z3.Not(r.alive), unclean),
-                        self.send_leader_and_isr(self.commit(nxt), epoch, num.val(b), isr_b, live).but(
-                            c_live=live, c_leader=num.val(b), c_epoch=epoch, c_isr=isr_b)))
+            out.append((z3.And(z3.Not(r.alive), unclean), self.recovering_after(
+                self.send_leader_and_isr(self.commit(nxt), epoch, num.val(b), isr_b, live).but(
+                    c_live=live, c_leader=num.val(b), c_epoch=epoch, c_isr=isr_b), True)))
         return out
 
     def restart_waits_for_failure(self) -> bool:
@@ -766,6 +791,8 @@ class Encoder:
         if not self.alter:
             return s
         reps = [r.but(pec=z3.BoolVal(False), alt_cur=z3.BoolVal(False)) for r in s.reps]
+        if self.kraft:  # a pending change loses its current partition epoch too
+            reps = [r.but(chg_cur=z3.BoolVal(False)) for r in reps]
         lai_cur = [[z3.BoolVal(False)] * len(row) for row in s.lai_cur]
         return s.but(reps=reps, lai_cur=lai_cur)
 
@@ -841,16 +868,21 @@ class Encoder:
         base = [r.alt == ALTER_SENT]
         stuck = s.put(b, r.but(alt=num.val(ALTER_STUCK), alt_cur=z3.BoolVal(False)))
         accepted = r.but(alt=num.val(ALTER_ACCEPTED), alt_ep=s.c_epoch, alt_cur=z3.BoolVal(True))
-        written = self.commit(s)
+        written = self.put_change(self.commit(s), s.c_epoch, r.alt_isr, s.c_live, at=b)
         written = written.put(b, written.reps[b].but(
             alt=num.val(ALTER_ACCEPTED), alt_ep=s.c_epoch, alt_cur=z3.BoolVal(True))).but(
             c_isr=list(r.alt_isr))
         written = self.elr_change(s, written, list(r.alt_isr), s.c_leader)  # KIP-966 (29l)
+        written = self.recovered(written)
+        # a stale partition epoch: ZooKeeper mode answers success if the ISR asked for is already
+        # the partition's; KRaft has no such shortcut (``alterPartition`` at 3.3.0 answers
+        # INVALID_UPDATE_VERSION whenever the partition epoch differs)
+        stale_same = stuck if self.kraft else s.put(b, accepted)
         cases = [
             (z3.And(base + [fenced]), stuck),
-            (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), same]), s.put(b, accepted)),
+            (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), same]), stale_same),
             (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), z3.Not(same)]), stuck),
-            (z3.And(base + [z3.Not(fenced), r.alt_cur, same]), s.put(b, accepted)),
+            (z3.And(base + [z3.Not(fenced), r.alt_cur, same]), self.recovered(s.put(b, accepted))),
         ]
         if self.d.eligibility:  # KIP-841: INELIGIBLE_REPLICA, before the ISR is compared
             eligible = z3.And([z3.Implies(r.alt_isr[j], self.isr_eligible(s, j))
@@ -895,7 +927,7 @@ class Encoder:
         nxt = nxt.put(b, nxt.reps[b].but(alt=num.val(ALTER_ACCEPTED), alt_ep=epoch,
                                          alt_cur=z3.BoolVal(True)))
         nxt = self.elr_change(s, nxt, list(r.alt_isr), s.c_leader)  # KIP-966 (issue 29l)
-        return nxt.but(c_epoch=epoch, c_isr=list(r.alt_isr))
+        return self.recovered(nxt.but(c_epoch=epoch, c_isr=list(r.alt_isr)))
 
     def _enc_LeaderHandleAlterPartitionResponse(self, s: SState, b: int) -> list:
         """The controller's answer reaches leader ``b`` (the kernel's
@@ -1100,3 +1132,105 @@ class Encoder:
                 rf = s.reps[f]
                 guard.append(z3.Or(z3.Not(rf.alive), rf.leader != b, rf.lep != r.lep))
         return [(z3.And(guard), s.put(b, self.propose_isr(r, smaller)))]
+
+    # ------------------------------------------------------------------ KRaft's metadata log (KIP-500/631, issue 29m)
+    #
+    # Kafka 3.3 (rule ``kraft``): the controller is a Raft quorum and the partition's state a
+    # ``PartitionRegistration`` in one metadata log; every change is a ``PartitionChangeRecord``
+    # (``PartitionChangeBuilder.build`` at 3.3.0) that moves the partition epoch, and brokers
+    # apply the log in order (``BrokerMetadataListener`` -> ``ReplicaManager.applyDelta`` at
+    # 3.3.0). The encoding is the compiled kernel's (model/kernel/controller.py ``write_partition``,
+    # ``commit``, ``controller_register_broker``; actions/broker.py
+    # ``broker_apply_partition_change``; transitions.py ``finish``): a record with a new leader
+    # epoch travels in the LeaderAndIsr slots (a lagging broker applies the newest, as one delta
+    # does), one that keeps the leader epoch goes to the leader as a *change* (the newest
+    # replacing an older), and the Raft log itself is abstracted as one linearizable log.
+
+    def put_change(self, s: SState, epoch, isr: list, live: list, at=None) -> SState:
+        """The kernel's ``put_change`` from ``write_partition``: a ``PartitionChangeRecord`` that
+        keeps the leader epoch reaches the leader (broker ``at``, or the controller's leader of
+        ``s``) if it is live in ``live`` and running, replacing a change it has not applied yet.
+        Every broker applies the record in Kafka, but only the leader acts on an ISR change
+        (``ReplicaManager.applyLocalLeadersDelta`` -> ``Partition.makeLeader`` at 3.3.0; a
+        follower's ``makeFollower`` sees only the partition epoch move), so the kernel sends it
+        to the leader alone. No-op without ``kraft``."""
+        if not self.kraft:
+            return s
+        reps = []
+        for b, r in enumerate(s.reps):
+            leads = (z3.BoolVal(at == b) if at is not None else s.c_leader == b)
+            hit = z3.And(leads, live[b], r.alive)
+            if z3.is_false(z3.simplify(hit)):
+                reps.append(r)
+                continue
+            reps.append(r.but(chg=z3.Or(r.chg, hit), chg_isr=[ite(hit, x, y) for x, y in zip(isr, r.chg_isr)],
+                              chg_ep=ite(hit, epoch, r.chg_ep),
+                              chg_cur=z3.Or(r.chg_cur, hit)))
+        return s.but(reps=reps)
+
+    def clear_change(self, r: SReplica, cond=True) -> SReplica:
+        """No pending change (the kernel's ``clear_change``: every field zeroed), if ``cond``."""
+        if not self.kraft:
+            return r
+        F = z3.BoolVal(False)
+        return r.but(chg=ite(cond, F, r.chg), chg_isr=[ite(cond, F, x) for x in r.chg_isr],
+                     chg_ep=ite(cond, num.val(0), r.chg_ep), chg_cur=ite(cond, F, r.chg_cur))
+
+    def drop_superseded_changes(self, s: SState) -> SState:
+        """The kernel's ``finish`` under ``kraft``: a pending change of an older leader epoch
+        than the broker's is superseded (the record of the newer leader epoch already carried
+        the partition's state: ``ReplicaManager.applyDelta`` applies the newest registration)."""
+        if not self.kraft:
+            return s
+        return s.but(reps=[self.clear_change(r, z3.And(r.chg, r.chg_ep < r.lep)) for r in s.reps])
+
+    def recovered(self, s: SState) -> SState:
+        """An accepted AlterPartition ends KIP-704's leader recovery (the kernel's
+        ``controller_handle_alter_partition``: ``PartitionChangeBuilder`` at 3.3.0 writes
+        ``LeaderRecoveryState.RECOVERED`` with the leader's first ISR change after an unclean
+        election)."""
+        return s.but(recovering=z3.BoolVal(False)) if self.kraft else s
+
+    def recovering_after(self, s: SState, unclean) -> SState:
+        """KIP-704: an unclean election under KRaft marks the leader RECOVERING (the kernel's
+        ``write_partition``; ``PartitionChangeBuilder.tryElection`` at 3.3.0 sets
+        ``LeaderRecoveryState.RECOVERING`` when the new leader is not from the ISR)."""
+        if not self.kraft:
+            return s
+        return s.but(recovering=z3.Or(s.recovering, unclean))
+
+    def _enc_BrokerApplyPartitionChange(self, s: SState, b: int) -> list:
+        """A broker applies the ``PartitionChangeRecord`` that keeps its leader epoch (the
+        kernel's ``broker_apply_partition_change``; ``ReplicaManager.applyDelta`` ->
+        ``applyLocalLeadersDelta`` -> ``Partition.makeLeader`` at 3.3.0, which takes the new ISR
+        and partition epoch (``updateAssignmentAndIsr``: ``CommittedPartitionState``, dropping a
+        pending AlterPartition) and may advance the HW (``maybeIncrementLeaderHW``)). Only once
+        the broker has the record's leader epoch (the record of that epoch comes first in the
+        log). A follower only takes the partition epoch."""
+        if not self.kraft:
+            return []
+        r = s.reps[b]
+        guard = z3.And(r.alive, r.chg, r.chg_ep == r.lep)
+        done = self.clear_change(r)
+        if self.alter:
+            done = done.but(pec=r.chg_cur)
+        follower = s.put(b, done)
+        led = self.clear_alter(done.but(isr=list(r.chg_isr)))
+        leader = self.maybe_increment_leader_hw(s.put(b, led), b)
+        return [(z3.And(guard, r.leader == b), leader),
+                (z3.And(guard, r.leader != b), follower)]
+
+    def _reassign_by_record(self, s: SState, order: tuple) -> list:
+        """ControllerReassignReplicas under KRaft (the kernel's ``controller_reassign_replicas``):
+        ``ReplicationControlManager.alterPartitionReassignments`` -> ``PartitionChangeBuilder``
+        at 3.3.0 with target replicas that contain the old ones, so
+        ``triggerLeaderEpochBumpIfNeeded`` leaves the leader epoch alone and the current leader
+        stays (``electAnyLeader``): one record that moves only the partition epoch (any pending
+        AlterPartition is now stale) and reaches the leader, if live and running, as a change.
+        No leader or epoch bound is needed (the ZooKeeper controller's new leader epoch is not
+        made)."""
+        already = z3.And([s.rank[b] == i for i, b in enumerate(order)])
+        guard = [s.reass < self.max_reassign, z3.Not(already)]
+        nxt = self.put_change(self.commit(s), s.c_epoch, s.c_isr, s.c_live)
+        rank = [num.val(order.index(b)) for b in range(self.n)]
+        return [(z3.And(guard), nxt.but(rank=rank, reass=s.reass + 1))]

@@ -81,7 +81,14 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                # power-loss crashes (issue 29p): the invariants only power loss needs are True
                # without them
                config_from_options(kafka_version="2.2", replication_factor=2, max_records=1,
-                                   crash_model="power-loss", max_unflushed_losses=1)[0]]
+                                   crash_model="power-loss", max_unflushed_losses=1)[0],
+               # KRaft's metadata log (issue 29m): its invariants are True without it; 3.3, and
+               # 3.6's controller shrink by name (the forms that differ under it)
+               ModelConfig(protocol="kip-320", replication_factor=3, min_insync_replicas=2,
+                           bounds=Bounds(1, 2, 1, 1), kafka_version="3.3"),
+               ModelConfig(protocol="kip-320", replication_factor=3, min_insync_replicas=2,
+                           bounds=Bounds(1, 2, 1, 1), kafka_version="3.3",
+                           rule_changes=("+isr-shrink-keeps-leader-epoch",))]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

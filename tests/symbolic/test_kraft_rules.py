@@ -1,7 +1,9 @@
 """The KRaft releases' rules in the z3 encoding (issue 29f): KIP-841's ISR eligibility
 (``isr-eligibility``, Kafka 3.3) and KAFKA-15021's leader epoch on an AlterPartition shrink
-(``alter-partition-shrink-bumps-leader-epoch``, Kafka 3.3-3.5), each as a switch on the ZooKeeper rule sets with AlterPartition (``crosscheck.MechanismAlone``: the rule
-requires ``kraft``, which the encoding lacks, and a plain ``ModelConfig`` refuses it without).
+(``alter-partition-shrink-bumps-leader-epoch``, Kafka 3.3-3.5). Built first as switches on the
+ZooKeeper rule sets (``crosscheck.MechanismAlone``: the rules require ``kraft``, which the
+encoding then lacked); since issue 29m encoded ``kraft``, on Kafka 3.3 itself, each alone by
+turning the other off (``--rule -isr-eligibility``).
 
 ``crosscheck.CONFIGS`` has rows for it (run by ``test_kernel_crosscheck.py``). Here: the engine
 takes the rules by name (the oracle lacks them: traces replay in the kernel), and an encoding
@@ -14,7 +16,7 @@ from dataclasses import replace
 import pytest
 import z3
 
-from checker.symbolic.crosscheck import CONFIGS, _alone, crosscheck
+from checker.symbolic.crosscheck import CONFIGS, _alone, _release, crosscheck
 from checker.symbolic.scope import KernelReplayed, lacking_rules, symbolic_model
 from checker.symbolic.state import Dims
 from checker.symbolic.induction import INCONCLUSIVE, PROVED, prove
@@ -27,10 +29,10 @@ from model.options import config_from_options
 from tests.symbolic.helpers import formula_evaluator, reachable
 
 RULE = "alter-partition-shrink-bumps-leader-epoch"
-RF2 = "--kafka-version 2.1 +alter-partition +alter-partition-shrink-bumps-leader-epoch (no kraft)"
-RF3 = "--kafka-version 2.7 +alter-partition-shrink-bumps-leader-epoch RF=3 (no kraft)"
-ELIGIBLE = "--kafka-version 2.1 +alter-partition +isr-eligibility (no kraft)"
-ELIGIBLE_RF3 = "--kafka-version 2.1 +alter-partition +isr-eligibility RF=3 (no kraft)"
+RF2 = "--kafka-version 3.3 -isr-eligibility"
+RF3 = "--kafka-version 3.3 -isr-eligibility RF=3"
+ELIGIBLE = "--kafka-version 3.3 -alter-partition-shrink-bumps-leader-epoch"
+ELIGIBLE_RF3 = "--kafka-version 3.3 -alter-partition-shrink-bumps-leader-epoch RF=3"
 
 
 def test_without_kraft_the_rule_is_refused_so_the_cross_check_lifts_that():
@@ -39,7 +41,9 @@ def test_without_kraft_the_rule_is_refused_so_the_cross_check_lifts_that():
     one line; ``MechanismAlone`` keeps the rule, for the cross-check only."""
     with pytest.raises(ConfigError, match=f"\\+{RULE} needs kraft"):
         config_from_options(kafka_version="2.7", rule_changes=(f"+{RULE}",))
-    assert RULE in CONFIGS[RF3].rules and "kraft" not in CONFIGS[RF3].rules
+    alone = _alone((f"+{RULE}",), "2.7")
+    assert RULE in alone.rules and "kraft" not in alone.rules
+    assert RULE in CONFIGS[RF3].rules and "kraft" in CONFIGS[RF3].rules
 
 
 def test_the_engine_takes_the_rule_by_name():
@@ -104,14 +108,18 @@ TOUCHED = ["alter-partition-never-refused", "alter-partition-on-its-leader", "ep
            "quick-restarts-crashed"]
 
 
-def _small(rules):
-    """RF=2, 2 records, leader epochs <= 2, 1 crash, on Kafka 2.1's rules with AlterPartition."""
-    return _alone(("+alter-partition",) + rules, "2.1", bounds=Bounds(2, 2, 1, 1))
+OTHER = {RULE: "isr-eligibility", "isr-eligibility": RULE}
+
+
+def _small(rule=None):
+    """RF=2, 2 records, leader epochs <= 2, 1 crash, Kafka 3.3 with ``rule`` alone of the two
+    (both with None)."""
+    return _release("3.3", (f"-{OTHER[rule]}",) if rule else (), bounds=Bounds(2, 2, 1, 1))
 
 
 @pytest.mark.parametrize("rule", [RULE, "isr-eligibility"])
 def test_every_library_invariant_holds_on_every_reachable_state(rule):
-    config = _small((f"+{rule}",))
+    config = _small(rule)
     states = reachable(make_model(config))
     assert len(states) > 2000
     kinds = {r.alter_partition[0] for s in states for r in s.replicas if r.alter_partition}
@@ -129,7 +137,7 @@ def test_every_library_invariant_holds_on_every_reachable_state(rule):
 
 
 def test_no_acked_loss_is_proved_under_both_rules():
-    config = _small(("+isr-eligibility", f"+{RULE}"))
+    config = _small()
     result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
     assert result.status == PROVED, (result.failing, result.pre, result.action)
 
@@ -137,7 +145,7 @@ def test_no_acked_loss_is_proved_under_both_rules():
 def test_without_the_shrinks_answer_the_proof_stops_on_an_unreachable_cti():
     """The Kafka 2.7-3.2 form of alter-partition-on-its-leader (a pending request is in its
     leader's epoch) is false under the rule; without any form of it the step fails."""
-    config = _small((f"+{RULE}",))
+    config = _small(RULE)
     less = [n for n in all_names() if n != "alter-partition-on-its-leader"]
     result = prove(config, "no-acked-loss", strengthen=less, bmc_depth=0, search="none")
     assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing

@@ -1,7 +1,7 @@
 """``kmc prove`` and ``--engine bmc`` take ``--kafka-version`` and ``--config`` like ``kmc
-check``: every ZooKeeper release through 3.2 (whose rules the encoding has, Kafka's ordered
-elections, in-order LeaderAndIsr, 2.2's broker epochs and 2.7's AlterPartition included) is
-accepted; a later one gets
+check``: every release through 3.4 (whose rules the encoding has, Kafka's ordered
+elections, in-order LeaderAndIsr, 2.2's broker epochs, 2.7's AlterPartition and 3.3's KRaft
+metadata log included) is accepted; a later one gets
 one line naming the rules the encoding lacks, exit 2, no traceback
 (``checker/symbolic/scope.py``)."""
 
@@ -33,34 +33,35 @@ def test_every_release_through_3_2_is_encoded_and_every_later_one_is_refused(ver
         require_encoded(config)
         Encoder(symbolic_model(config))  # builds: no rule it lacks
     else:
-        assert "kraft" in lacking_rules(config)  # from 3.3 on (KIP-500/KIP-631)
-        with pytest.raises(ConfigError, match="rules the encoding lacks: .*kraft"):
+        lacking = lacking_rules(config)  # from 3.5 on: KIP-903's broker epochs in fetches
+        assert "broker-epoch-in-fetch" in lacking and "kraft" not in lacking
+        with pytest.raises(ConfigError, match=f"rules the encoding lacks: {lacking[0]}"):
             require_encoded(config)
 
 
-def test_3_2_is_the_newest_release_encoded():
+def test_3_4_is_the_newest_release_encoded():
     # 2.2 adds broker-epoch (encoded, issue 29e), 2.7 alter-partition and 3.1 the HW on its
-    # answer (issue 29i); 3.3 is KRaft
-    assert ENCODED_THROUGH == "3.2"
-    assert lacking_rules(release("3.2")) == []
-    # (3.3's ISR rules are encoded as mechanisms, issue 29f; the metadata log is not)
-    assert lacking_rules(release("3.3")) == ["kraft"]
+    # answer (issue 29i); 3.3 is KRaft (the metadata log, issue 29m; its ISR rules, issue 29f);
+    # 3.4 adds no replication rule; 3.5 brings KIP-903's broker epochs in fetches
+    assert ENCODED_THROUGH == "3.4"
+    assert lacking_rules(release("3.2")) == lacking_rules(release("3.3")) == []
+    assert lacking_rules(release("3.4")) == []
+    assert lacking_rules(release("3.5")) == ["broker-epoch-in-fetch"]
 
 
 @pytest.mark.parametrize("argv, lacking", [
-    (["prove", "--kafka-version", "3.3", "-r", "2", "-p", "no-acked-loss"], "kraft"),
-    # (4.1's ELR rules are encoded as mechanisms, issue 29l; it still lacks the metadata log)
-    (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss"], "kraft"),
-    # (3.0 lacked alter-partition too until issue 29i; 3.3 is KRaft, which no branch encodes)
-    (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "3.3", "-r", "2", "-q",
-      "-p", "no-acked-loss"], "kraft"),
+    (["prove", "--kafka-version", "3.5", "-r", "2", "-p", "no-acked-loss"], "broker-epoch-in-fetch"),
+    (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss"], "broker-epoch-in-fetch"),
+    # (3.0 lacked alter-partition too until issue 29i, 3.3 the metadata log until issue 29m)
+    (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "3.5", "-r", "2", "-q",
+      "-p", "no-acked-loss"], "broker-epoch-in-fetch"),
 ])
 def test_a_release_the_encoding_lacks_is_one_line_and_exit_2(argv, lacking):
     out = CliRunner().invoke(cli, argv)
     assert out.exit_code == 2, out.output
     assert "Traceback" not in out.output
     error = [line for line in out.output.splitlines() if "error" in line]
-    assert len(error) == 1 and lacking in error[0] and "0.8 to 3.2" in error[0]
+    assert len(error) == 1 and lacking in error[0] and "0.8 to 3.4" in error[0]
 
 
 def test_prove_takes_an_old_release_and_finds_bfs_shortest_counterexample():

@@ -46,9 +46,13 @@ def _on_its_leader_z3(d, s):
     return z3.And(out)
 
 
-def _answer_is_controller_isr(s) -> bool:
+def _answer_is_controller_isr(s, config) -> bool:
     c = s.controller
-    return all(r.alter_partition[1] == c.isr for r in s.replicas
+    keeps = "isr-shrink-keeps-leader-epoch" in config.rules
+    return all(r.alter_partition[1] == c.isr
+               or keeps and r.partition_change and r.partition_change[1] == c.leader_epoch
+               and tuple(r.partition_change[0]) == c.isr and set(c.isr) <= set(r.alter_partition[1])
+               for r in s.replicas
                if r.alter_partition and r.alter_partition[0] == ALTER_ACCEPTED
                and r.alter_partition[2] == c.leader_epoch)
 
@@ -56,9 +60,15 @@ def _answer_is_controller_isr(s) -> bool:
 def _answer_is_controller_isr_z3(d, s):
     if not d.alter:
         return z3.BoolVal(True)
-    return z3.And([z3.Implies(z3.And(r.alt == ALTER_ACCEPTED, r.alt_ep == s.c_epoch),
-                              z3.And([x == y for x, y in zip(r.alt_isr, s.c_isr)]))
-                   for r in s.reps])
+    out = []
+    for r in s.reps:
+        same = z3.And([x == y for x, y in zip(r.alt_isr, s.c_isr)])
+        if d.kraft and d.shrink_keeps:  # issue 29m: a shrink since, on its way as a change
+            same = z3.Or(same, z3.And([r.chg, r.chg_ep == s.c_epoch]
+                                      + [x == y for x, y in zip(r.chg_isr, s.c_isr)]
+                                      + [z3.Implies(x, y) for x, y in zip(s.c_isr, r.alt_isr)]))
+        out.append(z3.Implies(z3.And(r.alt == ALTER_ACCEPTED, r.alt_ep == s.c_epoch), same))
+    return z3.And(out)
 
 
 def _one_follower_change(s, config) -> bool:
@@ -185,7 +195,10 @@ STRENGTHENINGS = (
                   "(or already was the ISR, ``equalsIgnoreZk``) when the controller answered, and "
                   "in ZooKeeper mode nothing else changes the ISR without a new leader epoch "
                   "while that leader's request is pending (``KafkaController.processAlterIsr``, "
-                  "2.7.0)", _answer_is_controller_isr, _answer_is_controller_isr_z3),
+                  "2.7.0; with 3.6's isr-shrink-keeps-leader-epoch on KRaft, or the controller has "
+                  "only shrunk it since and a pending change of that epoch on the leader carries "
+                  "it, issue 29m)", _answer_is_controller_isr,
+                  _answer_is_controller_isr_z3, uses_config=True),
     Strengthening("alter-partition-changes-one-follower", "a pending AlterPartition proposes "
                   "its leader's ISR with one follower added or removed, and the leader in it: "
                   "``PendingExpandIsr(isr, newInSyncReplicaId)`` / ``PendingShrinkIsr`` of one "

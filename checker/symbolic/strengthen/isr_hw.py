@@ -58,22 +58,44 @@ def _answered_z3(d, r, isr):
     return z3.And([r.alt == ALTER_ACCEPTED] + [x == y for x, y in zip(r.alt_isr, isr)])
 
 
-def _leader_isr_is_controller_isr(s) -> bool:
+KEEPS = "isr-shrink-keeps-leader-epoch"
+
+
+def _changed_to(s, b, e, isr) -> bool:
+    """KRaft with 3.6's ``isr-shrink-keeps-leader-epoch`` (issue 29m): broker ``b`` has a pending
+    change of leader epoch ``e`` carrying ``isr`` (the controller shrank the ISR on a failure
+    under the same leader epoch, and the leader has not applied it yet)."""
+    c = s.replicas[b].partition_change if 0 <= b < len(s.replicas) else ()
+    return bool(c) and c[1] == e and tuple(c[0]) == tuple(isr)
+
+
+def _changed_to_z3(d, s, b, e, isr):
+    if not (d.kraft and d.shrink_keeps):
+        return z3.BoolVal(False)
+    return z3.Or([z3.And([b == k, r.chg, r.chg_ep == e] + [x == y for x, y in zip(r.chg_isr, isr)])
+                  for k, r in enumerate(s.reps)])
+
+
+def _leader_isr_is_controller_isr(s, config) -> bool:
     c = s.controller
-    return all(r.isr == c.isr or _answered(r, c.isr) for b, r in enumerate(s.replicas)
+    keeps = KEEPS in config.rules
+    return all(r.isr == c.isr or _answered(r, c.isr)
+               or keeps and _changed_to(s, b, c.leader_epoch, c.isr) for b, r in enumerate(s.replicas)
                if r.alive and r.leader == b and r.leader_epoch == c.leader_epoch) and all(
-        isr == c.isr for b, e, leader, isr in s.leader_and_isr
+        isr == c.isr or keeps and _changed_to(s, leader, e, c.isr)
+        for b, e, leader, isr in s.leader_and_isr
         if e == c.leader_epoch and (leader == b or never_took(s, leader, e)))
 
 
 def _leader_isr_is_controller_isr_z3(d, s):
     out = [z3.Implies(z3.And(r.alive, r.leader == b, r.lep == s.c_epoch),
                       z3.Or(z3.And([x == y for x, y in zip(r.isr, s.c_isr)]),
-                            _answered_z3(d, r, s.c_isr)))
+                            _answered_z3(d, r, s.c_isr), _changed_to_z3(d, s, b, s.c_epoch, s.c_isr)))
            for b, r in enumerate(s.reps)]
     out += [z3.Implies(z3.And(s.lai[b][e], s.c_epoch == e,
                               z3.Or(s.lai_leader[b][e] == b, never_took_z3(d, s, s.lai_leader[b][e], e))),
-                       z3.And([x == y for x, y in zip(s.lai_isr[b][e], s.c_isr)]))
+                       z3.Or(z3.And([x == y for x, y in zip(s.lai_isr[b][e], s.c_isr)]),
+                             _changed_to_z3(d, s, s.lai_leader[b][e], e, s.c_isr)))
             for b in range(d.n) for e in range(len(s.lai[b]))]
     return z3.And(out)
 
@@ -450,8 +472,10 @@ STRENGTHENINGS = (
                   uses_config=True),
     Strengthening("leader-isr-is-controller-isr", "a broker leading in the controller's epoch, "
                   "a request making it leader in it, and any request of that epoch whose leader has "
-                  "not taken it, carry the controller's ISR", _leader_isr_is_controller_isr,
-                  _leader_isr_is_controller_isr_z3),
+                  "not taken it, carry the controller's ISR (with 3.6's "
+                  "isr-shrink-keeps-leader-epoch on KRaft, or their leader has a pending change of "
+                  "that epoch carrying it, issue 29m)", _leader_isr_is_controller_isr,
+                  _leader_isr_is_controller_isr_z3, uses_config=True),
     Strengthening("isr-grows-only-under-its-leader", "until the controller's leader takes "
                   "the new epoch, the controller's ISR is within the ISR of the previous epoch's "
                   "leader (running, or on its way to it) plus the new leader: only a leader in its "

@@ -33,13 +33,15 @@ from checker.symbolic.strengthen import (
 from checker.symbolic.strengthen import alter_partition
 from checker.symbolic.strengthen import elr
 from checker.symbolic.strengthen import power_loss
+from checker.symbolic.strengthen import kraft
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
 # records in logs; fetches and remote LEOs; the LEOs a re-elected leader keeps; the ISR and the HW;
-# acknowledgements; KIP-497's AlterPartition (issue 29i); KIP-966's ELR (issue 29l).
+# acknowledgements; KIP-497's AlterPartition (issue 29i); KIP-966's ELR (issue 29l); KRaft's
+# pending changes (issue 29m).
 TOPICS = (crashes_restarts, epochs_requests, logs, fetches, remote_leos, isr_hw, acks,
-          alter_partition, elr)
+          alter_partition, elr, kraft)
 
 STRENGTHENINGS = {st.name: st for topic in TOPICS for st in topic.STRENGTHENINGS}
 
