@@ -39,7 +39,7 @@ def encoded_rules() -> frozenset:
     and the time abstraction's switches, and the over-approximation of leader moves."""
     names = {n for v in RELEASES if v <= as_version(ENCODED_THROUGH) for n in release_rules(v)}
     return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"}
-                     | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES))
+                     | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES) | set(FENCING_RULES))
 
 
 ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
@@ -53,6 +53,17 @@ on an AlterPartition shrink (3.3-3.5) and KIP-841's ISR eligibility (3.3). Both 
 ``kraft``, whose metadata log is not encoded, so no KRaft release is, and ``--kafka-version 2.7
 --rule +NAME`` is refused (``ModelConfig``); ``crosscheck.MechanismAlone`` holds them to the
 kernel on a ZooKeeper rule set. The oracle lacks them (``ORACLE_LACKS``)."""
+
+
+FENCING_RULES = ("broker-epoch-in-fetch", "stale-fetch-rejected", "hw-needs-min-isr")
+"""Fencing rules of the KRaft releases the encoding has (issue 29h): KIP-903's broker epochs in
+fetches and ISR changes (3.5), KAFKA-15221's stale fetch (3.7: it acts only on a fetch held up
+in flight, a fault bound the encoding refuses, so it changes nothing here) and KAFKA-15583's HW
+under min.insync.replicas (3.7). The first two require ``kraft`` (through ``alter-partition``
+and ``broker-epoch-in-fetch``), so only ``crosscheck.MechanismAlone`` reaches them until the
+metadata log is encoded; ``hw-needs-min-isr`` requires nothing and is accepted on any encoded
+release (``--kafka-version 2.7 --rule +hw-needs-min-isr``). The oracle lacks all three
+(``ORACLE_LACKS``)."""
 
 
 def lacking_rules(config) -> list[str]:
@@ -72,7 +83,7 @@ def without_operator_moves(config):
     return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
 
 
-ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES
+ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES + FENCING_RULES
 """Rules the encoding has and the oracle (kmc 0.1's model) lacks: with one of them the engine is
 built on ``KernelReplayed`` (the oracle of the configuration without them answers what the
 encoding reads; traces replay in the compiled kernel, which has them). ``broker-epoch`` is a
