@@ -9,7 +9,10 @@ releases: ``--kafka-version 2.1 --rule +alter-partition``). Two of KRaft's 3.3 r
 ``isr-eligibility`` and ``alter-partition-shrink-bumps-leader-epoch`` (``KRAFT_RULES``, issue
 29f), are encoded too; both require ``kraft`` (the metadata log), which the encoding lacks, and a
 plain configuration refuses them without it, so only ``crosscheck.MechanismAlone``
-configurations reach them so far. ``kmc prove`` and ``--engine bmc`` call ``require_encoded``
+configurations reach them so far. So are the fencing rules (``FENCING_RULES``, issue 29h):
+KIP-903's broker epochs in fetches (through ``MechanismAlone`` too), KAFKA-15221's stale fetch
+(a no-op without delayed fetches) and KAFKA-15583's HW under min.insync.replicas (on any
+release). ``kmc prove`` and ``--engine bmc`` call ``require_encoded``
 before building anything, so a release it lacks gets one line naming the rules, not the
 oracle's longer refusal.
 
