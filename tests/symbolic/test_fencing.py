@@ -17,7 +17,7 @@ import pytest
 import z3
 
 from checker.symbolic.crosscheck import CONFIGS, _alone, crosscheck
-from checker.symbolic.induction import PROVED, prove
+from checker.symbolic.induction import INCONCLUSIVE, PROVED, prove
 from checker.symbolic.scope import KernelReplayed, lacking_rules, symbolic_model
 from checker.symbolic.state import Dims
 from checker.symbolic.strengthen import STRENGTHENINGS, check_of
@@ -133,3 +133,21 @@ def test_every_library_invariant_holds_on_every_reachable_state():
 def test_no_acked_loss_is_proved_under_the_three_rules():
     result = prove(_small(ALL3), "no-acked-loss", strengthen=["all"], bmc_depth=0)
     assert result.status == PROVED, (result.failing, result.pre, result.action)
+
+
+def test_with_the_zookeeper_form_of_never_refused_the_step_fails(monkeypatch):
+    """``alter-partition-never-refused`` in its 2.7-3.2 form (no request is ever refused) is false
+    under KIP-903: with it the step stops on a CTI into a refused request (``search="none"``);
+    switched off under the rule (this issue), the proof above goes through."""
+    st = STRENGTHENINGS["alter-partition-never-refused"]
+
+    def zookeeper_form(d, s):
+        return z3.And([r.alt != ALTER_REFUSED for r in s.reps])
+
+    monkeypatch.setitem(STRENGTHENINGS, st.name, replace(st, formula=zookeeper_form))
+    config = _small(("+broker-epoch-in-fetch",), "2.7")
+    result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0, search="none")
+    assert result.status == INCONCLUSIVE and result.phase == "step"
+    assert result.failing == ["alter-partition-never-refused"]
+    assert any(r.alter_partition and r.alter_partition[0] == ALTER_REFUSED
+               for r in result.post.replicas)
