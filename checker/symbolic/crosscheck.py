@@ -95,11 +95,17 @@ def kernel_reachable(config: ModelConfig, limit: int = 50_000) -> tuple:
 
 
 def kernel_successors(spec, row) -> list:
-    """The kernel's ``(action, successor row bytes)`` pairs of ``row``."""
+    """The kernel's ``(action, successor row bytes)`` pairs of ``row``, each row as its readable
+    state encodes it (``codec.encode(codec.decode(row))``): under ``broker-epoch-in-fetch`` the
+    kernel's ``clear_alter`` leaves the AlterPartition's member-epoch bit behind, a slot no
+    readable state shows and no action reads before ``propose_isr`` writes it again (issue 29h),
+    and the encoding's successors are compared as readable states."""
     out = np.zeros((spec.max_successors, spec.width), dtype=np.int8)
     acts = np.zeros((spec.max_successors, 3), dtype=np.int16)
     k = successors(row, spec.lay, spec.cfg, out, acts)
-    return [(codec.decode_action(acts[j]), out[j].tobytes()) for j in range(k)]
+    lay = spec.layout
+    return [(codec.decode_action(acts[j]), codec.encode(codec.decode(out[j], lay), lay).tobytes())
+            for j in range(k)]
 
 
 def symbolic_successors(enc: Encoder, state, key) -> set:
@@ -383,6 +389,33 @@ CONFIGS: dict[str, ModelConfig] = {
     "--kafka-version 3.1 +eligible-leader-replicas unclean power-loss (no kraft)": _alone(
         ("+eligible-leader-replicas",), "3.1", crash_model="power-loss",
         unclean_leader_election_enable=True, bounds=Bounds(2, 2, 2, 1)),
+    # fencing (issue 29h): KIP-903's broker epochs in fetches and ISR changes (3.5) as a switch
+    # on Kafka 2.7 (no kraft), RF=2 and RF=3, with KIP-841's eligibility, and KAFKA-15221's
+    # stale-fetch check (3.7, no effect without delayed fetches); KAFKA-15583's HW under
+    # min.insync.replicas (3.7) needs no kraft: plain rows on 2.2 (the ISR written by the
+    # leader) and 2.7; all three together; with kmc 0.1's reset and power loss
+    "--kafka-version 2.7 +broker-epoch-in-fetch (no kraft)": _alone(
+        ("+broker-epoch-in-fetch",), "2.7", bounds=Bounds(2, 2, 2, 1)),
+    "--kafka-version 2.7 +broker-epoch-in-fetch RF=3 (no kraft)": _alone(
+        ("+broker-epoch-in-fetch",), "2.7", rf=3, bounds=Bounds(1, 3, 2, 1)),
+    "--kafka-version 2.7 +broker-epoch-in-fetch +isr-eligibility RF=3 (no kraft)": _alone(
+        ("+broker-epoch-in-fetch", "+isr-eligibility"), "2.7", rf=3, bounds=Bounds(1, 3, 2, 1)),
+    "--kafka-version 2.7 +broker-epoch-in-fetch +stale-fetch-rejected (no kraft)": _alone(
+        ("+broker-epoch-in-fetch", "+stale-fetch-rejected"), "2.7", bounds=Bounds(2, 2, 2, 1)),
+    "--kafka-version 2.2 +hw-needs-min-isr RF=3": replace(_config(
+        "kip-320", ("+hw-needs-min-isr",), rf=3, bounds=Bounds(1, 3, 2, 1)), kafka_version="2.2"),
+    "--kafka-version 2.7 +hw-needs-min-isr": replace(_config(
+        "kip-320", ("+hw-needs-min-isr",), bounds=Bounds(2, 2, 2, 1)), kafka_version="2.7"),
+    "--kafka-version 3.1 +hw-needs-min-isr acks=1 RF=3": replace(_config(
+        "kip-320", ("+hw-needs-min-isr",), rf=3, acks="1", bounds=Bounds(1, 3, 1, 1)),
+        kafka_version="3.1"),
+    "--kafka-version 3.1 +broker-epoch-in-fetch +stale-fetch-rejected +hw-needs-min-isr RF=3 "
+    "(no kraft)": _alone(("+broker-epoch-in-fetch", "+stale-fetch-rejected", "+hw-needs-min-isr"),
+                         "3.1", rf=3, bounds=Bounds(1, 3, 2, 1)),
+    "--kafka-version 3.1 +broker-epoch-in-fetch +stale-fetch-rejected +hw-needs-min-isr "
+    "+reset-followers-on-epoch power-loss (no kraft)": _alone(
+        ("+broker-epoch-in-fetch", "+stale-fetch-rejected", "+hw-needs-min-isr",
+         "+reset-followers-on-epoch"), "3.1", crash_model="power-loss", bounds=Bounds(2, 2, 2, 1)),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 

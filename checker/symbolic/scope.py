@@ -10,7 +10,9 @@ the time abstraction, the over-approximation ``unordered-leader-moves``, 2.2's `
 ``alter-partition-shrink-bumps-leader-epoch`` (``KRAFT_RULES``, issue 29f) and the metadata log
 itself, ``kraft`` (``KRAFT_LOG_RULES``, issue 29m), with 3.6's ``isr-shrink-keeps-leader-epoch``
 and 3.9's ``kraft-unclean-election`` by name on 3.3 (their releases also need 3.5's
-``broker-epoch-in-fetch``, which the encoding lacks). ``crosscheck.MechanismAlone`` still holds
+``broker-epoch-in-fetch``). The fencing rules (``FENCING_RULES``, issue 29h): KIP-903's broker
+epochs in fetches, KAFKA-15221's stale fetch (a no-op without delayed fetches) and KAFKA-15583's
+HW under min.insync.replicas (on any release). ``crosscheck.MechanismAlone`` still holds
 a KRaft rule to the kernel on a ZooKeeper rule set, for mechanisms that have no release. ``kmc prove`` and ``--engine bmc`` call ``require_encoded``
 before building anything, so a release it lacks gets one line naming the rules, not the
 oracle's longer refusal.
@@ -42,7 +44,7 @@ def encoded_rules() -> frozenset:
     names = {n for v in RELEASES if v <= as_version(ENCODED_THROUGH) for n in release_rules(v)}
     return frozenset(names | set(KMC_0_1) | set(TIMED) | {"unordered-leader-moves"}
                      | set(ALTER_PARTITION_RULES) | set(KRAFT_RULES) | set(KRAFT_LOG_RULES)
-                     | set(ELR_RULES))
+                     | set(FENCING_RULES) | set(ELR_RULES))
 
 
 ALTER_PARTITION_RULES = ("alter-partition", "hw-on-alter-partition-answer")
@@ -79,6 +81,17 @@ KAFKA-19522's check on the last known leader (4.1), 4.0's out-of-sync set in one
 takes them with broker epochs only (``Encoder``). The oracle lacks them (``ORACLE_LACKS``)."""
 
 
+FENCING_RULES = ("broker-epoch-in-fetch", "stale-fetch-rejected", "hw-needs-min-isr")
+"""Fencing rules of the KRaft releases the encoding has (issue 29h): KIP-903's broker epochs in
+fetches and ISR changes (3.5), KAFKA-15221's stale fetch (3.7: it acts only on a fetch held up
+in flight, a fault bound the encoding refuses, so it changes nothing here) and KAFKA-15583's HW
+under min.insync.replicas (3.7). The first two require ``kraft`` (through ``alter-partition``
+and ``broker-epoch-in-fetch``), so only ``crosscheck.MechanismAlone`` reaches them until the
+metadata log is encoded; ``hw-needs-min-isr`` requires nothing and is accepted on any encoded
+release (``--kafka-version 2.7 --rule +hw-needs-min-isr``). The oracle lacks all three
+(``ORACLE_LACKS``)."""
+
+
 def lacking_rules(config) -> list[str]:
     """The rules of ``config`` the encoding does not have, in the rule table's order. The
     producer's rules act only when the producer retries, a fault bound the engine refuses on its
@@ -106,7 +119,8 @@ def without_operator_moves(config):
     return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
 
 
-ORACLE_LACKS = ("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES + KRAFT_LOG_RULES + ELR_RULES
+ORACLE_LACKS = (("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES + KRAFT_LOG_RULES
+                + FENCING_RULES + ELR_RULES)
 """Rules the encoding has and the oracle (kmc 0.1's model) lacks: with one of them the engine is
 built on ``KernelReplayed`` (the oracle of the configuration without them answers what the
 encoding reads; traces replay in the compiled kernel, which has them). ``broker-epoch`` is a

@@ -96,6 +96,13 @@ class Dims:
     # unclean.leader.election.enable (3.3-3.8 ignore it)
     shrink_keeps: bool = False
     kraft_unclean: bool = False
+    # KIP-903 (Kafka 3.5, rule ``broker-epoch-in-fetch``, issue 29h): a leader keeps, per
+    # follower, whether its last fetch came from the follower's current incarnation, and an
+    # AlterPartition carries whether the added member's broker epoch is still current
+    fetch_epochs: bool = False
+    # KAFKA-15583 (Kafka 3.7, rule ``hw-needs-min-isr``, issue 29h): the HW does not advance
+    # while the leader's ISR is smaller than min.insync.replicas
+    hw_min_isr: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -121,7 +128,9 @@ class Dims:
                    power_loss=config.crash_model == "power-loss",
                    kraft="kraft" in config.rules,
                    shrink_keeps="isr-shrink-keeps-leader-epoch" in config.rules,
-                   kraft_unclean="kraft-unclean-election" in config.rules)
+                   kraft_unclean="kraft-unclean-election" in config.rules,
+                   fetch_epochs="broker-epoch-in-fetch" in config.rules,
+                   hw_min_isr="hw-needs-min-isr" in config.rules)
 
     @property
     def operators(self) -> bool:
@@ -166,6 +175,12 @@ class SReplica:
     chg_isr: list = field(default_factory=list)
     chg_ep: object = None
     chg_cur: object = None
+    # KIP-903 (``Dims.fetch_epochs``; constants otherwise): ``rcur[j]``, this broker as leader
+    # had its last fetch from follower ``j`` from ``j``'s current incarnation (the kernel's
+    # ``remote_current``), and ``alt_mcur``, the pending AlterPartition's added member's broker
+    # epoch is still current (``member_epoch_current``; meaningful while ``alt != 0``)
+    rcur: list = field(default_factory=list)
+    alt_mcur: object = None
 
     def but(self, **changes) -> SReplica:
         return replace(self, **changes)
@@ -274,6 +289,7 @@ def fresh(d: Dims, tag: str) -> SState:
                              lambda name, p=p: B(f"{p}_{name}")),
             **_change_replica(d, lambda name, p=p: I(f"{p}_{name}"),
                               lambda name, p=p: B(f"{p}_{name}")),
+            **_epochs_replica(d, lambda name, p=p: B(f"{p}_{name}")),
         ))
     E = d.max_epoch + 1
     return SState(
@@ -307,6 +323,25 @@ def _alter_replica(d: Dims, I, B) -> dict:
                     pec=z3.BoolVal(False))
     return dict(alt=I("alt"), alt_isr=[B(f"altisr{j}") for j in range(d.n)], alt_ep=I("altep"),
                 alt_cur=B("altcur"), pec=B("pec"))
+
+
+def _epochs_replica(d: Dims, B) -> dict:
+    """A replica's KIP-903 fields (issue 29h): variables under ``broker-epoch-in-fetch``, else
+    constants (no action changes them)."""
+    if not d.fetch_epochs:
+        return dict(rcur=[], alt_mcur=z3.BoolVal(False))
+    return dict(rcur=[B(f"rcur{j}") for j in range(d.n)], alt_mcur=B("altmcur"))
+
+
+def _epochs_encode(d: Dims, r: ReplicaState) -> dict:
+    """``_epochs_replica`` for an explicit replica (``remote_current`` is ``()`` when the
+    feature is off, else one 0/1 per broker; the member bit is ``alter_partition[4]``)."""
+    if not d.fetch_epochs:
+        return _epochs_replica(d, None)
+    T = z3.BoolVal
+    a = r.alter_partition or (0, (), 0, False, False)
+    cur = tuple(r.remote_current) or (0,) * d.n
+    return dict(rcur=[T(bool(x)) for x in cur], alt_mcur=T(bool(a[4])))
 
 
 def _alter_encode(d: Dims, r: ReplicaState) -> dict:
@@ -367,6 +402,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
             fr=fr[0], fr_leader=fr[1], fr_epoch=fr[2], fr_offset=fr[3], fr_id=fr[4], fr_ep=fr[5],
             fr_hw=fr[6], fr_leo=fr[7], flushed=V(r.flushed_offset), **_alter_encode(d, r),
             **_change_encode(d, r),
+            **_epochs_encode(d, r),
         ))
     c = s.controller
     E = d.max_epoch + 1
@@ -469,6 +505,9 @@ def eq_replica(a: SReplica, b: SReplica) -> list:
         out += [a.chg == b.chg,
                 z3.Implies(a.chg, z3.And([a.chg_ep == b.chg_ep, a.chg_cur == b.chg_cur]
                                          + [x == y for x, y in zip(a.chg_isr, b.chg_isr)]))]
+    if a.rcur:  # broker-epoch-in-fetch (issue 29h): the member bit only while a request exists
+        out += [x == y for x, y in zip(a.rcur, b.rcur)]
+        out.append(z3.Implies(a.alt != 0, a.alt_mcur == b.alt_mcur))
     return out
 
 
@@ -652,8 +691,11 @@ def _alter_decode(d: Dims, iv, bv, s: SState, out: ClusterState) -> ClusterState
     for r, rep in zip(s.reps, out.replicas):
         state = iv(r.alt)
         alter = ((state, tuple(j for j in range(d.n) if bv(r.alt_isr[j])), iv(r.alt_ep),
-                  bv(r.alt_cur), False) if state else ())
-        reps.append(rep._replace(alter_partition=alter, partition_epoch_current=bv(r.pec)))
+                  bv(r.alt_cur), d.fetch_epochs and bv(r.alt_mcur)) if state else ())
+        rep = rep._replace(alter_partition=alter, partition_epoch_current=bv(r.pec))
+        if d.fetch_epochs:  # KIP-903's remote_current, as the kernel's codec reads it (0/1)
+            rep = rep._replace(remote_current=tuple(int(bv(x)) for x in r.rcur))
+        reps.append(rep)
     cur = tuple((b, e) for b in range(d.n) for e in range(d.max_epoch + 1) if bv(s.lai_cur[b][e]))
     return out._replace(replicas=tuple(reps), leader_and_isr_current=cur)
 

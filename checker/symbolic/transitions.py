@@ -233,7 +233,7 @@ class Encoder:
         for j in range(self.n):
             if j != l:
                 new_hw = ite(z3.And(isr[j], r.remote[j] < new_hw), r.remote[j], new_hw)
-        grows = new_hw > r.hw
+        grows = z3.And(new_hw > r.hw, self.hw_may_advance(r))
         s = s.put(l, r.but(hw=ite(grows, new_hw, r.hw)))
         enough = count(isr) >= self.min_isr
         pend, acked, acked_off = list(s.pend), list(s.acked), list(s.acked_off)
@@ -412,11 +412,12 @@ class Encoder:
             expand = z3.And(z3.Not(lr.isr[f]), self._isr_change_allowed(s, lead, lr),
                             self.is_caught_up_for_isr(lr, offset))
         pruned = z3.And(lr.remote[f] == offset, offset == leader_leo, zmin(offset, lr.hw) == fr.hw,
-                        z3.Not(expand))
+                        z3.Not(expand), self.fetch_is_current(lr, f))
         remote = [offset if j == f else lr.remote[j] for j in range(self.n)]
         isr = [z3.Or(lr.isr[j], expand) if j == f else lr.isr[j] for j in range(self.n)]
         c_isr = [z3.Or(s.c_isr[j], expand) if j == f else s.c_isr[j] for j in range(self.n)]
-        nxt = self.maybe_increment_leader_hw(s.put(lead, lr.but(remote=remote, isr=isr)).but(c_isr=c_isr), lead)
+        lr2 = self.record_current_fetch(lr.but(remote=remote, isr=isr), f)
+        nxt = self.maybe_increment_leader_hw(s.put(lead, lr2).but(c_isr=c_isr), lead)
         resp_b = fr.but(fr=z3.BoolVal(True), fr_leader=num.val(lead), fr_epoch=fr.lep,
                         fr_offset=offset, fr_id=list(lr.log_id), fr_ep=list(lr.log_ep),
                         fr_hw=nxt.reps[lead].hw, fr_leo=leader_leo)
@@ -501,6 +502,8 @@ class Encoder:
         remote = [ite(z3.Or(reset, z3.Not(isr[j])), num.val(-1), r.remote[j]) for j in range(self.n)]
         rl = r.but(lep=num.val(e), leader=num.val(b), isr=list(isr), remote=remote,
                    truncating=z3.BoolVal(False), fr=z3.BoolVal(False))
+        if self.d.fetch_epochs:  # the kernel's make_leader: brokerEpoch := None with the LEO
+            rl = rl.but(rcur=[z3.And(z3.Not(reset), isr[j], r.rcur[j]) for j in range(self.n)])
         # KIP-497: the request's partition-epoch bit becomes the leader's; a pending ISR change is
         # replaced by the new state (the kernel's make_leader; Partition.makeLeader at 2.7.0 ->
         # updateAssignmentAndIsr sets isrState to CommittedIsr, dropping a PendingExpandIsr or
@@ -686,7 +689,7 @@ class Encoder:
             return self._restart_with_elr(s, b)
         r = s.reps[b]
         r2 = r.but(alive=z3.BoolVal(True), flushed=r.leo if self.power_loss else num.val(0))
-        nxt = s.put(b, r2)
+        nxt = self.new_incarnation(s.put(b, r2), b)
         only_b = [z3.BoolVal(j == b) for j in range(self.n)]
         known = s.c_live[b]
         live = [z3.BoolVal(True) if j == b else s.c_live[j] for j in range(self.n)]
@@ -777,12 +780,14 @@ class Encoder:
         if not self.alter:
             return r
         return r.but(alt=num.val(0), alt_isr=[z3.BoolVal(False)] * self.n, alt_ep=num.val(0),
-                     alt_cur=z3.BoolVal(False), pec=r.pec if pec is None else pec)
+                     alt_cur=z3.BoolVal(False), pec=r.pec if pec is None else pec,
+                     alt_mcur=z3.BoolVal(False))  # (the member bit: don't-care without a request)
 
     def propose_isr(self, r: SReplica, isr: list) -> SReplica:
         """The leader sends AlterPartition(its leader epoch, its partition epoch, ``isr``) and
         waits (the kernel's ``propose_isr``; ``Partition.sendAlterIsrRequest`` at 2.7.0)."""
-        return r.but(alt=num.val(ALTER_SENT), alt_isr=list(isr), alt_ep=r.lep, alt_cur=r.pec)
+        r = r.but(alt=num.val(ALTER_SENT), alt_isr=list(isr), alt_ep=r.lep, alt_cur=r.pec)
+        return r.but(alt_mcur=z3.BoolVal(True)) if self.d.fetch_epochs else r
 
     def commit(self, s: SState) -> SState:
         """The controller writes a new partition state (the kernel's ``commit``; the znode's
@@ -832,9 +837,9 @@ class Encoder:
         expand = z3.And(z3.Not(lr.isr[f]), lr.alt == 0, self.is_caught_up_for_isr(lr, offset),
                         self.isr_eligible(s, f))
         pruned = z3.And(lr.remote[f] == offset, offset == leader_leo, zmin(offset, lr.hw) == fr.hw,
-                        z3.Not(expand))
+                        z3.Not(expand), self.fetch_is_current(lr, f))
         remote = [offset if j == f else lr.remote[j] for j in range(self.n)]
-        lr2 = lr.but(remote=remote)
+        lr2 = self.record_current_fetch(lr.but(remote=remote), f)
         larger = [z3.BoolVal(True) if j == f else lr.isr[j] for j in range(self.n)]
         proposed = self.propose_isr(lr2, larger)
         lr2 = SReplica(**{k: (ite(expand, getattr(proposed, k), getattr(lr2, k))
@@ -884,9 +889,9 @@ class Encoder:
             (z3.And(base + [z3.Not(fenced), z3.Not(r.alt_cur), z3.Not(same)]), stuck),
             (z3.And(base + [z3.Not(fenced), r.alt_cur, same]), self.recovered(s.put(b, accepted))),
         ]
-        if self.d.eligibility:  # KIP-841: INELIGIBLE_REPLICA, before the ISR is compared
-            eligible = z3.And([z3.Implies(r.alt_isr[j], self.isr_eligible(s, j))
-                               for j in range(self.n)])
+        if self.d.eligibility or self.d.fetch_epochs:  # KIP-841, KIP-903: INELIGIBLE_REPLICA,
+            # before the ISR is compared
+            eligible = self.members_eligible(s, r)
             refused = s.put(b, r.but(alt=num.val(ALTER_REFUSED), alt_cur=z3.BoolVal(False)))
             cases[3] = (z3.And(cases[3][0], eligible), cases[3][1])
             cases.append((z3.And(base + [z3.Not(fenced), r.alt_cur, z3.Not(eligible)]), refused))
@@ -1084,6 +1089,7 @@ class Encoder:
         n, F = self.n, z3.BoolVal(False)
         r = s.reps[b]
         h = s.put(b, r.but(alive=z3.BoolVal(True), flushed=r.leo if self.power_loss else num.val(0)))
+        h = self.new_incarnation(h, b)  # KIP-903 (issue 29h), as on the plain restart
         guard = [z3.Not(r.alive), z3.Not(s.c_live[b])]
         bump = z3.And(s.c_isr[b], self.epoch_available(s))
         kept = h.but(elr=[z3.And(s.elr[j], s.c_isr[j]) if j == b else s.elr[j] for j in range(n)])
@@ -1234,3 +1240,75 @@ class Encoder:
         nxt = self.put_change(self.commit(s), s.c_epoch, s.c_isr, s.c_live)
         rank = [num.val(order.index(b)) for b in range(self.n)]
         return [(z3.And(guard), nxt.but(rank=rank, reass=s.reass + 1))]
+
+    # ------------------------------------------------------------------ fencing (issue 29h)
+    #
+    # KIP-903 (Kafka 3.5, rule ``broker-epoch-in-fetch``): a follower's fetch carries its broker
+    # epoch (``FetchRequest.json`` ReplicaEpoch, version 15), the leader stores it with the
+    # follower's fetch state (``Replica.updateFetchStateOrThrow`` -> ``ReplicaState.brokerEpoch``
+    # at 3.5.0) and sends it with every member of a proposed ISR (``Partition.
+    # prepareIsrExpand`` / ``addBrokerEpochToIsr`` at 3.5.0); the controller refuses an ISR
+    # whose member's epoch is not the registered one (``ReplicationControlManager.
+    # ineligibleReplicasForIsr`` at 3.5.0: "broker epoch mismatch", INELIGIBLE_REPLICA). The
+    # kernel keeps a bit where Kafka keeps the number: the leader's ``remote_current`` per
+    # follower and the request's ``member_epoch_current`` for the member it adds (model/kernel/
+    # actions/broker.py ``new_incarnation``, controller.py ``members_eligible``). Every fetch
+    # the encoding has comes from the follower's current incarnation (a fetch held up in flight,
+    # ``--max-delayed-fetches``, is a fault bound it refuses), so the bits go false only on a
+    # restart, and KAFKA-15221's ``stale-fetch-rejected`` (3.7, ``Replica.
+    # updateFetchStateOrThrow`` throws on a fetch whose broker epoch is older than the cached
+    # one), which the kernel reads in LeaderHandleDelayedFetch only, changes nothing here.
+    #
+    # KAFKA-15583 (Kafka 3.7, rule ``hw-needs-min-isr``): ``Partition.maybeIncrementLeaderHW``
+    # returns at once while ``isUnderMinIsr`` (the committed ISR smaller than
+    # min.insync.replicas) at 3.7.0, not at 3.6.0.
+
+    def hw_may_advance(self, r: SReplica):
+        """May leader ``r``'s HW move (the kernel's ``maybe_increment_leader_hw``)? Under
+        ``hw-needs-min-isr`` only while its committed ISR (not the maximal one: ``isUnderMinIsr``
+        reads ``partitionState.isr`` at 3.7.0) has min.insync.replicas members; parked acks=all
+        requests wait with it (``DelayedProduce.tryComplete`` runs only on a new HW)."""
+        if not self.d.hw_min_isr:
+            return z3.BoolVal(True)
+        return count(r.isr) >= self.min_isr
+
+    def fetch_is_current(self, lr: SReplica, f: int):
+        """Leader ``lr``'s last fetch from ``f`` came from ``f``'s current incarnation (True
+        without ``broker-epoch-in-fetch``): a fetch that would change nothing else still records
+        the current broker epoch, so the kernel prunes it only when this holds
+        (``leader_handle_fetch``)."""
+        return lr.rcur[f] if self.d.fetch_epochs else z3.BoolVal(True)
+
+    def record_current_fetch(self, lr: SReplica, f: int) -> SReplica:
+        """A fetch from ``f``'s current incarnation reached leader ``lr`` (``set_remote_current``
+        in the kernel's ``leader_handle_fetch``): the broker epoch it stores is the current one."""
+        if not self.d.fetch_epochs:
+            return lr
+        return lr.but(rcur=[z3.BoolVal(True) if j == f else lr.rcur[j] for j in range(self.n)])
+
+    def new_incarnation(self, s: SState, b: int) -> SState:
+        """Broker ``b`` restarts and registers with a new broker epoch (the kernel's
+        ``new_incarnation``; KIP-903 at 3.5.0: ``BrokerRegistration.epoch`` is the offset of
+        its ``RegisterBrokerRecord``, new on every registration): every leader's stored epoch
+        for ``b`` is stale, and so is a pending AlterPartition that adds ``b`` (in any state:
+        the kernel's ``alter_in_flight``)."""
+        if not self.d.fetch_epochs:
+            return s
+        reps = list(s.reps)
+        for l in range(self.n):
+            r = reps[l]
+            adds_b = z3.And(r.alt != 0, r.alt_isr[b], z3.Not(r.isr[b]))
+            rcur = [z3.BoolVal(False) if j == b else r.rcur[j] for j in range(self.n)]
+            reps[l] = r.but(rcur=rcur, alt_mcur=z3.And(r.alt_mcur, z3.Not(adds_b)))
+        return s.but(reps=reps)
+
+    def members_eligible(self, s: SState, r: SReplica):
+        """May every member of leader ``r``'s proposed ISR be in it (the kernel's
+        ``members_eligible``)? KIP-841 (``isr-eligibility``): each is in the controller's live set
+        (``isr_eligible``); KIP-903 (``broker-epoch-in-fetch``): the broker epoch the leader sent
+        for the member it adds is the registered one. Else INELIGIBLE_REPLICA, checked after the
+        epochs and before the ISR is compared."""
+        out = [z3.Implies(r.alt_isr[j], self.isr_eligible(s, j)) for j in range(self.n)]
+        if self.d.fetch_epochs:
+            out.append(r.alt_mcur)
+        return z3.And(out)

@@ -11,7 +11,9 @@ election that forgets a reassignment, a reassignment without its new leader epoc
 the check can fail. The operator's leader moves (``--max-preferred-elections``,
 ``--max-reassignments``, issue 29) have rows of their own, RF=2 and RF=3, and so do KRaft's
 ``isr-eligibility`` and ``alter-partition-shrink-bumps-leader-epoch`` (issue 29f), on
-``crosscheck.MechanismAlone`` configurations (without ``kraft`` a plain configuration drops them).
+``crosscheck.MechanismAlone`` configurations (without ``kraft`` a plain configuration drops them),
+and the fencing rules (issue 29h): ``broker-epoch-in-fetch`` and ``stale-fetch-rejected`` on
+``MechanismAlone``, ``hw-needs-min-isr`` on plain ZooKeeper releases.
 """
 
 from __future__ import annotations

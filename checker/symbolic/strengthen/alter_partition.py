@@ -119,14 +119,14 @@ def _proposal_holds_acked_z3(d, s):
 
 
 def _never_refused(s, config) -> bool:
-    if "isr-eligibility" in config.rules:
-        return True  # KIP-841 (issue 29f): INELIGIBLE_REPLICA
+    if "isr-eligibility" in config.rules or "broker-epoch-in-fetch" in config.rules:
+        return True  # KIP-841 (issue 29f), KIP-903 (issue 29h): INELIGIBLE_REPLICA
     return not any(r.alter_partition and r.alter_partition[0] == ALTER_REFUSED
                    for r in s.replicas)
 
 
 def _never_refused_z3(d, s):
-    if not d.alter or d.eligibility:
+    if not d.alter or d.eligibility or d.fetch_epochs:
         return z3.BoolVal(True)
     return z3.And([r.alt != ALTER_REFUSED for r in s.reps])
 
@@ -178,7 +178,8 @@ STRENGTHENINGS = (
     Strengthening("alter-partition-never-refused", "no AlterPartition is refused: the ZooKeeper "
                   "controller of 2.7 to 3.x checks no member's eligibility "
                   "(``KafkaController.processAlterIsr``, 2.7.0); INELIGIBLE_REPLICA comes with "
-                  "KIP-841 (KRaft, 3.3, rule ``isr-eligibility``: off under it)", _never_refused,
+                  "KIP-841 (KRaft, 3.3, rule ``isr-eligibility``) and KIP-903's broker-epoch "
+                  "check (3.5, ``broker-epoch-in-fetch``): off under either", _never_refused,
                   _never_refused_z3, uses_config=True),
     Strengthening("alter-partition-on-its-leader", "a pending AlterPartition belongs to a running "
                   "broker that leads in its own view, in the leader epoch it was sent in: a new "
