@@ -416,6 +416,26 @@ CONFIGS: dict[str, ModelConfig] = {
     "+reset-followers-on-epoch power-loss (no kraft)": _alone(
         ("+broker-epoch-in-fetch", "+stale-fetch-rejected", "+hw-needs-min-isr",
          "+reset-followers-on-epoch"), "3.1", crash_model="power-loss", bounds=Bounds(2, 2, 2, 1)),
+    # the KRaft releases 3.5 to 4.0 themselves, once the metadata log (29m) and the fencing rules
+    # (29h) were both in (lead, after their merge): 3.5's KIP-903 and 3.7's stale fetch and
+    # min-ISR HW on KRaft's paths, 3.6's shrink that keeps the epoch, 3.9's unclean election,
+    # 4.0 (no ZooKeeper mode; its out-of-sync set adds no step without the ELR) with power loss
+    # and with the operator's moves
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 3.5", "3.5", (), dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 3.5 RF=3", "3.5", (), dict(rf=3, bounds=Bounds(1, 3, 2, 1))),
+        ("--kafka-version 3.6", "3.6", (), dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 3.7 +reset-followers-on-epoch", "3.7", ("+reset-followers-on-epoch",),
+         dict(bounds=Bounds(2, 3, 2, 1))),
+        ("--kafka-version 3.7 RF=3", "3.7", (), dict(rf=3, bounds=Bounds(1, 3, 2, 1))),
+        ("--kafka-version 3.9 unclean min ISR 1", "3.9", (),
+         dict(min_insync_replicas=1, unclean_leader_election_enable=True,
+              bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 4.0 RF=3 power-loss", "4.0", (),
+         dict(rf=3, crash_model="power-loss", bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 4.0 preferred elections and reassignments", "4.0", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_preferred_elections=1, max_reassignments=1))),
+    )},
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 
