@@ -56,7 +56,15 @@ def test_strengthening_formulas_agree_with_their_predicates_on_unreachable_state
                 if not want:
                     falsified.add(name)
     assert not disagreements, disagreements[:3]
-    assert len(falsified) >= len(STRENGTHENINGS) // 2  # the mutants do exercise the predicates
+    # the mutants do exercise the predicates: at least half of those that speak of kip-320's
+    # state (the topics of mechanisms it lacks, AlterPartition, the ELR, KRaft's log and the
+    # power-loss-only facts, are True on every one of its states)
+    from checker.symbolic.strengthen import alter_partition, elr, kraft, power_loss
+
+    elsewhere = {st.name for topic in (alter_partition, elr, kraft, power_loss)
+                 for st in topic.STRENGTHENINGS}
+    applicable = set(STRENGTHENINGS) - elsewhere
+    assert len(falsified & applicable) >= len(applicable) // 2
 
 
 def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks():
