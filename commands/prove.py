@@ -22,7 +22,7 @@ from model.options import config_from_options
               help="When the inductive step fails, settle the question: bfs explores the compiled "
               "model (kmc check's engine; a violation, or every reachable state without one); "
               "bmc searches by z3 up to --bmc-depth steps; both runs BFS, then BMC if BFS "
-              "stopped shallower than --bmc-depth (BMC starts again at depth 1); none stops on the counterexample to induction.")
+              "stopped shallower than --bmc-depth (BMC then asks only the depths past BFS's); none stops on the counterexample to induction.")
 @click.option("--bmc-depth", type=BoundedInt(None, None), default=8, show_default=True, metavar="N",
               help="The BMC search's depth: counterexamples of up to N steps (0-200; 0: no BMC).")
 @source_options

@@ -26,6 +26,7 @@ REFERENCE_MODELS: dict[str, type] = {
 """The oracle's model of each protocol preset it has (``--protocol NAME``)."""
 
 ORACLE_SWITCHES = frozenset(KMC_0_1) | frozenset(TIMED)  # the switches the oracle has too
+ORACLE_CRASH_MODELS = ("process", "power-loss")  # not disk-loss: the kernel's alone
 
 __all__ = ["REFERENCE_MODELS", "ReplicationModel", "action", "make_reference_model",
            "oracle_notes", "reference_supports"]
@@ -39,12 +40,13 @@ def reference_supports(config) -> bool:
     moves leaders without an assignment order and delivers requests in any order: see
     ``oracle_notes``),
     and none of the later environment features (fault bounds, the lagging HW checkpoint,
-    fetches from followers), which exist only in the kernel. The producer's rules
+    fetches from followers, a disk lost with the crash), which exist only in the kernel. The producer's rules
     (``Rule.producer``) act only when the producer retries, which the oracle refuses, so they
     are left out of the comparison: 0.9's rules match the hw-truncation preset (0.10's), which
     has ``in-flight-per-partition`` (KAFKA-3197) besides."""
     if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
-            or config.track_reads or config.consumer_commit):
+            or config.track_reads or config.consumer_commit
+            or config.crash_model not in ORACLE_CRASH_MODELS):
         return False
     if config.protocol not in REFERENCE_MODELS:
         return False
@@ -87,12 +89,14 @@ def make_reference_model(config):
     0.1's). Any other rule set exists only in the kernel: the engines built on this model
     (reference, bmc, k-induction) refuse it with a ``ConfigError`` rather than check a different model."""
     if (config.bounds.faults() or config.hw_checkpoint != "immediate" or config.fetch_from_followers
-            or config.track_reads or config.consumer_commit):
+            or config.track_reads or config.consumer_commit
+            or config.crash_model not in ORACLE_CRASH_MODELS):
         raise ConfigError(
             "this engine models neither the fault bounds (--max-controlled-shutdowns, "
             "--max-session-expiries, --max-controller-failovers, --max-delayed-fetches, "
             "--max-stale-metadata-reads, the operator bounds, the producer's --retries) nor "
-            "--hw-checkpoint interval, --fetch-from-followers, --consumer-commit or no-read-loss; "
+            "--hw-checkpoint interval, --fetch-from-followers, --consumer-commit, no-read-loss or "
+            "--crash-model disk-loss; "
             "they need the "
             "compiled engine "
             "(--engine compiled)")

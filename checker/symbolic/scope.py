@@ -116,6 +116,9 @@ so Kafka 4.0 (the ELR off by default) needs nothing of the ELR."""
 
 
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
+
+CRASH_MODELS = ("process", "power-loss")
+"""The crash models the encoding has (``--crash-model``); ``disk-loss`` is the kernel's alone."""
 """The fault bounds the encoding has: the operator's leader moves (issue 29)."""
 
 
@@ -161,6 +164,13 @@ def require_encoded(config) -> None:
     """A ``ConfigError`` (one line, exit 2) if the encoding lacks a rule or a fault bound of
     ``config``. Other refusals (the lagging HW checkpoint, a mix of encoded rules no preset has)
     are the oracle's (``checker.reference.make_reference_model``)."""
+    if config.crash_model not in CRASH_MODELS:
+        # the encoding (``Dims.of``, ``Encoder``) knows process crashes and power loss; a disk
+        # loss would be taken for a process crash, narrower than the kernel (a wrong PROVED)
+        raise ConfigError(
+            f"kmc prove and --engine bmc have the crash models {' and '.join(CRASH_MODELS)}, not "
+            f"{config.crash_model} (docs/symbolic.md, 'What the encoding lacks'); kmc check "
+            f"explores it")
     refused = [b for b in config.bounds.faults() if b not in OPERATOR_BOUNDS]
     if refused:
         raise ConfigError(

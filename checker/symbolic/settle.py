@@ -248,6 +248,8 @@ def _bmc(config, name, depth, time_limit, tell, started, start_depth=0):
         trace, _ = in_kernel(config, outcome.trace)
         notes = ["the shortest there is" if not unrefuted else
                  "not necessarily the shortest: " + "; ".join(unrefuted)]
+        if start_depth > 1:
+            notes.append(f"asked from depth {start_depth}, BFS having covered the shorter ones")
         if refused:
             notes.append(f"after {len(refused)} shorter or equal ones of the encoding the kernel "
                          f"does not take")

@@ -66,6 +66,9 @@ class Encoder:
         if self.protocol not in ("hw-truncation", "kip-101", "kip-279", "kip-320"):
             raise UnsupportedVariant(f"protocol {self.protocol!r} has no symbolic encoding")
         self.power_loss = model.power_loss
+        crash_model = getattr(getattr(model, "config", None), "crash_model", "process")
+        if crash_model not in ("process", "power-loss"):  # scope.CRASH_MODELS refuses it first
+            raise ConfigError(f"the symbolic engine has no encoding of --crash-model {crash_model}")
         self.acks = model.acks
         self.min_isr = model.min_isr
         # KRaft (rule ``kraft``, 3.3+): the controller ignores unclean.leader.election.enable

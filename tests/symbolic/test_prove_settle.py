@@ -171,12 +171,13 @@ ACKS1 = config_from_options(replication_factor=2, acks="1", min_insync_replicas=
 def test_bmc_after_a_stopped_bfs_asks_only_the_depths_bfs_did_not_cover():
     bfs = check(ACKS1, ["no-acked-loss"])
     shortest = len(bfs.by_name("no-acked-loss").trace)
-    result = prove(ACKS1, "no-acked-loss", max_states=3, bmc_depth=shortest + 2)
+    result = prove(ACKS1, "no-acked-loss", max_states=20, bmc_depth=shortest + 2)
     first, second = result.searches
-    assert (first.engine, first.outcome) == ("bfs", "stopped") and 0 < first.depth + 1 < shortest
+    assert (first.engine, first.outcome) == ("bfs", "stopped") and 0 < first.depth < shortest - 1
     assert (second.engine, second.outcome) == ("bmc", "violated")
     # still the shortest there is: BFS covered the depths BMC did not ask
     assert result.status == VIOLATED and len(result.trace) == shortest
+    assert f"asked from depth {first.depth + 1}, BFS having covered" in result.search
 
 
 def test_bmc_start_depth_leaves_the_shorter_depths_unasked():

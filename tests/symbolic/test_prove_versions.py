@@ -118,3 +118,22 @@ def test_a_release_with_broker_epochs_and_alter_partition_is_proved():
     assert isinstance(symbolic_model(config), KernelReplayed)
     assert check(config, ["no-acked-loss"]).verdict("no-acked-loss") == BFS_HOLDS
     assert prove(config, "no-acked-loss", strengthen=["all"], search="none").status == PROVED
+
+
+@pytest.mark.parametrize("argv", [
+    ["prove", "--kafka-version", "2.1", "-r", "2", "-p", "no-acked-loss", "-s", "all"],
+    ["check", "--engine", "bmc", "--depth", "3", "--kafka-version", "2.1", "-r", "2", "-q",
+     "-p", "no-acked-loss"],
+    ["check", "--engine", "reference", "-r", "2", "-q", "-p", "no-acked-loss"],
+], ids=["prove", "bmc", "reference"])
+def test_a_disk_loss_is_refused_not_taken_for_a_process_crash(argv):
+    # the encoding and the oracle know process crashes and power loss; a disk loss read as a
+    # process crash made kmc prove say PROVED where kmc check finds the loss (review, issue 29)
+    config = config_from_options(kafka_version="2.1", replication_factor=2,
+                                 crash_model="disk-loss")[0]
+    assert check(config, ["no-acked-loss"]).verdict("no-acked-loss") == BFS_VIOLATED
+    out = CliRunner().invoke(cli, [*argv, "--crash-model", "disk-loss"])
+    assert out.exit_code == 2, out.output
+    assert "Traceback" not in out.output and "disk-loss" in out.output
+    with pytest.raises(ConfigError, match="disk-loss"):
+        require_encoded(config)
