@@ -31,8 +31,8 @@ from dataclasses import replace
 
 from checker.reference import make_reference_model, reference_supports
 from model.errors import ConfigError
-from model.releases import RELEASES, as_version
-from model.rules import KMC_0_1, RULES, TIMED, release_rules
+from model.releases import RELEASES, ZOOKEEPER_REMOVED_IN, as_version
+from model.rules import KMC_0_1, RULES, TIMED, release_rules, rules_of
 
 ENCODED_THROUGH = "3.4"
 """The newest Kafka release whose rule set the encoding has (``kmc prove --kafka-version``)."""
@@ -102,12 +102,12 @@ def lacking_rules(config) -> list[str]:
     return [n for n in config.rules if n not in have and not RULES[n].producer]
 
 
-NOT_WITH_KRAFT = ELR_RULES
+NOT_WITH_KRAFT = ()
 """Rules encoded only as mechanisms on ZooKeeper rule sets (``crosscheck.MechanismAlone``), not
-together with ``kraft``: the ELR's controller paths (issue 29l: the broker failure and the
-unclean-shutdown restart) bump the leader epoch as ZooKeeper mode does, and have neither KRaft's
-pending change, 3.6's shrink that keeps the epoch, nor KIP-704's recovery, so with ``kraft`` they
-are refused as lacking (Kafka 4.1 among them) until those paths are written."""
+together with ``kraft``, and so refused as lacking with it. Empty since issue 29n: the ELR's
+controller paths (the broker failure and the unclean-shutdown restart, issue 29l) follow KRaft's
+(3.6's shrink that keeps the leader epoch as a pending change, KIP-704's recovery after a
+last-known-leader or unclean election; ``Encoder.shrink_without``)."""
 
 
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
@@ -139,7 +139,17 @@ def without_oracle_lacks(config):
             break
         gone |= more
     drop = tuple(f"-{n}" for n in reversed(list(RULES)) if n in gone)
-    return replace(config, rule_changes=config.rule_changes + drop) if drop else config
+    if not drop:
+        return config
+    if config.kafka_version and as_version(config.rules_release) >= ZOOKEEPER_REMOVED_IN:
+        # 4.0+ refuses ``-kraft`` (no ZooKeeper mode): the same rules, named from the protocol
+        # preset instead of the release (the oracle reads only the rules, never the version)
+        keep = [n for n in config.rules if n not in gone]
+        base = rules_of(config.protocol)
+        changes = (tuple(f"-{n}" for n in reversed(base) if n not in keep)
+                   + tuple(f"+{n}" for n in keep if n not in base))
+        return replace(config, kafka_version="", rule_changes=changes)
+    return replace(config, rule_changes=config.rule_changes + drop)
 
 
 def require_encoded(config) -> None:
