@@ -17,9 +17,12 @@ from dataclasses import replace
 import pytest
 
 from checker.symbolic.crosscheck import CONFIGS, crosscheck
+from checker.symbolic.induction import INCONCLUSIVE, PROVED, prove
 from checker.symbolic.scope import KernelReplayed, lacking_rules, symbolic_model
 from checker.symbolic.state import Dims
+from checker.symbolic.strengthen import STRENGTHENINGS, all_names
 from checker.symbolic.transitions import Encoder
+from model.config import ModelConfig
 
 RF2 = "--kafka-version 4.1 min ISR 2"
 RF3 = "--kafka-version 4.1 RF=3"
@@ -92,3 +95,26 @@ def test_a_zookeeper_path_under_kraft_is_caught(broken, where, labels, actions):
         result = crosscheck(CONFIGS[label], samples=8, seed=5, encoder=broken, where=where)
         assert result.disagreements, label
         assert {d.action.name for d in result.disagreements} <= actions, label
+
+
+def _kafka_4_1_rf2():
+    return ModelConfig(protocol="kip-320", replication_factor=2, kafka_version="4.1")
+
+
+def test_kafka_4_1_rf2_is_proved_at_default_bounds():
+    result = prove(_kafka_4_1_rf2(), "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, (result.failing, result.pre, result.action)
+
+
+@pytest.mark.parametrize("left_out", [("kraft-running-leader-is-current",),
+                                      ("elr-holds-acked", "elr-holds-every-hw")],
+                         ids=["running-leader", "elr-holds"])
+def test_without_the_29n_facts_the_step_stops_on_a_cti(left_out):
+    """Without ``kraft-running-leader-is-current`` (a new leader epoch under 3.6+ names a new
+    leader), or without the two ``elr-holds-*`` facts (in their hw-needs-min-isr form, every ELR
+    member), the step of 4.1 RF=2 fails on a state BFS never reaches and the fact rules out."""
+    config = _kafka_4_1_rf2()
+    less = [n for n in all_names() if n not in left_out]
+    result = prove(config, "no-acked-loss", strengthen=less, search="none")
+    assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
+    assert not all(STRENGTHENINGS[n].holds(result.pre, config) for n in left_out)
