@@ -76,9 +76,9 @@ ELR_RULES = ("eligible-leader-replicas", "last-known-leader-check", "isr-shrink-
 """KIP-966's rules (issue 29l): the eligible leader replicas and last known leader (4.1),
 KAFKA-19522's check on the last known leader (4.1), 4.0's out-of-sync set in one AlterPartition
 (action LeaderShrinkIsrSet) and 4.2's last known leader recorded when leaderless. All require
-``kraft`` (through ``eligible-leader-replicas``), so, as with ``KRAFT_RULES``, only
-``crosscheck.MechanismAlone`` configurations reach them until ``kraft`` is encoded; the encoding
-takes them with broker epochs only (``Encoder``). The oracle lacks them (``ORACLE_LACKS``)."""
+``kraft`` (through ``eligible-leader-replicas``); since issue 29n their controller paths follow
+KRaft's, so Kafka 4.1 and 4.2 are reached by release (``crosscheck.MechanismAlone`` still holds
+them on ZooKeeper rule sets); the encoding takes them with broker epochs only (``Encoder``). The oracle lacks them (``ORACLE_LACKS``)."""
 
 
 FENCING_RULES = ("broker-epoch-in-fetch", "stale-fetch-rejected", "hw-needs-min-isr")
@@ -97,7 +97,7 @@ def lacking_rules(config) -> list[str]:
     producer's rules act only when the producer retries, a fault bound the engine refuses on its
     own, so they are not listed."""
     have = encoded_rules()
-    if "kraft" in config.rules:  # the ELR is encoded on ZooKeeper's paths only (NOT_WITH_KRAFT)
+    if "kraft" in config.rules:  # rules encoded on ZooKeeper's paths only (NOT_WITH_KRAFT)
         have = have - set(NOT_WITH_KRAFT)
     return [n for n in config.rules if n not in have and not RULES[n].producer]
 

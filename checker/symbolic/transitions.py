@@ -967,7 +967,9 @@ class Encoder:
     # ``forget_unclean_member``; model/kernel/actions/leader.py ``leader_shrink_isr_set``). It
     # needs broker epochs (every KRaft release has them: a restart follows the controller's
     # handling of the failure) and no controlled shutdown (a fault bound the encoding lacks), so
-    # every restart is an unclean shutdown: no broker has the clean-shutdown file.
+    # every restart is an unclean shutdown: no broker has the clean-shutdown file. With ``kraft``
+    # (issue 29n) the ISR removals follow KRaft (``shrink_without``) and an election from the last
+    # known leader sets KIP-704's recovery (``recovering_after``).
 
     def elr_change(self, pre: SState, nxt: SState, new_isr: list, new_leader,
                    unclean=False) -> SState:
@@ -1044,9 +1046,10 @@ class Encoder:
         (``PartitionChangeBuilder`` may write an empty ISR with the ELR on). If it led, the
         election (``elect_with_elr``) picks ``new`` or nobody; a winner from the ELR or the last
         known leader gets the ISR ``[new]``; the ELR follows the change (``elr_change``).
-        Otherwise a follower in the ISR leaves it with a new leader epoch (ZooKeeper mode's
-        shrink; KRaft 3.6+ keeps the epoch, ``isr-shrink-keeps-leader-epoch``, not in these
-        rule sets), or only the live set changes."""
+        Otherwise a follower in the ISR leaves it (``shrink_without``: a new leader epoch in
+        ZooKeeper mode and KRaft 3.3-3.5, a pending change to the leader since 3.6), or only the
+        live set changes. Under ``kraft`` a winner from the last known leader (or an unclean
+        one) is RECOVERING (KIP-704, ``recovering_after``; issue 29n)."""
         n = self.n
         base = [s.c_live[b], z3.Not(s.reps[b].alive)]
         live = [z3.BoolVal(False) if j == b else s.c_live[j] for j in range(n)]
@@ -1099,9 +1102,9 @@ class Encoder:
         without the clean-shutdown file (no controlled shutdowns here), so before it registers
         the controller takes it out of the ISR and the ELR
         (``ReplicationControlManager.handleBrokerUncleanShutdown``, 4.1; the kernel's
-        ``handle_unclean_shutdown``): out of the ISR with a new leader epoch to every live
-        broker (no step at the epoch bound: then nothing is handled), out of the ELR with no
-        record. Then it registers (``controller_register_broker``): a leaderless partition
+        ``handle_unclean_shutdown``): out of the ISR (``shrink_without``: with a new leader
+        epoch to every live broker, no step at the epoch bound, where the shrink makes one; under
+        KRaft 3.6+ a pending change to the leader, issue 29n), out of the ELR with no record. Then it registers (``controller_register_broker``): a leaderless partition
         elects with ``b`` live (``elect_with_elr``: ``b`` no longer in the ELR, it can win from
         the ISR, as the last known leader, or uncleanly), else ``b`` is sent the current state.
         With broker epochs (required) a restart follows ControllerHandleBrokerFailure, so ``b``
