@@ -435,6 +435,31 @@ CONFIGS: dict[str, ModelConfig] = {
          dict(rf=3, crash_model="power-loss", bounds=Bounds(1, 2, 2, 1))),
         ("--kafka-version 4.0 preferred elections and reassignments", "4.0", (),
          dict(bounds=Bounds(1, 2, 1, 1, max_preferred_elections=1, max_reassignments=1))),
+    # the ELR on KRaft's paths (issue 29n): Kafka 4.1 itself (the ELR with 3.6's shrink that
+    # keeps the leader epoch, 3.9's unclean election, 3.7's fencing), RF=2 at min ISR 2 (where
+    # the ELR holds the replica the ISR lost) and RF=3, with kmc 0.1's reset, with power loss
+    # and unclean.leader.election.enable; 4.2 (the last known leader recorded when leaderless);
+    # and the ELR on 3.4 (KRaft whose controller shrink still makes a new leader epoch)
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 4.1 min ISR 2", "4.1", (), dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 4.1 RF=3", "4.1", (), dict(rf=3, min_insync_replicas=2,
+                                                      bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 4.1 RF=3 min ISR 1", "4.1", (), dict(rf=3, min_insync_replicas=1,
+                                                                bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 4.1 +reset-followers-on-epoch min ISR 1", "4.1",
+         ("+reset-followers-on-epoch",), dict(min_insync_replicas=1, bounds=Bounds(2, 3, 2, 1))),
+        ("--kafka-version 4.1 power-loss unclean", "4.1", (),
+         dict(crash_model="power-loss", min_insync_replicas=1,
+              unclean_leader_election_enable=True, bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 4.2 min ISR 1", "4.2", (), dict(min_insync_replicas=1,
+                                                          bounds=Bounds(2, 3, 2, 1))),
+        ("--kafka-version 4.2 RF=3", "4.2", (), dict(rf=3, min_insync_replicas=2,
+                                                      bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 3.4 +eligible-leader-replicas RF=3", "3.4",
+         ("+eligible-leader-replicas",), dict(rf=3, min_insync_replicas=2,
+                                               bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 3.4 +eligible-leader-replicas min ISR 1", "3.4",
+         ("+eligible-leader-replicas",), dict(min_insync_replicas=1, bounds=Bounds(2, 3, 2, 1))),
     )},
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""

@@ -78,9 +78,9 @@ ELR_RULES = ("eligible-leader-replicas", "last-known-leader-check", "isr-shrink-
 """KIP-966's rules (issue 29l): the eligible leader replicas and last known leader (4.1),
 KAFKA-19522's check on the last known leader (4.1), 4.0's out-of-sync set in one AlterPartition
 (action LeaderShrinkIsrSet) and 4.2's last known leader recorded when leaderless. All require
-``kraft`` (through ``eligible-leader-replicas``), so, as with ``KRAFT_RULES``, only
-``crosscheck.MechanismAlone`` configurations reach them until ``kraft`` is encoded; the encoding
-takes them with broker epochs only (``Encoder``). The oracle lacks them (``ORACLE_LACKS``)."""
+``kraft`` (through ``eligible-leader-replicas``); since issue 29n their controller paths follow
+KRaft's, so Kafka 4.1 and 4.2 are reached by release (``crosscheck.MechanismAlone`` still holds
+them on ZooKeeper rule sets); the encoding takes them with broker epochs only (``Encoder``). The oracle lacks them (``ORACLE_LACKS``)."""
 
 
 FENCING_RULES = ("broker-epoch-in-fetch", "stale-fetch-rejected", "hw-needs-min-isr")
@@ -99,20 +99,17 @@ def lacking_rules(config) -> list[str]:
     producer's rules act only when the producer retries, a fault bound the engine refuses on its
     own, so they are not listed."""
     have = encoded_rules()
-    if "kraft" in config.rules:  # the ELR is encoded on ZooKeeper's paths only (NOT_WITH_KRAFT)
+    if "kraft" in config.rules:  # rules encoded on ZooKeeper's paths only (NOT_WITH_KRAFT)
         have = have - set(NOT_WITH_KRAFT)
     return [n for n in config.rules if n not in have and not RULES[n].producer]
 
 
-NOT_WITH_KRAFT = tuple(n for n in ELR_RULES if n != "isr-shrink-out-of-sync-set")
+NOT_WITH_KRAFT = ()
 """Rules encoded only as mechanisms on ZooKeeper rule sets (``crosscheck.MechanismAlone``), not
-together with ``kraft``: the ELR's controller paths (issue 29l: the broker failure and the
-unclean-shutdown restart) bump the leader epoch as ZooKeeper mode does, and have neither KRaft's
-pending change, 3.6's shrink that keeps the epoch, nor KIP-704's recovery, so with ``kraft`` they
-are refused as lacking (Kafka 4.1 among them) until those paths are written. 4.0's
-``isr-shrink-out-of-sync-set`` is not among them: without the ELR it adds no step, in the kernel
-(``leader_shrink_isr_set`` returns at once) and in the encoding (``_enc_LeaderShrinkIsrSet``),
-so Kafka 4.0 (the ELR off by default) needs nothing of the ELR."""
+together with ``kraft``, and so refused as lacking with it. Empty since issue 29n: the ELR's
+controller paths (the broker failure and the unclean-shutdown restart, issue 29l) follow KRaft's
+(3.6's shrink that keeps the leader epoch as a pending change, KIP-704's recovery after a
+last-known-leader or unclean election; ``Encoder.shrink_without``)."""
 
 
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")

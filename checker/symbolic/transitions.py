@@ -110,9 +110,6 @@ class Encoder:
         if self.d.elr and not self.bounce_noticed:  # KIP-966 (issue 29l): see _restart_with_elr
             raise ConfigError("the symbolic engine encodes the ELR (eligible-leader-replicas) "
                               "with broker epochs (broker-epoch, KIP-380) only")
-        if self.d.elr and self.kraft:  # scope.NOT_WITH_KRAFT: refused before this, by name
-            raise ConfigError("the symbolic engine encodes the ELR (eligible-leader-replicas) on "
-                              "ZooKeeper rule sets only, as a mechanism; not with kraft")
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
@@ -973,7 +970,9 @@ class Encoder:
     # ``forget_unclean_member``; model/kernel/actions/leader.py ``leader_shrink_isr_set``). It
     # needs broker epochs (every KRaft release has them: a restart follows the controller's
     # handling of the failure) and no controlled shutdown (a fault bound the encoding lacks), so
-    # every restart is an unclean shutdown: no broker has the clean-shutdown file.
+    # every restart is an unclean shutdown: no broker has the clean-shutdown file. With ``kraft``
+    # (issue 29n) the ISR removals follow KRaft (``shrink_without``) and an election from the last
+    # known leader sets KIP-704's recovery (``recovering_after``).
 
     def elr_change(self, pre: SState, nxt: SState, new_isr: list, new_leader,
                    unclean=False) -> SState:
@@ -1050,9 +1049,10 @@ class Encoder:
         (``PartitionChangeBuilder`` may write an empty ISR with the ELR on). If it led, the
         election (``elect_with_elr``) picks ``new`` or nobody; a winner from the ELR or the last
         known leader gets the ISR ``[new]``; the ELR follows the change (``elr_change``).
-        Otherwise a follower in the ISR leaves it with a new leader epoch (ZooKeeper mode's
-        shrink; KRaft 3.6+ keeps the epoch, ``isr-shrink-keeps-leader-epoch``, not in these
-        rule sets), or only the live set changes."""
+        Otherwise a follower in the ISR leaves it (``shrink_without``: a new leader epoch in
+        ZooKeeper mode and KRaft 3.3-3.5, a pending change to the leader since 3.6), or only the
+        live set changes. Under ``kraft`` a winner from the last known leader (or an unclean
+        one) is RECOVERING (KIP-704, ``recovering_after``; issue 29n)."""
         n = self.n
         base = [s.c_live[b], z3.Not(s.reps[b].alive)]
         live = [z3.BoolVal(False) if j == b else s.c_live[j] for j in range(n)]
@@ -1068,23 +1068,46 @@ class Encoder:
         nxt = self.send_leader_and_isr(self.commit(s), epoch, num.val(new), c_isr, live)
         nxt = self.elr_change(s, nxt, c_isr, num.val(new), unclean).but(
             c_leader=num.val(new), c_epoch=epoch, c_isr=c_isr, c_live=live)
+        nxt = self.recovering_after(nxt, unclean)  # KIP-704 under kraft (issue 29n)
         out = [(z3.And(base + [s.c_leader == b, self.epoch_available(s), chosen]), nxt)]
         follower = base + [s.c_leader != b, s.c_leader == new]
-        nxt2 = self.send_leader_and_isr(self.commit(s), epoch, s.c_leader, target, live)
-        nxt2 = self.elr_change(s, nxt2, target, s.c_leader).but(c_epoch=epoch, c_isr=target,
-                                                                c_live=live)
-        out.append((z3.And(follower + [s.c_isr[b], self.epoch_available(s)]), nxt2))
+        nxt2, may = self.shrink_without(s, s, target, live)
+        out.append((z3.And(follower + [s.c_isr[b], may]), nxt2))
         out.append((z3.And(follower + [z3.Not(s.c_isr[b])]), s.but(c_live=live)))
         return out
+
+    def shrink_without(self, s: SState, h: SState, target: list, live: list):
+        """The controller's record that takes a broker out of the ISR while the leader stays
+        (the kernel's ``controller_remove_broker`` and ``handle_unclean_shutdown`` ->
+        ``write_partition``), from the controller's state in ``s`` onto ``h`` (``s`` itself, or
+        ``s`` with a restarting broker running): ``(next state, guard)``. ZooKeeper mode and
+        KRaft before 3.6 make a new leader epoch, sent to the live brokers as LeaderAndIsr, so
+        the max-leader-epoch bound applies (``KafkaController.removeReplicasFromIsr`` at 2.1.0;
+        ``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded`` at 3.3.0, an ISR that loses
+        a member). KRaft since 3.6 (``isr-shrink-keeps-leader-epoch``, KAFKA-15021; the
+        kernel's ``isr_shrink_bumps_epoch``) keeps the leader epoch: only the partition epoch
+        moves and the record reaches the leader, if live and running, as a pending change
+        (``put_change``; ``ReplicaManager.applyLocalLeadersDelta`` at 3.6.0), with no bound.
+        The ELR follows the new ISR (``elr_change``). Issue 29n: the ELR's paths with
+        ``kraft``."""
+        if self.kraft and self.d.shrink_keeps:
+            nxt = self.put_change(self.commit(h), s.c_epoch, target, live)
+            return (self.elr_change(s, nxt, target, s.c_leader).but(c_isr=target, c_live=live),
+                    z3.BoolVal(True))
+        epoch = s.c_epoch + 1
+        nxt = self.send_leader_and_isr(self.commit(h), epoch, s.c_leader, target, live)
+        return (self.elr_change(s, nxt, target, s.c_leader).but(c_epoch=epoch, c_isr=target,
+                                                                c_live=live),
+                self.epoch_available(s))
 
     def _restart_with_elr(self, s: SState, b: int) -> list:
         """BrokerRestart under KIP-966 (the kernel's ``broker_restart``): ``b`` comes back
         without the clean-shutdown file (no controlled shutdowns here), so before it registers
         the controller takes it out of the ISR and the ELR
         (``ReplicationControlManager.handleBrokerUncleanShutdown``, 4.1; the kernel's
-        ``handle_unclean_shutdown``): out of the ISR with a new leader epoch to every live
-        broker (no step at the epoch bound: then nothing is handled), out of the ELR with no
-        record. Then it registers (``controller_register_broker``): a leaderless partition
+        ``handle_unclean_shutdown``): out of the ISR (``shrink_without``: with a new leader
+        epoch to every live broker, no step at the epoch bound, where the shrink makes one; under
+        KRaft 3.6+ a pending change to the leader, issue 29n), out of the ELR with no record. Then it registers (``controller_register_broker``): a leaderless partition
         elects with ``b`` live (``elect_with_elr``: ``b`` no longer in the ELR, it can win from
         the ISR, as the last known leader, or uncleanly), else ``b`` is sent the current state.
         With broker epochs (required) a restart follows ControllerHandleBrokerFailure, so ``b``
@@ -1094,13 +1117,12 @@ class Encoder:
         h = s.put(b, r.but(alive=z3.BoolVal(True), flushed=r.leo if self.power_loss else num.val(0)))
         h = self.new_incarnation(h, b)  # KIP-903 (issue 29h), as on the plain restart
         guard = [z3.Not(r.alive), z3.Not(s.c_live[b])]
-        bump = z3.And(s.c_isr[b], self.epoch_available(s))
         kept = h.but(elr=[z3.And(s.elr[j], s.c_isr[j]) if j == b else s.elr[j] for j in range(n)])
         target = [F if j == b else s.c_isr[j] for j in range(n)]
-        out_of_isr = self.send_leader_and_isr(self.commit(h), s.c_epoch + 1, s.c_leader, target,
-                                              s.c_live)
-        out_of_isr = self.elr_change(h, out_of_isr, target, s.c_leader).but(
-            c_epoch=s.c_epoch + 1, c_isr=target)
+        # out of the ISR: a new leader epoch, or under KRaft 3.6+ a change to the leader
+        # (``shrink_without``; issue 29n)
+        out_of_isr, may = self.shrink_without(s, h, target, s.c_live)
+        bump = z3.And(s.c_isr[b], may)
         out_of_isr = out_of_isr.but(elr=[F if j == b else out_of_isr.elr[j] for j in range(n)])
         out = []
         for handled, hh in ((z3.Not(bump), kept), (bump, out_of_isr)):
@@ -1112,9 +1134,13 @@ class Encoder:
             elected = self.send_leader_and_isr(self.commit(hh), epoch, num.val(b), isr, new_live)
             elected = self.elr_change(hh, elected, isr, num.val(b), unclean).but(
                 c_leader=num.val(b), c_epoch=epoch, c_isr=isr, c_live=new_live)
+            elected = self.recovering_after(elected, unclean)  # KIP-704 under kraft (29n)
             only_b = [z3.BoolVal(j == b) for j in range(n)]
             plain = self.send_leader_and_isr(hh.but(c_live=new_live), hh.c_epoch, hh.c_leader,
                                              hh.c_isr, only_b)
+            # KRaft: a leader at the current epoch also gets the latest change (the kernel's
+            # ``controller_register_broker``; never ``b`` here, whose failure was handled)
+            plain = self.put_change(plain, hh.c_epoch, hh.c_isr, only_b)
             out += [(z3.And(guard + [handled, won]), elected),
                     (z3.And(guard + [handled, z3.Not(won)]), plain)]
         return out

@@ -96,7 +96,11 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                            bounds=Bounds(1, 2, 1, 1), kafka_version="3.3"),
                ModelConfig(protocol="kip-320", replication_factor=3, min_insync_replicas=2,
                            bounds=Bounds(1, 2, 1, 1), kafka_version="3.3",
-                           rule_changes=("+isr-shrink-keeps-leader-epoch",))]
+                           rule_changes=("+isr-shrink-keeps-leader-epoch",)),
+               # Kafka 4.1 (issue 29n): the ELR with KRaft 3.6+ and hw-needs-min-isr (every ELR
+               # member in the elr-holds-* facts at min ISR 2; kraft-running-leader-is-current)
+               ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=2,
+                           bounds=Bounds(1, 2, 1, 1), kafka_version="4.1")]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

@@ -45,10 +45,19 @@ def _last_known_only_when_leaderless_z3(d, s):
     return z3.Implies(z3.Or(s.lke), s.c_leader == -1)
 
 
+def _every_member(config) -> bool:
+    """Do the ``elr-holds-*`` facts speak of every ELR member? With min.insync.replicas=1 (a
+    replica joins the ELR only as the ISR empties), and, issue 29n, under Kafka 3.7's
+    ``hw-needs-min-isr`` (KAFKA-15583: the HW stays still while the ISR is below
+    min.insync.replicas, which is when the ELR is not empty, so what a member had as it left the
+    ISR is every record committed since; 4.1 has both rules)."""
+    return config.min_insync_replicas <= 1 or "hw-needs-min-isr" in config.rules
+
+
 def _vouched(s, config) -> list:
-    """The replicas the two ``elr-holds-*`` facts speak of: the last known leader, and with
-    min.insync.replicas=1 every ELR member; under power loss only running ones."""
-    members = set(s.last_known_elr) | (set(s.elr) if config.min_insync_replicas <= 1 else set())
+    """The replicas the two ``elr-holds-*`` facts speak of: the last known leader, and
+    (``_every_member``) every ELR member; under power loss only running ones."""
+    members = set(s.last_known_elr) | (set(s.elr) if _every_member(config) else set())
     lossy = config.crash_model == "power-loss"
     return [s.replicas[b] for b in sorted(members) if s.replicas[b].alive or not lossy]
 
@@ -57,7 +66,7 @@ def _vouched_z3(d, s) -> list:
     """``_vouched`` as one Bool per broker."""
     out = []
     for b, r in enumerate(s.reps):
-        member = z3.Or(s.elr[b], s.lke[b]) if d.min_isr <= 1 else s.lke[b]
+        member = z3.Or(s.elr[b], s.lke[b]) if d.min_isr <= 1 or d.hw_min_isr else s.lke[b]
         out.append(z3.And(member, r.alive) if d.power_loss else member)
     return out
 
@@ -100,19 +109,20 @@ STRENGTHENINGS = (
                   "the partition has no leader (every election clears it; KIP-966)",
                   _last_known_only_when_leaderless, _last_known_only_when_leaderless_z3),
     Strengthening("elr-holds-acked", "the last known leader, and with "
-                  "min.insync.replicas=1 every ELR member, holds every acked record at its offset "
+                  "min.insync.replicas=1 or Kafka 3.7's hw-needs-min-isr (issue 29n) every ELR "
+                  "member, holds every acked record at its offset "
                   "(each was in the ISR as it emptied). With 2 or more it is false: a record is "
                   "acked when the leader's maximal ISR (a pending expansion counted) reaches "
                   "min.insync.replicas while the controller's ISR is below it and its ELR holds a "
-                  "replica without the record (RF=3; Kafka 3.7's hw-needs-min-isr, not encoded "
-                  "here, keeps the HW still then). Under power loss only a running one (a down "
+                  "replica without the record (RF=3, without Kafka 3.7's hw-needs-min-isr, which "
+                  "keeps the HW still then). Under power loss only a running one (a down "
                   "one may have lost its unflushed tail, and leaves the ELR when it restarts)", _elr_holds_acked, _elr_holds_acked_z3, uses_config=True),
     Strengthening("elr-holds-every-hw", "the last known leader, and with "
-                  "min.insync.replicas=1 every ELR member, holds every broker's records below that "
+                  "min.insync.replicas=1 or hw-needs-min-isr (issue 29n) every ELR member, holds every broker's records below that "
                   "broker's HW, as an ISR member does (``isr-holds-every-hw``): with "
                   "min.insync.replicas=1 a replica joins the ELR only as the ISR empties. With 2 "
                   "or more a replica that left the ISR for the ELR may lack records the smaller "
-                  "ISR committed later (false on reachable states: Kafka 3.7's hw-needs-min-isr "
-                  "keeps the HW still then, not encoded here). Under power loss only a running one",
+                  "ISR committed later (false on reachable states without Kafka 3.7's "
+                  "hw-needs-min-isr, which keeps the HW still then). Under power loss only a running one",
                   _elr_holds_every_hw, _elr_holds_every_hw_z3, uses_config=True),
 )

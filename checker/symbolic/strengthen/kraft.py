@@ -175,6 +175,42 @@ def _change_waits_for_its_epoch_z3(d, s):
     return z3.And(out)
 
 
+
+def _new_epoch_new_leader(config) -> bool:
+    """Does every new leader epoch name another leader (or none)? Under KRaft since 3.6
+    (``isr-shrink-keeps-leader-epoch`` without 3.3-3.5's AlterPartition shrink epoch): the
+    controller makes a leader epoch only by electing (a failed leader's successor, a restarting
+    broker of a leaderless partition), never for an ISR change of the same leader; the operator's
+    preferred elections and kmc's unordered moves may hand leadership back, so not with them
+    (issue 29n)."""
+    return ("kraft" in config.rules and "isr-shrink-keeps-leader-epoch" in config.rules
+            and "alter-partition-shrink-bumps-leader-epoch" not in config.rules
+            and "unordered-leader-moves" not in config.rules
+            and not config.bounds.max_preferred_elections)
+
+
+def _running_leader_is_current(s, config) -> bool:
+    if not _new_epoch_new_leader(config):
+        return True
+    c = s.controller
+    return all(not (r.alive and r.leader == b and 0 <= r.leader_epoch < c.leader_epoch
+                    and c.leader == b) for b, r in enumerate(s.replicas)) and all(
+        not (leader == b and e < c.leader_epoch and c.leader == b)
+        for b, e, leader, _ in s.leader_and_isr)
+
+
+def _running_leader_is_current_z3(d, s):
+    if not (d.kraft and d.shrink_keeps and not d.shrink_bumps and d.ordered
+            and not d.max_preferred):
+        return z3.BoolVal(True)
+    running = [z3.Not(z3.And(r.alive, r.leader == b, r.lep >= 0, r.lep < s.c_epoch,
+                             s.c_leader == b)) for b, r in enumerate(s.reps)]
+    on_its_way = [z3.Not(z3.And(s.lai[b][e], s.lai_leader[b][e] == b, e < s.c_epoch,
+                                s.c_leader == b))
+                  for b in range(d.n) for e in range(len(s.lai[b]))]
+    return z3.And(running + on_its_way)
+
+
 STRENGTHENINGS = (
     Strengthening("kraft-change-on-its-leader", "a pending PartitionChangeRecord (KRaft) is on a "
                   "running broker whose leader epoch is at most the record's, which is at most the "
@@ -210,4 +246,11 @@ STRENGTHENINGS = (
                   "isr-shrink-keeps-leader-epoch the controller may shrink it: the request's ISR "
                   "holds the change's)",
                   _change_waits_for_its_epoch, _change_waits_for_its_epoch_z3, uses_config=True),
+    # issue 29n (Kafka 4.1 with the ELR)
+    Strengthening("kraft-running-leader-is-current", "under KRaft since 3.6 (no ISR change "
+                  "makes a leader epoch; no preferred elections) a broker running as leader in a "
+                  "leader epoch older than the controller's, or sent such a LeaderAndIsr naming it, "
+                  "is not the controller's leader: a new epoch names another leader or none, and the old one gets it only by crashing "
+                  "and being elected again",
+                  _running_leader_is_current, _running_leader_is_current_z3, uses_config=True),
 )

@@ -1,0 +1,120 @@
+"""KIP-966's ELR on KRaft's paths in the z3 encoding (issue 29n): Kafka 4.1 and 4.2 themselves.
+
+Issue 29l encoded the ELR on ZooKeeper rule sets only: its broker failure and unclean-shutdown
+restart removed a broker from the ISR with a new leader epoch, as ZooKeeper's controller does.
+Under KRaft since 3.6 (``isr-shrink-keeps-leader-epoch``, KAFKA-15021) that shrink keeps the
+leader epoch and reaches the leader as a pending ``PartitionChangeRecord``, and an election from
+the last known leader is unclean, so KIP-704 marks the leader RECOVERING
+(``Encoder.shrink_without``, ``recovering_after``). Here: the engine takes 4.1 and 4.2, and an
+encoding that keeps ZooKeeper's shrink or forgets KIP-704 on the ELR's paths is caught by the
+cross-check on the states where it matters. The rows themselves run in
+``test_kernel_crosscheck.py``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from checker.symbolic.crosscheck import CONFIGS, crosscheck
+from checker.symbolic.induction import INCONCLUSIVE, PROVED, prove
+from checker.symbolic.scope import KernelReplayed, lacking_rules, symbolic_model
+from checker.symbolic.state import Dims
+from checker.symbolic.strengthen import STRENGTHENINGS, all_names
+from checker.symbolic.transitions import Encoder
+from model.config import ModelConfig
+
+RF2 = "--kafka-version 4.1 min ISR 2"
+RF3 = "--kafka-version 4.1 RF=3"
+RF3_1 = "--kafka-version 4.1 RF=3 min ISR 1"
+UNCLEAN = "--kafka-version 4.1 power-loss unclean"
+LEADERLESS = "--kafka-version 4.2 min ISR 1"
+BUMPING = "--kafka-version 3.4 +eligible-leader-replicas RF=3"
+
+
+def test_the_engine_takes_kafka_4_1_and_4_2():
+    for label in (RF2, RF3, UNCLEAN, LEADERLESS, BUMPING):
+        config = CONFIGS[label]
+        assert {"kraft", "eligible-leader-replicas"} <= set(config.rules)
+        assert lacking_rules(config) == []
+        assert isinstance(symbolic_model(config), KernelReplayed)
+        Encoder(symbolic_model(config))  # no refusal
+    assert Dims.of(CONFIGS[RF2]).shrink_keeps and not Dims.of(CONFIGS[BUMPING]).shrink_keeps
+    assert Dims.of(CONFIGS[LEADERLESS]).leaderless
+
+
+class ShrinkBumpsTheEpoch(Encoder):
+    """The ELR's failure and restart paths shrink the ISR with a new leader epoch even under
+    3.6+ (issue 29l's ZooKeeper behaviour, kept under ``kraft``)."""
+
+    def shrink_without(self, s, h, target, live):
+        d, self.d = self.d, replace(self.d, shrink_keeps=False)
+        try:
+            return super().shrink_without(s, h, target, live)
+        finally:
+            self.d = d
+
+
+class NoRecoveryOnTheElrPaths(Encoder):
+    """An election from the last known leader (or an unclean one) on the ELR's paths leaves
+    KIP-704's recovery state alone."""
+
+    def _failure_with_elr(self, s, b, new):
+        return [(g, nxt.but(recovering=s.recovering)) for g, nxt in super()._failure_with_elr(s, b, new)]
+
+    def _restart_with_elr(self, s, b):
+        return [(g, nxt.but(recovering=s.recovering)) for g, nxt in super()._restart_with_elr(s, b)]
+
+
+def _follower_down_in_isr(state) -> bool:
+    """A follower in the controller's ISR is down and the controller has not handled it yet."""
+    c = state.controller
+    return any(not state.replicas[j].alive and j in c.live_brokers and j != c.leader
+               for j in c.isr)
+
+
+def _leader_down_nothing_left(state) -> bool:
+    """The controller's leader is down, unhandled, and no other ISR member is live: its failure
+    elects from the ELR, the last known leader, uncleanly, or nobody; or a down broker is the
+    last known leader, whose restart may elect it."""
+    c = state.controller
+    down = c.leader >= 0 and not state.replicas[c.leader].alive and c.leader in c.live_brokers
+    return (down and all(j == c.leader or j not in c.live_brokers for j in c.isr)) or any(
+        not state.replicas[j].alive for j in state.last_known_elr)
+
+
+@pytest.mark.parametrize("broken, where, labels, actions", [
+    (ShrinkBumpsTheEpoch, _follower_down_in_isr, (RF3, RF3_1),
+     {"ControllerHandleBrokerFailure", "BrokerRestart"}),
+    (NoRecoveryOnTheElrPaths, _leader_down_nothing_left, (RF3_1, UNCLEAN),
+     {"ControllerHandleBrokerFailure", "BrokerRestart"}),
+], ids=["shrink-bumps-epoch", "no-kip-704"])
+def test_a_zookeeper_path_under_kraft_is_caught(broken, where, labels, actions):
+    for label in labels:
+        assert crosscheck(CONFIGS[label], samples=8, seed=5, where=where).agrees, label
+        result = crosscheck(CONFIGS[label], samples=8, seed=5, encoder=broken, where=where)
+        assert result.disagreements, label
+        assert {d.action.name for d in result.disagreements} <= actions, label
+
+
+def _kafka_4_1_rf2():
+    return ModelConfig(protocol="kip-320", replication_factor=2, kafka_version="4.1")
+
+
+def test_kafka_4_1_rf2_is_proved_at_default_bounds():
+    result = prove(_kafka_4_1_rf2(), "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, (result.failing, result.pre, result.action)
+
+
+@pytest.mark.parametrize("left_out", [("kraft-running-leader-is-current",),
+                                      ("elr-holds-acked", "elr-holds-every-hw")],
+                         ids=["running-leader", "elr-holds"])
+def test_without_the_29n_facts_the_step_stops_on_a_cti(left_out):
+    """Without ``kraft-running-leader-is-current`` (a new leader epoch under 3.6+ names a new
+    leader), or without the two ``elr-holds-*`` facts (in their hw-needs-min-isr form, every ELR
+    member), the step of 4.1 RF=2 fails on a state BFS never reaches and the fact rules out."""
+    config = _kafka_4_1_rf2()
+    less = [n for n in all_names() if n not in left_out]
+    result = prove(config, "no-acked-loss", strengthen=less, search="none")
+    assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
+    assert not all(STRENGTHENINGS[n].holds(result.pre, config) for n in left_out)
