@@ -1,7 +1,7 @@
 """Which rule sets the symbolic engine encodes, and one line for those it does not.
 
-The z3 encoding (``transitions.py``) has the rules of Kafka's releases 0.8 to 4.0
-(``ENCODED_THROUGH``): ZooKeeper's to 3.2 and KRaft's 3.3 to 4.0. That is the four protocol
+The z3 encoding (``transitions.py``) has the rules of every Kafka release kmc models, 0.8 to 4.4
+(``ENCODED_THROUGH``): ZooKeeper's to 3.2 and KRaft's from 3.3. That is the four protocol
 presets, Kafka's ordered elections and in-order LeaderAndIsr (issue 29), kmc 0.1's two switches,
 the time abstraction, the over-approximation ``unordered-leader-moves``, 2.2's ``broker-epoch``
 (KIP-380, issue 29e), 2.7's ``alter-partition`` (KIP-497) and 3.1's HW on its answer
@@ -13,8 +13,8 @@ and 3.9's ``kraft-unclean-election`` by name on 3.3 (their releases also need 3.
 ``broker-epoch-in-fetch``). The fencing rules (``FENCING_RULES``, issue 29h): KIP-903's broker
 epochs in fetches, KAFKA-15221's stale fetch (a no-op without delayed fetches) and KAFKA-15583's
 HW under min.insync.replicas (on any release); with the metadata log they make 3.5 to 4.0.
-KIP-966's ELR (``ELR_RULES``, issue 29l) is encoded on ZooKeeper's paths only, so with ``kraft``
-it is refused (``NOT_WITH_KRAFT``: Kafka 4.1 and later). ``crosscheck.MechanismAlone`` still holds
+KIP-966's ELR (``ELR_RULES``, issue 29l; on KRaft's paths since issue 29n) makes 4.1 and 4.2
+(4.3 and 4.4 have 4.2's rules). ``crosscheck.MechanismAlone`` still holds
 a KRaft rule to the kernel on a ZooKeeper rule set, for mechanisms that have no release. ``kmc prove`` and ``--engine bmc`` call ``require_encoded``
 before building anything, so a release it lacks gets one line naming the rules, not the
 oracle's longer refusal.
@@ -36,7 +36,7 @@ from model.errors import ConfigError
 from model.releases import RELEASES, ZOOKEEPER_REMOVED_IN, as_version
 from model.rules import KMC_0_1, RULES, TIMED, release_rules, rules_of
 
-ENCODED_THROUGH = "4.0"
+ENCODED_THROUGH = "4.4"
 """The newest Kafka release whose rule set the encoding has (``kmc prove --kafka-version``)."""
 
 

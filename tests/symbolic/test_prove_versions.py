@@ -1,8 +1,8 @@
 """``kmc prove`` and ``--engine bmc`` take ``--kafka-version`` and ``--config`` like ``kmc
-check``: every release through 4.0 (whose rules the encoding has, Kafka's ordered
-elections, in-order LeaderAndIsr, 2.2's broker epochs, 2.7's AlterPartition, 3.3's KRaft
-metadata log and 3.5-3.7's fencing included) is accepted; a later one gets
-one line naming the rules the encoding lacks, exit 2, no traceback
+check``: every release kmc models, 0.8 to 4.4 (Kafka's ordered elections, in-order
+LeaderAndIsr, 2.2's broker epochs, 2.7's AlterPartition, 3.3's KRaft metadata log, 3.5-3.7's
+fencing and 4.1's ELR included), is accepted; what the encoding lacks (a fault bound other than
+the operator's moves, a disk loss) gets one line naming it, exit 2, no traceback
 (``checker/symbolic/scope.py``)."""
 
 from __future__ import annotations
@@ -26,46 +26,37 @@ def release(v):
 
 
 @pytest.mark.parametrize("version", [v for v in RELEASES if v <= NEWEST_MODELLED], ids=str)
-def test_every_release_through_4_0_is_encoded_and_every_later_one_is_refused(version):
+def test_every_release_kmc_models_is_encoded(version):
     config = release(version)
-    if version <= as_version(ENCODED_THROUGH):
-        assert lacking_rules(config) == []
-        require_encoded(config)
-        Encoder(symbolic_model(config))  # builds: no rule it lacks
-    else:
-        lacking = lacking_rules(config)  # from 4.1 on: the ELR on KRaft's paths
-        assert "eligible-leader-replicas" in lacking and "kraft" not in lacking
-        with pytest.raises(ConfigError, match=f"rules the encoding lacks: {lacking[0]}"):
-            require_encoded(config)
+    assert lacking_rules(config) == []
+    require_encoded(config)
+    Encoder(symbolic_model(config))  # builds: no rule it lacks
 
 
-def test_4_0_is_the_newest_release_encoded():
+def test_the_newest_release_encoded_is_the_newest_kmc_models():
     # 2.2 adds broker-epoch (encoded, issue 29e), 2.7 alter-partition and 3.1 the HW on its
     # answer (issue 29i); 3.3 is KRaft (the metadata log, issue 29m; its ISR rules, issue 29f);
     # 3.5 and 3.7 the fencing rules (issue 29h), 3.6 and 3.9 two KRaft controller rules (29m),
-    # 4.0 the out-of-sync set (issue 29l, no step without the ELR); 4.1 turns the ELR on, which
-    # the encoding has on ZooKeeper's paths only (scope.NOT_WITH_KRAFT)
-    assert ENCODED_THROUGH == "4.0"
-    assert lacking_rules(release("3.2")) == lacking_rules(release("3.3")) == []
-    assert lacking_rules(release("3.5")) == lacking_rules(release("4.0")) == []
-    assert lacking_rules(release("4.1")) == ["eligible-leader-replicas", "last-known-leader-check"]
+    # 4.0 the out-of-sync set, 4.1 the ELR (issues 29l, 29n), 4.2 the leaderless last known leader
+    assert as_version(ENCODED_THROUGH) == NEWEST_MODELLED
+    for v in ("3.3", "3.5", "4.0", "4.1", "4.2", "4.4"):
+        assert lacking_rules(release(v)) == [], v
 
 
 @pytest.mark.parametrize("argv, lacking", [
-    (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss"], "eligible-leader-replicas"),
-    (["prove", "--kafka-version", "3.4", "--rule", "+eligible-leader-replicas", "-r", "2", "-p",
-      "no-acked-loss"], "eligible-leader-replicas"),
-    # (3.0 lacked alter-partition too until issue 29i, 3.3 the metadata log until issue 29m,
-    # 3.5 KIP-903 until issue 29h)
+    (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss", "--max-delayed-fetches",
+      "1"], "--max-delayed-fetches"),
+    (["prove", "--kafka-version", "3.5", "-r", "2", "-p", "no-acked-loss",
+      "--max-controlled-shutdowns", "1"], "--max-controlled-shutdowns"),
     (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "4.2", "-r", "2", "-q",
-      "-p", "no-acked-loss"], "last-known-leader-when-leaderless"),
+      "-p", "no-acked-loss", "--max-session-expiries", "1"], "--max-session-expiries"),
 ])
-def test_a_release_the_encoding_lacks_is_one_line_and_exit_2(argv, lacking):
+def test_what_the_encoding_lacks_is_one_line_and_exit_2(argv, lacking):
     out = CliRunner().invoke(cli, argv)
     assert out.exit_code == 2, out.output
     assert "Traceback" not in out.output
     error = [line for line in out.output.splitlines() if "error" in line]
-    assert len(error) == 1 and lacking in error[0] and "0.8 to 4.0" in error[0]
+    assert len(error) == 1 and lacking in error[0] and "kmc check explores it" in error[0]
 
 
 def test_prove_takes_an_old_release_and_finds_bfs_shortest_counterexample():
