@@ -24,8 +24,14 @@ from __future__ import annotations
 import z3
 
 from checker.symbolic.state import count
-from checker.symbolic.strengthen.base import Strengthening
-from checker.symbolic.strengthen.crashes_restarts import _leaders_by_epoch, _named_epochs_z3
+from checker.symbolic.formulas import holds_every_acked
+from checker.symbolic.strengthen.base import (
+    Strengthening, held_records, held_slots_z3, holds_below, holds_below_z3,
+)
+from checker.symbolic.strengthen.isr_hw import _committed_view, _committed_view_z3
+from checker.symbolic.strengthen.crashes_restarts import (
+    _bumps_and_unhandled_z3, _leaders_by_epoch, _named_epochs_z3, _unhandled_failures,
+)
 
 
 def _stale_change_has_next_epoch(s) -> bool:
@@ -85,7 +91,15 @@ def _past_leaders_crashed(s, config) -> bool:
     c = s.controller
     past = {a for e, leaders in _leaders_by_epoch(s).items() if e < c.leader_epoch for a in leaders}
     down = {b for b, r in enumerate(s.replicas) if not r.alive or r.leader_epoch == -1}
-    return len(past | down) <= s.crashes
+    removed = set()  # members the controller took out of its leader's ISR in this epoch
+    if c.leader >= 0:
+        lr = s.replicas[c.leader]
+        views = [isr for b, e, leader, isr in s.leader_and_isr
+                 if b == c.leader and e == c.leader_epoch and leader == b]
+        if lr.alive and lr.leader == c.leader and lr.leader_epoch == c.leader_epoch:
+            views.append(_committed_view(lr))
+        removed = {m for view in views for m in view if m not in c.isr}
+    return len(past | down | removed) <= s.crashes
 
 
 def _past_leaders_crashed_z3(d, s):
@@ -96,8 +110,101 @@ def _past_leaders_crashed_z3(d, s):
     for b, r in enumerate(s.reps):
         led_before = z3.Or([z3.And(named, leader == b, e < s.c_epoch)
                             for e, claims in at.items() for named, leader in claims])
-        crashed.append(z3.Or(z3.Not(r.alive), r.lep == -1, led_before))
+        removed = []
+        for lead, lr in enumerate(s.reps):
+            view = _committed_view_z3(d, lr)
+            removed.append(z3.And(s.c_leader == lead, lr.alive, lr.leader == lead,
+                                  lr.lep == s.c_epoch, view[b], z3.Not(s.c_isr[b])))
+            for e in range(len(s.lai[lead])):
+                removed.append(z3.And(s.c_leader == lead, s.c_epoch == e, s.lai[lead][e],
+                                      s.lai_leader[lead][e] == lead, s.lai_isr[lead][e][b],
+                                      z3.Not(s.c_isr[b])))
+        crashed.append(z3.Or([z3.Not(r.alive), r.lep == -1, led_before] + removed))
     return count(crashed) <= s.crashes
+
+
+def _written_epochs_crashed(s, config) -> bool:
+    if not _only_failed_leaders_bump(config):
+        return True
+    led = set(_leaders_by_epoch(s)) | {epoch for _, _, epoch in held_records(s)}
+    bumps = sum(1 for y in range(1, s.controller.leader_epoch + 1) if y - 1 in led)
+    return bumps + _unhandled_failures(s, config) <= s.crashes
+
+
+def _written_epochs_crashed_z3(d, s):
+    if not _only_failed_leaders_bump_z3(d):
+        return z3.BoolVal(True)
+    _, known = _named_epochs_z3(d, s)
+    slots = held_slots_z3(d, s)
+    led = {x: z3.Or([named] + [z3.And(present, ep == x) for present, _, _, ep in slots])
+           for x, named in known.items()}
+    return count(_bumps_and_unhandled_z3(d, s, led)) <= s.crashes
+
+
+def _current_leader_views(s) -> list:
+    """The ISRs the leader of the controller's epoch starts from or holds: its own once it has
+    taken the epoch, and that of the LeaderAndIsr request of the epoch still on its way to it.
+    Under 3.6's rule either may still hold a member the controller has removed since (the change
+    has not reached the leader)."""
+    c = s.controller
+    if c.leader < 0:
+        return []
+    lr = s.replicas[c.leader]
+    views = [lr.isr] if lr.alive and lr.leader == c.leader and lr.leader_epoch == c.leader_epoch else []
+    views += [isr for b, e, leader, isr in s.leader_and_isr
+              if b == c.leader and e == c.leader_epoch and leader == b]
+    return views
+
+
+def _current_leader_views_z3(d, s) -> list:
+    """``_current_leader_views`` as (present, ISR) pairs."""
+    views = []
+    for lead, lr in enumerate(s.reps):
+        views.append((z3.And(s.c_leader == lead, lr.alive, lr.leader == lead, lr.lep == s.c_epoch),
+                      lr.isr))
+        for e in range(len(s.lai[lead])):
+            views.append((z3.And(s.c_leader == lead, s.c_epoch == e, s.lai[lead][e],
+                                 s.lai_leader[lead][e] == lead), s.lai_isr[lead][e]))
+    return views
+
+
+def _leader_isr_holds_acked(s, config) -> bool:
+    if not _only_failed_leaders_bump(config):
+        return True
+    for b in {m for view in _current_leader_views(s) for m in view}:
+        log = s.replicas[b].log
+        if not all(off < len(log) and log[off][0] == rid for rid, off in s.acked):
+            return False
+    return True
+
+
+def _leader_isr_holds_acked_z3(d, s):
+    if not _only_failed_leaders_bump_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for present, isr in _current_leader_views_z3(d, s):
+        for b, r in enumerate(s.reps):
+            out.append(z3.Implies(z3.And(present, isr[b]), holds_every_acked(d, s, r)))
+    return z3.And(out)
+
+
+def _leader_isr_holds_every_hw(s, config) -> bool:
+    if not _only_failed_leaders_bump(config):
+        return True
+    return all(holds_below(s.replicas[b], r, r.high_watermark)
+               for view in _current_leader_views(s) for b in view for r in s.replicas)
+
+
+def _leader_isr_holds_every_hw_z3(d, s):
+    if not _only_failed_leaders_bump_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for present, isr in _current_leader_views_z3(d, s):
+        for b, r in enumerate(s.reps):
+            for x, xr in enumerate(s.reps):
+                if x != b:
+                    out.append(z3.Implies(z3.And(present, isr[b]), holds_below_z3(d, r, xr, xr.hw)))
+    return z3.And(out)
 
 
 STRENGTHENINGS = (
@@ -111,7 +218,30 @@ STRENGTHENINGS = (
                   "isr-shrink-keeps-leader-epoch, Kafka's elections and no operator moves, every "
                   "broker named leader of an epoch older than the controller's has crashed since "
                   "(only a leader's failure makes a new epoch: a follower's only shrinks the ISR), "
-                  "and so has every broker down or restarted: there are at most as many such "
-                  "brokers as crashes",
+                  "and so has every broker down or restarted, and every member of the ISR the "
+                  "controller's leader holds (as far as it knows) or takes in the controller's "
+                  "epoch that the controller's ISR lacks (only a failure makes the controller "
+                  "shrink it): there are at most as many such brokers as crashes",
                   _past_leaders_crashed, _past_leaders_crashed_z3, uses_config=True),
+    Strengthening("kraft-written-epochs-crashed", "under KRaft with 3.6's "
+                  "isr-shrink-keeps-leader-epoch, Kafka's elections and no operator moves, each "
+                  "epoch older than the controller's that had a leader (one the state names, or "
+                  "one whose records a log or fetch response holds: only a leader writes them) "
+                  "ended with its leader's crash, a crash of its own; with the crashes the "
+                  "controller has not handled yet they are at most the crashes",
+                  _written_epochs_crashed, _written_epochs_crashed_z3, uses_config=True),
+    Strengthening("kraft-leader-isr-holds-acked", "under KRaft with 3.6's "
+                  "isr-shrink-keeps-leader-epoch, Kafka's elections and no operator moves, every "
+                  "member of the ISR the controller's leader holds in the controller's epoch, or "
+                  "will take from the LeaderAndIsr of that epoch on its way to it (either may still "
+                  "hold a member the controller removed: the change has not reached it), holds "
+                  "every acked record",
+                  _leader_isr_holds_acked, _leader_isr_holds_acked_z3, uses_config=True),
+    Strengthening("kraft-leader-isr-holds-every-hw", "under KRaft with 3.6's "
+                  "isr-shrink-keeps-leader-epoch, Kafka's elections and no operator moves, every "
+                  "member of the ISR the controller's leader holds in the controller's epoch, or "
+                  "will take from the LeaderAndIsr of that epoch on its way to it (either may still "
+                  "hold a member the controller removed), holds every replica's records below "
+                  "that replica's HW",
+                  _leader_isr_holds_every_hw, _leader_isr_holds_every_hw_z3, uses_config=True),
 )
