@@ -6,25 +6,14 @@ from __future__ import annotations
 
 from model import make_model
 from model.options import config_from_options
+from tests.symbolic.helpers import reachable
 from viewer.text import render_state
 
 
 def _states(version):
     config = config_from_options(kafka_version=version, replication_factor=2, max_records=1,
                                  max_leader_epoch=1, max_crashes=1)[0]
-    model = make_model(config)
-    seen, frontier, out = set(), list(model.init_states()), []
-    while frontier:
-        nxt = []
-        for s in frontier:
-            out.append(s)
-            for _, t in model.successors(s):
-                key = model.canonical(t)
-                if key not in seen:
-                    seen.add(key)
-                    nxt.append(t)
-        frontier = nxt
-    return out
+    return reachable(make_model(config))
 
 
 def test_a_pending_change_gets_a_line_of_its_own():
