@@ -17,7 +17,15 @@ any newer epoch (``finish``), so until then that request is still on its way to 
 Without ``kraft`` no change is ever pending and each formula is ``True``. In the default bounds of
 ``kmc prove`` (no preferred election, no reassignment, and no controlled shutdown under KRaft)
 the controller's epoch never moves while a change is pending (only the leader's crash, which drops
-the change, elects anew), but the fact holds with the operator's moves too."""
+the change, elects anew), but the fact holds with the operator's moves too.
+
+The other four are what RF=3 needed under 3.6's rule, where the ISR the leader holds may still
+name members the controller has taken out (the change has not reached it): only a leader's
+failure makes a new epoch there (``ControllerHandleBrokerFailure`` on a follower only shrinks the
+ISR: ``isr_shrink_bumps_epoch``), so past leaders, down brokers and members the controller removed
+are each a crash of their own (``kraft-past-leaders-crashed``, ``kraft-written-epochs-crashed``),
+and the leader's ISR, its own or its LeaderAndIsr's, holds the acked records and every HW (a
+crashed broker keeps its log under process crashes)."""
 
 from __future__ import annotations
 
