@@ -51,6 +51,16 @@ ALTER_WORDS = {1: "on its way to the controller", 2: "accepted, the answer on it
                4: "failed; waiting for metadata"}
 
 
+def render_partition_change(b: int, r) -> str:
+    """A KRaft broker's pending PartitionChangeRecord (rule ``kraft``): a change of the ISR that
+    keeps the leader epoch, written by the controller and not yet applied by its leader
+    (``ReplicaManager.applyDelta``, action BrokerApplyPartitionChange); "current" while it holds
+    the partition's latest partition epoch."""
+    isr, epoch, current = r.partition_change
+    return (f"  broker {b}: PartitionChangeRecord(ISR {{{','.join(map(str, isr))}}}, leader epoch "
+            f"{epoch}{', current' if current else ''}) on its way to it")
+
+
 def render_state(state) -> list:
     c = state.controller
     lines = [render_replica(b, r, state) for b, r in enumerate(state.replicas)]
@@ -71,6 +81,7 @@ def render_state(state) -> list:
                for b, r in enumerate(state.replicas) if r.alter_partition]
     if pending:
         lines.append("  pending ISR changes: " + "; ".join(pending))
+    lines += [render_partition_change(b, r) for b, r in enumerate(state.replicas) if r.partition_change]
     if state.leader_and_isr:
         lines.append(
             "  in flight: "

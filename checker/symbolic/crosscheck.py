@@ -435,6 +435,7 @@ CONFIGS: dict[str, ModelConfig] = {
          dict(rf=3, crash_model="power-loss", bounds=Bounds(1, 2, 2, 1))),
         ("--kafka-version 4.0 preferred elections and reassignments", "4.0", (),
          dict(bounds=Bounds(1, 2, 1, 1, max_preferred_elections=1, max_reassignments=1))),
+    )},
     # the ELR on KRaft's paths (issue 29n): Kafka 4.1 itself (the ELR with 3.6's shrink that
     # keeps the leader epoch, 3.9's unclean election, 3.7's fencing), RF=2 at min ISR 2 (where
     # the ELR holds the replica the ISR lost) and RF=3, with kmc 0.1's reset, with power loss

@@ -34,14 +34,15 @@ from checker.symbolic.strengthen import alter_partition
 from checker.symbolic.strengthen import elr
 from checker.symbolic.strengthen import power_loss
 from checker.symbolic.strengthen import kraft
+from checker.symbolic.strengthen import kraft_epochs
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
 # records in logs; fetches and remote LEOs; the LEOs a re-elected leader keeps; the ISR and the HW;
 # acknowledgements; KIP-497's AlterPartition (issue 29i); KIP-966's ELR (issue 29l); KRaft's
-# pending changes (issue 29m).
+# pending changes (issue 29m); a pending change across a new leader epoch (issue 29q).
 TOPICS = (crashes_restarts, epochs_requests, logs, fetches, remote_leos, isr_hw, acks,
-          alter_partition, elr, kraft)
+          alter_partition, elr, kraft, kraft_epochs)
 
 STRENGTHENINGS = {st.name: st for topic in TOPICS for st in topic.STRENGTHENINGS}
 
