@@ -76,9 +76,10 @@ def _one_follower_change(s, config) -> bool:
     for b, r in enumerate(s.replicas):
         if r.alter_partition:
             proposed = set(r.alter_partition[1])
-            if sets and b in proposed and proposed < set(r.isr):
+            others = {j for j in proposed ^ set(r.isr) if j != b}  # the leader's own bit aside
+            if sets and b in proposed and proposed <= set(r.isr) and others:
                 continue  # LeaderShrinkIsrSet removes several (issue 29l)
-            if b not in proposed or len(proposed ^ set(r.isr)) != 1:
+            if b not in proposed or len(others) != 1:
                 return False
     return True
 
