@@ -29,7 +29,9 @@ the trace is refused, not reported, and z3 asked for another of the same length 
 
 Scope, stated honestly: the encoding is the bounded one (log slots = max.records, one flag per
 leader epoch up to max.leader.epoch), so PROVED covers every reachable state *of the configured
-bounds*, however long the behaviour; it is not a proof for any number of records.
+bounds*, however long the behaviour; it is not a proof for any number of records. With
+``unbounded=("crashes",)`` (``kmc prove --unbounded crashes``, issue 29y) the crash bound is
+dropped from the encoding and PROVED covers every number of crashes (``unbounded.py``).
 """
 
 from __future__ import annotations
