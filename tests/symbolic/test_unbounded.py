@@ -30,6 +30,7 @@ from cli import cli
 from model import Bounds, ModelConfig, make_model
 from model.actions import Action
 from model.errors import ConfigError
+from tests.symbolic.helpers import reachable
 
 # kmc 0.1's kip-320 at RF=2, default bounds (2 records, epochs <= 2, 1 crash): the library
 # proves no-acked-loss there (tests/symbolic/test_induction.py)
@@ -92,20 +93,10 @@ def test_well_formed_holds_with_more_crashes_than_the_bound():
     by the Dims of a 1-crash configuration without the crash bound)."""
     small = replace(KIP320, bounds=Bounds(1, 2, 1, 1))
     d = replace(Encoder(symbolic_model(small)).d, unbounded_crashes=True)
-    kernel = make_model(replace(small, bounds=Bounds(1, 2, 3, 1)))
-    seen, frontier, most = set(), kernel.init_states(), 0
-    while frontier:
-        nxt = []
-        for s in frontier:
-            assert well_formed_values(d, s), s
-            most = max(most, s.crashes)
-            for _, t in kernel.successors(s):
-                key = kernel.canonical(t)
-                if key not in seen:
-                    seen.add(key)
-                    nxt.append(t)
-        frontier = nxt
-    assert most == 3 and len(seen) > 1000
+    states = reachable(make_model(replace(small, bounds=Bounds(1, 2, 3, 1))))
+    assert all(well_formed_values(d, s) for s in states)
+    most = max(s.crashes for s in states)
+    assert most == 3 and len(states) > 1000
 
 
 def test_kip320_no_acked_loss_is_proved_for_every_number_of_crashes():
@@ -168,3 +159,14 @@ def test_refusals_are_one_line_exit_2():
         assert len(out.output.strip().splitlines()) == 1, out.output
     with pytest.raises(ConfigError):
         prove(KIP320, "no-acked-loss", unbounded=("leader-epochs",))
+
+
+def test_a_base_case_trace_past_the_bound_is_replayed_and_real(one_down):
+    """With --k 3 the base case looks 2 steps deep in the unguarded encoding: two crashes in a
+    row, past --max-crashes 1, a real trace of the model without the bound; it is replayed in
+    the kernel with the bound raised (``unbounded.replay_config``) and ends FAILED."""
+    config = replace(KIP320, bounds=Bounds(1, 2, 1, 1))
+    result = prove(config, one_down, unbounded=("crashes",), k=3, search="none")
+    assert result.status == "FAILED" and result.exit_code == 1
+    assert [s.action.name for s in result.trace.steps] == ["BrokerCrash", "BrokerCrash"]
+    assert result.trace.states[-1].crashes == 2
