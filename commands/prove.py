@@ -25,6 +25,11 @@ from model.options import config_from_options
               "stopped shallower than --bmc-depth (BMC then asks only the depths past BFS's); none stops on the counterexample to induction.")
 @click.option("--bmc-depth", type=BoundedInt(None, None), default=8, show_default=True, metavar="N",
               help="The BMC search's depth: counterexamples of up to N steps (0-200; 0: no BMC).")
+@click.option("--unbounded", "unbounded", metavar="BOUNDS", default="",
+              help="Prove past these bounds: 'crashes' drops --max-crashes (and under power loss "
+              "--max-unflushed-losses): PROVED then holds for every number of crashes. "
+              "'leader-epochs' and 'records' are refused (docs/symbolic.md, 'Unbounded leader "
+              "epochs and crashes').")
 @source_options
 @config_options
 @click.option("--time-limit", type=float, metavar="SECONDS",
@@ -35,8 +40,8 @@ from model.options import config_from_options
 @click.option("--max-states", type=BoundedInt(None, None), metavar="N",
               help="Stop the BFS search after this many distinct states.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def prove_command(prop, strengthen, k, search, bmc_depth, kafka_version, config_files, time_limit,
-                  memory_limit, max_states, quiet, **options):
+def prove_command(prop, strengthen, k, search, bmc_depth, unbounded, kafka_version, config_files,
+                  time_limit, memory_limit, max_states, quiet, **options):
     """Prove a property by k-induction (z3).
 
     Exit code 0: PROVED (for every reachable state within the bounds), or HOLDS (the inductive
@@ -45,7 +50,8 @@ def prove_command(prop, strengthen, k, search, bmc_depth, kafka_version, config_
     found a real counterexample, printed); 2: bad input; 3: nothing decided: INCONCLUSIVE (a
     counterexample to induction, printed, that may be unreachable, and no search settled it
     within its limits), UNKNOWN (z3 gave up, e.g. at --time-limit) or INTERRUPTED
-    (SIGINT/SIGTERM).
+    (SIGINT/SIGTERM). With --unbounded crashes, PROVED holds for every number of crashes, and a
+    search that finds no violation within the bounds is INCONCLUSIVE, not HOLDS.
     """
     # lazy on purpose: z3, which only kmc prove and --engine bmc load
     from checker.symbolic.induction import prove
@@ -56,6 +62,7 @@ def prove_command(prop, strengthen, k, search, bmc_depth, kafka_version, config_
     progress = None if quiet else (lambda line: click.echo(f"prove: {line}", err=True))
     result = prove(config, prop, strengthen=list(strengthen), k=k, time_limit=time_limit,
                    progress=progress, bmc_depth=bmc_depth, search=search,
-                   memory_limit=parse_size(memory_limit), max_states=max_states)
+                   memory_limit=parse_size(memory_limit), max_states=max_states,
+                   unbounded=unbounded)
     click.echo(render_proof(result, config))
     return result.exit_code

@@ -9,6 +9,7 @@ from checker.symbolic.outcome import (
     FAILED, HOLDS, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, VIOLATED, ProofResult,
 )
 from checker.symbolic.strengthen import all_names
+from checker.symbolic.unbounded import scope_line
 from viewer.changes import describe_step
 from viewer.report import describe_config
 from viewer.text import render_state, render_trace
@@ -28,7 +29,9 @@ def render_proof(result: ProofResult, config) -> str:
     lines = [f"{head} ({result.seconds:.1f} s)"]
     lines += ["  " + line for line in describe_config(config.as_dict())]
     phase = PHASE_WORDS.get(result.phase, result.phase)
-    if result.status == PROVED:
+    if result.status == PROVED and result.unbounded:  # kmc prove --unbounded (issue 29y)
+        lines.append(f"  {scope_line(result.unbounded, config)}")
+    elif result.status == PROVED:
         lines.append("  every reachable state within these bounds satisfies it, however long the run")
     elif result.status == UNKNOWN:
         lines.append(f"  z3 gave up in the {phase} (time limit?): nothing was proved")

@@ -29,7 +29,9 @@ the trace is refused, not reported, and z3 asked for another of the same length 
 
 Scope, stated honestly: the encoding is the bounded one (log slots = max.records, one flag per
 leader epoch up to max.leader.epoch), so PROVED covers every reachable state *of the configured
-bounds*, however long the behaviour; it is not a proof for any number of records.
+bounds*, however long the behaviour; it is not a proof for any number of records. With
+``unbounded=("crashes",)`` (``kmc prove --unbounded crashes``, issue 29y) the crash bound is
+dropped from the encoding and PROVED covers every number of crashes (``unbounded.py``).
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ from checker.symbolic.solving import solve
 from checker.symbolic.state import decode, fresh, well_formed
 from checker.symbolic.strengthen import all_names, check_of, formula_of
 from checker.symbolic.transitions import Encoder
+from checker.symbolic.unbounded import (
+    counters_read, past_the_bounds, replay_config, require_unbounded,
+)
 from model.errors import ConfigError
 
 MAX_K = 64  # the unrolling grows with k; far beyond this z3 does not answer in any useful time
@@ -62,14 +67,16 @@ BMC_DEPTH = 8  # the default BMC after a CTI: each depth costs about twice the o
 
 def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: float | None = None,
           progress=None, bmc_depth: int = BMC_DEPTH, search: str = SEARCH,
-          memory_limit: int | None = None, max_states: int | None = None):
+          memory_limit: int | None = None, max_states: int | None = None, unbounded=()):
     """k-induction on ``prop_name`` with the ``strengthen`` invariants; a ``ProofResult``.
     ``progress(line)`` is told which query z3 is working on (the step can take minutes).
     After a CTI, ``search`` (``settle.SEARCHES``) settles it: "both" BFS of the compiled kernel
     (within the time left, ``memory_limit`` and ``max_states``), then BMC up to ``bmc_depth``
     steps (0: no BMC) when BFS stopped shallower; "bfs" or "bmc" one of them; "none"
-    neither."""
+    neither. ``unbounded`` (``unbounded.UNBOUNDED``, issue 29y): bounds the proof drops, so a
+    PROVED holds past them (the search after a CTI can then only find a real counterexample)."""
     require_encoded(config)
+    unbounded = require_unbounded(config, unbounded)
     if "all" in strengthen:  # the library and the built-in properties (strengthen.all_names)
         strengthen = [s for s in strengthen if s != "all"] + all_names(config)
     names = [prop_name] + list(dict.fromkeys(s for s in strengthen if s != prop_name))
@@ -94,12 +101,15 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     started = time.monotonic()
     phase = ["base"]  # where we are, for an interruption's report
     try:
-        result = _prove(config, prop_name, names, k, time_limit, progress, started, phase)
+        result = _prove(config, prop_name, names, k, time_limit, progress, started, phase,
+                        unbounded)
         if result.status == INCONCLUSIVE:
             phase[0] = "search"
             result = settle(config, result, search=search, bmc_depth=bmc_depth,
                             time_limit=time_limit, memory_limit=memory_limit,
                             max_states=max_states, progress=progress, started=started)
+            result = past_the_bounds(result, unbounded, config)
+        result.unbounded = tuple(unbounded)
         return result
     except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt)
         return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
@@ -109,13 +119,21 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
         return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
 
 
-def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
+def _prove(config, prop_name, names, k, time_limit, progress, started, phase, unbounded=()):
     tell = progress or (lambda line: None)
     beat = None if progress is None else (
         lambda seconds: progress(f"  z3 still working on it ({seconds:.0f} s so far)"))
-    model = symbolic_model(config)
-    enc = Encoder(model)
+    # --unbounded crashes (issue 29y): the base case's traces may crash more often than
+    # --max-crashes, so they are replayed (in the oracle and the kernel) with the bound raised to
+    # their length; the encoding itself reads no crash bound then (unbounded.py)
+    replayed_in = replay_config(config, unbounded, k)
+    model = symbolic_model(replayed_in)
+    enc = Encoder(model, unbounded=frozenset(unbounded))
     d = enc.d
+    read = counters_read(enc, formula_of(prop_name)) if unbounded else []
+    if read:  # (unbounded.py: the abstraction keeps the counters only up to num.TOP)
+        raise ConfigError(f"--unbounded crashes proves properties that do not read the crash "
+                          f"counters; {prop_name} reads {' and '.join(read)}")
 
     def solver():
         s = z3.Solver()
@@ -144,10 +162,10 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase):
         rejected = 0
         while answer == z3.sat:
             trace = decode_trace(enc, sv.model(), states, acts, j, prop_name)
-            kernel_trace, _ = in_kernel(config, trace)
+            kernel_trace, _ = in_kernel(replayed_in, trace)
             if kernel_trace is not None:
                 last = kernel_trace.states[-1]
-                failing = [n for n in names if not check_of(n, config)(last)]
+                failing = [n for n in names if not check_of(n, replayed_in)(last)]
                 return ProofResult(prop_name, names[1:], k, FAILED, time.monotonic() - started,
                                    "base", failing=failing, trace=kernel_trace, settled_by="base case")
             # only an encoding wider than the kernel has it (a defect): ask for another (if none

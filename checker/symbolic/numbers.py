@@ -12,6 +12,7 @@ import z3
 
 BITS = 8
 MAX_BOUND = 60
+TOP = (1 << (BITS - 1)) - 1  # the largest value of the sort (127): where a saturating counter stops
 
 
 def var(name: str):
@@ -27,3 +28,11 @@ def to_int(term) -> int:
     if z3.is_bv_value(term):
         return term.as_signed_long()
     return term.as_long()
+
+
+def saturating_inc(x):
+    """``x + 1``, but ``TOP`` stays ``TOP``: a counter past every bound (``kmc prove --unbounded``,
+    issue 29y) that never wraps to a negative value. Sound as an abstraction of the true count
+    ``c``: the encoding holds ``min(c, TOP)``, which every increment of ``c`` maps to an increment
+    here, and ``min(c, TOP)`` is 0, positive, or at least any small number exactly when ``c`` is."""
+    return z3.If(x < TOP, x + 1, x)

@@ -72,6 +72,7 @@ class ProofResult:
     search: str = ""  # after a CTI: what the searches for a real counterexample found, in words
     settled_by: str = ""  # "induction", "base case", "bfs" or "bmc"; "" when nothing was decided
     searches: list = field(default_factory=list)  # SearchRun, in the order they ran
+    unbounded: tuple = ()  # the bounds the proof dropped (kmc prove --unbounded, issue 29y)
 
     @property
     def exit_code(self) -> int:

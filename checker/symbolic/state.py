@@ -103,6 +103,10 @@ class Dims:
     # KAFKA-15583 (Kafka 3.7, rule ``hw-needs-min-isr``, issue 29h): the HW does not advance
     # while the leader's ISR is smaller than min.insync.replicas
     hw_min_isr: bool = False
+    # ``kmc prove --unbounded crashes`` (issue 29y): BrokerCrash has no guard on the crash count
+    # (nor, under power loss, on the unflushed losses), and both counters saturate at
+    # ``num.TOP`` instead of stopping at their bounds (``Encoder``, ``well_formed``)
+    unbounded_crashes: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -562,8 +566,9 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
                           z3.And(rng(r.fr_id[i], 1, d.records), rng(r.fr_ep[i], 0, E)))
                for i in range(L)]))]
     out += [rng(s.c_leader, -1, n - 1), rng(s.c_epoch, 0, E), rng(s.cv_len, 0, L),
-            rng(s.written, 0, d.records), rng(s.crashes, 0, d.max_crashes),
-            rng(s.losses, 0, d.max_losses)]
+            rng(s.written, 0, d.records),
+            rng(s.crashes, 0, num.TOP if d.unbounded_crashes else d.max_crashes),
+            rng(s.losses, 0, num.TOP if d.unbounded_crashes else d.max_losses)]
     out += [z3.Implies(i < s.cv_len, rng(s.cv[i], 1, d.records)) for i in range(L)]
     for b in range(n):
         for e in range(E + 1):
@@ -609,8 +614,9 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
                 return False
     c = s.controller
     if not (ok(c.leader, -1, n - 1) and ok(c.leader_epoch, 0, E) and ok(len(s.consumer_visible), 0, L)
-            and ok(s.records_written, 0, d.records) and ok(s.crashes, 0, d.max_crashes)
-            and ok(s.unflushed_losses, 0, d.max_losses)):
+            and ok(s.records_written, 0, d.records)
+            and ok(s.crashes, 0, num.TOP if d.unbounded_crashes else d.max_crashes)
+            and ok(s.unflushed_losses, 0, num.TOP if d.unbounded_crashes else d.max_losses)):
         return False
     if not all(ok(x, 1, d.records) for x in s.consumer_visible):
         return False

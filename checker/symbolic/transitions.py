@@ -16,6 +16,7 @@ ignore, extend the consumer-visible history).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from itertools import permutations
 
 import z3
@@ -52,10 +53,12 @@ class UnsupportedVariant(Exception):
 class Encoder:
     """The symbolic transition relation of ``model`` (a ``ReplicationModel``)."""
 
-    def __init__(self, model, *, bounded: bool = True) -> None:
+    def __init__(self, model, *, bounded: bool = True, unbounded: frozenset = frozenset()) -> None:
         self.model = model  # the oracle's model, or scope.KernelReplayed (the operator's moves)
         self.config = model.config
         self.d = Dims.of(model.config)
+        if "crashes" in unbounded:  # kmc prove --unbounded crashes (issue 29y; unbounded.py)
+            self.d = replace(self.d, unbounded_crashes=True)
         big = {k: v for k, v in model.config.bounds.as_dict().items() if v > num.MAX_BOUND}
         if big:
             raise ConfigError(f"the symbolic engine handles bounds up to {num.MAX_BOUND} (8-bit "
@@ -363,6 +366,11 @@ class Encoder:
             ok = z3.And(ok, follower_leo >= self.leader_epoch_start_offset(r))
         return ok
 
+    def count_up(self, counter):
+        """A crash counter plus one; saturating (``num.saturating_inc``) when the crash bound is
+        off (``kmc prove --unbounded crashes``, issue 29y), so it never wraps."""
+        return num.saturating_inc(counter) if self.d.unbounded_crashes else counter + 1
+
     def epoch_available(self, s: SState):
         return s.c_epoch < self.d.max_epoch if self.bounded else z3.BoolVal(True)
 
@@ -661,14 +669,15 @@ class Encoder:
     def _enc_BrokerCrash(self, s: SState, b: int) -> list:
         r = s.reps[b]
         guard = [r.alive]
-        if self.bounded:
+        counted = self.bounded and not self.d.unbounded_crashes  # (issue 29y: no crash bound)
+        if counted:
             guard.append(s.crashes < self.d.max_crashes)
         cases = [(r.leo, s.losses, z3.BoolVal(True))]
         if self.power_loss:
             lossy = r.flushed < r.leo
             cases = [(r.leo, s.losses, z3.Not(lossy)),
-                     (r.flushed, s.losses + 1,
-                      z3.And(lossy, s.losses < self.d.max_losses) if self.bounded else lossy)]
+                     (r.flushed, self.count_up(s.losses),
+                      z3.And(lossy, s.losses < self.d.max_losses) if counted else lossy)]
         out = []
         for leo, losses, cond in cases:
             r2 = r.but(alive=z3.BoolVal(False), leo=leo, hw=zmin(r.hw, leo), lep=num.val(-1),
@@ -680,7 +689,7 @@ class Encoder:
             lai = [list(row) for row in s.lai]
             lai[b] = [z3.BoolVal(False)] * len(lai[b])
             nxt = self.drop_pending_acks(s.put(b, r2), b).but(
-                lai=lai, crashes=s.crashes + 1, losses=losses)
+                lai=lai, crashes=self.count_up(s.crashes), losses=losses)
             out.append((z3.And(guard + [cond]), nxt))
         return out
 
