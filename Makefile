@@ -57,6 +57,7 @@ bench: install
 	$(BIN)/python bench/advise_bench.py
 	$(BIN)/python bench/symbolic_bench.py --rf 2 --seconds 60
 	$(BIN)/python bench/symbolic_bench.py --check-library --rf 3
+	$(BIN)/python bench/proof_scale.py --bounds 1/2/1,1/3/2
 	$(BIN)/python bench/spark_bench.py rf3-r2
 
 # Spark against the compiled engine (needs Java): rf3-r2 on local[2] with the visited set on the

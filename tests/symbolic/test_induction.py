@@ -247,3 +247,24 @@ def test_kmc_list_shows_the_strengthening_library():
 def test_unknown_names_are_one_line_exit_2():
     out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-such-thing"])
     assert out.exit_code == 2 and "Traceback" not in out.output
+
+
+def test_conjunction_renamed_is_the_built_formula():
+    """``induction.conjunction`` builds the library's conjunction once and renames it for the
+    other states (z3.substitute, issue 29x): the renamed term is the very term building it over
+    that state gives, so the proof asks z3 the same questions, only sooner."""
+    from checker.symbolic.induction import conjunction
+    from checker.symbolic.scope import symbolic_model
+    from checker.symbolic.state import fresh
+    from checker.symbolic.strengthen import all_names, formula_of
+    from checker.symbolic.transitions import Encoder
+
+    config = config_from_options(kafka_version="2.1", replication_factor=2)[0]
+    d = Encoder(symbolic_model(config)).d
+    names = ["no-acked-loss"] + all_names(config)
+    conj = conjunction(d, names)
+    first, second = fresh(d, "x0"), fresh(d, "x1")
+    assert conj(first).eq(z3.And([formula_of(n)(d, first) for n in names]))
+    renamed = conj(second)
+    assert renamed.eq(z3.And([formula_of(n)(d, second) for n in names]))
+    assert not renamed.eq(conj(first))  # it is over the second state's variables, not the first's
