@@ -1,0 +1,292 @@
+"""The power-loss forms where KRaft keeps the leader epoch across a member's failure (issue 29w).
+
+issue 29p's power-loss forms (power_loss.py) rest on ZooKeeper's controller of Kafka 2.2-2.6 and
+KIP-380: the failure of a member of an ISR of several is handled with a *new* leader epoch
+without it (``KafkaController.onReplicasBecomeOffline`` at 2.2.0), so a broker still in a
+leader's ISR in that leader's epoch cannot have lost power in it. From Kafka 3.6 on KRaft's
+controller removes a fenced broker from the ISR *keeping* the leader epoch
+(``isr-shrink-keeps-leader-epoch``, KAFKA-15021: ``PartitionChangeBuilder`` at 3.6.0 bumps the
+epoch only for a new leader), and the change reaches the leader as a ``PartitionChangeRecord``
+it applies later (the kernel's ``partition_change``; ``Partition.makeLeader`` at 3.6.0 with the
+same leader epoch). Until it applies it, the leader's ISR still holds a follower that may have
+lost power, restarted and fetched again in the same epoch. So under power loss with that rule:
+
+* a follower removed by the leader's pending change is set aside by the facts about the leader's
+  ISR (``isr-remote-ge-hw``, ``isr-followers-hold-hw``, the "rejoined" case of
+  ``kept-remote-leo-is-follower-prefix``, and ``restarted-out-of-isr``'s second clause);
+* KIP-966 (4.1, ``eligible-leader-replicas``): an acked record is held, always, by some member of
+  the controller's ISR *or ELR or the last known leader* (``acked-in-isr``): the last ISR member
+  may lose power while a member that left the ISR for the ELR still holds the record, and a
+  broker back from an unclean shutdown leaves both (``BrokerRegistration``'s
+  ``previousBrokerEpoch``, ``ReplicationControlManager`` at 4.1.0);
+* the members of an AlterPartition of the controller's epoch hold every acked record only while
+  they run (``alter-partition-proposal-holds-acked``): a proposed member may lose power with the
+  request on its way (the controller then refuses it for its stale broker epoch, KIP-903).
+
+Each form is switched on by ``Dims.power_loss`` with ``Dims.shrink_keeps`` (``Dims.elr`` for the
+ELR one, ``Dims.alter`` for the proposal) in z3 and by the configuration's rules in Python;
+elsewhere the entry is issue 29p's power-loss form, unchanged. Where power loss loses an acked
+record at all (2.7-4.0 at min.insync.replicas=2: docs/symbolic.md, issue 29w) no form is needed:
+``kmc prove`` ends VIOLATED with BFS's trace.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from checker.symbolic.formulas import holds_acked, holds_every_acked
+from checker.symbolic.strengthen.base import holds_below, holds_below_z3
+
+SHRINK_KEEPS = "isr-shrink-keeps-leader-epoch"
+ELR = "eligible-leader-replicas"
+
+
+def _keeps(config) -> bool:
+    return SHRINK_KEEPS in config.rules
+
+
+def removed_by_change(r, f: int) -> bool:
+    """Running leader ``r`` has a pending ``PartitionChangeRecord`` whose ISR lacks ``f``."""
+    return bool(r.partition_change) and f not in r.partition_change[0]
+
+
+def removed_by_change_z3(d, r, f: int):
+    if not (d.kraft and d.shrink_keeps):
+        return z3.BoolVal(False)
+    return z3.And(r.chg, z3.Not(r.chg_isr[f]))
+
+
+def stale_added(r, f: int, config) -> bool:
+    """Leader ``r``'s pending AlterPartition adds ``f`` on evidence from an incarnation of
+    ``f``'s that is gone (KIP-903, ``broker-epoch-in-fetch``: the kernel's member-epoch bit,
+    cleared when ``f`` registers again): the controller refuses it (``INELIGIBLE_REPLICA``,
+    ``members_eligible`` in model/kernel/actions/controller.py)."""
+    a = r.alter_partition
+    return ("broker-epoch-in-fetch" in config.rules and bool(a) and not a[4]
+            and f in a[1] and f not in r.isr)
+
+
+def stale_added_z3(d, r, f: int):
+    if not d.fetch_epochs:
+        return z3.BoolVal(False)
+    return z3.And(r.alt != 0, z3.Not(r.alt_mcur), r.alt_isr[f], z3.Not(r.isr[f]))
+
+
+def set_aside(r, f: int, config) -> bool:
+    return removed_by_change(r, f) or stale_added(r, f, config)
+
+
+def set_aside_z3(d, r, f: int):
+    return z3.Or(removed_by_change_z3(d, r, f), stale_added_z3(d, r, f))
+
+
+# ---------------------------------------------------------------- ISR facts of the leader
+
+
+def _isr_remote_ge_hw(base_check, base_formula):
+    from checker.symbolic.strengthen.isr_hw import _isr_view, _isr_view_z3
+
+    def check(s, config):
+        if not _keeps(config):
+            return base_check(s, config)
+        for lead, lr in enumerate(s.replicas):
+            if lr.alive and lr.leader == lead:
+                for f in _isr_view(lr):
+                    x = lr.remote_log_end_offsets[f]
+                    if f != lead and 0 <= x < lr.high_watermark and not set_aside(lr, f, config):
+                        return False
+        return True
+
+    def formula(d, s):
+        if not d.shrink_keeps:
+            return base_formula(d, s)
+        return z3.And([z3.Implies(z3.And(lr.alive, lr.leader == lead, _isr_view_z3(d, lr)[f],
+                                         lr.remote[f] >= 0, z3.Not(set_aside_z3(d, lr, f))),
+                                  lr.remote[f] >= lr.hw)
+                       for lead, lr in enumerate(s.reps) for f in range(d.n) if f != lead])
+    return check, formula
+
+
+def _isr_followers_hold_hw(base_check, base_formula):
+    """power_loss's form, setting aside a follower the leader's pending change removes."""
+    from checker.symbolic.strengthen import isr_hw
+    from checker.symbolic.strengthen.history import follower_kept_log_since, follower_kept_log_since_z3
+    from checker.symbolic.strengthen.power_loss import lost_since, lost_since_z3
+
+    def check(s, config):
+        if not _keeps(config):
+            return base_check(s, config)
+        for lead, epoch, isr in isr_hw._isr_views(s):
+            lr = s.replicas[lead]
+            for f in isr:
+                fr = s.replicas[f]
+                if f == lead or set_aside(lr, f, config):
+                    continue
+                not_past = 0 <= fr.leader_epoch <= epoch or (follower_kept_log_since(s, f, lead, epoch)
+                                                             and not lost_since(s, f, epoch))
+                if not_past and not holds_below(fr, lr, lr.high_watermark):
+                    return False
+        return True
+
+    def formula(d, s):
+        if not d.shrink_keeps:
+            return base_formula(d, s)
+        out = []
+        for lead, present, epoch, isr in isr_hw._isr_views_z3(d, s):
+            lr = s.reps[lead]
+            for f, fr in enumerate(s.reps):
+                if f == lead:
+                    continue
+                not_past = z3.Or(z3.And(fr.lep >= 0, fr.lep <= epoch),
+                                 z3.And(follower_kept_log_since_z3(d, s, f, lead, epoch),
+                                        z3.Not(lost_since_z3(d, s, f, epoch))))
+                aside = set_aside_z3(d, lr, f)
+                out.append(z3.Implies(z3.And(present, isr[f], not_past, z3.Not(aside)),
+                                      holds_below_z3(d, fr, lr, lr.hw)))
+        return z3.And(out)
+    return check, formula
+
+
+# ---------------------------------------------------------------- acked records
+
+
+def _acked_in_isr(base_check, base_formula):
+    """With the ELR: every acked record is on every running member of the controller's ISR, and
+    on some member of its ISR, its ELR or the last known leader always."""
+    def check(s, config):
+        if ELR not in config.rules:
+            return base_check(s, config)
+        keepers = set(s.controller.isr) | set(s.elr) | set(s.last_known_elr)
+        for rid, off in s.acked:
+            def holds(b):
+                log = s.replicas[b].log
+                return off < len(log) and log[off][0] == rid
+            if not any(holds(b) for b in keepers):
+                return False
+            if any(s.replicas[b].alive and not holds(b) for b in s.controller.isr):
+                return False
+        return True
+
+    def formula(d, s):
+        if not d.elr:
+            return base_formula(d, s)
+        out = [z3.Implies(z3.And(s.c_isr[b], r.alive), holds_every_acked(d, s, r))
+               for b, r in enumerate(s.reps)]
+        out += [z3.Implies(s.acked[k], z3.Or([z3.And(z3.Or(s.c_isr[b], s.elr[b], s.lke[b]), holds_acked(s, r, k))
+                                              for b, r in enumerate(s.reps)]))
+                for k in range(d.records)]
+        return z3.And(out)
+    return check, formula
+
+
+def _proposal_holds_acked(base_check, base_formula):
+    """Only the running members of a pending AlterPartition hold every acked record."""
+    def check(s, config):
+        if not _keeps(config):
+            return base_check(s, config)
+        c = s.controller
+        for r in s.replicas:
+            a = r.alter_partition
+            if a and a[2] == c.leader_epoch:
+                for m in a[1]:
+                    log = s.replicas[m].log
+                    if s.replicas[m].alive and not stale_added(r, m, config) and not all(off < len(log) and log[off][0] == rid
+                                                       for rid, off in s.acked):
+                        return False
+        return True
+
+    def formula(d, s):
+        if not d.shrink_keeps:
+            return base_formula(d, s)
+        return z3.And([z3.Implies(z3.And(r.alt != 0, r.alt_ep == s.c_epoch, r.alt_isr[m], s.reps[m].alive,
+                                         z3.Not(stale_added_z3(d, r, m))),
+                                  holds_every_acked(d, s, s.reps[m]))
+                       for r in s.reps for m in range(d.n)])
+    return check, formula
+
+
+# ---------------------------------------------------------------- remote LEOs, restarts
+
+
+def _rejoined_kept(s, f: int, e: int) -> bool:
+    """power_loss's ``_kept_or_rejoined`` with the "rejoined" case only for a leader whose
+    pending change keeps ``f``: a follower that lost power in ``e`` is still in the ISR of a
+    leader that has not applied the controller's change removing it."""
+    from checker.symbolic.strengthen.power_loss import kept
+    r = s.replicas[f]
+    return kept(s, f, e) or (r.alive and r.leader_epoch == e and any(
+        lr.alive and lr.leader == b and lr.leader_epoch == e and f in lr.isr
+        and not removed_by_change(lr, f) for b, lr in enumerate(s.replicas) if b != f))
+
+
+def _rejoined_kept_z3(d, s, f: int, e):
+    from checker.symbolic.strengthen.power_loss import kept_z3
+    r = s.reps[f]
+    rejoined = z3.And(r.alive, r.lep == e, z3.Or([z3.And(lr.alive, lr.leader == b, lr.lep == e, lr.isr[f],
+                                                         z3.Not(removed_by_change_z3(d, lr, f)))
+                                                  for b, lr in enumerate(s.reps) if b != f]))
+    return z3.Or(kept_z3(d, s, f, e), rejoined)
+
+
+def _kept_remote_leo(base_check, base_formula):
+    from checker.symbolic.strengthen import remote_leos
+
+    def check(s, config):
+        if not _keeps(config):
+            return base_check(s, config)
+        return remote_leos._kept_remote_leo_is_follower_prefix(s, config, _rejoined_kept)
+
+    def formula(d, s):
+        if not d.shrink_keeps:
+            return base_formula(d, s)
+        return remote_leos._kept_remote_leo_is_follower_prefix_z3(d, s, _rejoined_kept_z3)
+    return check, formula
+
+
+def _restarted_out_of_isr(base_check, base_formula):
+    """power_loss's fact with its second clause (a running leader whose ISR holds a restarted
+    broker is older than every request on its way to it) only for a follower the leader's
+    pending change keeps."""
+    def check(s, config):
+        if not _keeps(config) or config.crash_model != "power-loss":
+            return base_check(s, config)
+        isr = s.controller.isr
+        if any(r.alive and r.leader_epoch == -1 and b in isr and len(isr) > 1 for b, r in enumerate(s.replicas)):
+            return False
+        for lead, lr in enumerate(s.replicas):
+            if not (lr.alive and lr.leader == lead):
+                continue
+            for f in lr.isr:
+                fr = s.replicas[f]
+                if f != lead and fr.alive and fr.leader_epoch == -1 and not removed_by_change(lr, f) and any(
+                        q == f and x <= lr.leader_epoch for q, x, _, _ in s.leader_and_isr):
+                    return False
+        return True
+
+    def formula(d, s):
+        if not (d.power_loss and d.shrink_keeps):
+            return base_formula(d, s)
+        from checker.symbolic.state import count
+        out = [z3.Implies(z3.And(r.alive, r.lep == -1, s.c_isr[b]), count(s.c_isr) == 1)
+               for b, r in enumerate(s.reps)]
+        for lead, lr in enumerate(s.reps):
+            for f, fr in enumerate(s.reps):
+                if f != lead:
+                    out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, lr.isr[f], fr.alive, fr.lep == -1,
+                                                 z3.Not(removed_by_change_z3(d, lr, f))),
+                                          z3.And([z3.Not(z3.And(s.lai[f][x], x <= lr.lep))
+                                                  for x in range(len(s.lai[f]))])))
+        return z3.And(out)
+    return check, formula
+
+
+# name -> a function of the entry's power-loss (check(s, config), formula(d, s)) giving the form
+# under power loss, which falls back to it where the rule it rests on is off
+WRAPS = {
+    "isr-remote-ge-hw": _isr_remote_ge_hw,
+    "isr-followers-hold-hw": _isr_followers_hold_hw,
+    "acked-in-isr": _acked_in_isr,
+    "alter-partition-proposal-holds-acked": _proposal_holds_acked,
+    "kept-remote-leo-is-follower-prefix": _kept_remote_leo,
+    "restarted-out-of-isr": _restarted_out_of_isr,
+}
