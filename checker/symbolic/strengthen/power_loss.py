@@ -635,10 +635,11 @@ STRENGTHENINGS: tuple = (
                   uses_config=True),
 )
 
-# issue 29w: the power-loss-only facts that KRaft's epoch-keeping shrink weakens
+# issue 29w: the power-loss-only facts that KRaft's epoch-keeping shrink weakens, and the ones
+# power loss on KRaft needs
 STRENGTHENINGS = tuple(
     Strengthening(st.name, st.description,
                   *power_loss_kraft.WRAPS[st.name](st.holds, st.formula), uses_config=True)
-    if st.name in power_loss_kraft.WRAPS else st for st in STRENGTHENINGS)
+    if st.name in power_loss_kraft.WRAPS else st for st in STRENGTHENINGS) + power_loss_kraft.strengthenings(_pl_only)
 
 __all__ = ["FORMS", "STRENGTHENINGS", "UNTIL_A_LOSS", "kept", "kept_z3", "lost_since", "lost_since_z3", "switch"]

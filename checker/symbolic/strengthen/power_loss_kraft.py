@@ -80,10 +80,25 @@ def set_aside_z3(d, r, f: int):
     return z3.Or(removed_by_change_z3(d, r, f), stale_added_z3(d, r, f))
 
 
+def shrinking(r, f: int) -> bool:
+    """Leader ``r`` has an AlterPartition pending whose ISR lacks ``f`` (a shrink on its way)."""
+    a = r.alter_partition
+    return bool(a) and f not in a[1]
+
+
+def shrinking_z3(d, r, f: int):
+    if not d.alter:
+        return z3.BoolVal(False)
+    return z3.And(r.alt != 0, z3.Not(r.alt_isr[f]))
+
+
 # ---------------------------------------------------------------- ISR facts of the leader
 
 
 def _isr_remote_ge_hw(base_check, base_formula):
+    """isr_hw's fact setting aside a running follower the leader's pending change removes or
+    its AlterPartition adds with a stale broker epoch: back from a power loss, it fetched from
+    a shorter log (a down one's LEO at the leader is still its last incarnation's)."""
     from checker.symbolic.strengthen.isr_hw import _isr_view, _isr_view_z3
 
     def check(s, config):
@@ -93,7 +108,8 @@ def _isr_remote_ge_hw(base_check, base_formula):
             if lr.alive and lr.leader == lead:
                 for f in _isr_view(lr):
                     x = lr.remote_log_end_offsets[f]
-                    if f != lead and 0 <= x < lr.high_watermark and not set_aside(lr, f, config):
+                    if f != lead and 0 <= x < lr.high_watermark and not (
+                            set_aside(lr, f, config) and s.replicas[f].alive):
                         return False
         return True
 
@@ -101,7 +117,8 @@ def _isr_remote_ge_hw(base_check, base_formula):
         if not d.shrink_keeps:
             return base_formula(d, s)
         return z3.And([z3.Implies(z3.And(lr.alive, lr.leader == lead, _isr_view_z3(d, lr)[f],
-                                         lr.remote[f] >= 0, z3.Not(set_aside_z3(d, lr, f))),
+                                         lr.remote[f] >= 0,
+                                         z3.Not(z3.And(set_aside_z3(d, lr, f), s.reps[f].alive))),
                                   lr.remote[f] >= lr.hw)
                        for lead, lr in enumerate(s.reps) for f in range(d.n) if f != lead])
     return check, formula
@@ -210,20 +227,23 @@ def _proposal_holds_acked(base_check, base_formula):
 
 def _rejoined_kept(s, f: int, e: int) -> bool:
     """power_loss's ``_kept_or_rejoined`` with the "rejoined" case only for a leader whose
-    pending change keeps ``f``: a follower that lost power in ``e`` is still in the ISR of a
-    leader that has not applied the controller's change removing it."""
+    pending change and pending AlterPartition keep ``f``: a follower that lost power in ``e`` is
+    still in the ISR of a leader that has not applied the controller's change removing it, or
+    whose shrink is on its way."""
     from checker.symbolic.strengthen.power_loss import kept
     r = s.replicas[f]
     return kept(s, f, e) or (r.alive and r.leader_epoch == e and any(
         lr.alive and lr.leader == b and lr.leader_epoch == e and f in lr.isr
-        and not removed_by_change(lr, f) for b, lr in enumerate(s.replicas) if b != f))
+        and not removed_by_change(lr, f) and not shrinking(lr, f)
+        for b, lr in enumerate(s.replicas) if b != f))
 
 
 def _rejoined_kept_z3(d, s, f: int, e):
     from checker.symbolic.strengthen.power_loss import kept_z3
     r = s.reps[f]
     rejoined = z3.And(r.alive, r.lep == e, z3.Or([z3.And(lr.alive, lr.leader == b, lr.lep == e, lr.isr[f],
-                                                         z3.Not(removed_by_change_z3(d, lr, f)))
+                                                         z3.Not(removed_by_change_z3(d, lr, f)),
+                                                         z3.Not(shrinking_z3(d, lr, f)))
                                                   for b, lr in enumerate(s.reps) if b != f]))
     return z3.Or(kept_z3(d, s, f, e), rejoined)
 
@@ -246,7 +266,8 @@ def _kept_remote_leo(base_check, base_formula):
 def _restarted_out_of_isr(base_check, base_formula):
     """power_loss's fact with its second clause (a running leader whose ISR holds a restarted
     broker is older than every request on its way to it) only for a follower the leader's
-    pending change keeps."""
+    pending change and pending AlterPartition keep (the controller may have removed it with the
+    leader epoch kept, and the leader not yet applied it)."""
     def check(s, config):
         if not _keeps(config) or config.crash_model != "power-loss":
             return base_check(s, config)
@@ -258,7 +279,8 @@ def _restarted_out_of_isr(base_check, base_formula):
                 continue
             for f in lr.isr:
                 fr = s.replicas[f]
-                if f != lead and fr.alive and fr.leader_epoch == -1 and not removed_by_change(lr, f) and any(
+                if f != lead and fr.alive and fr.leader_epoch == -1 and not removed_by_change(lr, f) \
+                        and not shrinking(lr, f) and any(
                         q == f and x <= lr.leader_epoch for q, x, _, _ in s.leader_and_isr):
                     return False
         return True
@@ -273,7 +295,8 @@ def _restarted_out_of_isr(base_check, base_formula):
             for f, fr in enumerate(s.reps):
                 if f != lead:
                     out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, lr.isr[f], fr.alive, fr.lep == -1,
-                                                 z3.Not(removed_by_change_z3(d, lr, f))),
+                                                 z3.Not(removed_by_change_z3(d, lr, f)),
+                                                 z3.Not(shrinking_z3(d, lr, f))),
                                           z3.And([z3.Not(z3.And(s.lai[f][x], x <= lr.lep))
                                                   for x in range(len(s.lai[f]))])))
         return z3.And(out)
@@ -290,3 +313,66 @@ WRAPS = {
     "kept-remote-leo-is-follower-prefix": _kept_remote_leo,
     "restarted-out-of-isr": _restarted_out_of_isr,
 }
+
+
+# ---------------------------------------------------------------- invariants only power loss needs
+
+
+def _restarted_added_stale(s, config) -> bool:
+    """KIP-903: a follower a pending AlterPartition adds that has restarted since (running, no
+    epoch applied yet: the proposal needed its fetch in the leader's epoch) carries a stale
+    broker epoch in it: its new registration cleared the bit (``new_incarnation``)."""
+    if "broker-epoch-in-fetch" not in config.rules:
+        return True
+    for r in s.replicas:
+        a = r.alter_partition
+        if not a or not a[4]:
+            continue
+        if any(m not in r.isr and s.replicas[m].alive and s.replicas[m].leader_epoch == -1 for m in a[1]):
+            return False
+    return True
+
+
+def _restarted_added_stale_z3(d, s):
+    if not (d.power_loss and d.fetch_epochs):
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alt != 0, r.alt_isr[m], z3.Not(r.isr[m]), s.reps[m].alive,
+                                     s.reps[m].lep == -1), z3.Not(r.alt_mcur))
+                   for r in s.reps for m in range(d.n)])
+
+
+def _stale_member_after_a_crash(s, config) -> bool:
+    """KIP-903: a pending AlterPartition whose added member's broker epoch is stale exists only
+    after a crash: only a restart registers a broker again (``broker_restart`` ->
+    ``new_incarnation``), and a leader proposes a member only on a fetch from its current
+    incarnation."""
+    if "broker-epoch-in-fetch" not in config.rules or s.crashes > 0:
+        return True
+    return all(not r.alter_partition or r.alter_partition[4] for r in s.replicas)
+
+
+def _stale_member_after_a_crash_z3(d, s):
+    if not (d.power_loss and d.fetch_epochs):
+        return z3.BoolVal(True)
+    return z3.Or(s.crashes > 0, z3.And([z3.Implies(r.alt != 0, r.alt_mcur) for r in s.reps]))
+
+
+def strengthenings(pl_only):
+    """The invariants power loss needs on KRaft (``pl_only``: power_loss's switch to True under
+    process crashes, where ``--strengthen all`` leaves them out)."""
+    from checker.symbolic.strengthen.base import Strengthening
+    return (
+        Strengthening("restarted-added-member-stale", "(power loss, KIP-903) a follower that a "
+                      "pending AlterPartition adds and that has restarted since (running, no "
+                      "epoch applied) is there with a stale broker epoch: its new registration "
+                      "marked the request (the controller refuses it, INELIGIBLE_REPLICA), so "
+                      "the facts about the leader's maximal ISR set it aside",
+                      pl_only(_restarted_added_stale, True), _restarted_added_stale_z3,
+                      uses_config=True),
+        Strengthening("stale-member-after-a-crash", "(power loss, KIP-903) a pending "
+                      "AlterPartition adds a member with a stale broker epoch only after a crash: "
+                      "only a restart registers a broker again, and a leader proposes a member "
+                      "only on a fetch from its current incarnation",
+                      pl_only(_stale_member_after_a_crash, True), _stale_member_after_a_crash_z3,
+                      uses_config=True),
+    )
