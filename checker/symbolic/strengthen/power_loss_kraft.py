@@ -357,6 +357,40 @@ def _stale_member_after_a_crash_z3(d, s):
     return z3.Or(s.crashes > 0, z3.And([z3.Implies(r.alt != 0, r.alt_mcur) for r in s.reps]))
 
 
+def _current_added_member_holds_hw(s, config) -> bool:
+    """KIP-903: a running follower that a running leader's pending AlterPartition adds from its
+    current incarnation (member-epoch bit set), in the leader's epoch, holds the leader's records
+    below the leader's HW: it was proposed on a fetch at the HW (``isFollowerAtHighwatermark``),
+    the HW since waits for it (the maximal ISR counts it), and it has not restarted since (a
+    restart clears the bit) nor truncated (it is in the same epoch)."""
+    if "broker-epoch-in-fetch" not in config.rules:
+        return True
+    for b, r in enumerate(s.replicas):
+        a = r.alter_partition
+        if not (a and a[4] and r.alive and r.leader == b):
+            continue
+        for f in a[1]:
+            fr = s.replicas[f]
+            if (f != b and f not in r.isr and fr.alive and fr.leader_epoch == r.leader_epoch
+                    and not holds_below(fr, r, r.high_watermark)):
+                return False
+    return True
+
+
+def _current_added_member_holds_hw_z3(d, s):
+    if not (d.power_loss and d.fetch_epochs):
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == b:
+                continue
+            cond = z3.And(r.alt != 0, r.alt_mcur, r.alive, r.leader == b, r.alt_isr[f], z3.Not(r.isr[f]),
+                          fr.alive, fr.lep == r.lep)
+            out.append(z3.Implies(cond, holds_below_z3(d, fr, r, r.hw)))
+    return z3.And(out)
+
+
 def strengthenings(pl_only):
     """The invariants power loss needs on KRaft (``pl_only``: power_loss's switch to True under
     process crashes, where ``--strengthen all`` leaves them out)."""
@@ -375,4 +409,11 @@ def strengthenings(pl_only):
                       "only on a fetch from its current incarnation",
                       pl_only(_stale_member_after_a_crash, True), _stale_member_after_a_crash_z3,
                       uses_config=True),
+        Strengthening("current-added-member-holds-hw", "(power loss, KIP-903) a running follower "
+                      "that a running leader's pending AlterPartition adds from its current "
+                      "incarnation, in the leader's epoch, holds the leader's records below its "
+                      "HW: proposed on a fetch at the HW, which since waits for it, and neither "
+                      "restarted (which marks the request stale) nor truncated since",
+                      pl_only(_current_added_member_holds_hw, True),
+                      _current_added_member_holds_hw_z3, uses_config=True),
     )
