@@ -97,8 +97,9 @@ def shrinking_z3(d, r, f: int):
 
 def _isr_remote_ge_hw(base_check, base_formula):
     """isr_hw's fact setting aside a running follower the leader's pending change removes or
-    its AlterPartition adds with a stale broker epoch: back from a power loss, it fetched from
-    a shorter log (a down one's LEO at the leader is still its last incarnation's)."""
+    (running or not) or its AlterPartition adds with a stale broker epoch (running: back from a
+    power loss, it fetched from a shorter log; a down one's LEO at the leader is still its last
+    incarnation's)."""
     from checker.symbolic.strengthen.isr_hw import _isr_view, _isr_view_z3
 
     def check(s, config):
@@ -108,8 +109,8 @@ def _isr_remote_ge_hw(base_check, base_formula):
             if lr.alive and lr.leader == lead:
                 for f in _isr_view(lr):
                     x = lr.remote_log_end_offsets[f]
-                    if f != lead and 0 <= x < lr.high_watermark and not (
-                            set_aside(lr, f, config) and s.replicas[f].alive):
+                    if f != lead and 0 <= x < lr.high_watermark and not removed_by_change(lr, f) and not (
+                            stale_added(lr, f, config) and s.replicas[f].alive):
                         return False
         return True
 
@@ -118,7 +119,8 @@ def _isr_remote_ge_hw(base_check, base_formula):
             return base_formula(d, s)
         return z3.And([z3.Implies(z3.And(lr.alive, lr.leader == lead, _isr_view_z3(d, lr)[f],
                                          lr.remote[f] >= 0,
-                                         z3.Not(z3.And(set_aside_z3(d, lr, f), s.reps[f].alive))),
+                                         z3.Not(removed_by_change_z3(d, lr, f)),
+                                         z3.Not(z3.And(stale_added_z3(d, lr, f), s.reps[f].alive))),
                                   lr.remote[f] >= lr.hw)
                        for lead, lr in enumerate(s.reps) for f in range(d.n) if f != lead])
     return check, formula
@@ -391,6 +393,50 @@ def _current_added_member_holds_hw_z3(d, s):
     return z3.And(out)
 
 
+def _leaderless_elr_down(s, config) -> bool:
+    """KIP-966: while the partition has no leader, every ELR member is down: with the ISR empty
+    the controller elects a live ELR member (``PartitionChangeBuilder.electLeader`` at 4.1.0),
+    and one that comes back after an unclean shutdown leaves the ELR as it registers."""
+    if ELR not in config.rules or s.controller.leader != -1:
+        return True
+    return not any(s.replicas[b].alive for b in s.elr)
+
+
+def _leaderless_elr_down_z3(d, s):
+    if not (d.power_loss and d.elr):
+        return z3.BoolVal(True)
+    return z3.Implies(s.c_leader == -1, z3.And([z3.Not(z3.And(e, r.alive)) for e, r in zip(s.elr, s.reps)]))
+
+
+def _acked_on_min_isr_elr(s, config) -> bool:
+    """KIP-966: until a crash or a later record, an acked record is on min.insync.replicas
+    members of the controller's ISR and ELR: the ack needed that many in the maximal ISR
+    (``Partition.checkEnoughReplicasReachOffset`` at 4.1.0), a member the ISR loses below
+    min.insync.replicas goes to the ELR, and only an unclean shutdown (a crash) takes it out; the
+    leader drops a holder from the ISR only for lagging behind a later record. (power_loss's
+    ``acked-on-min-isr`` for 2.2-2.6, with the ELR for 4.1.)"""
+    if ELR not in config.rules or s.crashes > 0:
+        return True
+    keepers = set(s.controller.isr) | set(s.elr)
+    for rid, off in s.acked:
+        if s.records_written > rid:
+            continue
+        held = sum(1 for b in keepers if off < len(s.replicas[b].log) and s.replicas[b].log[off][0] == rid)
+        if held < config.min_insync_replicas:
+            return False
+    return True
+
+
+def _acked_on_min_isr_elr_z3(d, s):
+    if not (d.power_loss and d.elr):
+        return z3.BoolVal(True)
+    out = []
+    for k in range(d.records):
+        held = [z3.If(z3.And(z3.Or(s.c_isr[b], s.elr[b]), holds_acked(s, r, k)), 1, 0) for b, r in enumerate(s.reps)]
+        out.append(z3.Implies(z3.And(s.acked[k], s.crashes == 0, s.written <= k + 1), z3.Sum(held) >= d.min_isr))
+    return z3.And(out)
+
+
 def strengthenings(pl_only):
     """The invariants power loss needs on KRaft (``pl_only``: power_loss's switch to True under
     process crashes, where ``--strengthen all`` leaves them out)."""
@@ -416,4 +462,15 @@ def strengthenings(pl_only):
                       "restarted (which marks the request stale) nor truncated since",
                       pl_only(_current_added_member_holds_hw, True),
                       _current_added_member_holds_hw_z3, uses_config=True),
+        Strengthening("leaderless-elr-down", "(power loss, KIP-966) while the partition has no "
+                      "leader every ELR member is down: with the ISR empty the controller elects "
+                      "a live ELR member, and one back from an unclean shutdown leaves the ELR",
+                      pl_only(_leaderless_elr_down, True), _leaderless_elr_down_z3,
+                      uses_config=True),
+        Strengthening("acked-on-min-isr-elr", "(power loss, KIP-966) until a crash or a later "
+                      "record an acked record is on min.insync.replicas members of the "
+                      "controller's ISR and ELR: the ack needed them in the maximal ISR, a member "
+                      "leaving an ISR below min.insync.replicas goes to the ELR, and only an "
+                      "unclean shutdown takes it out", pl_only(_acked_on_min_isr_elr, True),
+                      _acked_on_min_isr_elr_z3, uses_config=True),
     )
