@@ -3,8 +3,8 @@
 
 The library's power-loss forms hold on every reachable state of Kafka 4.1 (RF=2, one record, one
 power loss), where issue 29p's forms (resting on 2.2-2.6's ISR writes) are false; each new or
-wrapped formula agrees with its predicate there and on states with a log cut short; without
-``acked-on-min-isr-elr`` the inductive step stops on a CTI the fact rules out. And the releases
+wrapped formula agrees with its predicate there and on states with a log cut short; the 4.1
+proof ends HOLDS by exhaustive search (BFS settles its CTI). And the releases
 before the ELR lose an acked record to one power loss: 3.5's HOLDS at leader epochs <= 2 is the
 epoch bound (its shrink bumps the epoch), VIOLATED at 3."""
 
@@ -15,7 +15,8 @@ import functools
 import pytest
 
 from checker import HOLDS, VIOLATED, check
-from checker.symbolic.induction import INCONCLUSIVE, prove
+from checker.symbolic.induction import prove
+from checker.symbolic.outcome import HOLDS as PROOF_HOLDS
 from checker.symbolic.state import Dims
 from checker.symbolic.strengthen import STRENGTHENINGS, all_names
 from checker.symbolic.strengthen import isr_hw, power_loss, power_loss_kraft
@@ -81,12 +82,15 @@ def test_the_new_facts_are_in_all_only_under_power_loss():
     assert not set(NEW) & set(all_names(process))
 
 
-def test_without_acked_on_min_isr_elr_the_step_stops_on_a_cti_it_rules_out():
+def test_the_4_1_proof_ends_on_a_cti_bfs_settles():
+    """Not PROVED yet (docs/symbolic.md, issue 29w): the step stops on a CTI none of the library's
+    predicates rules out, and BFS settles HOLDS; without the forms it would stop on a reachable
+    state's false invariant instead. (Which CTI z3 picks varies with the formulas' order, so
+    the test names none.)"""
     config = power_loss_config()
-    less = [n for n in all_names(config) if n != "acked-on-min-isr-elr"]
-    result = prove(config, "no-acked-loss", strengthen=less, bmc_depth=0, search="none")
-    assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
-    assert not STRENGTHENINGS["acked-on-min-isr-elr"].holds(result.pre, config)
+    result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
+    assert result.status == PROOF_HOLDS and result.phase == "search" and result.failing
+    assert all(STRENGTHENINGS[n].holds(result.pre, config) for n in all_names(config) if n in STRENGTHENINGS)
 
 
 @pytest.mark.parametrize("epochs, violated", [(2, False), (3, True)])

@@ -127,42 +127,19 @@ def _isr_remote_ge_hw(base_check, base_formula):
 
 
 def _isr_followers_hold_hw(base_check, base_formula):
-    """power_loss's form, setting aside a follower the leader's pending change removes."""
-    from checker.symbolic.strengthen import isr_hw
-    from checker.symbolic.strengthen.history import follower_kept_log_since, follower_kept_log_since_z3
-    from checker.symbolic.strengthen.power_loss import lost_since, lost_since_z3
+    """power_loss's form, setting aside a follower the leader's pending change removes or its
+    AlterPartition adds with a stale broker epoch."""
+    from checker.symbolic.strengthen import power_loss
 
     def check(s, config):
         if not _keeps(config):
             return base_check(s, config)
-        for lead, epoch, isr in isr_hw._isr_views(s):
-            lr = s.replicas[lead]
-            for f in isr:
-                fr = s.replicas[f]
-                if f == lead or set_aside(lr, f, config):
-                    continue
-                not_past = 0 <= fr.leader_epoch <= epoch or (follower_kept_log_since(s, f, lead, epoch)
-                                                             and not lost_since(s, f, epoch))
-                if not_past and not holds_below(fr, lr, lr.high_watermark):
-                    return False
-        return True
+        return power_loss._isr_followers_hold_hw(s, lambda lr, f: set_aside(lr, f, config))
 
     def formula(d, s):
         if not d.shrink_keeps:
             return base_formula(d, s)
-        out = []
-        for lead, present, epoch, isr in isr_hw._isr_views_z3(d, s):
-            lr = s.reps[lead]
-            for f, fr in enumerate(s.reps):
-                if f == lead:
-                    continue
-                not_past = z3.Or(z3.And(fr.lep >= 0, fr.lep <= epoch),
-                                 z3.And(follower_kept_log_since_z3(d, s, f, lead, epoch),
-                                        z3.Not(lost_since_z3(d, s, f, epoch))))
-                aside = set_aside_z3(d, lr, f)
-                out.append(z3.Implies(z3.And(present, isr[f], not_past, z3.Not(aside)),
-                                      holds_below_z3(d, fr, lr, lr.hw)))
-        return z3.And(out)
+        return power_loss._isr_followers_hold_hw_z3(d, s, set_aside_z3)
     return check, formula
 
 
@@ -199,28 +176,21 @@ def _acked_in_isr(base_check, base_formula):
 
 
 def _proposal_holds_acked(base_check, base_formula):
-    """Only the running members of a pending AlterPartition hold every acked record."""
+    """Only the running members of a pending AlterPartition, and not one it adds with a stale
+    broker epoch, hold every acked record."""
+    from checker.symbolic.strengthen import alter_partition
+
     def check(s, config):
         if not _keeps(config):
             return base_check(s, config)
-        c = s.controller
-        for r in s.replicas:
-            a = r.alter_partition
-            if a and a[2] == c.leader_epoch:
-                for m in a[1]:
-                    log = s.replicas[m].log
-                    if s.replicas[m].alive and not stale_added(r, m, config) and not all(off < len(log) and log[off][0] == rid
-                                                       for rid, off in s.acked):
-                        return False
-        return True
+        return alter_partition._proposal_holds_acked(
+            s, lambda r, m: not s.replicas[m].alive or stale_added(r, m, config))
 
     def formula(d, s):
         if not d.shrink_keeps:
             return base_formula(d, s)
-        return z3.And([z3.Implies(z3.And(r.alt != 0, r.alt_ep == s.c_epoch, r.alt_isr[m], s.reps[m].alive,
-                                         z3.Not(stale_added_z3(d, r, m))),
-                                  holds_every_acked(d, s, s.reps[m]))
-                       for r in s.reps for m in range(d.n)])
+        return alter_partition._proposal_holds_acked_z3(
+            d, s, lambda d, s, r, m: z3.Or(z3.Not(s.reps[m].alive), stale_added_z3(d, r, m)))
     return check, formula
 
 
@@ -270,38 +240,21 @@ def _restarted_out_of_isr(base_check, base_formula):
     broker is older than every request on its way to it) only for a follower the leader's
     pending change and pending AlterPartition keep (the controller may have removed it with the
     leader epoch kept, and the leader not yet applied it)."""
+    from checker.symbolic.strengthen import power_loss
+
+    def aside(lr, f):
+        return removed_by_change(lr, f) or shrinking(lr, f)
+
     def check(s, config):
         if not _keeps(config) or config.crash_model != "power-loss":
             return base_check(s, config)
-        isr = s.controller.isr
-        if any(r.alive and r.leader_epoch == -1 and b in isr and len(isr) > 1 for b, r in enumerate(s.replicas)):
-            return False
-        for lead, lr in enumerate(s.replicas):
-            if not (lr.alive and lr.leader == lead):
-                continue
-            for f in lr.isr:
-                fr = s.replicas[f]
-                if f != lead and fr.alive and fr.leader_epoch == -1 and not removed_by_change(lr, f) \
-                        and not shrinking(lr, f) and any(
-                        q == f and x <= lr.leader_epoch for q, x, _, _ in s.leader_and_isr):
-                    return False
-        return True
+        return power_loss._restarted_out_of_isr(s, aside)
 
     def formula(d, s):
         if not (d.power_loss and d.shrink_keeps):
             return base_formula(d, s)
-        from checker.symbolic.state import count
-        out = [z3.Implies(z3.And(r.alive, r.lep == -1, s.c_isr[b]), count(s.c_isr) == 1)
-               for b, r in enumerate(s.reps)]
-        for lead, lr in enumerate(s.reps):
-            for f, fr in enumerate(s.reps):
-                if f != lead:
-                    out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, lr.isr[f], fr.alive, fr.lep == -1,
-                                                 z3.Not(removed_by_change_z3(d, lr, f)),
-                                                 z3.Not(shrinking_z3(d, lr, f))),
-                                          z3.And([z3.Not(z3.And(s.lai[f][x], x <= lr.lep))
-                                                  for x in range(len(s.lai[f]))])))
-        return z3.And(out)
+        return power_loss._restarted_out_of_isr_z3(
+            d, s, lambda d, lr, f: z3.Or(removed_by_change_z3(d, lr, f), shrinking_z3(d, lr, f)))
     return check, formula
 
 
