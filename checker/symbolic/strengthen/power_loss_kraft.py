@@ -177,20 +177,22 @@ def _acked_in_isr(base_check, base_formula):
 
 def _proposal_holds_acked(base_check, base_formula):
     """Only the running members of a pending AlterPartition, and not one it adds with a stale
-    broker epoch, hold every acked record."""
+    broker epoch or one the leader's pending change removes (RF=3: the controller fenced it,
+    and it may have lost power and come back), hold every acked record."""
     from checker.symbolic.strengthen import alter_partition
 
     def check(s, config):
         if not _keeps(config):
             return base_check(s, config)
         return alter_partition._proposal_holds_acked(
-            s, lambda r, m: not s.replicas[m].alive or stale_added(r, m, config))
+            s, lambda r, m: not s.replicas[m].alive or stale_added(r, m, config) or removed_by_change(r, m))
 
     def formula(d, s):
         if not d.shrink_keeps:
             return base_formula(d, s)
         return alter_partition._proposal_holds_acked_z3(
-            d, s, lambda d, s, r, m: z3.Or(z3.Not(s.reps[m].alive), stale_added_z3(d, r, m)))
+            d, s, lambda d, s, r, m: z3.Or(z3.Not(s.reps[m].alive), stale_added_z3(d, r, m),
+                                           removed_by_change_z3(d, r, m)))
     return check, formula
 
 
