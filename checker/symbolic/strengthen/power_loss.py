@@ -43,7 +43,7 @@ import z3
 
 from checker.symbolic.formulas import holds_acked, holds_every_acked
 from checker.symbolic.state import count
-from checker.symbolic.strengthen import fetches, isr_hw, logs, remote_leos
+from checker.symbolic.strengthen import fetches, isr_hw, logs, power_loss_kraft, remote_leos
 from checker.symbolic.strengthen.base import (
     Strengthening, held_records, held_slots_z3, holds_below, holds_below_z3,
 )
@@ -181,7 +181,7 @@ def _acked_in_isr_z3(d, s):
 # ---------------------------------------------------------------- ISR and HW (isr_hw.py)
 
 
-def _isr_followers_hold_hw(s) -> bool:
+def _isr_followers_hold_hw(s, aside=None) -> bool:
     """A follower in a leader's ISR that is in the leader's epoch or an older one, or that can
     have neither truncated nor lost power since, holds the leader's records below its HW (one
     that lost power in the epoch was in the controller's ISR, and left it with a new epoch, or
@@ -192,12 +192,14 @@ def _isr_followers_hold_hw(s) -> bool:
             fr = s.replicas[f]
             not_past = 0 <= fr.leader_epoch <= epoch or (follower_kept_log_since(s, f, lead, epoch)
                                                          and not lost_since(s, f, epoch))
+            if aside is not None and aside(lr, f):
+                continue  # issue 29w (power_loss_kraft): set aside under KRaft's rules
             if f != lead and not_past and not holds_below(fr, lr, lr.high_watermark):
                 return False
     return True
 
 
-def _isr_followers_hold_hw_z3(d, s):
+def _isr_followers_hold_hw_z3(d, s, aside=None):
     out = []
     for lead, present, epoch, isr in isr_hw._isr_views_z3(d, s):
         lr = s.reps[lead]
@@ -207,6 +209,8 @@ def _isr_followers_hold_hw_z3(d, s):
             not_past = z3.Or(z3.And(fr.lep >= 0, fr.lep <= epoch),
                              z3.And(follower_kept_log_since_z3(d, s, f, lead, epoch),
                                     z3.Not(lost_since_z3(d, s, f, epoch))))
+            if aside is not None:
+                not_past = z3.And(not_past, z3.Not(aside(d, lr, f)))
             out.append(z3.Implies(z3.And(present, isr[f], not_past), holds_below_z3(d, fr, lr, lr.hw)))
     return z3.And(out)
 
@@ -398,8 +402,12 @@ def switch(st: Strengthening) -> Strengthening:
         pl_holds, pl_formula = CONFIG_FORMS[st.name]
     elif st.name in UNTIL_A_LOSS:
         pl_holds, pl_formula = _until_a_loss(st)
+    elif st.name in power_loss_kraft.WRAPS:
+        pl_holds, pl_formula = st.holds, st.formula
     else:
         return st
+    if st.name in power_loss_kraft.WRAPS:  # issue 29w: KRaft keeps the epoch across a failure
+        pl_holds, pl_formula = power_loss_kraft.WRAPS[st.name](pl_holds, pl_formula)
 
     def check(s, config):
         return pl_holds(s, config) if config.crash_model == POWER_LOSS else st.holds(s, config)
@@ -496,7 +504,7 @@ def _acked_on_min_isr_z3(d, s):
     return z3.And(out)
 
 
-def _restarted_out_of_isr(s) -> bool:
+def _restarted_out_of_isr(s, aside=None) -> bool:
     """A running broker that has applied no epoch since its restart is not in the controller's
     ISR, unless it is all of it (an offline partition keeps its last member)."""
     isr = s.controller.isr
@@ -509,13 +517,15 @@ def _restarted_out_of_isr(s) -> bool:
             continue
         for f in lr.isr:
             fr = s.replicas[f]
+            if aside is not None and aside(lr, f):
+                continue  # issue 29w (power_loss_kraft): set aside under KRaft's rules
             if f != lead and fr.alive and fr.leader_epoch == -1 and any(
                     q == f and x <= lr.leader_epoch for q, x, _, _ in s.leader_and_isr):
                 return False
     return True
 
 
-def _restarted_out_of_isr_z3(d, s):
+def _restarted_out_of_isr_z3(d, s, aside=None):
     if not d.power_loss:
         return z3.BoolVal(True)
     out = [z3.Implies(z3.And(r.alive, r.lep == -1, s.c_isr[b]), count(s.c_isr) == 1)
@@ -523,7 +533,8 @@ def _restarted_out_of_isr_z3(d, s):
     for lead, lr in enumerate(s.reps):
         for f, fr in enumerate(s.reps):
             if f != lead:
-                out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, lr.isr[f], fr.alive, fr.lep == -1),
+                kept_in = z3.BoolVal(True) if aside is None else z3.Not(aside(d, lr, f))
+                out.append(z3.Implies(z3.And(lr.alive, lr.leader == lead, lr.isr[f], fr.alive, fr.lep == -1, kept_in),
                                       z3.And([z3.Not(z3.And(s.lai[f][x], x <= lr.lep))
                                               for x in range(len(s.lai[f]))])))
     return z3.And(out)
@@ -630,5 +641,12 @@ STRENGTHENINGS: tuple = (
                   "after a restart", _pl_only(_restarts_counted), _restarts_counted_z3,
                   uses_config=True),
 )
+
+# issue 29w: the power-loss-only facts that KRaft's epoch-keeping shrink weakens, and the ones
+# power loss on KRaft needs
+STRENGTHENINGS = tuple(
+    Strengthening(st.name, st.description,
+                  *power_loss_kraft.WRAPS[st.name](st.holds, st.formula), uses_config=True)
+    if st.name in power_loss_kraft.WRAPS else st for st in STRENGTHENINGS) + power_loss_kraft.strengthenings(_pl_only)
 
 __all__ = ["FORMS", "STRENGTHENINGS", "UNTIL_A_LOSS", "kept", "kept_z3", "lost_since", "lost_since_z3", "switch"]
