@@ -114,14 +114,21 @@ last-known-leader or unclean election; ``Encoder.shrink_without``)."""
 
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
 
+FAULT_BOUNDS = ("max_delayed_fetches",)
+"""The world's faults the encoding has beside the crashes (issue 29z): a fetch held up in flight
+(``--max-delayed-fetches``, ``Encoder._enc_FetchDelayed``). The oracle lacks them, so, as with
+``OPERATOR_BOUNDS``, the engine is built on ``KernelReplayed``."""
+
 CRASH_MODELS = ("process", "power-loss")
 """The crash models the encoding has (``--crash-model``); ``disk-loss`` is the kernel's alone."""
 """The fault bounds the encoding has: the operator's leader moves (issue 29)."""
 
 
 def without_operator_moves(config):
-    """``config`` with the operator's bounds at 0: what the oracle can build."""
-    return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
+    """``config`` with the operator's bounds (and ``FAULT_BOUNDS``) at 0: what the oracle can
+    build."""
+    return replace(config, bounds=replace(config.bounds,
+                                          **{b: 0 for b in OPERATOR_BOUNDS + FAULT_BOUNDS}))
 
 
 ORACLE_LACKS = (("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES + KRAFT_LOG_RULES
@@ -168,11 +175,11 @@ def require_encoded(config) -> None:
             f"kmc prove and --engine bmc have the crash models {' and '.join(CRASH_MODELS)}, not "
             f"{config.crash_model} (docs/symbolic.md, 'What the encoding lacks'); kmc check "
             f"explores it")
-    refused = [b for b in config.bounds.faults() if b not in OPERATOR_BOUNDS]
+    refused = [b for b in config.bounds.faults() if b not in OPERATOR_BOUNDS + FAULT_BOUNDS]
     if refused:
         raise ConfigError(
             f"kmc prove and --engine bmc have the operator's leader moves "
-            f"(--max-preferred-elections, --max-reassignments) but not "
+            f"(--max-preferred-elections, --max-reassignments) and --max-delayed-fetches but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     config = without_operator_moves(config)
@@ -239,7 +246,7 @@ def symbolic_model(config):
     operator's leader moves or a rule the oracle lacks (``ORACLE_LACKS``), ``KernelReplayed``. Raises ``ConfigError`` for what the encoding
     lacks (``require_encoded``)."""
     require_encoded(config)
-    if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS)
+    if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)
             or any(n in config.rules for n in ORACLE_LACKS)):
         return KernelReplayed(config)
     return make_reference_model(config)
