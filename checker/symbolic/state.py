@@ -107,6 +107,10 @@ class Dims:
     # follower moves on, handled later by the leader it was sent to (the kernel's FetchDelayed and
     # LeaderHandleDelayedFetch); the bound, 0 when off
     delayed: int = 0
+    # read by the library's delayed-fetch facts (strengthen/delayed.py): KIP-320's epoch in the
+    # fetch (``fenced-fetch``, 2.1) and KAFKA-15221's stale-fetch refusal (3.7)
+    fenced: bool = False
+    stale_rejected: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -135,7 +139,9 @@ class Dims:
                    kraft_unclean="kraft-unclean-election" in config.rules,
                    fetch_epochs="broker-epoch-in-fetch" in config.rules,
                    hw_min_isr="hw-needs-min-isr" in config.rules,
-                   delayed=b.max_delayed_fetches)
+                   delayed=b.max_delayed_fetches,
+                   fenced="fenced-fetch" in config.rules,
+                   stale_rejected="stale-fetch-rejected" in config.rules)
 
     @property
     def operators(self) -> bool:

@@ -1400,7 +1400,6 @@ class Encoder:
         gone = s.put(f, r.but(dreq=z3.BoolVal(False), dreq_leader=num.val(0),
                               dreq_epoch=num.val(0), dreq_offset=num.val(0),
                               dreq_cur=z3.BoolVal(False)))
-        stale_rejected = "stale-fetch-rejected" in self.config.rules
         out = []
         for l in range(self.n):
             if l == f:
@@ -1410,7 +1409,7 @@ class Encoder:
             refused = z3.Not(z3.And(lr.alive, lr.leader == l))
             if self.fenced:
                 refused = z3.Or(refused, r.dreq_epoch != lr.lep)
-            if stale_rejected:
+            if self.d.stale_rejected:  # KAFKA-15221 (3.7)
                 refused = z3.Or(refused, z3.Not(r.dreq_cur))
             applies = z3.And(z3.Not(refused), off <= lr.leo)
             remote = [off if j == f else lr.remote[j] for j in range(self.n)]
