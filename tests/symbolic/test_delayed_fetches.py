@@ -124,3 +124,29 @@ def test_the_delayed_fetch_facts_are_not_vacuous():
     uncounted = s._replace(replicas=(s.replicas[0], s.replicas[1]._replace(
         fetch_request=(0, 0, 0, True))), delayed_fetches=0)
     assert not STRENGTHENINGS["delayed-fetch-sent-in-epoch"].holds(uncounted, config)
+
+
+def test_kafka_3_7_with_a_delayed_fetch_is_proved():
+    """1-induction with the library proves no-acked-loss for Kafka 3.7 at RF=2 with one delayed
+    fetch (max-records=1 here to stay fast; the default bounds are PROVED too, docs/symbolic.md):
+    KAFKA-15221 refuses the stale fetch and KIP-903 keeps one from adding its sender to the ISR.
+    BFS holds beside it."""
+    from checker.symbolic.induction import PROVED, prove
+
+    config = config_from_options(kafka_version="3.7", replication_factor=2, max_records=1,
+                                 max_delayed_fetches=1)[0]
+    result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, (result.status, result.action, result.failing)
+
+
+def test_without_kafka_15221_a_delayed_fetch_loses_an_acked_record():
+    """Kafka 4.1 with ``-stale-fetch-rejected`` (known-results: "KAFKA-15221 reproduced"): the
+    inductive step fails and the search finds the real 15-step loss, ending in
+    LeaderHandleDelayedFetch: ``kmc prove`` says VIOLATED, exit 1."""
+    out = CliRunner().invoke(cli, [
+        "prove", "--kafka-version", "4.1", "-r", "2", "--max-records", "1", "--crash-model",
+        "power-loss", "--max-delayed-fetches", "1", "--rule", "-stale-fetch-rejected", "--rule",
+        "+unordered-leader-moves", "-p", "no-acked-loss", "-s", "all", "--search", "bfs"])
+    assert out.exit_code == 1, out.output
+    assert "VIOLATED" in out.output
+    assert "Step 15: LeaderHandleDelayedFetch(follower=1)" in out.output

@@ -155,6 +155,12 @@ def _sent_in_epoch(s, config) -> bool:
                   or any(q == lead and ep < epoch for q, ep, _, _ in s.leader_and_isr))
         if "fenced-fetch" in config.rules and before and r.fetch_request[2] != 0:
             return False
+        # ... and a sender that has not restarted since, still in that epoch (or down, while the
+        # controller is still in it: it was in no later one), has fetched nothing since either
+        stay = r.leader_epoch == epoch or (not r.alive and c.leader_epoch == epoch)
+        if ("fenced-fetch" in config.rules and "broker-epoch-in-fetch" in config.rules and before
+                and r.fetch_request[3] and stay and r.log):
+            return False
         # KIP-903 tells a sender that has not restarted since: still in the epoch, it has not
         # truncated since (a follower truncates on a new epoch or a restart) and its log only grew
         if "broker-epoch-in-fetch" in config.rules and r.fetch_request[3]:
@@ -186,6 +192,11 @@ def _sent_in_epoch_z3(d, s):
                                   for x in range(len(s.lai[lead]))])
                 out.append(z3.Implies(z3.And(r.dreq, r.dreq_leader == lead, before),
                                       r.dreq_offset == 0))
+                if d.fetch_epochs:
+                    stay = z3.Or(r.lep == r.dreq_epoch,
+                                 z3.And(z3.Not(r.alive), s.c_epoch == r.dreq_epoch))
+                    out.append(z3.Implies(z3.And(r.dreq, r.dreq_leader == lead, before,
+                                                 r.dreq_cur, stay), r.leo == 0))
         if d.fetch_epochs:
             out.append(z3.Implies(z3.And(r.dreq, r.dreq_cur, r.lep == r.dreq_epoch),
                                   z3.And(z3.Not(r.truncating), r.dreq_offset <= r.leo)))
