@@ -20,7 +20,8 @@ before building anything, so a release it lacks gets one line naming the rules, 
 oracle's longer refusal.
 
 Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
-``--max-preferred-elections``, ``--max-reassignments``), which the oracle lacks: for those
+``--max-preferred-elections``, ``--max-reassignments``) and a fetch held up in flight
+(``FAULT_BOUNDS``: ``--max-delayed-fetches``, issue 29z), which the oracle lacks: for those
 ``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
@@ -86,8 +87,8 @@ them on ZooKeeper rule sets); the encoding takes them with broker epochs only (`
 FENCING_RULES = ("broker-epoch-in-fetch", "stale-fetch-rejected", "hw-needs-min-isr")
 """Fencing rules of the KRaft releases the encoding has (issue 29h): KIP-903's broker epochs in
 fetches and ISR changes (3.5), KAFKA-15221's stale fetch (3.7: it acts only on a fetch held up
-in flight, a fault bound the encoding refuses, so it changes nothing here) and KAFKA-15583's HW
-under min.insync.replicas (3.7). The first two require ``kraft`` (through ``alter-partition``
+in flight, ``--max-delayed-fetches``, encoded since issue 29z; without it it changes nothing)
+and KAFKA-15583's HW under min.insync.replicas (3.7). The first two require ``kraft`` (through ``alter-partition``
 and ``broker-epoch-in-fetch``), so only ``crosscheck.MechanismAlone`` reaches them until the
 metadata log is encoded; ``hw-needs-min-isr`` requires nothing and is accepted on any encoded
 release (``--kafka-version 2.7 --rule +hw-needs-min-isr``). The oracle lacks all three

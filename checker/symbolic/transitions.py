@@ -1281,12 +1281,12 @@ class Encoder:
     # ineligibleReplicasForIsr`` at 3.5.0: "broker epoch mismatch", INELIGIBLE_REPLICA). The
     # kernel keeps a bit where Kafka keeps the number: the leader's ``remote_current`` per
     # follower and the request's ``member_epoch_current`` for the member it adds (model/kernel/
-    # actions/broker.py ``new_incarnation``, controller.py ``members_eligible``). Every fetch
-    # the encoding has comes from the follower's current incarnation (a fetch held up in flight,
-    # ``--max-delayed-fetches``, is a fault bound it refuses), so the bits go false only on a
-    # restart, and KAFKA-15221's ``stale-fetch-rejected`` (3.7, ``Replica.
-    # updateFetchStateOrThrow`` throws on a fetch whose broker epoch is older than the cached
-    # one), which the kernel reads in LeaderHandleDelayedFetch only, changes nothing here.
+    # actions/broker.py ``new_incarnation``, controller.py ``members_eligible``). Every fresh
+    # fetch comes from the follower's current incarnation, so the bits go false only on a
+    # restart, or on a fetch held up in flight from before one (``--max-delayed-fetches``,
+    # issue 29z, the block "delayed fetches" below), where KAFKA-15221's
+    # ``stale-fetch-rejected`` (3.7, ``Replica.updateFetchStateOrThrow`` throws on a fetch whose
+    # broker epoch is older than the cached one) acts; without that bound it changes nothing.
     #
     # KAFKA-15583 (Kafka 3.7, rule ``hw-needs-min-isr``): ``Partition.maybeIncrementLeaderHW``
     # returns at once while ``isUnderMinIsr`` (the committed ISR smaller than

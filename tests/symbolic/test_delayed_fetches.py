@@ -150,3 +150,23 @@ def test_without_kafka_15221_a_delayed_fetch_loses_an_acked_record():
     assert out.exit_code == 1, out.output
     assert "VIOLATED" in out.output
     assert "Step 15: LeaderHandleDelayedFetch(follower=1)" in out.output
+
+
+def test_reachable_states_are_well_formed_and_the_formulas_match_the_predicates():
+    """k-induction assumes every state well-formed (``state.well_formed``, which now bounds the
+    held request): so is every reachable one with a delayed fetch; and the delayed-fetch facts'
+    formulas (what is proved) agree with their predicates (what BFS checks) on reachable states."""
+    from checker.symbolic.state import Dims, well_formed, well_formed_values
+    from model import make_model
+    from tests.symbolic.helpers import formula_evaluator, reachable
+
+    config = config_from_options(kafka_version="3.7", replication_factor=2, max_records=1,
+                                 max_delayed_fetches=1)[0]
+    states = reachable(make_model(config))
+    d = Dims.of(config)
+    assert any(r.fetch_request for s in states for r in s.replicas)
+    assert all(well_formed_values(d, s) for s in states)
+    evaluate = formula_evaluator(d, {**{n: STRENGTHENINGS[n].formula for n in DELAYED_FACTS},
+                                     "well-formed": well_formed})
+    for s in states[::25]:
+        assert all(evaluate(s).values()), [n for n, v in evaluate(s).items() if not v]
