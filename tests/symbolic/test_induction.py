@@ -102,7 +102,10 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=2,
                            bounds=Bounds(1, 2, 1, 1), kafka_version="4.1"),
                # issue 29q: the facts of 3.6's controller shrink with Kafka's ordered elections
-               config_from_options(kafka_version="3.6", replication_factor=3, max_records=1)[0]]
+               config_from_options(kafka_version="3.6", replication_factor=3, max_records=1)[0],
+               # issue 29z: a fetch held up in flight (its facts are True without one)
+               config_from_options(kafka_version="3.7", replication_factor=2, max_records=1,
+                                   max_delayed_fetches=1)[0]]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)
