@@ -4,7 +4,8 @@ A follower's fetch held up in flight (the kernel's FetchDelayed) reaches its lea
 (LeaderHandleDelayedFetch), and the leader records the request's fetch offset as the follower's
 LEO (``Partition.updateFollowerFetchState`` at 2.1.0 sets the replica's LEO to the fetch offset,
 lower or not). Two facts of the library are false then, on reachable states (BFS,
-``strengthen.reachable --max-delayed-fetches 1`` at Kafka 2.7, 3.5 and 3.7, RF=2):
+``strengthen.reachable --max-delayed-fetches 1`` at Kafka 2.7, 3.5 and 3.7, RF=2), and a third
+before KIP-497 (``OFF_WITHOUT_ALTER``, Kafka 2.1):
 
 * ``isr-remote-ge-hw``: the leader's HW never moves back, but the LEO it records for an ISR
   member does, to the old request's offset, below the HW. Off under delayed fetches.
@@ -34,6 +35,11 @@ from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
 OFF = ("isr-remote-ge-hw",)
 """False under delayed fetches (the module's docstring): off there."""
 
+OFF_WITHOUT_ALTER = ("controller-isr-live",)
+"""False under delayed fetches before KIP-497 (BFS, Kafka 2.1 RF=2: 9 of 6,997 states): a leader
+that writes the ISR itself adds a follower on its held request after the follower has died, and
+the controller's ISR then holds a dead broker. Off there."""
+
 WITHOUT_REMOTE = ("fetch-response-from-leader-log",)
 """Read with no remote LEO known under delayed fetches (the module's docstring)."""
 
@@ -59,6 +65,13 @@ def switch(st: Strengthening) -> Strengthening:
 
         def formula(d, s, _st=st):
             return z3.BoolVal(True) if d.delayed else _st.formula(d, s)
+    elif st.name in OFF_WITHOUT_ALTER:
+        def check(s, config, _st=st):
+            off = _delays(config) and "alter-partition" not in config.rules
+            return True if off else _st.holds(s, config)
+
+        def formula(d, s, _st=st):
+            return z3.BoolVal(True) if d.delayed and not d.alter else _st.formula(d, s)
     elif st.name in WITHOUT_REMOTE:
         def check(s, config, _st=st):
             return _st.holds(_no_remote(s) if _delays(config) else s, config)
