@@ -462,8 +462,39 @@ CONFIGS: dict[str, ModelConfig] = {
         ("--kafka-version 3.4 +eligible-leader-replicas min ISR 1", "3.4",
          ("+eligible-leader-replicas",), dict(min_insync_replicas=1, bounds=Bounds(2, 3, 2, 1))),
     )},
+    # delayed fetches (issue 29z): a fetch held up in flight, handled later on its old offset
+    # (FetchDelayed, LeaderHandleDelayedFetch): Kafka 2.1 (KIP-320's epoch check alone), 2.7 (the
+    # ISR proposed on the old evidence), 3.5 (KIP-903: a stale fetch cannot add its sender), 3.7
+    # (KAFKA-15221: a stale fetch is refused) at RF=2 and RF=3, 0.11's kip-101 (no epoch in the
+    # fetch: only a broker that no longer leads refuses it), 4.1 with power loss (the stale fetch
+    # of KAFKA-15221's race) and with -stale-fetch-rejected
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 2.1 delayed fetches", "2.1", (),
+         dict(bounds=Bounds(2, 2, 1, 1, max_delayed_fetches=1))),
+        ("--kafka-version 2.7 delayed fetches", "2.7", (),
+         dict(bounds=Bounds(2, 2, 2, 1, max_delayed_fetches=1))),
+        ("--kafka-version 3.5 delayed fetches", "3.5", (),
+         dict(bounds=Bounds(2, 2, 2, 1, max_delayed_fetches=1))),
+        ("--kafka-version 3.7 delayed fetches", "3.7", (),
+         dict(bounds=Bounds(2, 2, 2, 1, max_delayed_fetches=1))),
+        ("--kafka-version 3.7 RF=3 delayed fetches", "3.7", (),
+         dict(rf=3, bounds=Bounds(1, 2, 1, 1, max_delayed_fetches=1))),
+        ("--kafka-version 4.1 power-loss delayed fetches", "4.1", (),
+         dict(crash_model="power-loss", bounds=Bounds(1, 2, 1, 1, max_delayed_fetches=1))),
+        ("--kafka-version 4.1 -stale-fetch-rejected power-loss delayed fetches", "4.1",
+         ("-stale-fetch-rejected",),
+         dict(crash_model="power-loss", bounds=Bounds(1, 2, 1, 1, max_delayed_fetches=1))),
+    )},
+    "kip-101 delayed fetches": _config("kip-101", min_insync_replicas=1,
+                                       bounds=Bounds(2, 2, 1, 1, max_delayed_fetches=1)),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
+
+CROSSCHECK_ONLY = frozenset(label for label in CONFIGS if "delayed fetches" in label) - {
+    "--kafka-version 3.7 delayed fetches", "--kafka-version 2.7 delayed fetches",
+    "--kafka-version 4.1 -stale-fetch-rejected power-loss delayed fetches"}
+"""Rows ``make test`` leaves to ``make crosscheck`` (marked slow in test_kernel_crosscheck): the
+delayed-fetch rows (issue 29z) but three."""
 
 
 def main(argv=None) -> int:

@@ -20,7 +20,8 @@ before building anything, so a release it lacks gets one line naming the rules, 
 oracle's longer refusal.
 
 Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
-``--max-preferred-elections``, ``--max-reassignments``), which the oracle lacks: for those
+``--max-preferred-elections``, ``--max-reassignments``) and a fetch held up in flight
+(``FAULT_BOUNDS``: ``--max-delayed-fetches``, issue 29z), which the oracle lacks: for those
 ``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
@@ -86,8 +87,8 @@ them on ZooKeeper rule sets); the encoding takes them with broker epochs only (`
 FENCING_RULES = ("broker-epoch-in-fetch", "stale-fetch-rejected", "hw-needs-min-isr")
 """Fencing rules of the KRaft releases the encoding has (issue 29h): KIP-903's broker epochs in
 fetches and ISR changes (3.5), KAFKA-15221's stale fetch (3.7: it acts only on a fetch held up
-in flight, a fault bound the encoding refuses, so it changes nothing here) and KAFKA-15583's HW
-under min.insync.replicas (3.7). The first two require ``kraft`` (through ``alter-partition``
+in flight, ``--max-delayed-fetches``, encoded since issue 29z; without it it changes nothing)
+and KAFKA-15583's HW under min.insync.replicas (3.7). The first two require ``kraft`` (through ``alter-partition``
 and ``broker-epoch-in-fetch``), so only ``crosscheck.MechanismAlone`` reaches them until the
 metadata log is encoded; ``hw-needs-min-isr`` requires nothing and is accepted on any encoded
 release (``--kafka-version 2.7 --rule +hw-needs-min-isr``). The oracle lacks all three
@@ -114,14 +115,21 @@ last-known-leader or unclean election; ``Encoder.shrink_without``)."""
 
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
 
+FAULT_BOUNDS = ("max_delayed_fetches",)
+"""The world's faults the encoding has beside the crashes (issue 29z): a fetch held up in flight
+(``--max-delayed-fetches``, ``Encoder._enc_FetchDelayed``). The oracle lacks them, so, as with
+``OPERATOR_BOUNDS``, the engine is built on ``KernelReplayed``."""
+
 CRASH_MODELS = ("process", "power-loss")
 """The crash models the encoding has (``--crash-model``); ``disk-loss`` is the kernel's alone."""
 """The fault bounds the encoding has: the operator's leader moves (issue 29)."""
 
 
 def without_operator_moves(config):
-    """``config`` with the operator's bounds at 0: what the oracle can build."""
-    return replace(config, bounds=replace(config.bounds, **{b: 0 for b in OPERATOR_BOUNDS}))
+    """``config`` with the operator's bounds (and ``FAULT_BOUNDS``) at 0: what the oracle can
+    build."""
+    return replace(config, bounds=replace(config.bounds,
+                                          **{b: 0 for b in OPERATOR_BOUNDS + FAULT_BOUNDS}))
 
 
 ORACLE_LACKS = (("broker-epoch",) + ALTER_PARTITION_RULES + KRAFT_RULES + KRAFT_LOG_RULES
@@ -168,11 +176,11 @@ def require_encoded(config) -> None:
             f"kmc prove and --engine bmc have the crash models {' and '.join(CRASH_MODELS)}, not "
             f"{config.crash_model} (docs/symbolic.md, 'What the encoding lacks'); kmc check "
             f"explores it")
-    refused = [b for b in config.bounds.faults() if b not in OPERATOR_BOUNDS]
+    refused = [b for b in config.bounds.faults() if b not in OPERATOR_BOUNDS + FAULT_BOUNDS]
     if refused:
         raise ConfigError(
             f"kmc prove and --engine bmc have the operator's leader moves "
-            f"(--max-preferred-elections, --max-reassignments) but not "
+            f"(--max-preferred-elections, --max-reassignments) and --max-delayed-fetches but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     config = without_operator_moves(config)
@@ -239,7 +247,7 @@ def symbolic_model(config):
     operator's leader moves or a rule the oracle lacks (``ORACLE_LACKS``), ``KernelReplayed``. Raises ``ConfigError`` for what the encoding
     lacks (``require_encoded``)."""
     require_encoded(config)
-    if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS)
+    if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)
             or any(n in config.rules for n in ORACLE_LACKS)):
         return KernelReplayed(config)
     return make_reference_model(config)

@@ -107,6 +107,14 @@ class Dims:
     # (nor, under power loss, on the unflushed losses), and both counters saturate at
     # ``num.TOP`` instead of stopping at their bounds (``Encoder``, ``well_formed``)
     unbounded_crashes: bool = False
+    # ``--max-delayed-fetches`` (issue 29z): a follower's fetch held up in flight while the
+    # follower moves on, handled later by the leader it was sent to (the kernel's FetchDelayed and
+    # LeaderHandleDelayedFetch); the bound, 0 when off
+    delayed: int = 0
+    # read by the library's delayed-fetch facts (strengthen/delayed.py): KIP-320's epoch in the
+    # fetch (``fenced-fetch``, 2.1) and KAFKA-15221's stale-fetch refusal (3.7)
+    fenced: bool = False
+    stale_rejected: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -134,7 +142,10 @@ class Dims:
                    shrink_keeps="isr-shrink-keeps-leader-epoch" in config.rules,
                    kraft_unclean="kraft-unclean-election" in config.rules,
                    fetch_epochs="broker-epoch-in-fetch" in config.rules,
-                   hw_min_isr="hw-needs-min-isr" in config.rules)
+                   hw_min_isr="hw-needs-min-isr" in config.rules,
+                   delayed=b.max_delayed_fetches,
+                   fenced="fenced-fetch" in config.rules,
+                   stale_rejected="stale-fetch-rejected" in config.rules)
 
     @property
     def operators(self) -> bool:
@@ -185,6 +196,15 @@ class SReplica:
     # epoch is still current (``member_epoch_current``; meaningful while ``alt != 0``)
     rcur: list = field(default_factory=list)
     alt_mcur: object = None
+    # ``--max-delayed-fetches`` (``Dims.delayed``; constants otherwise, issue 29z): this broker's
+    # fetch held up in flight (the kernel's ``fetch_request``): pending, the leader and leader
+    # epoch it was sent to, its fetch offset, and whether its sender has not restarted since
+    # (KIP-903's broker epoch); the fields mean something only while ``dreq``
+    dreq: object = None
+    dreq_leader: object = None
+    dreq_epoch: object = None
+    dreq_offset: object = None
+    dreq_cur: object = None
 
     def but(self, **changes) -> SReplica:
         return replace(self, **changes)
@@ -224,6 +244,8 @@ class SState:
     # KIP-704 (``Dims.kraft``; the constant False otherwise): the leader was elected uncleanly
     # and no AlterPartition of it has been accepted since (the kernel's ``leader_recovering``)
     recovering: object = None
+    # ``--max-delayed-fetches`` (issue 29z): fetches held up so far (the constant 0 otherwise)
+    delayed: object = None
     extra: dict = field(default_factory=dict)
 
     def but(self, **changes) -> SState:
@@ -294,6 +316,8 @@ def fresh(d: Dims, tag: str) -> SState:
             **_change_replica(d, lambda name, p=p: I(f"{p}_{name}"),
                               lambda name, p=p: B(f"{p}_{name}")),
             **_epochs_replica(d, lambda name, p=p: B(f"{p}_{name}")),
+            **_delayed_replica(d, lambda name, p=p: I(f"{p}_{name}"),
+                               lambda name, p=p: B(f"{p}_{name}")),
         ))
     E = d.max_epoch + 1
     return SState(
@@ -316,6 +340,7 @@ def fresh(d: Dims, tag: str) -> SState:
         elr=[B(f"elr{j}") for j in range(d.n)] if d.elr else [],
         lke=[B(f"lke{j}") for j in range(d.n)] if d.elr else [],
         recovering=B("recovering") if d.kraft else z3.BoolVal(False),
+        delayed=I("delayed") if d.delayed else num.val(0),
     )
 
 
@@ -346,6 +371,27 @@ def _epochs_encode(d: Dims, r: ReplicaState) -> dict:
     a = r.alter_partition or (0, (), 0, False, False)
     cur = tuple(r.remote_current) or (0,) * d.n
     return dict(rcur=[T(bool(x)) for x in cur], alt_mcur=T(bool(a[4])))
+
+
+def _delayed_replica(d: Dims, I, B) -> dict:
+    """A replica's delayed fetch (issue 29z): variables under ``--max-delayed-fetches``, else
+    constants (no action changes them)."""
+    if not d.delayed:
+        return dict(dreq=z3.BoolVal(False), dreq_leader=num.val(0), dreq_epoch=num.val(0),
+                    dreq_offset=num.val(0), dreq_cur=z3.BoolVal(False))
+    return dict(dreq=B("dreq"), dreq_leader=I("dreql"), dreq_epoch=I("dreqe"),
+                dreq_offset=I("dreqo"), dreq_cur=B("dreqcur"))
+
+
+def _delayed_encode(d: Dims, r: ReplicaState) -> dict:
+    """``_delayed_replica`` for an explicit replica: ``fetch_request`` is ``()`` or ``(leader,
+    leader_epoch, fetch_offset, current)``."""
+    if not d.delayed:
+        return _delayed_replica(d, None, None)
+    V, T = num.val, z3.BoolVal
+    q = r.fetch_request or (0, 0, 0, False)
+    return dict(dreq=T(bool(r.fetch_request)), dreq_leader=V(q[0]), dreq_epoch=V(q[1]),
+                dreq_offset=V(q[2]), dreq_cur=T(bool(q[3])))
 
 
 def _alter_encode(d: Dims, r: ReplicaState) -> dict:
@@ -407,6 +453,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
             fr_hw=fr[6], fr_leo=fr[7], flushed=V(r.flushed_offset), **_alter_encode(d, r),
             **_change_encode(d, r),
             **_epochs_encode(d, r),
+            **_delayed_encode(d, r),
         ))
     c = s.controller
     E = d.max_epoch + 1
@@ -441,6 +488,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
         elr=[T(j in s.elr) for j in range(d.n)] if d.elr else [],
         lke=[T(j in s.last_known_elr) for j in range(d.n)] if d.elr else [],
         recovering=T(bool(s.leader_recovering)) if d.kraft else T(False),
+        delayed=V(s.delayed_fetches if d.delayed else 0),
     )
 
 
@@ -512,6 +560,11 @@ def eq_replica(a: SReplica, b: SReplica) -> list:
     if a.rcur:  # broker-epoch-in-fetch (issue 29h): the member bit only while a request exists
         out += [x == y for x, y in zip(a.rcur, b.rcur)]
         out.append(z3.Implies(a.alt != 0, a.alt_mcur == b.alt_mcur))
+    if not (z3.is_false(a.dreq) and z3.is_false(b.dreq)):  # a delayed fetch (issue 29z)
+        out += [a.dreq == b.dreq,
+                z3.Implies(a.dreq, z3.And(a.dreq_leader == b.dreq_leader,
+                                          a.dreq_epoch == b.dreq_epoch,
+                                          a.dreq_offset == b.dreq_offset, a.dreq_cur == b.dreq_cur))]
     return out
 
 
@@ -542,6 +595,8 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
     out += [x == y for x, y in zip(a.elr + a.lke, b.elr + b.lke)]
     if not a.recovering.eq(b.recovering):
         out.append(a.recovering == b.recovering)
+    if not a.delayed.eq(b.delayed):
+        out.append(a.delayed == b.delayed)
     return z3.And(out)
 
 
@@ -588,6 +643,11 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
                 for r in s.reps]
     if d.kraft:  # a pending change was written in an epoch
         out += [z3.Implies(r.chg, rng(r.chg_ep, 0, E)) for r in s.reps]
+    if d.delayed:  # a delayed fetch was sent to another broker (the kernel's ``may_fetch``)
+        out.append(rng(s.delayed, 0, d.delayed))
+        out += [z3.Implies(r.dreq, z3.And(rng(r.dreq_leader, 0, n - 1), r.dreq_leader != b,
+                                          rng(r.dreq_epoch, -1, E), rng(r.dreq_offset, 0, L)))
+                for b, r in enumerate(s.reps)]
     return z3.And(out)
 
 
@@ -639,6 +699,12 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
     if d.kraft and not all(not r.partition_change or ok(r.partition_change[1], 0, E)
                            for r in s.replicas):
         return False
+    if d.delayed and not (ok(s.delayed_fetches, 0, d.delayed) and all(
+            not r.fetch_request or (ok(r.fetch_request[0], 0, n - 1) and r.fetch_request[0] != b
+                                    and ok(r.fetch_request[1], -1, E)
+                                    and ok(r.fetch_request[2], 0, L))
+            for b, r in enumerate(s.replicas))):
+        return False
     return not {rid for _, rid, _ in s.pending_acks} & {rid for rid, _ in s.acked}
 
 # ---------------------------------------------------------------------------- decoding
@@ -684,7 +750,12 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
                            last_known_elr=tuple(j for j in range(d.n) if bv(s.lke[j])))
     if d.kraft:
         out = _change_decode(d, iv, bv, s, out)
-    if not d.operators and not d.alter:  # the oracle's state: its fields keep their defaults
+    if d.delayed:  # issue 29z: the kernel's state, which a trace replays in
+        out = out._replace(replicas=tuple(rep._replace(fetch_request=(
+            (iv(r.dreq_leader), iv(r.dreq_epoch), iv(r.dreq_offset), bv(r.dreq_cur))
+            if bv(r.dreq) else ())) for r, rep in zip(s.reps, out.replicas)),
+            delayed_fetches=iv(s.delayed))
+    if not d.operators and not d.alter and not d.delayed:  # the oracle's state: its fields keep their defaults
         return out
     return out._replace(replicas=tuple(r._replace(assignment_rank=iv(s.rank[b]))
                                        for b, r in enumerate(out.replicas)),

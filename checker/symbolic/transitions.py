@@ -1290,12 +1290,12 @@ class Encoder:
     # ineligibleReplicasForIsr`` at 3.5.0: "broker epoch mismatch", INELIGIBLE_REPLICA). The
     # kernel keeps a bit where Kafka keeps the number: the leader's ``remote_current`` per
     # follower and the request's ``member_epoch_current`` for the member it adds (model/kernel/
-    # actions/broker.py ``new_incarnation``, controller.py ``members_eligible``). Every fetch
-    # the encoding has comes from the follower's current incarnation (a fetch held up in flight,
-    # ``--max-delayed-fetches``, is a fault bound it refuses), so the bits go false only on a
-    # restart, and KAFKA-15221's ``stale-fetch-rejected`` (3.7, ``Replica.
-    # updateFetchStateOrThrow`` throws on a fetch whose broker epoch is older than the cached
-    # one), which the kernel reads in LeaderHandleDelayedFetch only, changes nothing here.
+    # actions/broker.py ``new_incarnation``, controller.py ``members_eligible``). Every fresh
+    # fetch comes from the follower's current incarnation, so the bits go false only on a
+    # restart, or on a fetch held up in flight from before one (``--max-delayed-fetches``,
+    # issue 29z, the block "delayed fetches" below), where KAFKA-15221's
+    # ``stale-fetch-rejected`` (3.7, ``Replica.updateFetchStateOrThrow`` throws on a fetch whose
+    # broker epoch is older than the cached one) acts; without that bound it changes nothing.
     #
     # KAFKA-15583 (Kafka 3.7, rule ``hw-needs-min-isr``): ``Partition.maybeIncrementLeaderHW``
     # returns at once while ``isUnderMinIsr`` (the committed ISR smaller than
@@ -1338,6 +1338,8 @@ class Encoder:
             adds_b = z3.And(r.alt != 0, r.alt_isr[b], z3.Not(r.isr[b]))
             rcur = [z3.BoolVal(False) if j == b else r.rcur[j] for j in range(self.n)]
             reps[l] = r.but(rcur=rcur, alt_mcur=z3.And(r.alt_mcur, z3.Not(adds_b)))
+        if self.d.delayed:  # b's fetch still in flight now carries a stale broker epoch (29z)
+            reps[b] = reps[b].but(dreq_cur=z3.BoolVal(False))
         return s.but(reps=reps)
 
     def members_eligible(self, s: SState, r: SReplica):
@@ -1350,3 +1352,109 @@ class Encoder:
         if self.d.fetch_epochs:
             out.append(r.alt_mcur)
         return z3.And(out)
+
+    # ------------------------------------------------------------------ delayed fetches (issue 29z)
+    #
+    # ``--max-delayed-fetches``: a follower's fetch request is held up on its way (or parked in
+    # the leader's fetch purgatory, ``DelayedFetch``) while the follower moves on: it fetches
+    # again, truncates, crashes, restarts. The leader handles the old request later, on evidence
+    # that may be stale: ``Partition.updateFollowerFetchState`` records its fetch offset as the
+    # follower's LEO and ``maybeExpandIsr`` may add the follower to the ISR (2.1.0, and
+    # ``Partition.fetchRecords`` -> ``updateFollowerFetchState`` at 3.5.0). The encoding is the
+    # compiled kernel's (model/kernel/actions/faults.py ``fetch_delayed``, leader.py
+    # ``leader_handle_delayed_fetch``, broker.py ``new_incarnation``): one request per follower,
+    # a counter against the bound, and the answer goes nowhere (the follower no longer waits for
+    # it: ``FollowerHandleFetchResponse`` never sees it). What refuses it: a broker that no
+    # longer leads (NOT_LEADER_OR_FOLLOWER), KIP-320's epoch check (2.1, FENCED_LEADER_EPOCH /
+    # UNKNOWN_LEADER_EPOCH), and since KAFKA-15221 (rule ``stale-fetch-rejected``, 3.7.0:
+    # ``Replica.updateFetchStateOrThrow`` throws NOT_LEADER_OR_FOLLOWER when the request's
+    # broker epoch is older than the one the leader stored) a request from an earlier
+    # incarnation of its sender; KIP-903 (``broker-epoch-in-fetch``, 3.5.0:
+    # ``Partition.isBrokerEpochIsrEligible``) already keeps such a request from adding the
+    # follower to the ISR.
+
+    def may_fetch(self, s: SState, f: int):
+        """Does follower ``f`` fetch from the leader it believes in now (the kernel's
+        ``may_fetch``)? It runs, follows another broker, is done truncating and has no response
+        on its way."""
+        r = s.reps[f]
+        return z3.And(r.alive, r.leader >= 0, r.leader != f, z3.Not(r.truncating), z3.Not(r.fr))
+
+    def _enc_FetchDelayed(self, s: SState, f: int) -> list:
+        """FetchDelayed(follower): ``f``'s fetch, as it would send it now (to its leader, in its
+        leader epoch, from its LEO, from its current incarnation), is held up in flight; at most
+        one per follower, bounded by max-delayed-fetches (the kernel's ``fetch_delayed``, which
+        does not run ``finish``: nothing the controller or a leader holds changes)."""
+        if not self.d.delayed:
+            return []
+        r = s.reps[f]
+        guard = [self.may_fetch(s, f), z3.Not(r.dreq)]
+        if self.bounded:
+            guard.append(s.delayed < self.d.delayed)
+        held = r.but(dreq=z3.BoolVal(True), dreq_leader=r.leader, dreq_epoch=r.lep,
+                     dreq_offset=r.leo, dreq_cur=z3.BoolVal(True))
+        return [(z3.And(guard), s.put(f, held).but(delayed=s.delayed + 1))]
+
+    def _enc_LeaderHandleDelayedFetch(self, s: SState, f: int) -> list:
+        """LeaderHandleDelayedFetch(follower): the leader ``f``'s held request was sent to
+        handles it (the kernel's ``leader_handle_delayed_fetch``): unless refused (see above) or
+        out of range (an offset past its LEO records nothing), it records the request's offset
+        as ``f``'s LEO and, under KIP-903, the request's broker epoch as ``f``'s (current or
+        not), may add ``f`` to the ISR on that evidence (``delayed_expand``) and advance its HW.
+        The request is gone either way."""
+        if not self.d.delayed:
+            return []
+        r = s.reps[f]
+        off = r.dreq_offset
+        gone = s.put(f, r.but(dreq=z3.BoolVal(False), dreq_leader=num.val(0),
+                              dreq_epoch=num.val(0), dreq_offset=num.val(0),
+                              dreq_cur=z3.BoolVal(False)))
+        out = []
+        for l in range(self.n):
+            if l == f:
+                continue  # never sent to itself (``may_fetch``; ``well_formed``)
+            lr = gone.reps[l]
+            sent_to_l = z3.And(r.dreq, r.dreq_leader == l)
+            refused = z3.Not(z3.And(lr.alive, lr.leader == l))
+            if self.fenced:
+                refused = z3.Or(refused, r.dreq_epoch != lr.lep)
+            if self.d.stale_rejected:  # KAFKA-15221 (3.7)
+                refused = z3.Or(refused, z3.Not(r.dreq_cur))
+            applies = z3.And(z3.Not(refused), off <= lr.leo)
+            remote = [off if j == f else lr.remote[j] for j in range(self.n)]
+            lr2 = lr.but(remote=remote)
+            if self.d.fetch_epochs:
+                lr2 = lr2.but(rcur=[r.dreq_cur if j == f else lr.rcur[j] for j in range(self.n)])
+            nxt = self.delayed_expand(gone.put(l, lr2), l, f, off, r.dreq_cur)
+            nxt = self.maybe_increment_leader_hw(nxt, l)
+            out += [(z3.And(sent_to_l, z3.Not(applies)), gone), (z3.And(sent_to_l, applies), nxt)]
+        return out
+
+    def delayed_expand(self, s: SState, l: int, f: int, offset, current) -> SState:
+        """The kernel's ``maybe_expand_isr`` on a delayed fetch from ``f`` at ``offset`` (now
+        ``f``'s remote LEO on leader ``l``): the same test as on a fresh fetch (in sync: the HW
+        and, since KAFKA-7128, the epoch's start; no change pending; KIP-841's eligibility),
+        and under KIP-903 only if the request came from ``f``'s current incarnation
+        (``current``), which the AlterPartition then carries as the member's broker epoch. None
+        under ``isr-expansion-as-own-step`` (kmc 0.1: LeaderExpandIsr reads the remote LEO)."""
+        if not self.expand_isr_on_fetch:
+            return s
+        lr = s.reps[l]
+        caught_up = self.is_caught_up_for_isr(lr, offset)
+        if not self.alter:
+            expand = z3.And(z3.Not(lr.isr[f]), self._isr_change_allowed(s, l, lr), caught_up)
+            isr = [z3.Or(lr.isr[j], expand) if j == f else lr.isr[j] for j in range(self.n)]
+            c_isr = [z3.Or(s.c_isr[j], expand) if j == f else s.c_isr[j] for j in range(self.n)]
+            return s.put(l, lr.but(isr=isr)).but(c_isr=c_isr)
+        expand = z3.And(z3.Not(lr.isr[f]), lr.alt == 0, caught_up, self.isr_eligible(s, f))
+        if self.d.fetch_epochs:
+            expand = z3.And(expand, current)
+        larger = [z3.BoolVal(True) if j == f else lr.isr[j] for j in range(self.n)]
+        proposed = self.propose_isr(lr, larger)
+        if self.d.fetch_epochs:
+            proposed = proposed.but(alt_mcur=current)
+        lr2 = SReplica(**{k: (ite(expand, getattr(proposed, k), getattr(lr, k))
+                              if not isinstance(getattr(lr, k), list) else
+                              [ite(expand, x, y) for x, y in zip(getattr(proposed, k), getattr(lr, k))])
+                          for k in lr.__dataclass_fields__})
+        return s.put(l, lr2)

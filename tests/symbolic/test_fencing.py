@@ -49,8 +49,8 @@ def test_the_engine_takes_the_rules_by_name():
 
 def test_without_delayed_fetches_the_stale_fetch_check_changes_nothing():
     """KAFKA-15221's check is read in LeaderHandleDelayedFetch only, an action of the fault bound
-    --max-delayed-fetches, which the encoding refuses: the kernel reaches the same states with and
-    without the rule, which is why the encoding reads nothing of it."""
+    --max-delayed-fetches (encoded since issue 29z): without that bound the kernel reaches the
+    same states with and without the rule, which is why the encoding reads it only there."""
     small = dict(bounds=Bounds(2, 2, 1, 1))
     with_it = reachable(make_model(_alone(("+broker-epoch-in-fetch", "+stale-fetch-rejected"),
                                           "2.7", **small)))

@@ -106,7 +106,10 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                # issue 29w: power loss on KRaft with the ELR (the KIP-903 / KIP-966 power-loss
                # facts are True elsewhere)
                config_from_options(kafka_version="4.1", replication_factor=2, max_records=1,
-                                   crash_model="power-loss", max_unflushed_losses=1)[0]]
+                                   crash_model="power-loss", max_unflushed_losses=1)[0],
+               # issue 29z: a fetch held up in flight (its facts are True without one)
+               config_from_options(kafka_version="3.7", replication_factor=2, max_records=1,
+                                   max_delayed_fetches=1)[0]]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

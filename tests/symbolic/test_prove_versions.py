@@ -45,7 +45,7 @@ def test_the_newest_release_encoded_is_the_newest_kmc_models():
 
 @pytest.mark.parametrize("argv, lacking", [
     (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss", "--max-delayed-fetches",
-      "1"], "--max-delayed-fetches"),
+      "1", "--max-controlled-shutdowns", "1"], "--max-controlled-shutdowns"),
     (["prove", "--kafka-version", "3.5", "-r", "2", "-p", "no-acked-loss",
       "--max-controlled-shutdowns", "1"], "--max-controlled-shutdowns"),
     (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "4.2", "-r", "2", "-q",

@@ -84,7 +84,8 @@ def _only_failed_leaders_bump(config) -> bool:
     return ("kraft" in rules and "isr-shrink-keeps-leader-epoch" in rules
             and "alter-partition-shrink-bumps-leader-epoch" not in rules
             and "unordered-leader-moves" not in rules and "eligible-leader-replicas" not in rules
-            and set(config.bounds.faults()) <= {"max_crashes", "max_unflushed_losses"})
+            and set(config.bounds.faults()) <= {"max_crashes", "max_unflushed_losses",
+                                                "max_delayed_fetches"})  # (29z: no new epoch)
 
 
 def _only_failed_leaders_bump_z3(d) -> bool:

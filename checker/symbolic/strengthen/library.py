@@ -35,6 +35,7 @@ from checker.symbolic.strengthen import elr
 from checker.symbolic.strengthen import power_loss
 from checker.symbolic.strengthen import kraft
 from checker.symbolic.strengthen import kraft_epochs
+from checker.symbolic.strengthen import delayed
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
@@ -50,6 +51,13 @@ STRENGTHENINGS = {st.name: st for topic in TOPICS for st in topic.STRENGTHENINGS
 # power-loss forms (power_loss.py), and the invariants only power loss needs are added
 STRENGTHENINGS = {name: power_loss.switch(st) for name, st in STRENGTHENINGS.items()}
 STRENGTHENINGS.update({st.name: st for st in power_loss.STRENGTHENINGS})
+
+# issue 29z: under ``--max-delayed-fetches`` the facts a delayed fetch breaks take their forms
+# (delayed.py), and the delayed fetch's own fact is added
+STRENGTHENINGS = {name: delayed.switch(st) for name, st in STRENGTHENINGS.items()}
+STRENGTHENINGS["delayed-fetch-as-remote-leo"] = delayed.as_remote_leo(
+    STRENGTHENINGS["kept-remote-leo-is-follower-prefix"])
+STRENGTHENINGS.update({st.name: st for st in delayed.STRENGTHENINGS})
 
 
 def formula_of(name: str):
