@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kmc-installed
 
-.PHONY: install demo test bench bench-spark gate gate-slow mutation crosscheck conformance clean
+.PHONY: install demo test test-slow bench bench-spark gate gate-slow mutation crosscheck conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,6 +48,12 @@ test: install
 	@echo "them, and listed with the reason at the end; .ci/run installs them (chromium, openjdk-17-jre-headless,"
 	@echo "maven, then python3 -m conformance.jars 4.1)."
 	$(BIN)/python -m pytest -q
+
+# The tests make test leaves out (marked slow: RF=3 and other large reachable-state checks of the
+# z3 library, the RF=3 cross-check rows, the kernel against the reference on every known-results
+# configuration; docs/testing.md, "Slow tests"; about 15 minutes on 2 cores)
+test-slow: install
+	$(BIN)/python -m pytest -q -m slow
 
 # the local engine on three sizes, the simulator, kmc advise on the examples, BMC vs BFS in
 # 60 s, then the Spark rows (about 15 minutes)

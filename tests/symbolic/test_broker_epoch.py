@@ -66,7 +66,9 @@ def test_broker_epochs_only_remove_behaviour(rf):
     assert s22 < s21
 
 
-@pytest.mark.parametrize("rf, rules", [(2, ()), (3, ()), (3, ("+reset-followers-on-epoch",))])
+@pytest.mark.parametrize("rf, rules", [  # RF=3 in ``make test-slow`` (docs/testing.md)
+    (2, ()), pytest.param(3, (), marks=pytest.mark.slow),
+    pytest.param(3, ("+reset-followers-on-epoch",), marks=pytest.mark.slow)])
 def test_every_library_invariant_holds_on_every_reachable_state_of_2_2(rf, rules):
     states, complete, false = false_on_reachable(kafka("2.2", replication_factor=rf,
                                                        rule_changes=rules))

@@ -131,8 +131,10 @@ def _small(rules, min_isr, **settings):
                   bounds=settings.pop("bounds", Bounds(2, 3, 2, 1)), **settings)
 
 
-@pytest.mark.parametrize("rules, min_isr", [
-    ((), 2), ((), 1), (("+last-known-leader-when-leaderless", "+last-known-leader-check"), 1),
+@pytest.mark.parametrize("rules, min_isr", [  # two of three in ``make test-slow`` (docs/testing.md)
+    ((), 2), pytest.param((), 1, marks=pytest.mark.slow),
+    pytest.param(("+last-known-leader-when-leaderless", "+last-known-leader-check"), 1,
+                 marks=pytest.mark.slow),
 ], ids=["min-isr-2", "min-isr-1", "leaderless-check"])
 def test_every_library_invariant_holds_on_every_reachable_state(rules, min_isr):
     config = _small(rules, min_isr)

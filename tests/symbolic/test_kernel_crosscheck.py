@@ -27,8 +27,17 @@ from checker.symbolic.transitions import Encoder
 from checker.symbolic.state import count
 
 
+# ``make test`` keeps every RF=2 row and three RF=3 rows (ZooKeeper, KRaft, the ELR); the other
+# RF=3 rows run in ``make test-slow``, and every row at 100 samples in ``make crosscheck``
+RF3_IN_MAKE_TEST = {"kip-320 RF=3", "--kafka-version 3.3 RF=3", "--kafka-version 4.1 RF=3"}
+
+
+def _slow(label: str) -> bool:
+    return label in CROSSCHECK_ONLY or ("RF=3" in label and label not in RF3_IN_MAKE_TEST)
+
+
 @pytest.mark.parametrize("label", [pytest.param(label, marks=pytest.mark.slow)
-                                   if label in CROSSCHECK_ONLY else label for label in CONFIGS])
+                                   if _slow(label) else label for label in CONFIGS])
 def test_the_encoding_has_exactly_the_kernels_successors(label):
     config = CONFIGS[label]
     result = crosscheck(config, samples=12, seed=5)

@@ -7,6 +7,8 @@ than the LeaderAndIsr requests still on their way to it)."""
 
 from __future__ import annotations
 
+import pytest
+
 from checker.symbolic.induction import INCONCLUSIVE, PROVED, prove
 from checker.symbolic.state import Dims
 from checker.symbolic.strengthen import STRENGTHENINGS, all_names, check_of
@@ -23,6 +25,7 @@ def _small(version, **settings):
                                max_leader_epoch=2, max_crashes=1, **settings)[0]
 
 
+@pytest.mark.slow  # 18k states x the whole library: ``make test-slow`` (docs/testing.md)
 def test_the_invariant_holds_and_agrees_with_its_formula_where_changes_outlive_their_epoch():
     config = _small("3.6", max_preferred_elections=1, max_reassignments=1)
     states = reachable(make_model(config))

@@ -123,7 +123,7 @@ def _label(config: ModelConfig) -> str:
             f"{config.crash_model} {b.max_records}/{b.max_leader_epoch}/{b.max_crashes}")
 
 
-@pytest.mark.slow
+# (in make test: the kernel is the model, and this is its check against the reference)
 def test_kernel_successors_equal_the_reference_models_on_every_reachable_state():
     configs = known_results_configs() + [SMALL_BENCH]
     assert len(configs) >= 10
