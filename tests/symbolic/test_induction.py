@@ -102,7 +102,11 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                ModelConfig(protocol="kip-320", replication_factor=2, min_insync_replicas=2,
                            bounds=Bounds(1, 2, 1, 1), kafka_version="4.1"),
                # issue 29q: the facts of 3.6's controller shrink with Kafka's ordered elections
-               config_from_options(kafka_version="3.6", replication_factor=3, max_records=1)[0]]
+               config_from_options(kafka_version="3.6", replication_factor=3, max_records=1)[0],
+               # issue 29v: 3.7 (hw-needs-min-isr, fencing) and 4.1 at RF=3 (29v's ELR facts,
+               # and 29q's four RF=3 facts, now on under the ELR)
+               config_from_options(kafka_version="3.7", replication_factor=3, max_records=1)[0],
+               config_from_options(kafka_version="4.1", replication_factor=3, max_records=1)[0]]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)
