@@ -106,7 +106,11 @@ def test_kafka_4_1_rf2_is_proved_at_default_bounds():
     assert result.status == PROVED, (result.failing, result.pre, result.action)
 
 
-@pytest.mark.parametrize("left_out", [("kraft-running-leader-is-current",),
+# issue 29v: 29q's four RF=3 facts, on under the ELR since, also rule out the CTI that
+# kraft-running-leader-is-current was written for, so they are left out with it
+@pytest.mark.parametrize("left_out", [("kraft-running-leader-is-current", "kraft-past-leaders-crashed",
+                                       "kraft-written-epochs-crashed", "kraft-leader-isr-holds-acked",
+                                       "kraft-leader-isr-holds-every-hw"),
                                       ("elr-holds-acked", "elr-holds-every-hw")],
                          ids=["running-leader", "elr-holds"])
 def test_without_the_29n_facts_the_step_stops_on_a_cti(left_out):

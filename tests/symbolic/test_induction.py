@@ -109,7 +109,11 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                                    crash_model="power-loss", max_unflushed_losses=1)[0],
                # issue 29z: a fetch held up in flight (its facts are True without one)
                config_from_options(kafka_version="3.7", replication_factor=2, max_records=1,
-                                   max_delayed_fetches=1)[0]]
+                                   max_delayed_fetches=1)[0],
+               # issue 29v: 3.7 (hw-needs-min-isr, fencing) and 4.1 at RF=3 (29v's ELR facts,
+               # and 29q's four RF=3 facts, now on under the ELR)
+               config_from_options(kafka_version="3.7", replication_factor=3, max_records=1)[0],
+               config_from_options(kafka_version="4.1", replication_factor=3, max_records=1)[0]]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

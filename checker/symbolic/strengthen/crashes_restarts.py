@@ -157,8 +157,11 @@ def _unhandled_failures(s, config=None) -> int:
     unhandled = sum(1 for b, r in enumerate(s.replicas) if not r.alive and b in c.live_brokers)
     if config is None or "eligible-leader-replicas" not in config.rules:
         return unhandled
+    # issue 29v: only a proposal with the current partition epoch can be accepted (a controller
+    # write since makes it stale: the kernel's ``commit``, Kafka's INVALID_UPDATE_VERSION)
     proposed = {m for r in s.replicas if r.alter_partition and r.alter_partition[0] == ALTER_SENT
-                and r.alter_partition[2] == c.leader_epoch for m in r.alter_partition[1]}
+                and r.alter_partition[2] == c.leader_epoch and r.alter_partition[3]
+                for m in r.alter_partition[1]}
     return unhandled + sum(1 for b, r in enumerate(s.replicas)
                            if not r.alive and b not in c.live_brokers
                            and (b in c.isr or b in proposed))
@@ -194,7 +197,8 @@ def _bumps_and_unhandled_z3(d, s, known) -> list:
     """``_epoch_bumps`` and ``_unhandled_failures`` as z3 Bools, one per crash they count."""
     bumps = [z3.And(known[y - 1], y <= s.c_epoch) for y in range(1, d.max_epoch + 1)]
     if d.elr:  # KIP-966: a restart takes a broker out of the ISR with a new epoch (issue 29l)
-        proposed = [z3.Or([z3.And(lr.alt == ALTER_SENT, lr.alt_ep == s.c_epoch, lr.alt_isr[b])
+        proposed = [z3.Or([z3.And(lr.alt == ALTER_SENT, lr.alt_ep == s.c_epoch, lr.alt_cur,
+                                  lr.alt_isr[b])
                            for lr in s.reps])
                     for b in range(d.n)]
         bumps += [z3.And(z3.Not(r.alive), z3.Not(s.c_live[b]), z3.Or(s.c_isr[b], proposed[b]))

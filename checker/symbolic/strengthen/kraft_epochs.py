@@ -79,19 +79,20 @@ def _only_failed_leaders_bump(config) -> bool:
     ISR; with Kafka's ordered elections (``ControllerHandleBrokerFailure`` elects only when the
     failed broker leads, the registration path only when the partition has no leader), no
     operator's move and no fault but crashes, the epoch moves past an epoch with a leader only
-    when that leader has crashed."""
+    when that leader has crashed. Issue 29v: so with KIP-966's ELR (4.1+), whose elections from
+    the ELR or the last known leader are also the failure's or, from a partition with no leader,
+    the registration's."""
     rules = config.rules
     return ("kraft" in rules and "isr-shrink-keeps-leader-epoch" in rules
             and "alter-partition-shrink-bumps-leader-epoch" not in rules
-            and "unordered-leader-moves" not in rules and "eligible-leader-replicas" not in rules
+            and "unordered-leader-moves" not in rules
             and set(config.bounds.faults()) <= {"max_crashes", "max_unflushed_losses",
                                                 "max_delayed_fetches"})  # (29z: no new epoch)
 
 
 def _only_failed_leaders_bump_z3(d) -> bool:
     """``_only_failed_leaders_bump`` on the encoding's dimensions (it refuses the other faults)."""
-    return d.kraft and d.shrink_keeps and not d.shrink_bumps and d.ordered and not d.operators \
-        and not d.elr
+    return d.kraft and d.shrink_keeps and not d.shrink_bumps and d.ordered and not d.operators
 
 
 def _past_leaders_crashed(s, config) -> bool:
