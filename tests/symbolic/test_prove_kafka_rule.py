@@ -82,7 +82,8 @@ def test_the_new_formula_is_false_where_its_predicate_is(spaces):
                                   for x in [s.c_epoch] + [r.leo for r in s.reps] + [r.lep for r in s.reps]]))
 
 
-@pytest.mark.parametrize("config", [RF2, OPS, RF3], ids=["rf2", "rf2-operator-moves", "rf3"])
+@pytest.mark.parametrize("config", [RF2, OPS, pytest.param(RF3, marks=pytest.mark.slow)],
+                         ids=["rf2", "rf2-operator-moves", "rf3"])
 def test_kafka_2_1s_own_rule_is_proved(config):
     result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
     assert result.status == PROVED, (result.failing, result.pre, result.action)

@@ -48,6 +48,7 @@ def test_the_rf3_proof_of_no_acked_loss_goes_through():
     assert result.status == PROVED, (result.failing, result.pre, result.action)
 
 
+@pytest.mark.slow  # the RF=3 proof itself stays in make test; its CTI twin in make test-slow
 def test_without_them_the_rf3_proof_stops_on_an_unreachable_cti(states):
     # no one of them is needed alone at these bounds (each CTI is ruled out by more than one of
     # them); without all seven the proof stops on a CTI again (run alone, on the one it stopped

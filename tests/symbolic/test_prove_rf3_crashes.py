@@ -62,11 +62,13 @@ def test_their_formulas_say_what_their_predicates_say():
         assert evaluate(s) == want, s
 
 
+@pytest.mark.slow  # RF=3 with 2 crashes: ``make test-slow`` (docs/testing.md)
 def test_the_rf3_proof_with_two_crashes_goes_through():
     result = prove(CONFIG, "no-acked-loss", strengthen=["all"], bmc_depth=0)
     assert result.status == PROVED, (result.failing, result.pre, result.action)
 
 
+@pytest.mark.slow  # RF=3 with 2 crashes: ``make test-slow`` (docs/testing.md)
 def test_without_it_the_proof_stops_on_an_unreachable_cti(checked):
     less = [n for n in all_names() if n != NEEDED]
     result = prove(CONFIG, "no-acked-loss", strengthen=less, search="none")

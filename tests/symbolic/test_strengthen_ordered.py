@@ -4,6 +4,7 @@ over-approximation, which moves healthy leaders, they say nothing."""
 
 from __future__ import annotations
 
+import pytest
 import z3
 
 from checker.symbolic.state import Dims, fresh
@@ -41,6 +42,7 @@ def test_the_election_facts_are_off_under_the_over_approximation():
     assert not all(check_of("stale-leader-still-leads", _config(rf=2))(s) for s in states)
 
 
+@pytest.mark.slow  # the operator's moves' 18k states x the library: ``make test-slow``
 def test_with_the_operators_moves_every_library_invariant_holds_on_every_reachable_state():
     # a preferred election or a reassignment moves a healthy leader: the two election facts and
     # hw-behind-epoch-leader (false here on reachable states) switch off, and the rest of the

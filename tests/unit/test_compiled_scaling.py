@@ -64,7 +64,12 @@ def run(spec, **options):
                         coverage=True, **options)
 
 
-@pytest.mark.parametrize("spec", ROWS, ids=[r.name[:40] for r in ROWS])
+# the two Kafka 4.1 RF=3 rows (45 s of CPU each) run in ``make test-slow`` (docs/testing.md)
+SLOW_ROWS = ("Kafka 4.1 (KRaft with ELR), 3 replicas: ", "Kafka 4.1, 3 replicas, min.insync.replic")
+
+
+@pytest.mark.parametrize("spec", [pytest.param(r, marks=pytest.mark.slow) if r.name[:40] in SLOW_ROWS
+                                  else r for r in ROWS], ids=[r.name[:40] for r in ROWS])
 def test_two_workers_and_the_disk_give_one_workers_search(spec, small_batches, tmp_path):
     one = outcome(run(spec, workers=1, disk_limit=0))
     assert outcome(run(spec, workers=2, disk_limit=0)) == one
