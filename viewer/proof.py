@@ -33,6 +33,8 @@ def render_proof(result: ProofResult, config) -> str:
         lines.append(f"  {scope_line(result.unbounded, config)}")
     elif result.status == PROVED:
         lines.append("  every reachable state within these bounds satisfies it, however long the run")
+    elif result.status == UNKNOWN and result.search:
+        lines.append(f"  nothing was proved: {result.search}")
     elif result.status == UNKNOWN:
         lines.append(f"  z3 gave up in the {phase} (time limit?): nothing was proved")
     elif result.status == INTERRUPTED:

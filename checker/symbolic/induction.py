@@ -53,6 +53,7 @@ from checker.symbolic.settle import SEARCH, in_kernel, require_search, settle
 from checker.symbolic.solving import solve
 from checker.symbolic.state import decode, fresh, leaves, well_formed
 from checker.symbolic.strengthen import all_names, check_of, formula_of
+from checker.symbolic.strengthen.library import takes_another_form
 from checker.symbolic.transitions import Encoder
 from checker.symbolic.unbounded import (
     counters_read, past_the_bounds, replay_config, require_unbounded,
@@ -130,6 +131,10 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
     model = symbolic_model(replayed_in)
     enc = Encoder(model, unbounded=frozenset(unbounded))
     d = enc.d
+    if takes_another_form(prop_name, d):
+        raise ConfigError(f"{prop_name} takes a weaker form under this configuration (power loss or "
+                          f"delayed fetches; docs/symbolic.md), so kmc prove would not prove it as "
+                          f"written: prove a built-in property, or use {prop_name} with --strengthen")
     read = counters_read(enc, formula_of(prop_name)) if unbounded else []
     if read:  # (unbounded.py: the abstraction keeps the counters only up to num.TOP)
         raise ConfigError(f"--unbounded crashes proves properties that do not read the crash "
@@ -167,12 +172,15 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
                 failing = [n for n in names if not check_of(n, replayed_in)(last)]
                 return ProofResult(prop_name, names[1:], k, FAILED, time.monotonic() - started,
                                    "base", failing=failing, trace=kernel_trace, settled_by="base case")
-            # only an encoding wider than the kernel has it (a defect): ask for another (if none
-            # is the kernel's, the step fails too, since the encoding reaches a state outside
-            # the conjunction, and the search after it looks further)
+            # only an encoding wider than the kernel has it (a defect): ask for another; after
+            # MAX_REJECTED such traces nothing is decided (with k >= 2 a shallower violation
+            # need not make the step fail, so going on could skip a real one: review 2026-11-28)
             rejected += 1
             if rejected >= MAX_REJECTED:
-                break
+                return ProofResult(prop_name, names[1:], k, UNKNOWN, time.monotonic() - started,
+                                   "base", search=f"the base case found {rejected} traces the "
+                                   f"compiled kernel refuses and none it takes: the encoding is "
+                                   f"wider than the kernel here (a defect of kmc)")
             taken = [num.to_int(sv.model().eval(a, model_completion=True)) for a in acts[:j]]
             sv.add(z3.Or([a != t for a, t in zip(acts[:j], taken)]))
             answer = solve(sv, beat)

@@ -46,6 +46,9 @@ TOPICS = (crashes_restarts, epochs_requests, logs, fetches, remote_leos, isr_hw,
           alter_partition, elr, kraft, kraft_epochs)
 
 STRENGTHENINGS = {st.name: st for topic in TOPICS for st in topic.STRENGTHENINGS}
+UNSWITCHED = dict(STRENGTHENINGS)
+"""Each invariant as written, before power loss and delayed fetches switch some to weaker forms
+(below): ``takes_another_form`` compares the two."""
 
 # issue 29p: under ``--crash-model power-loss`` the facts a power loss breaks take their
 # power-loss forms (power_loss.py), and the invariants only power loss needs are added
@@ -58,6 +61,20 @@ STRENGTHENINGS = {name: delayed.switch(st) for name, st in STRENGTHENINGS.items(
 STRENGTHENINGS["delayed-fetch-as-remote-leo"] = delayed.as_remote_leo(
     STRENGTHENINGS["kept-remote-leo-is-follower-prefix"])
 STRENGTHENINGS.update({st.name: st for st in delayed.STRENGTHENINGS})
+
+
+def takes_another_form(name: str, d) -> bool:
+    """Does the library use a weaker form of invariant ``name`` on dimensions ``d`` (its power-loss
+    or delayed-fetch form, or switched off)? Then ``kmc prove -p name`` would prove that form, not
+    ``name`` as written, and is refused (review of 2026-11-28: ``-p isr-remote-ge-hw`` with a
+    delayed fetch said PROVED of an invariant false on 223 reachable states). The two formulas are
+    built on one state; z3 shares equal terms, so an unswitched invariant gives the same term."""
+    from checker.symbolic.state import fresh
+
+    if name not in UNSWITCHED or name not in STRENGTHENINGS:
+        return False
+    s = fresh(d, "form")
+    return not UNSWITCHED[name].formula(d, s).eq(STRENGTHENINGS[name].formula(d, s))
 
 
 def formula_of(name: str):
