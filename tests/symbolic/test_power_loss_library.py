@@ -10,6 +10,9 @@ counterexample that the new fact rules out."""
 
 from __future__ import annotations
 
+from checker.compiled import compiled_bfs
+from properties import get_properties
+
 import dataclasses
 
 import pytest
@@ -35,8 +38,12 @@ def kafka_2_2(rf=2, rules=(), **bounds):
 
 @pytest.mark.parametrize("rules", [(), ("+reset-followers-on-epoch",)])
 def test_every_invariant_holds_on_every_reachable_power_loss_state(rules):
-    states, complete, false = false_on_reachable(kafka_2_2(rules=rules))
-    assert complete and states == 707
+    config = kafka_2_2(rules=rules)
+    states, complete, false = false_on_reachable(config)
+    # every reachable state: the compiled engine (kmc check's) counts the same space (707 states
+    # on 2026-11-28), so the library was checked on all of it, not on a part
+    bfs = compiled_bfs(config, get_properties(["no-acked-loss"]))
+    assert complete and states == bfs.stats.distinct_states > 500
     assert false == {}
 
 
