@@ -33,6 +33,7 @@ from checker.symbolic.strengthen import (
 from checker.symbolic.strengthen import alter_partition
 from checker.symbolic.strengthen import elr
 from checker.symbolic.strengthen import power_loss
+from checker.symbolic.strengthen import power_loss_kraft
 from checker.symbolic.strengthen import kraft
 from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen import delayed
@@ -52,8 +53,8 @@ UNSWITCHED = dict(STRENGTHENINGS)
 
 # issue 29p: under ``--crash-model power-loss`` the facts a power loss breaks take their
 # power-loss forms (power_loss.py), and the invariants only power loss needs are added
-STRENGTHENINGS = {name: power_loss.switch(st) for name, st in STRENGTHENINGS.items()}
-STRENGTHENINGS.update({st.name: st for st in power_loss.STRENGTHENINGS})
+STRENGTHENINGS = {name: power_loss_kraft.switch(st) for name, st in STRENGTHENINGS.items()}
+STRENGTHENINGS.update({st.name: st for st in power_loss_kraft.POWER_LOSS_ONLY})
 
 # issue 29z: under ``--max-delayed-fetches`` the facts a delayed fetch breaks take their forms
 # (delayed.py), and the delayed fetch's own fact is added
@@ -107,9 +108,9 @@ def all_names(config=None) -> list:
     """What ``--strengthen all`` means: the library and every built-in property but ``NOT_IN_ALL``;
     for a configuration with power-loss crashes (issue 29p) without the properties a power loss
     breaks (``power_loss.NOT_IN_ALL``), and otherwise (or with no configuration) without the
-    invariants only power loss needs (``power_loss.STRENGTHENINGS``, true by definition there)."""
+    invariants only power loss needs (``power_loss_kraft.POWER_LOSS_ONLY``, true by definition there)."""
     if config is not None and config.crash_model == power_loss.POWER_LOSS:
         left_out = NOT_IN_ALL + power_loss.NOT_IN_ALL
     else:
-        left_out = NOT_IN_ALL + tuple(st.name for st in power_loss.STRENGTHENINGS)
+        left_out = NOT_IN_ALL + tuple(st.name for st in power_loss_kraft.POWER_LOSS_ONLY)
     return [n for n in library_names() if n not in left_out]

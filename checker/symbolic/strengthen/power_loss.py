@@ -43,7 +43,7 @@ import z3
 
 from checker.symbolic.formulas import holds_acked, holds_every_acked
 from checker.symbolic.state import count
-from checker.symbolic.strengthen import fetches, isr_hw, logs, power_loss_kraft, remote_leos
+from checker.symbolic.strengthen import fetches, isr_hw, logs, remote_leos
 from checker.symbolic.strengthen.base import (
     Strengthening, held_records, held_slots_z3, holds_below, holds_below_z3,
 )
@@ -391,8 +391,11 @@ UNTIL_A_LOSS = (
 )
 
 
-def switch(st: Strengthening) -> Strengthening:
-    """``st`` with its power-loss form under ``--crash-model power-loss``; unchanged otherwise."""
+def switch(st: Strengthening, wraps=None) -> Strengthening:
+    """``st`` with its power-loss form under ``--crash-model power-loss``; unchanged otherwise.
+    ``wraps`` (name -> function of the form's check and formula) adjusts forms further: issue
+    29w's KRaft forms (``power_loss_kraft.switch`` passes them)."""
+    wraps = wraps or {}
     if st.name in FORMS:
         pl_check, pl_formula = FORMS[st.name]
 
@@ -402,12 +405,12 @@ def switch(st: Strengthening) -> Strengthening:
         pl_holds, pl_formula = CONFIG_FORMS[st.name]
     elif st.name in UNTIL_A_LOSS:
         pl_holds, pl_formula = _until_a_loss(st)
-    elif st.name in power_loss_kraft.WRAPS:
+    elif st.name in wraps:
         pl_holds, pl_formula = st.holds, st.formula
     else:
         return st
-    if st.name in power_loss_kraft.WRAPS:  # issue 29w: KRaft keeps the epoch across a failure
-        pl_holds, pl_formula = power_loss_kraft.WRAPS[st.name](pl_holds, pl_formula)
+    if st.name in wraps:  # issue 29w: KRaft keeps the epoch across a failure
+        pl_holds, pl_formula = wraps[st.name](pl_holds, pl_formula)
 
     def check(s, config):
         return pl_holds(s, config) if config.crash_model == POWER_LOSS else st.holds(s, config)
@@ -641,12 +644,5 @@ STRENGTHENINGS: tuple = (
                   "after a restart", _pl_only(_restarts_counted), _restarts_counted_z3,
                   uses_config=True),
 )
-
-# issue 29w: the power-loss-only facts that KRaft's epoch-keeping shrink weakens, and the ones
-# power loss on KRaft needs
-STRENGTHENINGS = tuple(
-    Strengthening(st.name, st.description,
-                  *power_loss_kraft.WRAPS[st.name](st.holds, st.formula), uses_config=True)
-    if st.name in power_loss_kraft.WRAPS else st for st in STRENGTHENINGS) + power_loss_kraft.strengthenings(_pl_only)
 
 __all__ = ["FORMS", "STRENGTHENINGS", "UNTIL_A_LOSS", "kept", "kept_z3", "lost_since", "lost_since_z3", "switch"]

@@ -429,3 +429,29 @@ def strengthenings(pl_only):
                       "unclean shutdown takes it out", pl_only(_acked_on_min_isr_elr, True),
                       _acked_on_min_isr_elr_z3, uses_config=True),
     )
+
+
+# Composed here, not in power_loss.py, so the two modules import one way only (29p's forms, then
+# 29w's wraps; library.py takes both from here).
+def switch(st):
+    """29p's ``power_loss.switch`` with 29w's KRaft wraps."""
+    from checker.symbolic.strengthen import power_loss
+
+    return power_loss.switch(st, WRAPS)
+
+
+def _all_power_loss_only():
+    from checker.symbolic.strengthen import power_loss
+    from checker.symbolic.strengthen.base import Strengthening
+
+    # the power-loss-only facts that KRaft's epoch-keeping shrink weakens, and the ones power
+    # loss on KRaft needs
+    return tuple(
+        Strengthening(st.name, st.description, *WRAPS[st.name](st.holds, st.formula),
+                      uses_config=True)
+        if st.name in WRAPS else st for st in power_loss.STRENGTHENINGS
+    ) + strengthenings(power_loss._pl_only)
+
+
+POWER_LOSS_ONLY = _all_power_loss_only()
+"""Every invariant only power loss needs: 29p's (with 29w's wraps) and 29w's."""
