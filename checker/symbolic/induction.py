@@ -225,11 +225,14 @@ def conjunction(d, names):
     Built once in Python, over the first state asked for, and then *renamed* for every other
     state with ``z3.substitute`` (in C): the formulas of a large library take seconds to build
     (12 s for the 85 conjuncts of Kafka 2.1 RF=3 at 1 record, epochs <= 3, 2 crashes, on a loaded
-    machine), and k-induction asks for them over k + 1 states and the base case's k. The renaming
-    gives the very term building would (z3 hash-conses terms; ``test_induction.py`` checks it), since
-    a formula reads a state only through its leaves (``state.leaves``): variables, or constants
-    that are the same in every state ``fresh`` makes. A state whose leaves differ from the first
-    one's where the first one has a constant is built directly."""
+    machine), and k-induction asks for them over k + 1 states and the base case's k. A formula
+    reads a state only through its leaves (``state.leaves``): variables, or constants that are
+    the same in every state ``fresh`` makes. So between two ``fresh`` states the renaming gives
+    the very term building would (z3 hash-conses terms); renamed into a state with values for
+    variables (``encode``), it is that term with the values put in: the same meaning, though
+    building over Python values would have folded some tests away (``test_induction.py`` checks
+    both). A state whose leaves differ from the first one's where the first one has a constant
+    is built directly."""
     cache = {}
 
     def conj(s):
