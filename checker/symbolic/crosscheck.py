@@ -96,10 +96,10 @@ def kernel_reachable(config: ModelConfig, limit: int = 50_000) -> tuple:
 
 def kernel_successors(spec, row) -> list:
     """The kernel's ``(action, successor row bytes)`` pairs of ``row``, each row as its readable
-    state encodes it (``codec.encode(codec.decode(row))``): under ``broker-epoch-in-fetch`` the
-    kernel's ``clear_alter`` leaves the AlterPartition's member-epoch bit behind, a slot no
-    readable state shows and no action reads before ``propose_isr`` writes it again (issue 29h),
-    and the encoding's successors are compared as readable states."""
+    state encodes it (``codec.encode(codec.decode(row))``): until issue 29ad the kernel's
+    ``clear_alter`` left the AlterPartition's member-epoch bit behind under
+    ``broker-epoch-in-fetch`` (issue 29h), a slot no readable state shows; every row is now its
+    readable state's (``tests/symbolic/test_fencing.py``), so the re-encoding changes nothing."""
     out = np.zeros((spec.max_successors, spec.width), dtype=np.int8)
     acts = np.zeros((spec.max_successors, 3), dtype=np.int16)
     k = successors(row, spec.lay, spec.cfg, out, acts)

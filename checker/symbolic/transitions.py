@@ -1116,8 +1116,9 @@ class Encoder:
         (``ReplicationControlManager.handleBrokerUncleanShutdown``, 4.1; the kernel's
         ``handle_unclean_shutdown``): out of the ISR (``shrink_without``: with a new leader
         epoch to every live broker, no step at the epoch bound, where the shrink makes one; under
-        KRaft 3.6+ a pending change to the leader, issue 29n), out of the ELR with no record. Then it registers (``controller_register_broker``): a leaderless partition
-        elects with ``b`` live (``elect_with_elr``: ``b`` no longer in the ELR, it can win from
+        KRaft 3.6+ a pending change to the leader, issue 29n), or out of the ELR alone by a record
+        that keeps the leader epoch (``write_elr_change``, issue 29ad). Then it registers
+        (``controller_register_broker``): a leaderless partition elects with ``b`` live (``elect_with_elr``: ``b`` no longer in the ELR, it can win from
         the ISR, as the last known leader, or uncleanly), else ``b`` is sent the current state.
         With broker epochs (required) a restart follows ControllerHandleBrokerFailure, so ``b``
         is not in the controller's live set."""
@@ -1133,8 +1134,13 @@ class Encoder:
         out_of_isr, may = self.shrink_without(s, h, target, s.c_live)
         bump = z3.And(s.c_isr[b], may)
         out_of_isr = out_of_isr.but(elr=[F if j == b else out_of_isr.elr[j] for j in range(n)])
+        # in the ELR only: a record that changes only the ELR still bumps the partition epoch
+        # and reaches the leader as a change (the kernel's ``write_elr_change``, issue 29ad)
+        elr_only = z3.And(s.elr[b], z3.Not(s.c_isr[b]))
+        elr_record = self.put_change(self.commit(kept), s.c_epoch, s.c_isr, s.c_live)
         out = []
-        for handled, hh in ((z3.Not(bump), kept), (bump, out_of_isr)):
+        for handled, hh in ((z3.And(z3.Not(bump), z3.Not(elr_only)), kept),
+                            (z3.And(z3.Not(bump), elr_only), elr_record), (bump, out_of_isr)):
             new_live = [z3.BoolVal(True) if j == b else hh.c_live[j] for j in range(n)]
             picks, from_isr, unclean = self.elect_with_elr(hh, hh.c_isr, new_live, -1)
             won = z3.And(hh.c_leader == NO_LEADER, self.epoch_available(hh), picks[b])

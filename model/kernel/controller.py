@@ -261,6 +261,21 @@ def write_partition(s, t, lay, cfg, leader, epoch, isr, live, how):
 
 
 @kernel
+def write_elr_change(t, lay, cfg):
+    """KIP-966: the controller writes a ``PartitionChangeRecord`` that changes only the ELR (the
+    ELR in ``t`` is already the new one). Like every record it bumps the partition epoch
+    (``PartitionRegistration.merge``; ``PartitionChangeBuilder.changeRecordIsNoOp`` is false
+    for a record with ``eligibleLeaderReplicas`` set: kafka-metadata 4.1.0-sources.jar), so
+    an AlterPartition in flight is answered INVALID_UPDATE_VERSION (``commit``), and the
+    leader, applying it, learns the new partition epoch: it travels as a change that keeps
+    the leader epoch (as in ``write_partition``). Issue 29ad."""
+    commit(t, lay, cfg)
+    leader = controller_leader(t, lay)
+    if kraft(cfg) and leader != NO_LEADER and has(controller_live(t, lay), leader) and is_alive(t, lay, leader):
+        put_change(t, lay, leader, controller_leader_epoch(t, lay), controller_isr(t, lay))
+
+
+@kernel
 def publish_leader_change(t, lay, cfg, targets, epoch, leader, isr):
     """LeaderAndIsr(epoch, leader, isr) to the live brokers among ``targets``: the latest record."""
     for b in range(broker_count(lay)):

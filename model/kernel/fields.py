@@ -17,7 +17,7 @@ from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_SENT, ALTER_STU
 from model.kernel.jit import kernel
 from model.kernel.slots import *  # noqa: F401,F403  (the generated one-slot accessors and slots)
 from model.kernel.slots import (
-    ALTER_ISR, ALTER_LEADER_EPOCH, ALTER_PARTITION_EPOCH_CURRENT,
+    ALTER_ISR, ALTER_LEADER_EPOCH, ALTER_MEMBER_EPOCH_CURRENT, ALTER_PARTITION_EPOCH_CURRENT,
     ALTER_STATE, CHANGE, CHANGE_CURRENT, CHANGE_ISR, CHANGE_LEADER_EPOCH, CONTROLLER_ISR,
     CONTROLLER_LEADER, CONTROLLER_LEADER_EPOCH, CONTROLLER_LIVE, ELR, FETCH_REQUEST,
     FETCH_REQUEST_CURRENT, FETCH_REQUEST_EPOCH, FETCH_REQUEST_LEADER, FETCH_REQUEST_OFFSET,
@@ -39,6 +39,10 @@ UNDEFINED_EPOCH_OFFSET = -1
 PRODUCER_EPOCH_BIT = 1 << FEATURES.index("producer_epoch")
 """The layout's feature bit of the producer epoch: a log keeps each batch's producer epoch only
 with it (``model/schema.py``), so the log writers below write that slot only then."""
+
+BROKER_EPOCHS_BIT = 1 << FEATURES.index("broker_epochs")
+"""The layout's feature bit of KIP-903's broker epochs (rule ``broker-epoch-in-fetch``, 3.5): the
+AlterPartition's member-epoch bit has a slot only with it."""
 
 
 class SlotOverflow(Exception):
@@ -342,7 +346,12 @@ def set_alter(s, lay, b, state, isr, leader_epoch, pe_current):
 
 @kernel
 def clear_alter(s, lay, b):
+    """No ISR change pending: every part of the request is cleared, KIP-903's member-epoch bit
+    too (no request, nothing to say about it; left behind it made equal states differ, issue
+    29ad)."""
     set_alter(s, lay, b, ALTER_NONE, 0, 0, False)
+    if lay[FEATURE_BITS] & BROKER_EPOCHS_BIT != 0:
+        s[at(lay, b, ALTER_MEMBER_EPOCH_CURRENT)] = 0
 
 
 # -- KRaft: partition changes in the metadata log that keep the leader epoch

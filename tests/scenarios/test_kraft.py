@@ -8,7 +8,7 @@ from checker import HOLDS, VIOLATED
 from checker.trace import replay_actions
 from model import Action, make_model
 from model.config import Bounds, ModelConfig
-from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_SENT
+from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_SENT, ALTER_STUCK
 from model.describe import describe
 from tests.conftest import run
 
@@ -126,10 +126,14 @@ def test_kip_903_refuses_a_member_whose_broker_epoch_went_stale():
                             ("LeaderHandleAlterPartitionResponse", (0,)), ("LeaderHandleFetch", (0, 1)),
                             ("BrokerCrash", (1,)), ("ControllerHandleBrokerFailure", (1, 0)),
                             ("BrokerRestart", (1,)), ("ControllerHandleAlterPartition", (0,)))
-    fixed = walk(kafka("4.1", crash_model="disk-loss", bounds=bounds), *steps).states[-1]
+    # min.insync.replicas=1: broker 1 is not in the ELR, so its restart writes no record and the
+    # request's partition epoch stays current (at min ISR 2 the ELR record answers it
+    # INVALID_UPDATE_VERSION first: the test after "the kernel's gaps" below)
+    fixed = walk(kafka("4.1", crash_model="disk-loss", bounds=bounds, min_insync_replicas=1),
+                 *steps).states[-1]
     assert fixed.replicas[1].log == ()
     assert fixed.replicas[0].alter_partition[0] == ALTER_REFUSED and fixed.controller.isr == (0,)
-    broken = walk(kafka("4.1", crash_model="disk-loss", bounds=bounds,
+    broken = walk(kafka("4.1", crash_model="disk-loss", bounds=bounds, min_insync_replicas=1,
                         rule_changes=("-broker-epoch-in-fetch",)), *steps).states[-1]
     assert broken.controller.isr == (0, 1)  # KAFKA-14139: the empty broker is in the ISR
 
@@ -281,3 +285,24 @@ def test_the_stale_read_bound_on_rules_without_kip_841_is_one_line_and_exit_2():
     r = CliRunner().invoke(cli, ["check", "-q", "--kafka-version", "2.8", "--max-stale-metadata-reads", "1"])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
     assert "--max-stale-metadata-reads models a KRaft leader" in r.output
+
+
+# ---------------------------------------------------------------- the kernel's gaps (issue 29ad)
+
+def test_an_unclean_shutdown_of_an_elr_member_writes_a_record_that_fences_alter_partition():
+    # ReplicationControlManager.handleBrokerShutdown (kafka-metadata 4.1.0): broker 2, in the ELR
+    # only, registers after an unclean shutdown; the record that takes it out of the ELR bumps the
+    # partition epoch, so the leader's shrink in flight is answered INVALID_UPDATE_VERSION
+    cfg = kafka("4.1", rf=3, min_insync_replicas=3,
+                bounds=Bounds(max_records=1, max_leader_epoch=2, max_crashes=1))
+    trace = walk(cfg, ("ProduceRecord", (0,)), ("BrokerCrash", (2,)),
+                 ("ControllerHandleBrokerFailure", (2, 0)), ("BrokerApplyPartitionChange", (0,)),
+                 ("LeaderShrinkIsr", (0, 1)), ("BrokerRestart", (2,)),
+                 ("ControllerHandleAlterPartition", (0,)))
+    sent, restarted, answered = trace.states[-3], trace.states[-2], trace.states[-1]
+    assert sent.elr == (2,) and sent.replicas[0].alter_partition[:4] == (ALTER_SENT, (0,), 0, True)
+    assert restarted.elr == () and restarted.controller.isr == (0, 1)
+    assert restarted.replicas[0].alter_partition[3] is False  # its partition epoch is stale now
+    assert restarted.replicas[0].partition_change == ((0, 1), 0, True)  # the record, to apply
+    assert answered.replicas[0].alter_partition[0] == ALTER_STUCK  # INVALID_UPDATE_VERSION
+    assert answered.controller.isr == (0, 1)

@@ -139,7 +139,7 @@ def _small(rules, min_isr, **settings):
 def test_every_library_invariant_holds_on_every_reachable_state(rules, min_isr):
     config = _small(rules, min_isr)
     states = reachable(make_model(config))
-    assert len(states) > 9000
+    assert len(states) > 6000  # 6,356 since issue 29ad (no duplicate rows; the ELR record)
     assert any(s.elr for s in states) and any(s.last_known_elr for s in states)
     assert any(not s.controller.isr for s in states)  # the ISR empties
     false = [n for n in STRENGTHENINGS if not all(check_of(n, config)(s) for s in states)]

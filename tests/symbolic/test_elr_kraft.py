@@ -122,3 +122,35 @@ def test_without_the_29n_facts_the_step_stops_on_a_cti(left_out):
     result = prove(config, "no-acked-loss", strengthen=less, search="none")
     assert result.status == INCONCLUSIVE and result.phase == "step" and result.failing
     assert not all(STRENGTHENINGS[n].holds(result.pre, config) for n in left_out)
+
+
+class NoRecordForAnElrMember(Encoder):
+    """Before issue 29ad: a broker in the ELR only leaves it at its unclean-shutdown restart with
+    no record (no partition epoch bump, nothing for the leader to apply)."""
+
+    def _restart_with_elr(self, s, b):
+        commit, put_change = self.commit, self.put_change
+        self.commit, self.put_change = (lambda st: st), (lambda st, *a, **k: st)
+        try:
+            return super()._restart_with_elr(s, b)
+        finally:
+            self.commit, self.put_change = commit, put_change
+
+
+def _handled_broker_down_in_elr(state) -> bool:
+    """A down broker whose failure the controller handled is in the ELR, not the ISR: its
+    restart takes it out of the ELR with a record of its own (``write_elr_change``)."""
+    c = state.controller
+    return any(not state.replicas[j].alive and j not in c.live_brokers and j in state.elr
+               and j not in c.isr for j in range(len(state.replicas)))
+
+
+def test_an_elr_member_restarting_writes_a_record_in_the_encoding_too():
+    """Issue 29ad: the encoding mirrors the kernel's ``write_elr_change`` (a record that bumps
+    the partition epoch and reaches the leader), and the old encoding is caught on these states."""
+    for label in (RF2, RF3):
+        assert crosscheck(CONFIGS[label], samples=8, seed=5, where=_handled_broker_down_in_elr).agrees
+        result = crosscheck(CONFIGS[label], samples=8, seed=5, encoder=NoRecordForAnElrMember,
+                            where=_handled_broker_down_in_elr)
+        assert result.disagreements, label
+        assert {d.action.name for d in result.disagreements} == {"BrokerRestart"}, label

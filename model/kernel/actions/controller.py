@@ -18,7 +18,7 @@ from model.kernel.actions.step import (
 from model.kernel.controller import (
     ELECTED_FROM_ISR, NOBODY, commit, controller_register_broker, epoch_available,
     isr_after_election, isr_shrink_bumps_epoch, kraft, leader_candidates, may_lead, ordered,
-    preferred_replica, target_isr_without, write_partition,
+    preferred_replica, target_isr_without, write_elr_change, write_partition,
 )
 from model.kernel.fields import (
     ALTER_ACCEPTED, ALTER_REFUSED, ALTER_SENT, ALTER_STUCK, NO_LEADER, alter_isr,
@@ -255,11 +255,20 @@ def handle_unclean_shutdown(t, lay, cfg, b):
     """KIP-966 (4.0+): a broker that registers after an unclean shutdown (no clean-shutdown
     file: it crashed) may have lost what it had not flushed, so the controller takes it out of
     the ISR and the ELR (``ReplicationControlManager.handleBrokerUncleanShutdown``). It is not
-    the leader (KIP-380: its failure was handled before it could register)."""
+    the leader (KIP-380: its failure was handled before it could register). Kafka 4.1 looks only
+    at partitions with ``b`` in the ISR or the ELR (``handleBrokerShutdown`` iterates
+    ``brokersToIsrs`` and ``brokersToElrs``, and ``BrokersToElrs`` tracks the ELR alone), so a
+    last known leader that restarts stays the last known leader (kafka-metadata
+    4.1.0-sources.jar). When ``b`` is in the ELR only, the record sets only the ELR, and still
+    bumps the partition epoch (``write_elr_change``; issue 29ad: before, no record)."""
     isr, leader = controller_isr(t, lay), controller_leader(t, lay)
     if not has(isr, b) and not has(elr(t, lay), b):
         return
     target = target_isr_without(cfg, isr, b)
+    if target == isr:  # b is in the ELR, not the ISR: a record that changes only the ELR
+        forget_unclean_member(t, lay, cfg, b, True)
+        write_elr_change(t, lay, cfg)
+        return
     epoch = controller_leader_epoch(t, lay)
     bump = target != isr and isr_shrink_bumps_epoch(cfg)
     if bump:
