@@ -26,6 +26,7 @@ from __future__ import annotations
 import z3
 
 from checker.symbolic.strengthen.base import holds_below, holds_below_z3
+from model.constants import ALTER_SENT
 
 SHRINK_KEEPS = "isr-shrink-keeps-leader-epoch"
 
@@ -289,6 +290,76 @@ def _leaderless_isr_down_z3(d, s):
     return z3.Implies(s.c_leader == -1, z3.And([z3.Not(z3.And(i, r.alive)) for i, r in zip(s.c_isr, s.reps)]))
 
 
+def _current_request_knows_isr(s, config) -> bool:
+    """KIP-497: an AlterPartition on its way to the controller that carries the current
+    partition epoch comes from a running broker holding the controller's ISR, in the
+    controller's leader epoch (``current-alter-partition-knows-isr``)."""
+    if not ("kraft" in config.rules and SHRINK_KEEPS in config.rules):
+        return True
+    c = s.controller
+    for r in s.replicas:
+        a = r.alter_partition
+        if a and a[0] == ALTER_SENT and a[3] and r.alive:
+            if set(r.isr) != set(c.isr) or a[2] != c.leader_epoch:
+                return False
+    return True
+
+
+def _current_request_knows_isr_z3(d, s):
+    if not (d.power_loss and d.kraft and d.shrink_keeps and d.alter):
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alt == ALTER_SENT, r.alt_cur, r.alive),
+                              z3.And([r.alt_ep == s.c_epoch] + [x == y for x, y in zip(r.isr, s.c_isr)]))
+                   for r in s.reps])
+
+
+def _elr_member_holds_remote_leo(s, config) -> bool:
+    """KIP-966: a running leader's LEO for a running ELR member of its epoch is within that
+    member's log, which holds the leader's records below it (``elr-member-holds-remote-leo``)."""
+    from checker.symbolic.strengthen.elr import ELR
+    if ELR not in config.rules:
+        return True
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.leader == b):
+            continue
+        for f in s.elr:
+            fr = s.replicas[f]
+            if f == b or not (fr.alive and fr.leader_epoch == r.leader_epoch):
+                continue
+            x = r.remote_log_end_offsets[f]
+            if x > len(fr.log) or not holds_below(fr, r, x):
+                return False
+    return True
+
+
+def _elr_member_holds_remote_leo_z3(d, s):
+    if not (d.power_loss and d.elr):
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == b:
+                continue
+            cond = z3.And(r.alive, r.leader == b, s.elr[f], fr.alive, fr.lep == r.lep)
+            out.append(z3.Implies(cond, z3.And(r.remote[f] <= fr.leo, holds_below_z3(d, fr, r, r.remote[f]))))
+    return z3.And(out)
+
+
+def _change_on_applied_leader(s, config) -> bool:
+    """KRaft: a broker with a pending ``PartitionChangeRecord`` of the leader epoch it has
+    applied leads in it (``kraft-change-on-applied-leader``)."""
+    if "kraft" not in config.rules:
+        return True
+    return all(r.leader == b for b, r in enumerate(s.replicas)
+               if r.partition_change and r.partition_change[1] == r.leader_epoch)
+
+
+def _change_on_applied_leader_z3(d, s):
+    if not (d.power_loss and d.kraft):
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.chg, r.chg_ep == r.lep), r.leader == b) for b, r in enumerate(s.reps)])
+
+
 def strengthenings(pl_only):
     """The invariants of this module (``pl_only``: power_loss's switch to True under process
     crashes, where ``--strengthen all`` leaves them out)."""
@@ -373,5 +444,27 @@ def strengthenings(pl_only):
                       "registers again while the partition is offline is elected (or, back from "
                       "an unclean shutdown, leaves the ISR)",
                       pl_only(_leaderless_isr_down, True), _leaderless_isr_down_z3,
+                      uses_config=True),
+        Strengthening("current-alter-partition-knows-isr", "(power loss, KRaft 3.6+) an "
+                      "AlterPartition on its way to the controller that carries the current "
+                      "partition epoch comes from a running leader that holds the controller's "
+                      "ISR in the controller's leader epoch: the leader sent the epoch it knew, "
+                      "which it learned with the ISR, and every ISR change since (the fencing of "
+                      "a member that lost power among them) would have made it stale "
+                      "(INVALID_UPDATE_VERSION; the kernel's commit)",
+                      pl_only(_current_request_knows_isr, True), _current_request_knows_isr_z3,
+                      uses_config=True),
+        Strengthening("elr-member-holds-remote-leo", "(power loss, KIP-966) a running "
+                      "leader's LEO for a running ELR member of its epoch is within the member's "
+                      "log, which holds the leader's records below it (isr-member-holds-remote-leo "
+                      "for the ELR): the member left the ISR without a crash, and one that lost "
+                      "power since has left the ELR as it registered again",
+                      pl_only(_elr_member_holds_remote_leo, True), _elr_member_holds_remote_leo_z3,
+                      uses_config=True),
+        Strengthening("kraft-change-on-applied-leader", "(power loss, KRaft) a broker with a "
+                      "pending PartitionChangeRecord of the leader epoch it has applied leads in "
+                      "that epoch: the controller sends such a record only to the epoch's leader, "
+                      "whose LeaderAndIsr of the epoch named it",
+                      pl_only(_change_on_applied_leader, True), _change_on_applied_leader_z3,
                       uses_config=True),
     )
