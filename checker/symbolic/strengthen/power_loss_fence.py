@@ -360,6 +360,33 @@ def _change_on_applied_leader_z3(d, s):
     return z3.And([z3.Implies(z3.And(r.chg, r.chg_ep == r.lep), r.leader == b) for b, r in enumerate(s.reps)])
 
 
+def _leader_holds_members_hw(s, config) -> bool:
+    """KIP-966: the controller's leader, running in its epoch, holds every other replica's
+    records below that replica's HW, running or not (``controller-leader-holds-every-hw``)."""
+    from checker.symbolic.strengthen.elr import ELR
+    if ELR not in config.rules:
+        return True
+    c = s.controller
+    if c.leader < 0:
+        return True
+    lead = s.replicas[c.leader]
+    if not (lead.alive and lead.leader == c.leader and lead.leader_epoch == c.leader_epoch):
+        return True
+    return all(holds_below(lead, r, r.high_watermark) for b, r in enumerate(s.replicas) if b != c.leader)
+
+
+def _leader_holds_members_hw_z3(d, s):
+    if not (d.power_loss and d.elr):
+        return z3.BoolVal(True)
+    out = []
+    for b, lr in enumerate(s.reps):
+        taken = z3.And(s.c_leader == b, lr.alive, lr.leader == b, lr.lep == s.c_epoch)
+        for m, mr in enumerate(s.reps):
+            if m != b:
+                out.append(z3.Implies(taken, holds_below_z3(d, lr, mr, mr.hw)))
+    return z3.And(out)
+
+
 def strengthenings(pl_only):
     """The invariants of this module (``pl_only``: power_loss's switch to True under process
     crashes, where ``--strengthen all`` leaves them out)."""
@@ -466,5 +493,14 @@ def strengthenings(pl_only):
                       "that epoch: the controller sends such a record only to the epoch's leader, "
                       "whose LeaderAndIsr of the epoch named it",
                       pl_only(_change_on_applied_leader, True), _change_on_applied_leader_z3,
+                      uses_config=True),
+        Strengthening("controller-leader-holds-every-hw", "(power loss, KIP-966) the "
+                      "controller's leader, running in its epoch, holds every other replica's "
+                      "records below that replica's HW: a HW covers only records committed on "
+                      "min.insync.replicas members (hw-needs-min-isr), a power loss cuts a log "
+                      "and its HW together, and a leader is elected from the ISR or the ELR, "
+                      "which a broker back from an unclean shutdown has left (with one crash; "
+                      "with two, 4.1 elects the last known leader without the record)",
+                      pl_only(_leader_holds_members_hw, True), _leader_holds_members_hw_z3,
                       uses_config=True),
     )
