@@ -361,8 +361,9 @@ def _change_on_applied_leader_z3(d, s):
 
 
 def _leader_holds_members_hw(s, config) -> bool:
-    """KIP-966: the controller's leader, running in its epoch, holds every other replica's
-    records below that replica's HW, running or not (``controller-leader-holds-every-hw``)."""
+    """KIP-966: the controller's leader, while it runs (whether or not it has applied its
+    epoch yet), holds every other replica's records below that replica's HW, running or not
+    (``controller-leader-holds-every-hw``)."""
     from checker.symbolic.strengthen.elr import ELR
     if ELR not in config.rules:
         return True
@@ -370,7 +371,7 @@ def _leader_holds_members_hw(s, config) -> bool:
     if c.leader < 0:
         return True
     lead = s.replicas[c.leader]
-    if not (lead.alive and lead.leader == c.leader and lead.leader_epoch == c.leader_epoch):
+    if not lead.alive:
         return True
     return all(holds_below(lead, r, r.high_watermark) for b, r in enumerate(s.replicas) if b != c.leader)
 
@@ -380,11 +381,28 @@ def _leader_holds_members_hw_z3(d, s):
         return z3.BoolVal(True)
     out = []
     for b, lr in enumerate(s.reps):
-        taken = z3.And(s.c_leader == b, lr.alive, lr.leader == b, lr.lep == s.c_epoch)
+        taken = z3.And(s.c_leader == b, lr.alive)
         for m, mr in enumerate(s.reps):
             if m != b:
                 out.append(z3.Implies(taken, holds_below_z3(d, lr, mr, mr.hw)))
     return z3.And(out)
+
+
+def _isr_elr_hold_every_hw(s, config) -> bool:
+    """KIP-966: every replica of ``_holders`` (running ISR members, vouched ELR members) holds
+    every other replica's records below that replica's HW, running or not
+    (``isr-elr-hold-every-hw``)."""
+    from checker.symbolic.strengthen.elr import ELR
+    if ELR not in config.rules:
+        return True
+    return all(holds_below(m, r, r.high_watermark) for m in _holders(s, config) for r in s.replicas if r is not m)
+
+
+def _isr_elr_hold_every_hw_z3(d, s):
+    if not (d.power_loss and d.elr):
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(member, holds_below_z3(d, m, r, r.hw))
+                   for member, m in zip(_holders_z3(d, s), s.reps) for r in s.reps if r is not m])
 
 
 def strengthenings(pl_only):
@@ -495,12 +513,20 @@ def strengthenings(pl_only):
                       pl_only(_change_on_applied_leader, True), _change_on_applied_leader_z3,
                       uses_config=True),
         Strengthening("controller-leader-holds-every-hw", "(power loss, KIP-966) the "
-                      "controller's leader, running in its epoch, holds every other replica's "
+                      "controller's leader, while it runs (its epoch applied or not), holds every other replica's "
                       "records below that replica's HW: a HW covers only records committed on "
                       "min.insync.replicas members (hw-needs-min-isr), a power loss cuts a log "
                       "and its HW together, and a leader is elected from the ISR or the ELR, "
                       "which a broker back from an unclean shutdown has left (with one crash; "
                       "with two, 4.1 elects the last known leader without the record)",
                       pl_only(_leader_holds_members_hw, True), _leader_holds_members_hw_z3,
+                      uses_config=True),
+        Strengthening("isr-elr-hold-every-hw", "(power loss, KIP-966, one crash) the running "
+                      "members of the controller's ISR, and the replicas elr-holds-every-hw "
+                      "vouches for, hold every other replica's records below that replica's HW, "
+                      "a down one's too: what a HW covers was on min.insync.replicas members "
+                      "(hw-needs-min-isr), a power loss cuts a log and its HW together, and a "
+                      "member that lost power leaves the ISR and the ELR as it registers again",
+                      pl_only(_isr_elr_hold_every_hw, True), _isr_elr_hold_every_hw_z3,
                       uses_config=True),
     )
