@@ -158,19 +158,14 @@ def _added_member_fetch_current_z3(d, s):
                    for b, r in enumerate(s.reps) for f in range(d.n) if f != b])
 
 
-def _current_remote_leo_is_prefix(s, config) -> bool:
-    """KIP-903: a running leader's LEO for a running follower of its epoch whose last fetch
-    came from its current incarnation is within the follower's log, which holds the leader's
-    records below it (``current-remote-leo-is-follower-prefix``)."""
-    if "broker-epoch-in-fetch" not in config.rules:
-        return True
+def _remote_leo_is_prefix(s, counted) -> bool:
+    """A running leader's LEO for each running follower of its epoch that ``counted(s, b, r, f)``
+    picks is within that follower's log, which holds the leader's records below it."""
     for b, r in enumerate(s.replicas):
-        if not (r.alive and r.leader == b and r.remote_current):
+        if not (r.alive and r.leader == b):
             continue
         for f, fr in enumerate(s.replicas):
-            if f == b or not r.remote_current[f]:
-                continue
-            if not (fr.alive and fr.leader == b and fr.leader_epoch == r.leader_epoch):
+            if f == b or not (fr.alive and fr.leader_epoch == r.leader_epoch and counted(s, b, r, f)):
                 continue
             x = r.remote_log_end_offsets[f]
             if x > len(fr.log) or not holds_below(fr, r, x):
@@ -178,17 +173,31 @@ def _current_remote_leo_is_prefix(s, config) -> bool:
     return True
 
 
-def _current_remote_leo_is_prefix_z3(d, s):
-    if not (d.power_loss and d.fetch_epochs):
-        return z3.BoolVal(True)
+def _remote_leo_is_prefix_z3(d, s, counted):
     out = []
     for b, r in enumerate(s.reps):
         for f, fr in enumerate(s.reps):
             if f == b:
                 continue
-            cond = z3.And(r.alive, r.leader == b, r.rcur[f], fr.alive, fr.leader == b, fr.lep == r.lep)
+            cond = z3.And(r.alive, r.leader == b, fr.alive, fr.lep == r.lep, counted(s, b, r, f))
             out.append(z3.Implies(cond, z3.And(r.remote[f] <= fr.leo, holds_below_z3(d, fr, r, r.remote[f]))))
     return z3.And(out)
+
+
+def _current_remote_leo_is_prefix(s, config) -> bool:
+    """KIP-903: a running leader's LEO for a running follower of its epoch whose last fetch
+    came from its current incarnation is within the follower's log, which holds the leader's
+    records below it (``current-remote-leo-is-follower-prefix``)."""
+    if "broker-epoch-in-fetch" not in config.rules:
+        return True
+    return _remote_leo_is_prefix(s, lambda s, b, r, f: bool(r.remote_current) and bool(r.remote_current[f])
+                                 and s.replicas[f].leader == b)
+
+
+def _current_remote_leo_is_prefix_z3(d, s):
+    if not (d.power_loss and d.fetch_epochs):
+        return z3.BoolVal(True)
+    return _remote_leo_is_prefix_z3(d, s, lambda s, b, r, f: z3.And(r.rcur[f], s.reps[f].leader == b))
 
 
 def _restarted_not_current(s, config) -> bool:
@@ -319,30 +328,13 @@ def _elr_member_holds_remote_leo(s, config) -> bool:
     from checker.symbolic.strengthen.elr import ELR
     if ELR not in config.rules:
         return True
-    for b, r in enumerate(s.replicas):
-        if not (r.alive and r.leader == b):
-            continue
-        for f in s.elr:
-            fr = s.replicas[f]
-            if f == b or not (fr.alive and fr.leader_epoch == r.leader_epoch):
-                continue
-            x = r.remote_log_end_offsets[f]
-            if x > len(fr.log) or not holds_below(fr, r, x):
-                return False
-    return True
+    return _remote_leo_is_prefix(s, lambda s, b, r, f: f in s.elr)
 
 
 def _elr_member_holds_remote_leo_z3(d, s):
     if not (d.power_loss and d.elr):
         return z3.BoolVal(True)
-    out = []
-    for b, r in enumerate(s.reps):
-        for f, fr in enumerate(s.reps):
-            if f == b:
-                continue
-            cond = z3.And(r.alive, r.leader == b, s.elr[f], fr.alive, fr.lep == r.lep)
-            out.append(z3.Implies(cond, z3.And(r.remote[f] <= fr.leo, holds_below_z3(d, fr, r, r.remote[f]))))
-    return z3.And(out)
+    return _remote_leo_is_prefix_z3(d, s, lambda s, b, r, f: s.elr[f])
 
 
 def _change_on_applied_leader(s, config) -> bool:
