@@ -16,7 +16,7 @@ import pytest
 
 from checker import HOLDS, VIOLATED, check
 from checker.symbolic.induction import prove
-from checker.symbolic.outcome import HOLDS as PROOF_HOLDS
+from checker.symbolic.outcome import PROVED
 from checker.symbolic.state import Dims
 from checker.symbolic.strengthen import STRENGTHENINGS, all_names
 from checker.symbolic.strengthen import isr_hw, power_loss, power_loss_kraft
@@ -82,15 +82,12 @@ def test_the_new_facts_are_in_all_only_under_power_loss():
     assert not set(NEW) & set(all_names(process))
 
 
-def test_the_4_1_proof_ends_on_a_cti_bfs_settles():
-    """Not PROVED yet (docs/symbolic.md, issue 29w): the step stops on a CTI none of the library's
-    predicates rules out, and BFS settles HOLDS; without the forms it would stop on a reachable
-    state's false invariant instead. (Which CTI z3 picks varies with the formulas' order, so
-    the test names none.)"""
+def test_the_4_1_proof_is_proved():
+    """Issue 29w left this proof on a CTI BFS settled; issue 29aa's facts (power_loss_fence.py)
+    rule it out: PROVED."""
     config = power_loss_config()
     result = prove(config, "no-acked-loss", strengthen=["all"], bmc_depth=0)
-    assert result.status == PROOF_HOLDS and result.phase == "search" and result.failing
-    assert all(STRENGTHENINGS[n].holds(result.pre, config) for n in all_names(config) if n in STRENGTHENINGS)
+    assert result.status == PROVED
 
 
 @pytest.mark.parametrize("epochs, violated", [(2, False), (3, True)])

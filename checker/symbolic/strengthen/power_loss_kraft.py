@@ -441,7 +441,7 @@ def switch(st):
 
 
 def _all_power_loss_only():
-    from checker.symbolic.strengthen import power_loss
+    from checker.symbolic.strengthen import power_loss, power_loss_fence  # issue 29aa
     from checker.symbolic.strengthen.base import Strengthening
 
     # the power-loss-only facts that KRaft's epoch-keeping shrink weakens, and the ones power
@@ -450,7 +450,7 @@ def _all_power_loss_only():
         Strengthening(st.name, st.description, *WRAPS[st.name](st.holds, st.formula),
                       uses_config=True)
         if st.name in WRAPS else st for st in power_loss.STRENGTHENINGS
-    ) + strengthenings(power_loss._pl_only)
+    ) + strengthenings(power_loss._pl_only) + power_loss_fence.strengthenings(power_loss._pl_only)
 
 
 POWER_LOSS_ONLY = _all_power_loss_only()
