@@ -13,6 +13,7 @@ import functools
 
 import pytest
 
+from checker.compiled import compiled_bfs
 from checker.symbolic.induction import prove
 from checker.symbolic.outcome import INCONCLUSIVE, PROVED
 from checker.symbolic.state import Dims
@@ -20,6 +21,7 @@ from checker.symbolic.strengthen import STRENGTHENINGS, all_names, power_loss_fe
 from checker.symbolic.strengthen.reachable import false_on_reachable
 from model import make_model
 from model.options import config_from_options
+from properties import get_properties
 from tests.symbolic.helpers import formula_evaluator, reachable
 from tests.symbolic.test_power_loss_library import _cut_short
 
@@ -39,8 +41,12 @@ def _states():
 
 @pytest.mark.parametrize("version", ["4.1", "4.2"])
 def test_the_new_facts_hold_on_every_reachable_power_loss_state(version):
-    states, complete, false = false_on_reachable(power_loss_config(version), NEW)
-    assert complete and states == 2949
+    config = power_loss_config(version)
+    states, complete, false = false_on_reachable(config, NEW)
+    # all of the space: the compiled engine (kmc check's) counts the same states (2,949 before
+    # issue 29ad's ELR record, 3,135 after)
+    bfs = compiled_bfs(config, get_properties(["no-acked-loss"]))
+    assert complete and states == bfs.stats.distinct_states > 2500
     assert false == {}
 
 
