@@ -153,7 +153,7 @@ def bmc_check(model, properties, *, max_depth=None, time_limit=None, progress=No
             if k == max_depth:
                 break
             states.append(fresh(d, f"s{k + 1}"))
-            acts.append(num.var(f"a{k}"))
+            acts.append(num.action_var(f"a{k}"))
             unrolling.append(enc.step(states[k], states[k + 1], acts[k], tag=f"t{k}"))
     except KeyboardInterrupt:  # SIGINT or SIGTERM: report how deep we got
         limit = INTERRUPTED

@@ -115,7 +115,7 @@ def symbolic_successors(enc: Encoder, state, key) -> set:
     form)."""
     d = enc.d
     post = fresh(d, "post")
-    act = num.var("act")
+    act = num.action_var("act")
     solver = z3.Solver()
     solver.add(enc.step(encode(d, state), post, act, exact=False))
     found = set()

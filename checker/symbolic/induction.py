@@ -154,7 +154,7 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
     for j in range(k):
         if j > 0:
             states.append(fresh(d, f"b{j}"))
-            acts.append(num.var(f"ba{j - 1}"))
+            acts.append(num.action_var(f"ba{j - 1}"))
             unrolling.append(enc.step(states[j - 1], states[j], acts[j - 1], tag=f"bt{j}"))
         sv = solver()
         sv.add(unrolling)
@@ -189,7 +189,7 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
     # inductive step
     phase[0] = "step"
     path = [fresh(d, f"i{j}") for j in range(k + 1)]
-    step_acts = [num.var(f"ia{j}") for j in range(k)]
+    step_acts = [num.action_var(f"ia{j}") for j in range(k)]
     sv = solver()
     # Every state of the path is assumed well-formed (each field within the range the explicit
     # model gives it): a fact about the model, not the property, checked on every reachable state

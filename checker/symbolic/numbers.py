@@ -19,6 +19,17 @@ def var(name: str):
     return z3.BitVec(name, BITS)
 
 
+ACTION_BITS = 16
+
+
+def action_var(name: str):
+    """The index of the action a step takes (``Encoder.instances()``): its own, wider sort, since
+    a configuration can have more than 127 action instances (RF=3 with the operator's moves and
+    controlled shutdowns has 140), where an 8-bit index would wrap to a negative number that
+    Python reads as another action's index."""
+    return z3.BitVec(name, ACTION_BITS)
+
+
 def val(v: int):
     return z3.BitVecVal(v, BITS)
 
