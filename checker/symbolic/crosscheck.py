@@ -508,14 +508,61 @@ CONFIGS: dict[str, ModelConfig] = {
     )},
     "kip-101 delayed fetches": _config("kip-101", min_insync_replicas=1,
                                        bounds=Bounds(2, 2, 1, 1, max_delayed_fetches=1)),
+    # controlled shutdowns and session expiries (issue 29ac): each alone on a ZooKeeper release
+    # (2.1), a KRaft one (3.5) and 4.1 with the ELR (the clean-shutdown file), RF=2; then both
+    # together: 2.7 (AlterPartition), 3.3 (KRaft's ISR eligibility: a shutting-down or fenced
+    # broker refused), 3.9 with unclean election (a KRaft controlled shutdown of the last ISR
+    # member elects uncleanly), 4.1 RF=3, a ZooKeeper RF=3 with unclean election (which a
+    # controlled shutdown never uses), 3.6 RF=3 (the shrink that keeps the leader epoch), 4.1
+    # with power loss (a clean stop flushes), with a delayed fetch (a shutting-down follower
+    # fetches no more) and 2.1 with the time abstraction (a shutting-down follower may lag)
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 2.1 controlled shutdowns", "2.1", (),
+         dict(bounds=Bounds(2, 2, 1, 1, max_controlled_shutdowns=1))),
+        ("--kafka-version 2.1 session expiries", "2.1", (),
+         dict(bounds=Bounds(2, 2, 1, 1, max_session_expiries=1))),
+        ("--kafka-version 3.5 controlled shutdowns", "3.5", (),
+         dict(bounds=Bounds(2, 2, 1, 1, max_controlled_shutdowns=1))),
+        ("--kafka-version 3.5 session expiries", "3.5", (),
+         dict(bounds=Bounds(2, 2, 1, 1, max_session_expiries=1))),
+        ("--kafka-version 4.1 controlled shutdowns", "4.1", (),
+         dict(bounds=Bounds(2, 2, 1, 1, max_controlled_shutdowns=1))),
+        ("--kafka-version 4.1 session expiries", "4.1", (),
+         dict(bounds=Bounds(2, 2, 1, 1, max_session_expiries=1))),
+        ("--kafka-version 2.7 controlled shutdowns and session expiries", "2.7", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1, max_session_expiries=1))),
+        ("--kafka-version 3.3 controlled shutdowns and session expiries", "3.3", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1, max_session_expiries=1))),
+        ("--kafka-version 3.9 unclean min ISR 1 controlled shutdowns and session expiries", "3.9",
+         (), dict(min_insync_replicas=1, unclean_leader_election_enable=True,
+                  bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1, max_session_expiries=1))),
+        ("--kafka-version 4.1 RF=3 controlled shutdowns and session expiries", "4.1", (),
+         dict(rf=3, min_insync_replicas=2,
+              bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1, max_session_expiries=1))),
+        ("--kafka-version 2.1 RF=3 unclean min ISR 1 controlled shutdowns", "2.1", (),
+         dict(rf=3, min_insync_replicas=1, unclean_leader_election_enable=True,
+              bounds=Bounds(1, 3, 1, 1, max_controlled_shutdowns=1))),
+        ("--kafka-version 3.6 RF=3 controlled shutdowns", "3.6", (),
+         dict(rf=3, bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1))),
+        ("--kafka-version 4.1 power-loss controlled shutdowns", "4.1", (),
+         dict(crash_model="power-loss", bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1))),
+        ("--kafka-version 3.7 controlled shutdowns and delayed fetches", "3.7", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1, max_delayed_fetches=1))),
+        ("--kafka-version 2.1 +timed controlled shutdowns", "2.1", ("+timed",),
+         dict(bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1))),
+    )},
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 
-CROSSCHECK_ONLY = frozenset(label for label in CONFIGS if "delayed fetches" in label) - {
+CROSSCHECK_ONLY = (frozenset(label for label in CONFIGS if "delayed fetches" in label) - {
     "--kafka-version 3.7 delayed fetches", "--kafka-version 2.7 delayed fetches",
-    "--kafka-version 4.1 -stale-fetch-rejected power-loss delayed fetches"}
+    "--kafka-version 4.1 -stale-fetch-rejected power-loss delayed fetches"}) | frozenset(
+    label for label in CONFIGS if ("shutdowns" in label or "expiries" in label)) - {
+    f"--kafka-version {v} {fault}" for v in ("2.1", "3.5", "4.1")
+    for fault in ("controlled shutdowns", "session expiries")}
 """Rows ``make test`` leaves to ``make crosscheck`` (marked slow in test_kernel_crosscheck): the
-delayed-fetch rows (issue 29z) but three."""
+delayed-fetch rows (issue 29z) but three, and the controlled-shutdown and session-expiry rows
+(issue 29ac) but the six with one fault on one release."""
 
 
 def main(argv=None) -> int:
