@@ -68,6 +68,7 @@ STRENGTHENINGS.update({st.name: st for st in delayed.STRENGTHENINGS})
 # rest on "leadership moves only from a failed leader, a broker stops only by crashing" are off,
 # and ``crashes-counted`` counts the controlled shutdowns too (shutdowns.py)
 STRENGTHENINGS = {name: shutdowns.switch(st) for name, st in STRENGTHENINGS.items()}
+STRENGTHENINGS.update({st.name: st for st in shutdowns.STRENGTHENINGS})
 
 
 def takes_another_form(name: str, d) -> bool:

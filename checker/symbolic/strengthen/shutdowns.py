@@ -18,8 +18,9 @@ checker.symbolic.strengthen.reachable --max-controlled-shutdowns 1`` or
 crash: docs/symbolic.md, "Controlled shutdown and session expiry in the proof"), and are
 switched off under the fault (the same facts the operator's leader moves switch off, for the
 same reason, plus those that count crashes), except ``crashes-counted``, which takes a form: a
-broker is down, or restarted and waiting for its epoch, only after a crash or a controlled
-shutdown, so such brokers are at most the crashes plus the controlled shutdowns.
+broker is down, restarted and waiting for its epoch, or in a controlled shutdown, only after a
+crash or a controlled shutdown of its own, so such brokers are at most the crashes plus the
+controlled shutdowns.
 
 ``kmc prove -p NAME`` refuses an invariant switched here (``library.takes_another_form``).
 """
@@ -49,12 +50,12 @@ OFF_UNDER_EXPIRIES = (
 
 
 def _crashes_or_shutdowns_counted(s, config) -> bool:
-    down = sum(1 for r in s.replicas if not r.alive or r.leader_epoch == -1)
+    down = sum(1 for r in s.replicas if not r.alive or r.leader_epoch == -1 or r.shutting_down)
     return down <= s.crashes + s.controlled_shutdowns
 
 
 def _crashes_or_shutdowns_counted_z3(d, s):
-    return count([z3.Or(z3.Not(r.alive), r.lep == -1) for r in s.reps]) <= s.crashes + s.cshut
+    return count([z3.Or(z3.Not(r.alive), r.lep == -1, r.sd) for r in s.reps]) <= s.crashes + s.cshut
 
 
 FORMS_UNDER_SHUTDOWNS = {
@@ -92,3 +93,71 @@ def switch(st: Strengthening) -> Strengthening:
         return _st.formula(d, s)
 
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
+
+
+def _shutting_down_counted(s, config) -> bool:
+    if not _on(config)[0]:
+        return True
+    return sum(1 for r in s.replicas if r.shutting_down) <= s.controlled_shutdowns
+
+
+def _shutting_down_counted_z3(d, s):
+    if not d.shutdowns:
+        return z3.BoolVal(True)
+    return count([r.sd for r in s.reps]) <= s.cshut
+
+
+def _shutting_down_does_not_lead(s, config) -> bool:
+    if not _on(config)[0]:
+        return True
+    return s.controller.leader == -1 or not s.replicas[s.controller.leader].shutting_down
+
+
+def _shutting_down_does_not_lead_z3(d, s):
+    if not d.shutdowns:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.c_leader == b, z3.Not(r.sd)) for b, r in enumerate(s.reps)])
+
+
+def _refused_back(config) -> bool:
+    """No AlterPartition brings a shutting-down broker back into the ISR: before KIP-497 (the
+    leader adds only a follower that fetches), or with KIP-841's eligibility (3.3). Kafka 2.7 to
+    3.2's ZooKeeper controller accepts one proposed before the shutdown (BFS, 2.7: 818 of
+    18,771 states)."""
+    return "alter-partition" not in config.rules or "isr-eligibility" in config.rules
+
+
+def _shutting_down_out_of_isr(s, config) -> bool:
+    if not _on(config)[0] or not _refused_back(config):
+        return True
+    isr = s.controller.isr
+    return all(not r.shutting_down or b not in isr or isr == (b,)
+               for b, r in enumerate(s.replicas))
+
+
+def _shutting_down_out_of_isr_z3(d, s):
+    if not d.shutdowns or (d.alter and not d.eligibility):
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.sd, s.c_isr[b]),
+                              z3.Not(z3.Or([s.c_isr[j] for j in range(d.n) if j != b])))
+                   for b, r in enumerate(s.reps)])
+
+
+STRENGTHENINGS = (
+    Strengthening("shutting-down-out-of-isr", "a broker in a controlled shutdown is not in the "
+                  "controller's ISR unless it is its only member (the handling removes it, or "
+                  "keeps it as the last member; it fetches no more, so no leader adds it back); "
+                  "not on Kafka 2.7-3.2, whose controller accepts an AlterPartition proposed "
+                  "before the shutdown",
+                  _shutting_down_out_of_isr, _shutting_down_out_of_isr_z3, uses_config=True),
+    Strengthening("shutting-down-counted", "no more brokers are in a controlled shutdown than "
+                  "the controller has handled (each handling marks one broker, and only a "
+                  "restart or the handling of its failure clears the mark)",
+                  _shutting_down_counted, _shutting_down_counted_z3, uses_config=True),
+    Strengthening("shutting-down-does-not-lead", "the controller's leader is not in a "
+                  "controlled shutdown (the handling moves leadership away from it, and no "
+                  "election picks such a broker: ``may_lead``)",
+                  _shutting_down_does_not_lead, _shutting_down_does_not_lead_z3,
+                  uses_config=True),
+)
+"""Facts only controlled shutdowns need (issue 29ac), each from a counterexample to induction."""
