@@ -35,6 +35,9 @@ from checker.symbolic.strengthen.base import Strengthening
 OFF_UNDER_SHUTDOWNS = (
     "stale-leader-still-leads", "epoch-bumps-crashed", "running-leaders-kept-leading",
     "quick-restarts-crashed", "replaced-leaders-crashed", "hw-behind-epoch-leader",
+    # KRaft: a controlled shutdown of the last ISR member leaves the partition leaderless with
+    # that member running (``handleBrokerInControlledShutdown`` elects nobody)
+    "offline-isr-restarted",
 )
 """False under controlled shutdowns (BFS, the module's docstring): off there."""
 
