@@ -46,7 +46,7 @@ OFF_UNDER_EXPIRIES = (
     "quick-restarts-crashed", "replaced-leaders-crashed", "hw-behind-epoch-leader",
     # a running broker out of the controller's live set: not in it, sent nothing, its ISR
     # membership kept by a ZooKeeper leader, an offline partition whose ISR runs
-    "live-brokers-registered", "current-epoch-on-its-way", "offline-isr-restarted",
+    "current-epoch-on-its-way", "offline-isr-restarted",
     "requests-to-live-brokers", "controller-isr-live", "leaderless-isr-is-last-leader",
 )
 """False under session expiries (BFS, the module's docstring): off there."""
@@ -67,6 +67,26 @@ FORMS_UNDER_SHUTDOWNS = {
 """Facts that take a form under controlled shutdowns (the module's docstring)."""
 
 
+def _registered_or_expired(s, config) -> bool:
+    c = s.controller
+    lost = sum(1 for b, r in enumerate(s.replicas) if r.alive and b not in c.live_brokers)
+    return lost <= s.session_expiries and (c.leader == -1 or c.leader in c.live_brokers)
+
+
+def _registered_or_expired_z3(d, s):
+    lost = count([z3.And(r.alive, z3.Not(s.c_live[b])) for b, r in enumerate(s.reps)])
+    return z3.And([lost <= s.sexp]
+                  + [z3.Implies(s.c_leader == b, s.c_live[b]) for b in range(d.n)])
+
+
+FORMS_UNDER_EXPIRIES = {
+    "live-brokers-registered": (_registered_or_expired, _registered_or_expired_z3),
+}
+"""Facts that take a form under session expiries: a running broker is out of the controller's
+live set only after a session expiry of its own (one per expiry, until it registers again), and
+the controller's leader is live (a fence of the leader elects another or nobody)."""
+
+
 def _on(config) -> tuple:
     b = config.bounds
     return b.max_controlled_shutdowns > 0, b.max_session_expiries > 0
@@ -76,8 +96,8 @@ def switch(st: Strengthening) -> Strengthening:
     """``st`` in its form under controlled shutdowns or session expiries (off, or
     ``FORMS_UNDER_SHUTDOWNS``); unchanged otherwise."""
     off_cs, off_se = st.name in OFF_UNDER_SHUTDOWNS, st.name in OFF_UNDER_EXPIRIES
-    form = FORMS_UNDER_SHUTDOWNS.get(st.name)
-    if not (off_cs or off_se or form):
+    form, form_se = FORMS_UNDER_SHUTDOWNS.get(st.name), FORMS_UNDER_EXPIRIES.get(st.name)
+    if not (off_cs or off_se or form or form_se):
         return st
 
     def check(s, config, _st=st):
@@ -86,6 +106,8 @@ def switch(st: Strengthening) -> Strengthening:
             return True
         if form and cs:
             return form[0](s, config)
+        if form_se and se:
+            return form_se[0](s, config)
         return _st.holds(s, config)
 
     def formula(d, s, _st=st):
@@ -93,6 +115,8 @@ def switch(st: Strengthening) -> Strengthening:
             return z3.BoolVal(True)
         if form and d.shutdowns:
             return form[1](d, s)
+        if form_se and d.expiries:
+            return form_se[1](d, s)
         return _st.formula(d, s)
 
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
