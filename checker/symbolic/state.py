@@ -115,6 +115,12 @@ class Dims:
     # fetch (``fenced-fetch``, 2.1) and KAFKA-15221's stale-fetch refusal (3.7)
     fenced: bool = False
     stale_rejected: bool = False
+    # ``--max-controlled-shutdowns`` and ``--max-session-expiries`` (issue 29ac): each broker's
+    # shutting-down flag (and, under KIP-966, its clean-shutdown file) and the two counters
+    # (the kernel's ControllerHandleControlledShutdown, BrokerShutdown, ControllerFenceBroker and
+    # ControllerUnfenceBroker); the bounds, 0 when off
+    shutdowns: int = 0
+    expiries: int = 0
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -128,7 +134,8 @@ class Dims:
                    b.max_reassignments if ordered else 0, ordered,
                    "isr-expansion-as-own-step" in config.rules,
                    "reset-followers-on-epoch" not in config.rules,
-                   ("leader-and-isr-in-order" not in config.rules or "kraft" in config.rules),
+                   ("leader-and-isr-in-order" not in config.rules or "kraft" in config.rules
+                    or b.max_session_expiries > 0),
                    alter="alter-partition" in config.rules,
                    hw_on_answer="hw-on-alter-partition-answer" in config.rules,
                    shrink_bumps="alter-partition-shrink-bumps-leader-epoch" in config.rules,
@@ -145,7 +152,8 @@ class Dims:
                    hw_min_isr="hw-needs-min-isr" in config.rules,
                    delayed=b.max_delayed_fetches,
                    fenced="fenced-fetch" in config.rules,
-                   stale_rejected="stale-fetch-rejected" in config.rules)
+                   stale_rejected="stale-fetch-rejected" in config.rules,
+                   shutdowns=b.max_controlled_shutdowns, expiries=b.max_session_expiries)
 
     @property
     def operators(self) -> bool:
@@ -205,6 +213,11 @@ class SReplica:
     dreq_epoch: object = None
     dreq_offset: object = None
     dreq_cur: object = None
+    # ``--max-controlled-shutdowns`` (``Dims.shutdowns``; constants otherwise, issue 29ac): the
+    # controller has handled this broker's controlled shutdown (the kernel's ``shutting_down``),
+    # and, under KIP-966 (``Dims.elr``), its last stop was clean (``clean_shutdown``)
+    sd: object = None
+    clean: object = None
 
     def but(self, **changes) -> SReplica:
         return replace(self, **changes)
@@ -246,6 +259,9 @@ class SState:
     recovering: object = None
     # ``--max-delayed-fetches`` (issue 29z): fetches held up so far (the constant 0 otherwise)
     delayed: object = None
+    # issue 29ac: controlled shutdowns and session expiries so far (the constant 0 when off)
+    cshut: object = None
+    sexp: object = None
     extra: dict = field(default_factory=dict)
 
     def but(self, **changes) -> SState:
@@ -318,6 +334,7 @@ def fresh(d: Dims, tag: str) -> SState:
             **_epochs_replica(d, lambda name, p=p: B(f"{p}_{name}")),
             **_delayed_replica(d, lambda name, p=p: I(f"{p}_{name}"),
                                lambda name, p=p: B(f"{p}_{name}")),
+            **_shutdown_replica(d, lambda name, p=p: B(f"{p}_{name}")),
         ))
     E = d.max_epoch + 1
     return SState(
@@ -341,6 +358,8 @@ def fresh(d: Dims, tag: str) -> SState:
         lke=[B(f"lke{j}") for j in range(d.n)] if d.elr else [],
         recovering=B("recovering") if d.kraft else z3.BoolVal(False),
         delayed=I("delayed") if d.delayed else num.val(0),
+        cshut=I("cshut") if d.shutdowns else num.val(0),
+        sexp=I("sexp") if d.expiries else num.val(0),
     )
 
 
@@ -392,6 +411,24 @@ def _delayed_encode(d: Dims, r: ReplicaState) -> dict:
     q = r.fetch_request or (0, 0, 0, False)
     return dict(dreq=T(bool(r.fetch_request)), dreq_leader=V(q[0]), dreq_epoch=V(q[1]),
                 dreq_offset=V(q[2]), dreq_cur=T(bool(q[3])))
+
+
+def _shutdown_replica(d: Dims, B) -> dict:
+    """A replica's shutting-down flag and clean-shutdown file (issue 29ac): variables under
+    ``--max-controlled-shutdowns`` (the file only with KIP-966, the one rule that reads it), else
+    constants (no action changes them)."""
+    F = z3.BoolVal(False)
+    if not d.shutdowns:
+        return dict(sd=F, clean=F)
+    return dict(sd=B("sd"), clean=B("clean") if d.elr else F)
+
+
+def _shutdown_encode(d: Dims, r: ReplicaState) -> dict:
+    """``_shutdown_replica`` for an explicit replica."""
+    if not d.shutdowns:
+        return _shutdown_replica(d, None)
+    T = z3.BoolVal
+    return dict(sd=T(bool(r.shutting_down)), clean=T(bool(r.clean_shutdown) and d.elr))
 
 
 def _alter_encode(d: Dims, r: ReplicaState) -> dict:
@@ -454,6 +491,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
             **_change_encode(d, r),
             **_epochs_encode(d, r),
             **_delayed_encode(d, r),
+            **_shutdown_encode(d, r),
         ))
     c = s.controller
     E = d.max_epoch + 1
@@ -489,6 +527,8 @@ def encode(d: Dims, s: ClusterState) -> SState:
         lke=[T(j in s.last_known_elr) for j in range(d.n)] if d.elr else [],
         recovering=T(bool(s.leader_recovering)) if d.kraft else T(False),
         delayed=V(s.delayed_fetches if d.delayed else 0),
+        cshut=V(s.controlled_shutdowns if d.shutdowns else 0),
+        sexp=V(s.session_expiries if d.expiries else 0),
     )
 
 
@@ -565,6 +605,7 @@ def eq_replica(a: SReplica, b: SReplica) -> list:
                 z3.Implies(a.dreq, z3.And(a.dreq_leader == b.dreq_leader,
                                           a.dreq_epoch == b.dreq_epoch,
                                           a.dreq_offset == b.dreq_offset, a.dreq_cur == b.dreq_cur))]
+    out += [x == y for x, y in ((a.sd, b.sd), (a.clean, b.clean)) if not x.eq(y)]  # (29ac)
     return out
 
 
@@ -597,6 +638,7 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
         out.append(a.recovering == b.recovering)
     if not a.delayed.eq(b.delayed):
         out.append(a.delayed == b.delayed)
+    out += [x == y for x, y in ((a.cshut, b.cshut), (a.sexp, b.sexp)) if not x.eq(y)]  # (29ac)
     return z3.And(out)
 
 
@@ -648,6 +690,10 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out += [z3.Implies(r.dreq, z3.And(rng(r.dreq_leader, 0, n - 1), r.dreq_leader != b,
                                           rng(r.dreq_epoch, -1, E), rng(r.dreq_offset, 0, L)))
                 for b, r in enumerate(s.reps)]
+    if d.shutdowns:  # issue 29ac: the counters within their bounds
+        out.append(rng(s.cshut, 0, d.shutdowns))
+    if d.expiries:
+        out.append(rng(s.sexp, 0, d.expiries))
     return z3.And(out)
 
 
@@ -705,6 +751,10 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
                                     and ok(r.fetch_request[2], 0, L))
             for b, r in enumerate(s.replicas))):
         return False
+    if d.shutdowns and not ok(s.controlled_shutdowns, 0, d.shutdowns):  # (issue 29ac)
+        return False
+    if d.expiries and not ok(s.session_expiries, 0, d.expiries):
+        return False
     return not {rid for _, rid, _ in s.pending_acks} & {rid for rid, _ in s.acked}
 
 # ---------------------------------------------------------------------------- decoding
@@ -755,7 +805,9 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
             (iv(r.dreq_leader), iv(r.dreq_epoch), iv(r.dreq_offset), bv(r.dreq_cur))
             if bv(r.dreq) else ())) for r, rep in zip(s.reps, out.replicas)),
             delayed_fetches=iv(s.delayed))
-    if not d.operators and not d.alter and not d.delayed:  # the oracle's state: its fields keep their defaults
+    if d.shutdowns or d.expiries:  # issue 29ac: the kernel's state, which a trace replays in
+        out = _shutdown_decode(d, iv, bv, s, out)
+    if not d.operators and not d.alter and not d.delayed and not (d.shutdowns or d.expiries):  # the oracle's state: its fields keep their defaults
         return out
     return out._replace(replicas=tuple(r._replace(assignment_rank=iv(s.rank[b]))
                                        for b, r in enumerate(out.replicas)),
@@ -783,3 +835,14 @@ def _change_decode(d: Dims, iv, bv, s: SState, out: ClusterState) -> ClusterStat
         (tuple(j for j in range(d.n) if bv(r.chg_isr[j])), iv(r.chg_ep), bv(r.chg_cur))
         if bv(r.chg) else ())) for r, rep in zip(s.reps, out.replicas))
     return out._replace(replicas=reps, leader_recovering=bv(s.recovering))
+
+
+def _shutdown_decode(d: Dims, iv, bv, s: SState, out: ClusterState) -> ClusterState:
+    """The controlled-shutdown and session-expiry fields of a decoded state (issue 29ac)."""
+    if d.shutdowns:
+        out = out._replace(replicas=tuple(
+            rep._replace(shutting_down=bv(r.sd), clean_shutdown=bv(r.clean))
+            for r, rep in zip(s.reps, out.replicas)), controlled_shutdowns=iv(s.cshut))
+    if d.expiries:
+        out = out._replace(session_expiries=iv(s.sexp))
+    return out

@@ -97,6 +97,8 @@ class Encoder:
         # (KRaft: the metadata log, not a request queue; a lagging broker skips to the newest
         # record, so the kernel drops the rule under ``kraft``: ``become_leader_or_follower``)
         self.in_order = IN_ORDER in rules and not self.kraft
+        if self.d.expiries:  # the kernel does not enforce the order under session expiries
+            self.in_order = False  # (the queue an expired session drops is not tracked)
         # the operator's leader moves (issue 29): preferred-replica elections and reassignments,
         # each bounded; the oracle has neither, so ``model`` is then the oracle of the
         # configuration without them, for its switches, and ``scope.symbolic_model`` replays
@@ -403,7 +405,7 @@ class Encoder:
             return []
         fr, lr = s.reps[f], s.reps[lead]
         guard = [fr.alive, fr.leader == lead, z3.Not(fr.truncating), z3.Not(fr.fr),
-                 lr.alive, lr.leader == lead]
+                 lr.alive, lr.leader == lead] + self.not_shutting_down(fr)
         if self.fenced:
             guard.append(fr.lep == lr.lep)
         offset, leader_leo = fr.leo, lr.leo
@@ -475,7 +477,8 @@ class Encoder:
                  r.isr[f], r.remote[f] < r.leo]
         if self.timed_shrink:  # replica.lag.time.max.ms (docs/model.md, "Time")
             rf = s.reps[f]
-            guard.append(z3.Or(z3.Not(rf.alive), rf.leader != b, rf.lep != r.lep))
+            guard.append(z3.Or([z3.Not(rf.alive), rf.leader != b, rf.lep != r.lep]
+                               + self.shutting_down(rf)))
         isr = [z3.BoolVal(False) if j == f else r.isr[j] for j in range(self.n)]
         nxt = s.put(b, r.but(isr=isr)).but(c_isr=isr)
         return [(z3.And(guard), self.maybe_increment_leader_hw(nxt, b))]
@@ -562,7 +565,7 @@ class Encoder:
         if new < 0 or self.ordered:
             return []
         guard = [s.c_leader != NO_LEADER, self.epoch_available(s), s.c_isr[new], s.c_leader != new,
-                 s.c_live[new]]
+                 self.may_lead(s, new)]
         epoch = s.c_epoch + 1
         nxt = self.send_leader_and_isr(self.commit(s), epoch, num.val(new), s.c_isr, s.c_live)
         nxt = self.elr_change(s, nxt, s.c_isr, num.val(new))  # KIP-966 (issue 29l)
@@ -588,7 +591,7 @@ class Encoder:
         if preferred is False:
             return []
         guard = [s.pref < self.max_preferred, s.c_leader != NO_LEADER, s.c_leader != new,
-                 s.c_isr[new], s.c_live[new], self.epoch_available(s)]
+                 s.c_isr[new], self.may_lead(s, new), self.epoch_available(s)]
         if preferred is not True:
             guard.append(preferred)
         epoch = s.c_epoch + 1
@@ -617,25 +620,27 @@ class Encoder:
         rank = [num.val(order.index(b)) for b in range(self.n)]
         return [(z3.And(guard), nxt.but(c_epoch=epoch, rank=rank, reass=s.reass + 1))]
 
-    def _enc_ControllerHandleBrokerFailure(self, s: SState, b: int, new: int) -> list:
+    def _enc_ControllerHandleBrokerFailure(self, s: SState, b: int, new: int, running=False) -> list:
+        # ``running``: ControllerFenceBroker, the same removal of a broker still running (29ac)
         if self.d.elr:  # KIP-966 (issue 29l)
-            return self._failure_with_elr(s, b, new)
-        base = [b < self.n, s.c_live[b], z3.Not(s.reps[b].alive)]
+            return self.done_shutting_down(self._failure_with_elr(s, b, new, running), b, running)
+        base = [b < self.n, s.c_live[b], self.down_or_running(s, b, running)]
         live = [z3.BoolVal(False) if j == b else s.c_live[j] for j in range(self.n)]
         epoch = s.c_epoch + 1
         out = []
         # the failed broker led: elect
         shrink = count(s.c_isr) > 1
         isr = [z3.And(s.c_isr[j], z3.Not(shrink)) if j == b else s.c_isr[j] for j in range(self.n)]
-        clean = z3.Or([z3.And(isr[j], live[j]) for j in range(self.n)])
-        any_live = z3.Or(live)
+        may = self.leadable(s, live)  # (29ac: not a broker in a controlled shutdown)
+        clean = z3.Or([z3.And(isr[j], may[j]) for j in range(self.n)])
+        any_live = z3.Or(may)
         if new >= 0:
             # the kernel's controller_remove_broker -> leader_candidates: the first live member of
             # the ISR in assignment order, else (unclean.leader.election.enable) the first live
             # replica (KafkaController.onBrokerFailure -> triggerOnlinePartitionStateChange ->
             # PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection, at 2.1.0)
-            is_clean = self.first_in_assignment(s, [z3.And(isr[j], live[j]) for j in range(self.n)], new)
-            is_unclean = (z3.And(z3.Not(clean), self.first_in_assignment(s, live, new))
+            is_clean = self.first_in_assignment(s, [z3.And(isr[j], may[j]) for j in range(self.n)], new)
+            is_unclean = (z3.And(z3.Not(clean), self.first_in_assignment(s, may, new))
                           if self.unclean else z3.BoolVal(False))
             chosen = z3.Or(is_clean, is_unclean)
             c_isr = [ite(is_unclean, z3.BoolVal(j == new), isr[j]) for j in range(self.n)]
@@ -664,7 +669,7 @@ class Encoder:
         # otherwise only the live set changes
         out.append((z3.And(base + [s.c_leader != b, z3.Not(in_isr), s.c_leader == new]),
                     s.but(c_live=live)))
-        return out
+        return self.done_shutting_down(out, b, running)
 
     def _enc_BrokerCrash(self, s: SState, b: int) -> list:
         r = s.reps[b]
@@ -698,19 +703,9 @@ class Encoder:
             return self._restart_with_elr(s, b)
         r = s.reps[b]
         r2 = r.but(alive=z3.BoolVal(True), flushed=r.leo if self.power_loss else num.val(0))
-        nxt = self.new_incarnation(s.put(b, r2), b)
+        nxt = self.new_incarnation(s.put(b, self.restarted(r2)), b)
         only_b = [z3.BoolVal(j == b) for j in range(self.n)]
         known = s.c_live[b]
-        live = [z3.BoolVal(True) if j == b else s.c_live[j] for j in range(self.n)]
-        # the kernel's controller_register_broker (KafkaController.onBrokerStartup ->
-        # triggerOnlinePartitionStateChange, at 2.1.0): an offline partition elects with b live,
-        # and b leads only if the election picks it (leader_candidates, in assignment order)
-        elect = z3.And(z3.Not(known), s.c_leader == NO_LEADER, self.epoch_available(s))
-        with_b = [z3.BoolVal(True) if j == b else s.c_live[j] for j in range(self.n)]
-        live_isr = [z3.And(s.c_isr[j], with_b[j]) for j in range(self.n)]
-        clean = z3.And(elect, self.first_in_assignment(s, live_isr, b))
-        unclean = (z3.And(elect, z3.Not(z3.Or(live_isr)), self.first_in_assignment(s, with_b, b))
-                   if self.unclean else z3.BoolVal(False))
         out = []
         # already known alive: resend the current state to b (not with broker epochs)
         # (KRaft: a leader already at the current epoch also gets the latest change, the
@@ -719,18 +714,37 @@ class Encoder:
             out.append((z3.And(z3.Not(r.alive), known), self.put_change(
                 self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b),
                 s.c_epoch, s.c_isr, only_b)))
+        return out + [(z3.And(z3.Not(r.alive), g), x) for g, x in self.register_broker(s, nxt, b)]
+
+    def register_broker(self, s: SState, nxt: SState, b: int) -> list:
+        """The kernel's ``controller_register_broker`` for a broker ``b`` the controller does not
+        have as live (``KafkaController.onBrokerStartup`` -> ``triggerOnlinePartitionStateChange``,
+        at 2.1.0), from the controller's state in ``s`` onto ``nxt`` (``s`` with ``b`` running):
+        ``(guard, next state)`` cases. An offline partition elects with ``b`` live, and ``b``
+        leads only if the election picks it (``leader_candidates``, in assignment order; not a
+        broker in a controlled shutdown, ``may_lead``); else ``b`` joins the live set and is sent
+        the current state. Shared by BrokerRestart and ControllerUnfenceBroker (issue 29ac)."""
+        only_b = [z3.BoolVal(j == b) for j in range(self.n)]
+        known = s.c_live[b]
+        live = [z3.BoolVal(True) if j == b else s.c_live[j] for j in range(self.n)]
+        elect = z3.And(z3.Not(known), s.c_leader == NO_LEADER, self.epoch_available(s))
+        with_b = self.leadable(nxt, live)
+        live_isr = [z3.And(s.c_isr[j], with_b[j]) for j in range(self.n)]
+        clean = z3.And(elect, self.first_in_assignment(s, live_isr, b))
+        unclean = (z3.And(elect, z3.Not(z3.Or(live_isr)), self.first_in_assignment(s, with_b, b))
+                   if self.unclean else z3.BoolVal(False))
         # registers again, no election
         plain = z3.And(z3.Not(known), z3.Not(clean), z3.Not(unclean))
-        out.append((z3.And(z3.Not(r.alive), plain), self.put_change(
+        out = [(plain, self.put_change(
             self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, only_b).but(c_live=live),
-            s.c_epoch, s.c_isr, only_b)))
+            s.c_epoch, s.c_isr, only_b))]
         epoch = s.c_epoch + 1
-        out.append((z3.And(z3.Not(r.alive), clean),
+        out.append((clean,
                     self.send_leader_and_isr(self.commit(nxt), epoch, num.val(b), s.c_isr, live).but(
                         c_live=live, c_leader=num.val(b), c_epoch=epoch)))
         if self.unclean:
             isr_b = [z3.BoolVal(j == b) for j in range(self.n)]
-            out.append((z3.And(z3.Not(r.alive), unclean), self.recovering_after(
+            out.append((unclean, self.recovering_after(
                 self.send_leader_and_isr(self.commit(nxt), epoch, num.val(b), isr_b, live).but(
                     c_live=live, c_leader=num.val(b), c_epoch=epoch, c_isr=isr_b), True)))
         return out
@@ -832,7 +846,8 @@ class Encoder:
                  r.remote[f] < r.leo]
         if self.timed_shrink:  # replica.lag.time.max.ms, as in _enc_LeaderShrinkIsr
             rf = s.reps[f]
-            guard.append(z3.Or(z3.Not(rf.alive), rf.leader != b, rf.lep != r.lep))
+            guard.append(z3.Or([z3.Not(rf.alive), rf.leader != b, rf.lep != r.lep]
+                               + self.shutting_down(rf)))
         smaller = [z3.BoolVal(False) if j == f else r.isr[j] for j in range(self.n)]
         return [(z3.And(guard), s.put(b, self.propose_isr(r, smaller)))]
 
@@ -920,7 +935,7 @@ class Encoder:
         any other with INELIGIBLE_REPLICA (``ReplicationControlManager.ineligibleReplicasForIsr``
         at 3.3.0). Without controlled shutdowns and session expiries (fault bounds the encoding
         lacks) that is the controller's live set. True without the rule."""
-        return s.c_live[j] if self.d.eligibility else z3.BoolVal(True)
+        return self.may_lead(s, j) if self.d.eligibility else z3.BoolVal(True)
 
     def _shrink_with_new_leader_epoch(self, s: SState, b: int) -> SState:
         """The controller accepts leader ``b``'s AlterPartition that removes a replica from the
@@ -1052,7 +1067,7 @@ class Encoder:
             unclean = z3.Or(unclean, z3.Or(un_picks))
         return picks, from_isr, unclean
 
-    def _failure_with_elr(self, s: SState, b: int, new: int) -> list:
+    def _failure_with_elr(self, s: SState, b: int, new: int, running=False) -> list:
         """ControllerHandleBrokerFailure under KIP-966 (the kernel's ``controller_remove_broker``
         with ``target_isr_without``): ``b`` leaves the ISR even as its last member
         (``PartitionChangeBuilder`` may write an empty ISR with the ELR on). If it led, the
@@ -1063,11 +1078,11 @@ class Encoder:
         live set changes. Under ``kraft`` a winner from the last known leader (or an unclean
         one) is RECOVERING (KIP-704, ``recovering_after``; issue 29n)."""
         n = self.n
-        base = [s.c_live[b], z3.Not(s.reps[b].alive)]
+        base = [s.c_live[b], self.down_or_running(s, b, running)]
         live = [z3.BoolVal(False) if j == b else s.c_live[j] for j in range(n)]
         target = [z3.BoolVal(False) if j == b else s.c_isr[j] for j in range(n)]
         epoch = s.c_epoch + 1
-        picks, from_isr, unclean = self.elect_with_elr(s, target, s.c_live, b)
+        picks, from_isr, unclean = self.elect_with_elr(s, target, self.leadable(s, s.c_live), b)
         if new >= 0:
             chosen = picks[new]
             c_isr = [ite(from_isr, target[j], z3.BoolVal(j == new)) for j in range(n)]
@@ -1111,7 +1126,7 @@ class Encoder:
 
     def _restart_with_elr(self, s: SState, b: int) -> list:
         """BrokerRestart under KIP-966 (the kernel's ``broker_restart``): ``b`` comes back
-        without the clean-shutdown file (no controlled shutdowns here), so before it registers
+        without the clean-shutdown file (with one, left by a controlled shutdown, it skips what follows and only registers: issue 29ac), so before it registers
         the controller takes it out of the ISR and the ELR
         (``ReplicationControlManager.handleBrokerUncleanShutdown``, 4.1; the kernel's
         ``handle_unclean_shutdown``): out of the ISR (``shrink_without``: with a new leader
@@ -1124,7 +1139,8 @@ class Encoder:
         is not in the controller's live set."""
         n, F = self.n, z3.BoolVal(False)
         r = s.reps[b]
-        h = s.put(b, r.but(alive=z3.BoolVal(True), flushed=r.leo if self.power_loss else num.val(0)))
+        h = s.put(b, self.restarted(
+            r.but(alive=z3.BoolVal(True), flushed=r.leo if self.power_loss else num.val(0))))
         h = self.new_incarnation(h, b)  # KIP-903 (issue 29h), as on the plain restart
         guard = [z3.Not(r.alive), z3.Not(s.c_live[b])]
         kept = h.but(elr=[z3.And(s.elr[j], s.c_isr[j]) if j == b else s.elr[j] for j in range(n)])
@@ -1139,26 +1155,37 @@ class Encoder:
         elr_only = z3.And(s.elr[b], z3.Not(s.c_isr[b]))
         elr_record = self.put_change(self.commit(kept), s.c_epoch, s.c_isr, s.c_live)
         out = []
-        for handled, hh in ((z3.And(z3.Not(bump), z3.Not(elr_only)), kept),
-                            (z3.And(z3.Not(bump), elr_only), elr_record), (bump, out_of_isr)):
-            new_live = [z3.BoolVal(True) if j == b else hh.c_live[j] for j in range(n)]
-            picks, from_isr, unclean = self.elect_with_elr(hh, hh.c_isr, new_live, -1)
-            won = z3.And(hh.c_leader == NO_LEADER, self.epoch_available(hh), picks[b])
-            isr = [ite(from_isr, hh.c_isr[j], z3.BoolVal(j == b)) for j in range(n)]
-            epoch = hh.c_epoch + 1
-            elected = self.send_leader_and_isr(self.commit(hh), epoch, num.val(b), isr, new_live)
-            elected = self.elr_change(hh, elected, isr, num.val(b), unclean).but(
-                c_leader=num.val(b), c_epoch=epoch, c_isr=isr, c_live=new_live)
-            elected = self.recovering_after(elected, unclean)  # KIP-704 under kraft (29n)
-            only_b = [z3.BoolVal(j == b) for j in range(n)]
-            plain = self.send_leader_and_isr(hh.but(c_live=new_live), hh.c_epoch, hh.c_leader,
-                                             hh.c_isr, only_b)
-            # KRaft: a leader at the current epoch also gets the latest change (the kernel's
-            # ``controller_register_broker``; never ``b`` here, whose failure was handled)
-            plain = self.put_change(plain, hh.c_epoch, hh.c_isr, only_b)
-            out += [(z3.And(guard + [handled, won]), elected),
-                    (z3.And(guard + [handled, z3.Not(won)]), plain)]
+        handlings = [(z3.And(z3.Not(bump), z3.Not(elr_only)), kept),
+                     (z3.And(z3.Not(bump), elr_only), elr_record), (bump, out_of_isr)]
+        if self.d.shutdowns:  # issue 29ac: a clean-shutdown file, so no unclean handling
+            handlings = [(z3.And(z3.Not(r.clean), g), hh) for g, hh in handlings] + [(r.clean, h)]
+        for handled, hh in handlings:
+            out += self.register_with_elr(hh, b, guard + [handled])
         return out
+
+    def register_with_elr(self, hh: SState, b: int, guard: list) -> list:
+        """``register_broker`` under KIP-966 (the kernel's ``controller_register_broker``), on
+        ``hh`` (the state with ``b`` running and its unclean shutdown handled, if any): a
+        leaderless partition elects with ``b`` live (``elect_with_elr``), else ``b`` is sent the
+        current state. ``guard`` is the case's. Shared by BrokerRestart and
+        ControllerUnfenceBroker (issue 29ac)."""
+        n = self.n
+        new_live = [z3.BoolVal(True) if j == b else hh.c_live[j] for j in range(n)]
+        picks, from_isr, unclean = self.elect_with_elr(hh, hh.c_isr, self.leadable(hh, new_live), -1)
+        won = z3.And(hh.c_leader == NO_LEADER, self.epoch_available(hh), picks[b])
+        isr = [ite(from_isr, hh.c_isr[j], z3.BoolVal(j == b)) for j in range(n)]
+        epoch = hh.c_epoch + 1
+        elected = self.send_leader_and_isr(self.commit(hh), epoch, num.val(b), isr, new_live)
+        elected = self.elr_change(hh, elected, isr, num.val(b), unclean).but(
+            c_leader=num.val(b), c_epoch=epoch, c_isr=isr, c_live=new_live)
+        elected = self.recovering_after(elected, unclean)  # KIP-704 under kraft (29n)
+        only_b = [z3.BoolVal(j == b) for j in range(n)]
+        plain = self.send_leader_and_isr(hh.but(c_live=new_live), hh.c_epoch, hh.c_leader,
+                                         hh.c_isr, only_b)
+        # KRaft: a leader at the current epoch also gets the latest change (the kernel's
+        # ``controller_register_broker``; never ``b`` here, whose failure was handled)
+        plain = self.put_change(plain, hh.c_epoch, hh.c_isr, only_b)
+        return [(z3.And(guard + [won]), elected), (z3.And(guard + [z3.Not(won)]), plain)]
 
     def _enc_LeaderShrinkIsrSet(self, s: SState, b: int, removed: int) -> list:
         """LeaderShrinkIsrSet(leader, followers) (rule ``isr-shrink-out-of-sync-set``, 4.0; the
@@ -1180,7 +1207,8 @@ class Encoder:
             guard += [r.isr[f], r.remote[f] < r.leo]
             if self.timed_shrink:  # replica.lag.time.max.ms, as in _enc_LeaderShrinkIsr
                 rf = s.reps[f]
-                guard.append(z3.Or(z3.Not(rf.alive), rf.leader != b, rf.lep != r.lep))
+                guard.append(z3.Or([z3.Not(rf.alive), rf.leader != b, rf.lep != r.lep]
+                                   + self.shutting_down(rf)))
         return [(z3.And(guard), s.put(b, self.propose_isr(r, smaller)))]
 
     # ------------------------------------------------------------------ KRaft's metadata log (KIP-500/631, issue 29m)
@@ -1384,7 +1412,8 @@ class Encoder:
         ``may_fetch``)? It runs, follows another broker, is done truncating and has no response
         on its way."""
         r = s.reps[f]
-        return z3.And(r.alive, r.leader >= 0, r.leader != f, z3.Not(r.truncating), z3.Not(r.fr))
+        return z3.And([r.alive, r.leader >= 0, r.leader != f, z3.Not(r.truncating), z3.Not(r.fr)]
+                      + self.not_shutting_down(r))
 
     def _enc_FetchDelayed(self, s: SState, f: int) -> list:
         """FetchDelayed(follower): ``f``'s fetch, as it would send it now (to its leader, in its
@@ -1464,3 +1493,170 @@ class Encoder:
                               [ite(expand, x, y) for x, y in zip(getattr(proposed, k), getattr(lr, k))])
                           for k in lr.__dataclass_fields__})
         return s.put(l, lr2)
+
+    # ------------------------------------------------------------------ controlled shutdown and session expiry (issue 29ac)
+    #
+    # ``--max-controlled-shutdowns``: a broker asks the controller to stop
+    # (``controlled.shutdown.enable``); the controller moves its leadership away and takes it out
+    # of the ISR, and marks it shutting down, which keeps it out of every election and of the ISR
+    # (``ControllerContext.shuttingDownBrokerIds`` at 2.1.0, ``KafkaController.
+    # doControlledShutdown``; KRaft ``ReplicationControlManager.handleBrokerInControlledShutdown``
+    # and ``ClusterControlManager.isActive`` at 3.3.0, KIP-841), and it stops its fetchers
+    # (ZooKeeper's StopReplica; KRaft ``ReplicaManager.applyLocalFollowersDelta``). It then stops
+    # cleanly (BrokerShutdown): log flushed, HW checkpointed and, under KIP-966, the clean-shutdown
+    # file written (``LogManager`` at 4.1, read by ``handleBrokerUncleanShutdown`` on the next
+    # registration). ``--max-session-expiries``: the controller loses a broker that still runs
+    # (its ZooKeeper session expires, KRaft heartbeats stop) and removes it as it removes a failed
+    # one (ControllerFenceBroker), until it registers or heartbeats again
+    # (ControllerUnfenceBroker). The encoding is the compiled kernel's (model/kernel/actions/
+    # controller.py ``controller_handle_controlled_shutdown``, ``controller_unfence_broker``;
+    # broker.py ``broker_shutdown``, ``stop_broker``, ``broker_restart``; faults.py
+    # ``controller_fence_broker``; controller.py ``may_lead``; follower.py ``may_fetch``;
+    # leader.py ``may_stay_behind``).
+
+    def shutting_down(self, r: SReplica) -> list:
+        """``[r.sd]`` under controlled shutdowns, else ``[]`` (a disjunct for the guards)."""
+        return [r.sd] if self.d.shutdowns else []
+
+    def not_shutting_down(self, r: SReplica) -> list:
+        """``[Not(r.sd)]`` under controlled shutdowns, else ``[]``: a broker in a controlled
+        shutdown has stopped its fetchers (the kernel's ``may_fetch``)."""
+        return [z3.Not(r.sd)] if self.d.shutdowns else []
+
+    def may_lead(self, s: SState, j: int):
+        """The kernel's ``may_lead``: live in the controller's view and not in a controlled
+        shutdown (``ControllerContext.liveBrokerIds`` leaves out ``shuttingDownBrokerIds`` at
+        2.1.0; KRaft ``ClusterControlManager.isActive`` at 3.3.0)."""
+        return self.leadable(s, s.c_live)[j]
+
+    def leadable(self, s: SState, live: list) -> list:
+        """``live`` (one Bool per broker) without the brokers ``s`` has shutting down."""
+        if not self.d.shutdowns:
+            return list(live)
+        return [z3.And(live[j], z3.Not(s.reps[j].sd)) for j in range(self.n)]
+
+    def down_or_running(self, s: SState, b: int, running: bool):
+        """The guard on ``b`` of a removal: dead (ControllerHandleBrokerFailure) or still running
+        (ControllerFenceBroker)."""
+        return s.reps[b].alive if running else z3.Not(s.reps[b].alive)
+
+    def done_shutting_down(self, cases: list, b: int, running: bool) -> list:
+        """ControllerHandleBrokerFailure ends ``b``'s controlled shutdown (the kernel's
+        ``controller_handle_broker_failure``: ``KafkaController.onBrokerFailure`` at 2.1.0 removes
+        it from ``shuttingDownBrokerIds``); a fence does not."""
+        if running or not self.d.shutdowns:
+            return cases
+        return [(g, nxt.put(b, nxt.reps[b].but(sd=z3.BoolVal(False)))) for g, nxt in cases]
+
+    def restarted(self, r: SReplica) -> SReplica:
+        """A restarting broker is not shutting down, and its clean-shutdown file is read once
+        (the kernel's ``broker_restart``)."""
+        if not self.d.shutdowns:
+            return r
+        return r.but(sd=z3.BoolVal(False), clean=z3.BoolVal(False))
+
+    def _enc_ControllerHandleControlledShutdown(self, s: SState, b: int, new: int) -> list:
+        """ControllerHandleControlledShutdown(broker, new_leader) (the kernel's
+        ``controller_handle_controlled_shutdown``): a running broker the controller has live and
+        not yet shutting down asks to stop; bounded by max-controlled-shutdowns. If it leads,
+        leadership moves to the first live ISR member in assignment order that may lead, with
+        the ISR without it and a new leader epoch to every live broker, itself included
+        (``KafkaController.doControlledShutdown`` ->
+        ``ControlledShutdownLeaderElectionStrategy`` at 2.1.0); with no such member ZooKeeper's
+        controller cannot move it (no step: the broker retries, then stops as a crash would),
+        while KRaft elects as for any removal (``PartitionChangeBuilder`` at 3.3.0: the ELR, the
+        last known leader, or where allowed any replica) or leaves the partition leaderless. If
+        it follows, it leaves the ISR (as ControllerHandleBrokerFailure's shrink:
+        ``shrink_without``), or nothing changes. It stays live and running until BrokerShutdown."""
+        if not self.d.shutdowns:
+            return []
+        n, F = self.n, z3.BoolVal(False)
+        r = s.reps[b]
+        base = [r.alive, s.c_live[b], z3.Not(r.sd)]
+        if self.bounded:
+            base.append(s.cshut < self.d.shutdowns)
+        others = z3.Or([s.c_isr[j] for j in range(n) if j != b])
+        target = [(F if self.d.elr else z3.And(s.c_isr[b], z3.Not(others))) if j == b
+                  else s.c_isr[j] for j in range(n)]
+        may = self.leadable(s, s.c_live)
+        out = []
+        epoch = s.c_epoch + 1
+        if self.d.elr:
+            picks, from_isr, unclean = self.elect_with_elr(s, target, may, b)
+        else:
+            isr_mask = [z3.And(target[j], may[j]) if j != b else F for j in range(n)]
+            from_isr = z3.Or(isr_mask)
+            picks = [self.first_in_assignment(s, isr_mask, c) for c in range(n)]
+            unclean = F
+            if self.kraft and self.unclean:
+                any_mask = [may[j] if j != b else F for j in range(n)]
+                un = [z3.And(z3.Not(from_isr), self.first_in_assignment(s, any_mask, c))
+                      for c in range(n)]
+                picks = [z3.Or(p, u) for p, u in zip(picks, un)]
+                unclean = z3.Or(un)
+        if not self.kraft:  # ZooKeeper: the live ISR only
+            picks = [z3.And(p, from_isr) for p in picks]
+            unclean = F
+        if new >= 0:
+            chosen = picks[new]
+            c_isr = [ite(from_isr, target[j], z3.BoolVal(j == new)) for j in range(n)]
+        else:
+            chosen = z3.Not(z3.Or(picks)) if self.kraft else F
+            c_isr, unclean = target, F
+        nxt = self.send_leader_and_isr(self.commit(s), epoch, num.val(new), c_isr, s.c_live)
+        nxt = self.elr_change(s, nxt, c_isr, num.val(new), unclean).but(
+            c_leader=num.val(new), c_epoch=epoch, c_isr=c_isr)
+        nxt = self.recovering_after(nxt, unclean)
+        out.append((z3.And(base + [s.c_leader == b, self.epoch_available(s), chosen]), nxt))
+        follower = base + [s.c_leader != b, s.c_leader == new]
+        shrinks = z3.And(s.c_isr[b], z3.Not(target[b]))
+        nxt2, ok = self.shrink_without(s, s, target, s.c_live)
+        out.append((z3.And(follower + [shrinks, ok]), nxt2))
+        out.append((z3.And(follower + [z3.Not(shrinks)]), s))
+        return [(g, x.put(b, x.reps[b].but(sd=z3.BoolVal(True))).but(cshut=s.cshut + 1))
+                for g, x in out]
+
+    def _enc_BrokerShutdown(self, s: SState, b: int) -> list:
+        """BrokerShutdown(broker) (the kernel's ``broker_shutdown`` -> ``stop_broker``): a broker
+        whose controlled shutdown was handled stops cleanly (``KafkaServer.shutdown`` at 2.1.0):
+        its log is flushed (nothing lost under power loss), its memory gone as in a crash, and
+        under KIP-966 its clean-shutdown file written. It stays shutting down until the
+        controller handles its failure or it restarts. No crash is counted."""
+        if not self.d.shutdowns:
+            return []
+        r = s.reps[b]
+        r2 = r.but(alive=z3.BoolVal(False), hw=zmin(r.hw, r.leo), lep=num.val(-1),
+                   leader=num.val(NO_LEADER), isr=[z3.BoolVal(False)] * self.n,
+                   remote=self.unknown(), truncating=z3.BoolVal(False), fr=z3.BoolVal(False),
+                   flushed=r.leo if self.power_loss else num.val(0),
+                   clean=z3.BoolVal(True) if self.d.elr else r.clean)
+        r2 = self.clear_change(self.clear_alter(r2, pec=z3.BoolVal(False)))
+        lai = [list(row) for row in s.lai]
+        lai[b] = [z3.BoolVal(False)] * len(lai[b])
+        return [(z3.And(r.alive, r.sd), self.drop_pending_acks(s.put(b, r2), b).but(lai=lai))]
+
+    def _enc_ControllerFenceBroker(self, s: SState, b: int, new: int) -> list:
+        """ControllerFenceBroker(broker, new_leader) (the kernel's ``controller_fence_broker``):
+        the controller loses a broker that still runs (its ZooKeeper session expires:
+        ``KafkaController.processBrokerChange`` -> ``onBrokerFailure`` at 2.1.0; KRaft
+        ``BrokerHeartbeatManager`` -> ``handleBrokerFenced`` at 3.3.0) and removes it as a failed
+        one (ControllerHandleBrokerFailure's cases, with ``b`` running); the broker does not know
+        yet. Bounded by max-session-expiries."""
+        if not self.d.expiries:
+            return []
+        cases = self._enc_ControllerHandleBrokerFailure(s, b, new, running=True)
+        bound = [s.sexp < self.d.expiries] if self.bounded else []
+        return [(z3.And([g] + bound), x.but(sexp=s.sexp + 1)) for g, x in cases]
+
+    def _enc_ControllerUnfenceBroker(self, s: SState, b: int) -> list:
+        """ControllerUnfenceBroker(broker) (the kernel's ``controller_unfence_broker`` ->
+        ``controller_register_broker``): a running broker the controller does not have as live
+        registers again (a new ZooKeeper session: ``onBrokerStartup`` at 2.1.0) or heartbeats
+        again (KRaft ``handleBrokerUnfenced`` at 3.3.0): it joins the live set and gets the
+        partition's state, elected first if the partition is offline and it may lead."""
+        if not self.d.expiries:
+            return []
+        guard = [s.reps[b].alive, z3.Not(s.c_live[b])]
+        if self.d.elr:
+            return self.register_with_elr(s, b, guard)
+        return [(z3.And(guard + [g]), x) for g, x in self.register_broker(s, s, b)]

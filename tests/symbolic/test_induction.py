@@ -114,7 +114,11 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                # issue 29v: 3.7 (hw-needs-min-isr, fencing) and 4.1 at RF=3 (29v's ELR facts,
                # and 29q's four RF=3 facts, now on under the ELR)
                config_from_options(kafka_version="3.7", replication_factor=3, max_records=1)[0],
-               config_from_options(kafka_version="4.1", replication_factor=3, max_records=1)[0]]
+               config_from_options(kafka_version="4.1", replication_factor=3, max_records=1)[0],
+               # issue 29ac: controlled shutdowns and session expiries (their facts and forms
+               # are the ones written without them)
+               config_from_options(kafka_version="3.5", replication_factor=2, max_records=1,
+                                   max_controlled_shutdowns=1, max_session_expiries=1)[0]]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

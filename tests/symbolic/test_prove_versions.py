@@ -44,12 +44,15 @@ def test_the_newest_release_encoded_is_the_newest_kmc_models():
 
 
 @pytest.mark.parametrize("argv, lacking", [
+    # (controlled shutdowns and session expiries are encoded since issue 29ac)
     (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss", "--max-delayed-fetches",
-      "1", "--max-controlled-shutdowns", "1"], "--max-controlled-shutdowns"),
+      "1", "--max-stale-metadata-reads", "1"], "--max-stale-metadata-reads"),
     (["prove", "--kafka-version", "3.5", "-r", "2", "-p", "no-acked-loss",
-      "--max-controlled-shutdowns", "1"], "--max-controlled-shutdowns"),
-    (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "4.2", "-r", "2", "-q",
-      "-p", "no-acked-loss", "--max-session-expiries", "1"], "--max-session-expiries"),
+      "--max-controlled-shutdowns", "1", "--max-stale-metadata-reads", "1"],
+     "--max-stale-metadata-reads"),
+    (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "2.1", "-r", "2", "-q",
+      "-p", "no-acked-loss", "--max-session-expiries", "1", "--max-controller-failovers", "1"],
+     "--max-controller-failovers"),
 ])
 def test_what_the_encoding_lacks_is_one_line_and_exit_2(argv, lacking):
     out = CliRunner().invoke(cli, argv)

@@ -37,6 +37,7 @@ from checker.symbolic.strengthen import power_loss_kraft
 from checker.symbolic.strengthen import kraft
 from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen import delayed
+from checker.symbolic.strengthen import shutdowns
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
@@ -62,6 +63,12 @@ STRENGTHENINGS = {name: delayed.switch(st) for name, st in STRENGTHENINGS.items(
 STRENGTHENINGS["delayed-fetch-as-remote-leo"] = delayed.as_remote_leo(
     STRENGTHENINGS["kept-remote-leo-is-follower-prefix"])
 STRENGTHENINGS.update({st.name: st for st in delayed.STRENGTHENINGS})
+
+# issue 29ac: under ``--max-controlled-shutdowns`` and ``--max-session-expiries`` the facts that
+# rest on "leadership moves only from a failed leader, a broker stops only by crashing" are off,
+# and ``crashes-counted`` counts the controlled shutdowns too (shutdowns.py)
+STRENGTHENINGS = {name: shutdowns.switch(st) for name, st in STRENGTHENINGS.items()}
+STRENGTHENINGS.update({st.name: st for st in shutdowns.STRENGTHENINGS})
 
 
 def takes_another_form(name: str, d) -> bool:

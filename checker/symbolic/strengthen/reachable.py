@@ -75,6 +75,8 @@ def main(argv=None) -> int:
     ap.add_argument("--crash-model", choices=CRASH_MODELS)
     ap.add_argument("--max-unflushed-losses", type=int)
     ap.add_argument("--max-delayed-fetches", type=int)  # issue 29z
+    ap.add_argument("--max-controlled-shutdowns", type=int)  # issue 29ac
+    ap.add_argument("--max-session-expiries", type=int)  # issue 29ac
     ap.add_argument("--max-states", type=int)
     ap.add_argument("--only", action="append", help="an invariant's name (repeatable; default all)")
     args = ap.parse_args(argv)
@@ -84,7 +86,10 @@ def main(argv=None) -> int:
                                 ("max_preferred_elections", args.max_preferred_elections),
                                 ("max_reassignments", args.max_reassignments),
                                 ("max_unflushed_losses", args.max_unflushed_losses),
-                                ("max_delayed_fetches", args.max_delayed_fetches)) if v is not None}
+                                ("max_delayed_fetches", args.max_delayed_fetches),
+                                ("max_controlled_shutdowns", args.max_controlled_shutdowns),
+                                ("max_session_expiries", args.max_session_expiries))
+              if v is not None}
     if args.crash_model:  # the library is built for process crashes (docs/symbolic.md, issue 29e)
         bounds["crash_model"] = args.crash_model
     try:
