@@ -59,8 +59,9 @@ class NoRecoveryOnTheElrPaths(Encoder):
     """An election from the last known leader (or an unclean one) on the ELR's paths leaves
     KIP-704's recovery state alone."""
 
-    def _failure_with_elr(self, s, b, new):
-        return [(g, nxt.but(recovering=s.recovering)) for g, nxt in super()._failure_with_elr(s, b, new)]
+    def _failure_with_elr(self, s, b, new, running=False):
+        return [(g, nxt.but(recovering=s.recovering))
+                for g, nxt in super()._failure_with_elr(s, b, new, running)]
 
     def _restart_with_elr(self, s, b):
         return [(g, nxt.but(recovering=s.recovering)) for g, nxt in super()._restart_with_elr(s, b)]
