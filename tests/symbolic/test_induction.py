@@ -58,12 +58,15 @@ def test_strengthening_formulas_agree_with_their_predicates_on_unreachable_state
                     falsified.add(name)
     assert not disagreements, disagreements[:3]
     # the mutants do exercise the predicates: at least half of those that speak of kip-320's
-    # state (the topics of mechanisms it lacks, AlterPartition, the ELR, KRaft's log and the
-    # power-loss-only facts, are True on every one of its states)
-    from checker.symbolic.strengthen import alter_partition, elr, kraft, power_loss
+    # state (the topics of mechanisms it lacks, AlterPartition, the ELR, KRaft's log, the
+    # power-loss-only facts (29aa's fencing ones too) and the controlled-shutdown facts, are True
+    # on every one of its states)
+    from checker.symbolic.strengthen import (alter_partition, elr, kraft, power_loss,
+                                             power_loss_fence, shutdowns)
 
-    elsewhere = {st.name for topic in (alter_partition, elr, kraft, power_loss)
+    elsewhere = {st.name for topic in (alter_partition, elr, kraft, power_loss, shutdowns)
                  for st in topic.STRENGTHENINGS}
+    elsewhere |= {st.name for st in power_loss_fence.strengthenings(power_loss._pl_only)}
     applicable = set(STRENGTHENINGS) - elsewhere
     assert len(falsified & applicable) >= len(applicable) // 2
 
