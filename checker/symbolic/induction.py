@@ -132,9 +132,13 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
     enc = Encoder(model, unbounded=frozenset(unbounded))
     d = enc.d
     if takes_another_form(prop_name, d):
-        raise ConfigError(f"{prop_name} takes a weaker form under this configuration (power loss or "
-                          f"delayed fetches; docs/symbolic.md), so kmc prove would not prove it as "
-                          f"written: prove a built-in property, or use {prop_name} with --strengthen")
+        faults = [what for what, on in (("power loss", d.power_loss), ("delayed fetches", d.delayed),
+                                        ("controlled shutdowns", d.shutdowns),
+                                        ("session expiries", d.expiries)) if on]
+        raise ConfigError(f"{prop_name} takes a weaker form under this configuration "
+                          f"({' and '.join(faults) or 'its faults'}; docs/symbolic.md), so kmc prove "
+                          f"would not prove it as written: prove a built-in property, or use "
+                          f"{prop_name} with --strengthen")
     read = counters_read(enc, formula_of(prop_name)) if unbounded else []
     if read:  # (unbounded.py: the abstraction keeps the counters only up to num.TOP)
         raise ConfigError(f"--unbounded crashes proves properties that do not read the crash "

@@ -30,14 +30,20 @@ def test_the_switched_form_is_noticed_and_the_invariant_as_written_is_false_ther
     assert not all(check_of("isr-remote-ge-hw", plain)(s) for s in states)
 
 
-@pytest.mark.parametrize("args", [
-    ["--kafka-version", "3.7", "-r", "2", "--max-records", "1", "--max-delayed-fetches", "1",
-     "-p", "isr-remote-ge-hw"],
-    ["--kafka-version", "2.1", "-r", "2", "--max-records", "1", "--max-delayed-fetches", "1",
-     "-p", "controller-isr-live"],
+@pytest.mark.parametrize("args, fault", [
+    (["--kafka-version", "3.7", "-r", "2", "--max-records", "1", "--max-delayed-fetches", "1",
+      "-p", "isr-remote-ge-hw"], "delayed fetches"),
+    (["--kafka-version", "2.1", "-r", "2", "--max-records", "1", "--max-delayed-fetches", "1",
+      "-p", "controller-isr-live"], "delayed fetches"),
+    # issue 29ac's forms; the line names the fault that switched them (review of stop 44)
+    (["--kafka-version", "2.1", "-r", "2", "--max-records", "1", "--max-controlled-shutdowns", "1",
+      "-p", "crashes-counted"], "controlled shutdowns"),
+    (["--kafka-version", "3.5", "-r", "2", "--max-records", "1", "--max-session-expiries", "1",
+      "-p", "live-brokers-registered"], "session expiries"),
 ])
-def test_kmc_prove_refuses_a_switched_invariant_in_one_line(args):
+def test_kmc_prove_refuses_a_switched_invariant_in_one_line(args, fault):
     result = CliRunner().invoke(cli, ["prove", "--search", "none", "-q"] + args)
     assert result.exit_code == 2, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "weaker form" in lines[0] and "Traceback" not in result.output
+    assert f"({fault};" in lines[0]

@@ -49,8 +49,8 @@ TOPICS = (crashes_restarts, epochs_requests, logs, fetches, remote_leos, isr_hw,
 
 STRENGTHENINGS = {st.name: st for topic in TOPICS for st in topic.STRENGTHENINGS}
 UNSWITCHED = dict(STRENGTHENINGS)
-"""Each invariant as written, before power loss and delayed fetches switch some to weaker forms
-(below): ``takes_another_form`` compares the two."""
+"""Each invariant as written, before power loss, delayed fetches, controlled shutdowns and session
+expiries switch some to weaker forms (below): ``takes_another_form`` compares the two."""
 
 # issue 29p: under ``--crash-model power-loss`` the facts a power loss breaks take their
 # power-loss forms (power_loss.py), and the invariants only power loss needs are added
@@ -72,8 +72,8 @@ STRENGTHENINGS.update({st.name: st for st in shutdowns.STRENGTHENINGS})
 
 
 def takes_another_form(name: str, d) -> bool:
-    """Does the library use a weaker form of invariant ``name`` on dimensions ``d`` (its power-loss
-    or delayed-fetch form, or switched off)? Then ``kmc prove -p name`` would prove that form, not
+    """Does the library use a weaker form of invariant ``name`` on dimensions ``d`` (its power-loss,
+    delayed-fetch, controlled-shutdown or session-expiry form, or switched off)? Then ``kmc prove -p name`` would prove that form, not
     ``name`` as written, and is refused (review of 2026-11-28: ``-p isr-remote-ge-hw`` with a
     delayed fetch said PROVED of an invariant false on 223 reachable states). The two formulas are
     built on one state; z3 shares equal terms, so an unswitched invariant gives the same term."""
