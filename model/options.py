@@ -72,6 +72,7 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
             continue  # resolved with the files' flush policy (model.kafka_config._crash_model)
         if value is not None:
             values[key] = value
+    file_rule_changes = tuple(values.get("rule_changes", ()))
     try:
         rf = values["replication_factor"]
         if not isinstance(rf, int) or not 2 <= rf <= 5:
@@ -94,8 +95,13 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
                 "or later)")
         return config, provenance
     except ConfigError as e:
+        # the values the error may be about, and the rule changes a properties file asked for
+        # (eligible.leader.replicas.enable, zookeeper.connect): the user did not type those
+        # "--rule" flags, so the line names the file that did
+        keys = ("replication.factor", "min.insync.replicas", "acks") + tuple(
+            change[1:] for change in file_rule_changes)
         sources = [" ".join(line.split()) for line in provenance if "<-" in line and any(
-            key in line.split("<-")[0] for key in ("replication.factor", "min.insync.replicas", "acks"))]
+            key in line.split("<-")[0] for key in keys)]
         if sources:
             raise ConfigError(f"{e} (where the values came from: {'; '.join(sources)})") from None
         raise
