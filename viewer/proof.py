@@ -29,10 +29,14 @@ def render_proof(result: ProofResult, config) -> str:
     lines = [f"{head} ({result.seconds:.1f} s)"]
     lines += ["  " + line for line in describe_config(config.as_dict())]
     phase = PHASE_WORDS.get(result.phase, result.phase)
-    if result.status == PROVED and result.unbounded:  # kmc prove --unbounded (issue 29y)
-        lines.append(f"  {scope_line(result.unbounded, config)}")
-    elif result.status == PROVED:
-        lines.append("  every reachable state within these bounds satisfies it, however long the run")
+    if result.status == PROVED:
+        lines.append("  " + (scope_line(result.unbounded, config) if result.unbounded  # issue 29y
+                             else "every reachable state within these bounds satisfies it, "
+                                  "however long the run"))
+        if result.vacuous:  # (review 2026-11-28, finding 5)
+            lines.append(f"  (vacuously: {result.property_name}'s formula is true of every state "
+                         "of this configuration, which lacks what it constrains, such as a fault "
+                         "its bounds leave out; the proof says nothing here)")
     elif result.status == UNKNOWN and result.search:
         lines.append(f"  nothing was proved: {result.search}")
     elif result.status == UNKNOWN:

@@ -151,6 +151,9 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
         return s
 
     conj = conjunction(d, names)
+    # a property whose formula is true of every state here (it speaks of a fault these bounds
+    # leave out) is PROVED, but says nothing: the result says so (review 2026-11-28, finding 5)
+    vacuous = z3.is_true(z3.simplify(formula_of(prop_name)(d, fresh(d, "v"))))
 
     # base case
     states, acts, unrolling = [fresh(d, "b0")], [], []
@@ -209,7 +212,8 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
     answer = solve(sv, beat)
     seconds = time.monotonic() - started
     if answer == z3.unsat:
-        return ProofResult(prop_name, names[1:], k, PROVED, seconds, settled_by="induction")
+        return ProofResult(prop_name, names[1:], k, PROVED, seconds, settled_by="induction",
+                           vacuous=vacuous)
     if answer == z3.unknown:
         return ProofResult(prop_name, names[1:], k, UNKNOWN, seconds, "step")
     m = sv.model()

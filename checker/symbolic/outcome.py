@@ -73,6 +73,8 @@ class ProofResult:
     settled_by: str = ""  # "induction", "base case", "bfs" or "bmc"; "" when nothing was decided
     searches: list = field(default_factory=list)  # SearchRun, in the order they ran
     unbounded: tuple = ()  # the bounds the proof dropped (kmc prove --unbounded, issue 29y)
+    vacuous: bool = False  # the property's formula is true of every state of this configuration:
+    # it speaks of a fault the bounds leave out (shutting-down-counted without shutdowns)
 
     @property
     def exit_code(self) -> int:

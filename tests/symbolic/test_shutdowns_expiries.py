@@ -153,3 +153,15 @@ def test_reachable_states_are_well_formed(version, bounds):
     assert len(states) > 500
     assert all(well_formed_values(d, s) for s in states)
     assert any(s.controlled_shutdowns and s.session_expiries for s in states)
+
+
+def test_a_proof_of_a_fact_about_an_absent_fault_says_it_is_vacuous():
+    # review 2026-11-28, finding 5: shutting-down-counted is True without controlled shutdowns,
+    # so its PROVED there says nothing; with the fault its PROVED is a real one
+    def prove(*extra):
+        out = CliRunner().invoke(cli, ["prove", "--kafka-version", "2.1", "-r", "2", "-q", "-p",
+                                       "shutting-down-counted", *extra])
+        assert out.exit_code == 0 and "PROVED" in out.output, out.output
+        return out.output
+    assert "vacuously" in prove()
+    assert "vacuously" not in prove("--max-controlled-shutdowns", "1")
