@@ -394,7 +394,15 @@ def resolve_kafka_config(config_files, kafka_version=None, *, overrides: dict | 
         else:
             rows.append((setting_text(IBP_KEY, raw), f"{path}: not used, {flag} wins"))
     _metadata_mode(files, values, rows, protocol)
-    defaults_of = f"Kafka {version}" if version is not None else "Kafka 3.0 and later (no --kafka-version)"
+    if version is not None:
+        defaults_of = f"Kafka {version}"
+    elif ibp and protocol is None:
+        # the files' inter.broker.protocol.version picks the rules checked; the brokers' and the
+        # producer's own releases (whose defaults these are) may be newer, so 3.0's are assumed
+        defaults_of = (f"Kafka 3.0 and later: {IBP_KEY} sets the rules checked, not the "
+                       f"defaults; --kafka-version {values['kafka_version']} would set both")
+    else:
+        defaults_of = "Kafka 3.0 and later (no --kafka-version)"
     notes: list[str] = []
     no_replication_factor = False
     for field, found in settings.items():

@@ -119,6 +119,18 @@ def test_the_protocol_version_in_server_properties_picks_the_rules(tmp_path, ibp
     assert f"\nKafka {rules_of}" in r.stdout  # the configuration line
 
 
+def test_the_protocol_version_sets_the_rules_and_says_it_does_not_set_the_defaults(tmp_path):
+    # the defaults stay 3.0's (the brokers' and producer's software may be newer than the IBP);
+    # the provenance said "(no --kafka-version)" as if the file had given no release at all
+    r = kmc("check", "--config", _server(tmp_path, "2.1"), *TINY[2:], "-p", "hw-le-leo")
+    assert r.exit_code == 0, r.output
+    row = next(line for line in r.stdout.splitlines() if line.strip().startswith("acks=all"))
+    assert "no --kafka-version" not in row and "--kafka-version 2.1 would set both" in row, row
+    flagged = kmc("check", "--config", _server(tmp_path, "2.1"), "--kafka-version", "2.1", *TINY[2:],
+                  "-p", "hw-le-leo")
+    assert "acks=1" in flagged.stdout and "before Kafka 3.0 (Kafka 2.1)" in flagged.stdout, flagged.stdout
+
+
 @pytest.mark.parametrize("flag", [["--kafka-version", "2.0"], ["--protocol", "kip-101"]])
 def test_the_command_line_wins_over_the_protocol_version(tmp_path, flag):
     r = kmc("check", "--config", _server(tmp_path, "0.10.2"), *flag, *TINY[2:], "-p", "hw-le-leo")
