@@ -19,6 +19,14 @@ family of rules (ZooKeeper with broker epochs, AlterPartition, KRaft, KRaft with
 replication factor's default bounds, with process crashes, and ``CRASH_FACTOR``: how many times
 a family's process-crash states power-loss and disk-loss crashes have, at RF=2's default bounds
 (RF=3 power-loss runs take minutes). About 3 minutes on 2 shared cores.
+
+``--past-epochs`` prints the rows past the box that the estimate needs along the crash bound:
+for each replication factor, records and leader-epoch bound E in ``PAST_EPOCHS``, the crash
+bounds from E - 1 to E + ``--past`` (6 by default; crashes past the epoch bound are restarts no
+election follows, and grow the states more slowly than the box's slope says), with one worker,
+until a row takes longer than ``--time-limit`` or its memory (``--memory-gib``, 3 by default)
+runs out. The counts are deterministic; the time a row takes is not, so on a loaded machine a
+line ends earlier (at RF=3 the lines at epochs <= 5 and 6 end at 3 GiB).
 """
 
 from __future__ import annotations
@@ -35,6 +43,9 @@ from model import Bounds, ModelConfig  # noqa: E402
 
 BOXES = {2: (3, 3, 2), 3: (3, 3, 2)}  # the largest records, epochs, crashes measured per RF
 UNORDERED = ("+unordered-leader-moves", "-leader-and-isr-in-order")  # kmc 0.1's leader moves
+# the lines --past-epochs measures: (replication factor, max-records, max-leader-epoch)
+PAST_EPOCHS = tuple((rf, r, e) for rf in (2, 3) for r, last in ((1, 6), (2, 3))
+                    for e in range(last + 1))
 
 
 def families(time_limit: float) -> None:
@@ -64,6 +75,29 @@ def families(time_limit: float) -> None:
     print("}")
 
 
+def past_epochs(rfs, time_limit: float, memory_limit: int, past: int) -> None:
+    """Print the rows along the crash bound past each line of ``PAST_EPOCHS`` (see the module
+    docstring), with each row's CPU seconds as a comment."""
+    import resource
+
+    for rf, records, epochs in PAST_EPOCHS:
+        if rf not in rfs:
+            continue
+        for crashes in range(max(epochs - 1, 0), epochs + past + 1):
+            config = ModelConfig(protocol="kip-320", replication_factor=rf,
+                                 bounds=Bounds(records, epochs, crashes, 1))
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+            result = check(config, ["hw-le-leo"], time_limit=time_limit, workers=1,
+                           memory_limit=memory_limit, disk_limit=0)
+            cpu = resource.getrusage(resource.RUSAGE_SELF).ru_utime - before
+            if result.limit is not None:
+                print(f"        # ({records}, {epochs}, {crashes}) RF={rf}: stopped at {result.limit}"
+                      f" after {result.stats.distinct_states} states, {cpu:.0f} s user", flush=True)
+                break
+            print(f"        ({records}, {epochs}, {crashes}): {result.stats.distinct_states},  "
+                  f"# RF={rf}, {cpu:.1f} s user", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rf", default="2,3")
@@ -72,7 +106,16 @@ def main() -> None:
                         help="kmc 0.1's free leader moves (MEASURED_UNORDERED) instead of Kafka's")
     parser.add_argument("--families", action="store_true",
                         help="the factors of each family of rules and crash model instead")
+    parser.add_argument("--past-epochs", action="store_true",
+                        help="the rows along the crash bound past the leader-epoch bound instead")
+    parser.add_argument("--memory-gib", type=float, default=3.0, help="for --past-epochs")
+    parser.add_argument("--past", type=int, default=6,
+                        help="for --past-epochs: crash bounds up to the epoch bound plus this")
     args = parser.parse_args()
+    if args.past_epochs:
+        past_epochs({int(x) for x in args.rf.split(",")}, args.time_limit,
+                    int(args.memory_gib * 2**30), args.past)
+        return
     if args.families:
         families(max(args.time_limit, 300.0))
         return
