@@ -22,7 +22,7 @@ a family's process-crash states power-loss and disk-loss crashes have, at RF=2's
 
 ``--past-epochs`` prints the rows past the box that the estimate needs along the crash bound:
 for each replication factor, records and leader-epoch bound E in ``PAST_EPOCHS``, the crash
-bounds from E - 1 to E + ``--past`` (6 by default; crashes past the epoch bound are restarts no
+bounds from E - 2 to E + ``--past`` (6 by default; crashes past the epoch bound are restarts no
 election follows, and grow the states more slowly than the box's slope says), with one worker,
 until a row takes longer than ``--time-limit`` or its memory (``--memory-gib``, 3 by default)
 runs out. The counts are deterministic; the time a row takes is not, so on a loaded machine a
@@ -83,7 +83,7 @@ def past_epochs(rfs, time_limit: float, memory_limit: int, past: int) -> None:
     for rf, records, epochs in PAST_EPOCHS:
         if rf not in rfs:
             continue
-        for crashes in range(max(epochs - 1, 0), epochs + past + 1):
+        for crashes in range(max(epochs - 2, 0), epochs + past + 1):
             config = ModelConfig(protocol="kip-320", replication_factor=rf,
                                  bounds=Bounds(records, epochs, crashes, 1))
             before = resource.getrusage(resource.RUSAGE_SELF).ru_utime
