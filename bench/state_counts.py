@@ -20,6 +20,11 @@ replication factor's default bounds, with process crashes, and ``CRASH_FACTOR``:
 a family's process-crash states power-loss and disk-loss crashes have, at RF=2's default bounds
 (RF=3 power-loss runs take minutes). About 3 minutes on 2 shared cores.
 
+``--by-records`` prints how those factors change with the records: each family's over kip-320's
+and power-loss over process crashes, at (records, 2 epochs, 1 crash) for 1 to 4 records at RF=2
+and 1 to 3 at RF=3 (power-loss adds each broker's flushed offset, up to the records: RF=3 goes
+from x6 at 1 record to x15 at 2). About 2 minutes of CPU.
+
 ``--past-epochs`` prints the rows past the box that the estimate needs along the crash bound:
 for each replication factor, records and leader-epoch bound E in ``PAST_EPOCHS``, the crash
 bounds from E - 2 to E + ``--past`` (6 by default; crashes past the epoch bound are restarts no
@@ -75,6 +80,40 @@ def families(time_limit: float) -> None:
     print("}")
 
 
+RECORDS = {2: (1, 2, 3, 4), 3: (1, 2, 3)}  # the records --by-records measures at each RF
+
+
+def by_records(time_limit: float, memory_limit: int) -> None:
+    """Print ``FAMILY_BY_RECORDS`` and ``POWER_LOSS_BY_RECORDS`` for ``model/estimate.py``: each
+    family's states over kip-320's, and kip-320's power-loss states over its process-crash
+    states, at (records, 2 epochs, 1 crash) for the records of ``RECORDS``, one worker."""
+    from model.estimate import FAMILY_RELEASES
+
+    def states(rf, records, version=None, crash="process"):
+        config = ModelConfig(kafka_version=version or "2.1", replication_factor=rf,
+                             crash_model=crash, bounds=Bounds(records, 2, 1, 1))
+        result = check(config, ["hw-le-leo"], time_limit=time_limit, workers=1,
+                       memory_limit=memory_limit, disk_limit=0)
+        return result.stats.distinct_states if result.limit is None else None
+
+    base = {(rf, r): states(rf, r) for rf, records in RECORDS.items() for r in records}
+    print("POWER_LOSS_BY_RECORDS = {")
+    for rf, records in RECORDS.items():
+        factors = {r: n / base[(rf, r)] for r in records if (n := states(rf, r, crash="power-loss"))}
+        print(f"    {rf}: {{{', '.join(f'{r}: {f:.2f}' for r, f in factors.items())}}},", flush=True)
+    print("}")
+    print("FAMILY_BY_RECORDS = {")
+    for family, version in FAMILY_RELEASES.items():
+        if family == "kip-320":
+            continue
+        rows = []
+        for rf, records in RECORDS.items():
+            factors = {r: n / base[(rf, r)] for r in records if (n := states(rf, r, version))}
+            rows.append(f"{rf}: {{{', '.join(f'{r}: {f:.2f}' for r, f in factors.items())}}}")
+        print(f"    {family!r}: {{{', '.join(rows)}}},  # Kafka {version}", flush=True)
+    print("}")
+
+
 def past_epochs(rfs, time_limit: float, memory_limit: int, past: int) -> None:
     """Print the rows along the crash bound past each line of ``PAST_EPOCHS`` (see the module
     docstring), with each row's CPU seconds as a comment."""
@@ -111,7 +150,12 @@ def main() -> None:
     parser.add_argument("--memory-gib", type=float, default=3.0, help="for --past-epochs")
     parser.add_argument("--past", type=int, default=6,
                         help="for --past-epochs: crash bounds up to the epoch bound plus this")
+    parser.add_argument("--by-records", action="store_true",
+                        help="the family and power-loss factors by records instead")
     args = parser.parse_args()
+    if args.by_records:
+        by_records(max(args.time_limit, 300.0), int(args.memory_gib * 2**30))
+        return
     if args.past_epochs:
         past_epochs({int(x) for x in args.rf.split(",")}, args.time_limit,
                     int(args.memory_gib * 2**30), args.past)

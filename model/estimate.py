@@ -3,17 +3,40 @@ bounds too large to finish get a warning with a figure, not a run that never end
 
 The figures are measured, not guessed: ``MEASURED`` holds the distinct states of kip-320
 (Kafka 2.1's rules, acks=all, min.insync.replicas=2, process crashes, symmetry on) for small
-bounds, as ``python bench/state_counts.py`` prints them. A larger configuration starts from the
-largest measured point below it and, one bound at a time, extrapolates with the growth measured
-at that point: states ~ (bound + 1) ** slope, the slope being the local log-log slope between
-the last two measured values. Checked beyond the table (kmc check -r 2 --protocol kip-320 -p
-hw-le-leo, 2026-11-27): 4 records, 3 epochs, 2 crashes 120,666 states, estimated 105,535 (0.87x);
-3, 3, 3: 169,890, estimated 184,914 (1.09x); 4, 4, 3: 701,480, estimated 549,875 (0.78x). So the
-figure is an order of magnitude, usually somewhat low (tests/unit/test_estimate.py keeps it within
-a factor of two there). RF=3 with 3 records, 3 epochs and 2 crashes is measured (8,430,828 states;
-11,592,164 with ``--rule +kmc-0.1``). Beyond three replicas each replica multiplies the states by
-``REPLICA_STEP`` (measured from RF=3 to RF=4 at 1 record, 2 epochs, 1 crash; it grows with the
-bounds).
+bounds, as ``python bench/state_counts.py`` prints them: a box up to 3 records, 3 epochs and 2
+crashes, and lines along the crash bound past it (``--past-epochs``). How the states grow
+depends on where the crash bound stands against the leader-epoch bound E, since under Kafka's
+own leader moves every election after the first follows a crash:
+
+* Epochs past the crash bound C plus two add nothing (RF=2: (2, 4, 2) = (2, 7, 2)), so the
+  epoch bound is cut to C + 2 first.
+* On the diagonal (C = E - 1, the anchor: the crashes buy every epoch) the states grow along
+  both bounds at once: ``_diagonal`` takes the measured anchor with the largest E and grows it
+  with the log-log slope of the last two anchors (states ~ (E + 1) ** slope), and to more
+  records as the box's extrapolation grows with them. C = E - 2 is the anchor of E - 1 times
+  the measured effect of one more epoch (``_one_epoch_more``, 1.0 to 1.07).
+* Past the epoch bound (C >= E) each more crash is a restart no election follows: the states it
+  adds grow for a few crashes and then stay the same (RF=2, from 3 crashes past the anchor on,
+  to 14 measured: the states grow linearly in C, not as a power). ``_past_the_epoch_bound`` takes
+  the anchor's estimate and grows it as the measured line of the same E grows (``_steps``),
+  continuing a line past its rows with the growth of the line below; past the measured epoch
+  bounds, the amount a crash adds scales with E as a power measured between the last two lines
+  (RF=2: 2.25 to 2.29, from E = 2 to 6); past the measured records, as a power measured between
+  the lines of one and two records.
+* Elsewhere (no crash, or kmc 0.1's free moves, where epochs do not wait for crashes), the
+  largest box point below the bounds, grown one bound at a time with the local log-log slope
+  there: states ~ (bound + 1) ** slope.
+
+Checked on rows not in the table (``kmc check --protocol kip-320 -p hw-le-leo``, 2026-11-28):
+at RF=2, 243 rows up to 4 records, 8 epochs and 16 crashes read 0.66x to 1.13x (before the lines
+past the epoch bound, one slope per bound read up to 15x high there: (1, 8, 14) 8.2e6 against
+547,996); at RF=3 the BFS counts of docs/symbolic.md (Kafka 2.1 ``+reset-followers-on-epoch``,
+which the family factor counts as kip-320) read @RF3@. Not known: RF=3 past 1 record with
+crashes past the epoch bound (one line of two records, short), epochs past 7 at RF=3, and RF=4
+and up anywhere (one measured step). tests/unit/test_estimate.py keeps held-out rows within a
+factor of 1.5 at RF=2 and @RF3FACTOR@ at RF=3. Beyond three replicas each replica multiplies the
+states by ``REPLICA_STEP`` (measured from RF=3 to RF=4 at 1 record, 2 epochs, 1 crash; it grows
+with the bounds).
 
 Leader moves decide the size more than anything else. Kafka moves a leader only for a cause
 (a crash, a session expiry, a shutdown, a preferred election, a reassignment) and a broker applies
@@ -24,12 +47,18 @@ the default bounds: 258,199 against 7,534; at 3 records, 3 epochs, 2 crashes wit
 ``+kmc-0.1``: about 1e9 against 11.6 million), so they have their own table,
 ``MEASURED_UNORDERED``, measured the same way before today's leader moves existed.
 
-Later releases and other crash models are larger: ``config_states`` multiplies by
-``FAMILY_FACTOR`` (how many times kip-320's states each family of rules has at the replication
-factor's default bounds) and ``CRASH_FACTOR`` (power-loss crashes add each broker's flushed
-offset and the flushes), both measured by ``python bench/state_counts.py --families``. Acks,
-``min.insync.replicas`` and unclean election change the figure by small factors; an estimate is
-an order of magnitude.
+Later releases and other crash models are larger: ``config_states`` multiplies by how many
+times kip-320's states each family of rules has (``FAMILY_BY_RECORDS``) and, for power-loss
+crashes, how many times process crashes' states they have (``POWER_LOSS_BY_RECORDS``: each
+broker's flushed offset and the flushes), both by replication factor and records, measured by
+``python bench/state_counts.py --by-records``; both change with the records (at RF=3 from 1 to
+3 records Kafka 4.1's factor falls from 7.1 to 3.7 and power loss's rises from 6.1 to 32), and
+one factor each, measured at the default bounds, read Kafka 4.1 +reset-followers-on-epoch with
+power loss at 4 records, 4 epochs, 1 crash 0.27x (1.3e8 against BFS's 496,711,537; with the
+tables, 0.94x: 4.7e8). ``CRASH_FACTOR`` (``--families``) gives disk-loss crashes and each
+family's power-loss factor relative to kip-320's. Acks, ``min.insync.replicas``, unclean
+election and the fault bounds change the figure too, not counted; an estimate is an order of
+magnitude.
 """
 
 from __future__ import annotations
@@ -92,12 +121,14 @@ MEASURED_PAST_EPOCHS = {
         (2, 3, 8): 336286, (2, 3, 9): 397184, (2, 3, 10): 458082, (2, 3, 11): 518980,
     },
     3: {
-        (1, 2, 3): 446810, (1, 2, 4): 1152247, (1, 2, 5): 2107603, (1, 2, 6): 3143768,
-        (1, 2, 7): 4190074, (1, 2, 8): 5236708, (1, 3, 3): 659533, (1, 3, 4): 2211044,
-        (1, 3, 5): 4896626, (1, 3, 6): 8278486, (1, 3, 7): 11886958, (1, 3, 8): 15527706,
-        (1, 3, 9): 19169820, (1, 4, 3): 734493, (1, 4, 4): 3064953, (1, 4, 5): 8355691,
-        (1, 4, 6): 16606072, (1, 4, 7): 26589189, (1, 4, 8): 37133563, (1, 5, 4): 3496024,
-        (1, 5, 5): 11393481,
+        (1, 0, 3): 30099, (1, 1, 3): 177556, (1, 1, 4): 363241, (1, 2, 3): 446810,
+        (1, 2, 4): 1152247, (1, 2, 5): 2107603, (1, 2, 6): 3143768, (1, 2, 7): 4190074,
+        (1, 2, 8): 5236708, (1, 3, 3): 659533, (1, 3, 4): 2211044, (1, 3, 5): 4896626,
+        (1, 3, 6): 8278486, (1, 3, 7): 11886958, (1, 3, 8): 15527706, (1, 3, 9): 19169820,
+        (1, 4, 3): 734493, (1, 4, 4): 3064953, (1, 4, 5): 8355691, (1, 4, 6): 16606072,
+        (1, 4, 7): 26589189, (1, 4, 8): 37133563, (1, 5, 4): 3496024, (1, 5, 5): 11393481,
+        (1, 5, 6): 27043701, (1, 5, 7): 49929754, (1, 6, 5): 13267044, (2, 0, 3): 323305,
+        (2, 1, 3): 2057281, (2, 2, 3): 5446030, (2, 2, 4): 14627163,
     },
 }
 BOX = (3, 3, 2)
@@ -170,6 +201,25 @@ CRASH_FACTOR = {
     "kraft-elr": {"power-loss": 7.23, "disk-loss": 1.01},
 }
 
+# python bench/state_counts.py --by-records (2026-11-28 10:35 to 10:40, load 6 to 8; these replace
+# FAMILY_FACTOR in config_states: today's kernel gives up to 1.3x less at the same bounds, e.g.
+# Kafka 3.9 at RF=2's defaults 2.55, not 3.23): the factors above change with the records
+# (at 4 records, 4 epochs, 1 crash, RF=3: Kafka 4.1 +reset-followers-on-epoch has 2.97 times
+# kip-320's process-crash states, not 6.88, and its power-loss states are 59.7 times its
+# process-crash ones, not 7.23): each family's states / kip-320's, and kip-320's power-loss
+# states / its process-crash states, at (records, 2 epochs, 1 crash), by replication factor and
+# records; past the last records measured, extrapolated with the log-log slope of the last two
+FAMILY_BY_RECORDS = {
+    "broker-epoch": {2: {1: 0.78, 2: 0.79, 3: 0.81, 4: 0.82}, 3: {1: 0.83, 2: 0.83, 3: 0.83}},
+    "alter-partition": {2: {1: 1.61, 2: 1.32, 3: 1.06, 4: 0.84}, 3: {1: 2.88, 2: 2.21, 3: 1.84}},
+    "kraft": {2: {1: 2.82, 2: 2.55, 3: 2.29, 4: 2.02}, 3: {1: 5.57, 2: 3.91, 3: 3.15}},
+    "kraft-elr": {2: {1: 2.86, 2: 2.42, 3: 2.09, 4: 1.79}, 3: {1: 7.09, 2: 4.71, 3: 3.65}},
+}
+POWER_LOSS_BY_RECORDS = {
+    2: {1: 3.31, 2: 6.60, 3: 11.72, 4: 19.50},
+    3: {1: 6.08, 2: 15.40, 3: 32.12},
+}
+
 
 def family_of(rules) -> str:
     """The family of a rule set, for ``FAMILY_FACTOR``: the newest structural change it has."""
@@ -183,19 +233,39 @@ def family_of(rules) -> str:
 
 def config_states(config) -> float:
     """An estimate of the distinct states of ``config`` (a ``ModelConfig``): kip-320's
-    (``estimated_states``) times its family's and its crash model's measured factors. The fault
-    bounds add more, not counted."""
+    (``estimated_states``) times its family's and its crash model's measured factors at its
+    records. The fault bounds add more, not counted."""
     b = config.bounds
     states = estimated_states(config.replication_factor, b.max_records, b.max_leader_epoch,
                               b.max_crashes, symmetry=config.symmetry,
                               unordered=unordered_moves(config.rules))
     if "isr-expansion-as-own-step" in set(config.rules):
         states *= ISR_EXPANSION_STEP["unordered" if unordered_moves(config.rules) else "ordered"]
-    family = family_of(config.rules)
-    states *= FAMILY_FACTOR.get(family, {}).get(min(config.replication_factor, 3), 1.0)
+    family, rf = family_of(config.rules), min(config.replication_factor, 3)
+    states *= _by_records(FAMILY_BY_RECORDS.get(family, {}).get(rf), b.max_records,
+                          FAMILY_FACTOR.get(family, {}).get(rf, 1.0))
     if b.max_crashes and b.max_unflushed_losses:
-        states *= CRASH_FACTOR.get(family, {}).get(config.crash_model, 1.0)
+        crash = CRASH_FACTOR.get(family, {}).get(config.crash_model, 1.0)
+        if config.crash_model == "power-loss":  # the family's own, relative to kip-320's
+            crash *= (_by_records(POWER_LOSS_BY_RECORDS[rf], b.max_records, 1.0)
+                      / CRASH_FACTOR["kip-320"]["power-loss"])
+        states *= crash
     return states
+
+
+def _by_records(factors: dict | None, records: int, default: float) -> float:
+    """A factor of ``FAMILY_BY_RECORDS`` or ``POWER_LOSS_BY_RECORDS`` at ``records``: measured,
+    the fewest measured below them, or past the most grown with the log-log slope of the last
+    two; ``default`` without a table."""
+    if not factors:
+        return default
+    if records in factors:
+        return factors[records]
+    if records < min(factors):
+        return factors[min(factors)]
+    last, before = sorted(factors)[-1], sorted(factors)[-2]
+    slope = math.log(factors[last] / factors[before]) / math.log((last + 1) / (before + 1))
+    return factors[last] * ((records + 1) / (last + 1)) ** slope
 
 
 def unordered_moves(rules) -> bool:
@@ -250,8 +320,8 @@ def _one_epoch_more(table: dict) -> float:
     """How many times the states grow with an epoch bound two above the crash bound instead of
     one (the last epoch a crash cannot buy, but an election at the start can: RF=2 (1, 6, 4) /
     (1, 5, 4) = 1.07): at the largest epoch bound measured with one record."""
-    e = max(e for r, e, c in table if r == 1 and c == e - 2 and (1, e - 1, e - 2) in table)
-    return table[(1, e, e - 2)] / table[(1, e - 1, e - 2)]
+    measured = [e for r, e, c in table if r == 1 and c == e - 2 and (1, e - 1, e - 2) in table]
+    return table[(1, max(measured), max(measured) - 2)] / table[(1, max(measured) - 1, max(measured) - 2)] if measured else 1.0
 
 
 def _diagonal(table: dict, records: int, epochs: int) -> float:

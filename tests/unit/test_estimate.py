@@ -50,8 +50,8 @@ def test_crashes_past_the_epoch_bound_are_within_a_factor_of_one_and_a_half(boun
 # BFS counts of Kafka 2.1 +reset-followers-on-epoch, RF=3 (docs/symbolic.md, "Past BFS's reach,
 # along records and epochs (issue 29ab)": kmc check -p no-acked-loss, 2026-11-28), rows not in
 # MEASURED (which has kip-320 without the reset rule); too slow to count here (26 s to 443 s)
-HELD_OUT_RF3 = {(1, 5, 8): 79_632_876, (1, 6, 10): 290_994_920, (1, 7, 6): 49_345_658,
-                (2, 4, 3): 9_783_728}
+HELD_OUT_RF3 = {(1, 5, 8): 79_632_876, (1, 6, 7): 86_431_424, (1, 6, 10): 290_994_920,
+                (1, 7, 6): 49_345_658, (2, 4, 3): 9_783_728}
 
 
 def _reset_rf3(bounds):
@@ -60,13 +60,25 @@ def _reset_rf3(bounds):
 
 
 @pytest.mark.parametrize("bounds", sorted(HELD_OUT_RF3))
-def test_rf3_past_the_table_is_within_a_factor_of_two(bounds):
+def test_rf3_past_the_table_is_within_a_factor_of_one_and_a_half(bounds):
+    # measured 0.84x to 0.97x; one slope per bound read 1/5/8 1.8x, 1/6/10 1.9x, 1/7/6 0.61x
     assert bounds not in MEASURED[3]
     actual = HELD_OUT_RF3[bounds]
     estimate = config_states(_reset_rf3(bounds))
-    assert actual / 2 <= estimate <= actual * 2, (estimate, actual)
+    assert actual / 1.5 <= estimate <= actual * 1.5, (estimate, actual)
 
 
 def test_a_bfs_stopped_at_its_memory_limit_is_not_estimated_below_what_it_had_found():
     # 1/6/16: BFS stopped INCOMPLETE at 8 GiB with 118,976,165 states, levels still growing (29ab)
     assert config_states(_reset_rf3((1, 6, 16))) > 118_976_165
+
+
+def test_power_loss_at_four_records_counts_the_flushed_offsets():
+    # Kafka 4.1 +reset-followers-on-epoch, RF=3, power loss, 4 records, epochs <= 4, 1 crash:
+    # 496,711,537 states (the lead's BFS, 2026-11-28, HOLDS). Not fitted to: the by-records
+    # factors are measured at 1 to 3 records, 2 epochs, 1 crash. One factor each, measured at
+    # the default bounds, read it 0.27x (power loss x7.2 where it is x60 at 4 records).
+    config = ModelConfig(kafka_version="4.1", rule_changes=("+reset-followers-on-epoch",),
+                         replication_factor=3, crash_model="power-loss", bounds=Bounds(4, 4, 1, 1))
+    actual = 496_711_537
+    assert actual / 2 <= config_states(config) <= actual * 2, config_states(config)
