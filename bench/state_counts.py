@@ -99,8 +99,10 @@ def by_records(time_limit: float, memory_limit: int) -> None:
     base = {(rf, r): states(rf, r) for rf, records in RECORDS.items() for r in records}
     print("POWER_LOSS_BY_RECORDS = {")
     for rf, records in RECORDS.items():
-        factors = {r: n / base[(rf, r)] for r in records if (n := states(rf, r, crash="power-loss"))}
-        print(f"    {rf}: {{{', '.join(f'{r}: {f:.2f}' for r, f in factors.items())}}},", flush=True)
+        factors = {r: n / base[(rf, r)] for r in records
+                   if (n := states(rf, r, crash="power-loss"))}
+        shown = ", ".join(f"{r}: {f:.2f}" for r, f in factors.items())
+        print(f"    {rf}: {{{shown}}},", flush=True)
     print("}")
     print("FAMILY_BY_RECORDS = {")
     for family, version in FAMILY_RELEASES.items():
@@ -130,7 +132,8 @@ def past_epochs(rfs, time_limit: float, memory_limit: int, past: int) -> None:
                            memory_limit=memory_limit, disk_limit=0)
             cpu = resource.getrusage(resource.RUSAGE_SELF).ru_utime - before
             if result.limit is not None:
-                print(f"        # ({records}, {epochs}, {crashes}) RF={rf}: stopped at {result.limit}"
+                print(f"        # ({records}, {epochs}, {crashes}) RF={rf}: stopped at "
+                      f"{result.limit}"
                       f" after {result.stats.distinct_states} states, {cpu:.0f} s user", flush=True)
                 break
             print(f"        ({records}, {epochs}, {crashes}): {result.stats.distinct_states},  "
