@@ -23,8 +23,10 @@ to the pinned length, within ``--budget`` seconds of wall-clock time, and prints
 
 A summary line counts the four. Exit codes: 0 (no DIFFERENT), 1 (some DIFFERENT), 2 (bad input:
 one line). Wall time is inflated on a loaded machine, so each line also gives the process's
-CPU seconds (z3 runs in this process). The whole run is not part of ``make bench`` (about 35
-minutes at the default budget: docs/symbolic.md, "BMC against BFS on every known-results row").
+CPU seconds (z3 runs in this process). The whole run is not part of ``make bench``: 22 minutes
+at the default budget on the shared 2-core machine of 2026-11-28, and at least 18 on any machine
+(the 18 rows not reached take their whole budget; docs/symbolic.md, "BMC against BFS on every
+known-results row").
 """
 
 from __future__ import annotations
