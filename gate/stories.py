@@ -214,6 +214,29 @@ story(
     expect=_both_in_elr,
     words=("isr-shrink-out-of-sync-set",))
 
+def _fenced_last_known_leader_waits(model, states) -> str:
+    c = states[-1].controller
+    if c.leader != -1:
+        return (f"broker 1's unclean-shutdown record emptied the ELR and elected broker {c.leader}, "
+                f"the last known leader, though it is down and fenced (live {c.live_brokers})")
+    return ""
+
+
+story(
+    "KAFKA-19522 (4.1): the record that empties the ELR does not elect a fenced last known leader",
+    source="PartitionChangeBuilder.canElectLastKnownLeader at 4.1.0 (kafka-metadata "
+           "4.1.0-sources.jar): the last known leader must pass isAcceptableLeader, which "
+           "ReplicationControlManager.generateLeaderAndIsrUpdates builds from "
+           "ClusterControlManager.isActive (not fenced); 4.0.2's bytecode skips the test",
+    config=_kafka("4.1", max_leader_epoch=3, max_crashes=3),
+    steps=[("BrokerCrash", (1,)), ("ControllerHandleBrokerFailure", (1, 0)),
+           ("BrokerCrash", (0,)), ("ControllerHandleBrokerFailure", (0, -1)),
+           ("BrokerRestart", (0,)), ("BrokerCrash", (0,)),
+           ("ControllerHandleBrokerFailure", (0, -1)), ("BrokerRestart", (1,))],
+    expect=_fenced_last_known_leader_waits,
+    words=("last-known-leader-check",))
+
+
 def applies(s: Story, config: ModelConfig) -> bool:
     """Can the story's configuration be built (a flipped rule may make it one kmc refuses)?"""
     try:

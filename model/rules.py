@@ -220,10 +220,11 @@ RULE_ELR = rule(
     "eligible-leader-replicas", since="4.1",
     source="KIP-966 (PartitionChangeBuilder ELR, "
            "ReplicationControlManager.handleBrokerUncleanShutdown: kafka-metadata "
-           "4.1.2-sources.jar; 4.0 with eligible.leader.replicas.version=1, default on new 4.1 "
-           "clusters)",
+           "4.1.2-sources.jar, whose record PartitionChangeBuilder.build also elects, tryElection "
+           "at 4.1.0; 4.0 with eligible.leader.replicas.version=1, default on new 4.1 clusters)",
     summary="replicas leaving an ISR below min.insync.replicas stay eligible to lead; a broker "
-            "that restarts after an unclean shutdown leaves the ISR and the ELR",
+            "that restarts after an unclean shutdown leaves the ISR and the ELR, by a record "
+            "that may elect (the last known leader, once the ELR is empty)",
     requires=("kraft", "alter-partition"), features=("elr",))
 RULE_LAST_KNOWN_LEADER_CHECK = rule(
     "last-known-leader-check", since="4.1",
@@ -231,19 +232,7 @@ RULE_LAST_KNOWN_LEADER_CHECK = rule(
            "4.1.0-sources.jar; 4.0.0's tests isAcceptableLeader the wrong way round)",
     summary="the last known leader is elected from an empty ISR and ELR only if it is not fenced "
             "(3.7-4.0 elected it anyway)",
-    requires=("eligible-leader-replicas",),
-    unobservable="an equivalent mutant in kmc's model, argued from the kernel: a last known "
-                 "leader is recorded only while the partition has no leader (every election "
-                 "clears it, update_elr), so a removal never reaches the check; the only "
-                 "election from a leaderless partition is at a broker's registration "
-                 "(controller_register_broker), which elects only the registering broker, and "
-                 "that broker is live and not shutting down, so the check passes for it. In "
-                 "Kafka the fenced last known leader is elected at its own registration, before "
-                 "it is unfenced (docs/conformance.md, kafka-19522); kmc registers and unfences "
-                 "in one step (docs/kraft.md, known difference 3), so that moment is no state. "
-                 "Probes, same states either way: 4.1 RF=2 2 crashes 23,213; 4.1 RF=2 a "
-                 "power-loss crash, a session expiry, a controlled shutdown 4,237,747 (issue "
-                 "32d; docs/testing.md)")
+    requires=("eligible-leader-replicas",))
 RULE_ISR_SHRINK_OUT_OF_SYNC_SET = rule(
     "isr-shrink-out-of-sync-set", since="4.0",
     source="Partition.maybeShrinkIsr / getOutOfSyncReplicas (one AlterPartition without every "

@@ -160,8 +160,6 @@ def crosscheck(config: ModelConfig, samples: int = 10, seed: int = 7, *,
         state = codec.decode(row, lay)
         pre = encode(enc.d, state)
         mine = kernel_successors(spec, row)
-        if enc.d.expiries:  # (issue 29ac: see ``without_ignored_requests``)
-            mine = [(a, without_ignored_requests(key, lay)) for a, key in mine]
         for action, key in mine:
             result.transitions[action.name] += 1
             nxt = codec.decode(np.frombuffer(key, dtype=np.int8), lay)
@@ -178,25 +176,6 @@ def crosscheck(config: ModelConfig, samples: int = 10, seed: int = 7, *,
                 result.disagreements.append(Disagreement("narrower", state, action, nxt))
     result.seconds = time.monotonic() - started
     return result
-
-
-def without_ignored_requests(key: bytes, lay) -> bytes:
-    """A kernel successor (row bytes) without the LeaderAndIsr requests its broker would ignore
-    (a running broker's, of an epoch not newer than its own). Only ControllerUnfenceBroker makes
-    one (issue 29ac): it resends the partition's current state to a broker that may already be
-    in that epoch, and the kernel's ``controller_unfence_broker`` does not run ``finish``, which
-    drops such requests, nor do the actions after it that leave the broker's epoch alone
-    (FollowerTruncate, the controller's), so the request stays until one that does. The
-    encoding runs ``finish`` after every action and drops it at once. No action reads such a
-    request (BecomeLeaderOrFollower skips an epoch not newer than the broker's, a stop drops
-    them all), so the two agree on everything else; the cross-check compares them without it
-    under ``--max-session-expiries`` (the kernel's behaviour is reported in issue 29ac)."""
-    state = codec.decode(np.frombuffer(key, dtype=np.int8), lay)
-    kept = tuple(q for q in state.leader_and_isr
-                 if not (state.replicas[q[0]].alive and q[1] <= state.replicas[q[0]].leader_epoch))
-    if kept == state.leader_and_isr:
-        return key
-    return codec.encode(state._replace(leader_and_isr=kept), lay).tobytes()
 
 
 def _config(protocol: str, rules=(), **settings) -> ModelConfig:

@@ -1154,14 +1154,54 @@ class Encoder:
         # and reaches the leader as a change (the kernel's ``write_elr_change``, issue 29ad)
         elr_only = z3.And(s.elr[b], z3.Not(s.c_isr[b]))
         elr_record = self.put_change(self.commit(kept), s.c_epoch, s.c_isr, s.c_live)
+        # the record also elects (the kernel's ``unclean_shutdown_election``, issue 29ae)
+        elections, no_election = self._unclean_shutdown_elections(s, kept, b, target)
         out = []
-        handlings = [(z3.And(z3.Not(bump), z3.Not(elr_only)), kept),
-                     (z3.And(z3.Not(bump), elr_only), elr_record), (bump, out_of_isr)]
+        handlings = [(z3.And(no_election, z3.Not(bump), z3.Not(elr_only)), kept),
+                     (z3.And(no_election, z3.Not(bump), elr_only), elr_record),
+                     (z3.And(no_election, bump), out_of_isr)] + elections
         if self.d.shutdowns:  # issue 29ac: a clean-shutdown file, so no unclean handling
             handlings = [(z3.And(z3.Not(r.clean), g), hh) for g, hh in handlings] + [(r.clean, h)]
         for handled, hh in handlings:
             out += self.register_with_elr(hh, b, guard + [handled])
         return out
+
+    def _unclean_shutdown_elections(self, s: SState, kept: SState, b: int, target: list):
+        """The election in the record that handles ``b``'s unclean shutdown (the kernel's
+        ``unclean_shutdown_election`` and ``handle_unclean_shutdown``; Kafka's
+        ``ReplicationControlManager.generateLeaderAndIsrUpdates`` with
+        ``brokerWithUncleanShutdown``, whose ``PartitionChangeBuilder.build`` runs
+        ``tryElection``: kafka-metadata 4.1.0-sources.jar; issue 29ae). It runs when ``b`` is in
+        the ISR or the ELR, the leader is not valid (none, ``b`` itself, or not an acceptable
+        member of the target ISR: ``isValidNewLeader(partition.leader)``) and a leader epoch is
+        left: ``elect_with_elr`` on ``kept`` (the ELR without ``b``), ``b`` never acceptable
+        (but, without ``last-known-leader-check``, 3.7-4.0, elected as the last known leader).
+        Returns ``(cases, no_election)``: one ``(guard, state before registering)`` per winner,
+        plus the partition left leaderless when a leader that is not valid has no successor;
+        ``no_election`` guards the records that elect nobody (ISR, ELR-only, none)."""
+        n, F = self.n, z3.BoolVal(False)
+        may = self.leadable(kept, s.c_live)
+        valid = z3.Or([z3.And(s.c_leader == j, target[j], may[j]) for j in range(n) if j != b])
+        runs = z3.And(z3.Or(s.c_isr[b], s.elr[b]), z3.Not(valid), self.epoch_available(s))
+        picks, from_isr, unclean = self.elect_with_elr(kept, target, may, b)
+        epoch = s.c_epoch + 1
+        out = []
+        for c in range(n):  # (``b`` too: without KAFKA-19522's check, as the last known leader)
+            isr = [ite(from_isr, target[j], z3.BoolVal(j == c)) for j in range(n)]
+            nxt = self.send_leader_and_isr(self.commit(kept), epoch, num.val(c), isr, s.c_live)
+            nxt = self.elr_change(kept, nxt, isr, num.val(c), unclean).but(
+                c_leader=num.val(c), c_epoch=epoch, c_isr=isr)
+            nxt = self.recovering_after(nxt, unclean)
+            nxt = nxt.but(elr=[F if j == b else nxt.elr[j] for j in range(n)])
+            out.append((z3.And(runs, picks[c]), nxt))
+        nobody = z3.Not(z3.Or(picks))
+        lost = self.send_leader_and_isr(self.commit(kept), epoch, num.val(NO_LEADER), target,
+                                        s.c_live)
+        lost = self.elr_change(kept, lost, target, num.val(NO_LEADER)).but(
+            c_leader=num.val(NO_LEADER), c_epoch=epoch, c_isr=target)
+        lost = lost.but(elr=[F if j == b else lost.elr[j] for j in range(n)])
+        out.append((z3.And(runs, nobody, s.c_leader != NO_LEADER), lost))
+        return out, z3.Not(z3.And(runs, z3.Or(z3.Not(nobody), s.c_leader != NO_LEADER)))
 
     def register_with_elr(self, hh: SState, b: int, guard: list) -> list:
         """``register_broker`` under KIP-966 (the kernel's ``controller_register_broker``), on

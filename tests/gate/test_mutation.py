@@ -70,11 +70,12 @@ KILLERS = {
     (GUARD, "delayed-fetch-needs-leader"): "NOT_LEADER_FOR_PARTITION (2.0): a delayed fetch that reaches a broker no longer leading changes nothing there",
     (GUARD, "alter-needs-current-leader"): "FENCED_LEADER_EPOCH (2.8, ZooKeeper): an AlterIsr from an older leader epoch is refused, even one asking for the ISR the controller already has",
     (RULE, "isr-shrink-out-of-sync-set"): "KIP-966 (4.1): one AlterPartition takes two lagging followers out of the ISR, below min.insync.replicas, and both join the ELR",
+    # issue 29ae: the unclean-shutdown record elects, so a fenced last known leader can win there
+    (RULE, "last-known-leader-check"): "KAFKA-19522 (4.1): the record that empties the ELR does not elect a fenced last known leader",
 }
 
 SURVIVORS = {
     (RULE, "controller-epoch"): RULES["controller-epoch"].unobservable,
-    (RULE, "last-known-leader-check"): RULES["last-known-leader-check"].unobservable,
     (RULE, "producer-state-five-batches"): RULES["producer-state-five-batches"].unobservable,
     (RULE, "unknown-producer-accepts-any-sequence"):
         RULES["unknown-producer-accepts-any-sequence"].unobservable,

@@ -111,7 +111,7 @@ def test_kafka_3197_before_0_10_one_in_flight_was_per_broker():
              check(producer("0.9", rule_changes=("+in-flight-per-partition",), **options),
                    ["in-order"])]
     assert [r.verdict("in-order") for r in fixed] == [HOLDS, HOLDS]
-    assert fixed[0].stats.distinct_states == fixed[1].stats.distinct_states == 3943  # the rule
+    assert fixed[0].stats.distinct_states == fixed[1].stats.distinct_states == 3847  # the rule
 
 
 def test_out_of_order_sequence_and_unknown_producer_id_by_release():

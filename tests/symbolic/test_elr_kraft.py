@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+import z3
 
 from checker.symbolic.crosscheck import CONFIGS, crosscheck
 from checker.symbolic.induction import INCONCLUSIVE, PROVED, prove
@@ -153,5 +154,39 @@ def test_an_elr_member_restarting_writes_a_record_in_the_encoding_too():
         assert crosscheck(CONFIGS[label], samples=8, seed=5, where=_handled_broker_down_in_elr).agrees
         result = crosscheck(CONFIGS[label], samples=8, seed=5, encoder=NoRecordForAnElrMember,
                             where=_handled_broker_down_in_elr)
+        assert result.disagreements, label
+        assert {d.action.name for d in result.disagreements} == {"BrokerRestart"}, label
+
+
+class NoElectionInTheUncleanShutdownRecord(Encoder):
+    """Before issue 29ae: the record that handles an unclean shutdown elects nobody (Kafka's
+    ``PartitionChangeBuilder.build`` runs ``tryElection`` on it too)."""
+
+    def _unclean_shutdown_elections(self, s, kept, b, target):
+        return [], z3.BoolVal(True)
+
+
+def _leaderless_with_a_candidate_back(state) -> bool:
+    """Leaderless; a down broker whose failure was handled is in the ELR, and a running, live
+    broker is in the ELR or is the last known leader: that broker's restart may elect."""
+    c = state.controller
+    n = len(state.replicas)
+    return c.leader == -1 and any(
+        not state.replicas[j].alive and j not in c.live_brokers and j in state.elr
+        for j in range(n)) and any(
+        state.replicas[j].alive and j in c.live_brokers
+        and (j in state.elr or j in state.last_known_elr) for j in range(n))
+
+
+def test_the_unclean_shutdown_record_elects_in_the_encoding_too():
+    """Issue 29ae: the encoding mirrors the kernel's ``unclean_shutdown_election`` (the record
+    that takes a restarting broker out of the ELR elects, e.g. the last known leader once the
+    ELR is empty), and the encoding without it is caught, on BrokerRestart only."""
+    for label in (RF2, RF3):
+        assert crosscheck(CONFIGS[label], samples=8, seed=3,
+                          where=_leaderless_with_a_candidate_back).agrees, label
+        result = crosscheck(CONFIGS[label], samples=8, seed=3,
+                            encoder=NoElectionInTheUncleanShutdownRecord,
+                            where=_leaderless_with_a_candidate_back)
         assert result.disagreements, label
         assert {d.action.name for d in result.disagreements} == {"BrokerRestart"}, label

@@ -9,13 +9,13 @@ rules that changed between releases are switches read from ``cfg`` (``model/rule
 
 from __future__ import annotations
 
-from model.kernel.actions.controller import handle_unclean_shutdown
+from model.kernel.actions.controller import handle_unclean_shutdown, unclean_shutdown_election
 from model.kernel.actions.step import (
     BECOME_LEADER_OR_FOLLOWER, BROKER_APPLY_PARTITION_CHANGE,
     BROKER_HANDLE_ZOMBIE_LEADER_AND_ISR, BROKER_RESTART, BROKER_SHUTDOWN,
     CHECKPOINT_HIGH_WATERMARK, NO_ARG, begin,
 )
-from model.kernel.controller import controller_register_broker
+from model.kernel.controller import NOBODY, controller_register_broker
 from model.kernel.fields import (
     NO_LEADER, UNDEFINED_EPOCH, alter_in_flight, alter_isr, broker_count, change_current,
     change_isr, change_leader_epoch, change_pending, checkpointed_hw, clear_alter, clear_change,
@@ -179,7 +179,10 @@ def broker_restart(s, lay, cfg, out, acts, k):
     controller noticed its failure comes back as if nothing happened, in the same leader epoch;
     since, its new broker epoch tells the controller it bounced, and the controller handles the
     failure first (``processBrokerChange``: ``onBrokerFailure`` then ``onBrokerStartup``), so
-    the restart follows ControllerHandleBrokerFailure."""
+    the restart follows ControllerHandleBrokerFailure. Under KIP-966 the controller first
+    handles an unclean shutdown (``handle_unclean_shutdown``), whose record may elect: one
+    successor per choice of that election (issue 29ae; one, but under
+    ``unordered-leader-moves``)."""
     live = controller_live(s, lay)
     bounce_noticed = cfg[RULE_BROKER_EPOCH] != 0
     for b in range(broker_count(lay)):
@@ -188,20 +191,49 @@ def broker_restart(s, lay, cfg, out, acts, k):
         if bounce_noticed and has(live, b):
             continue  # KIP-380: the controller handles the failure first
         begin(s, out, acts, k, BROKER_RESTART, b, NO_ARG)
-        t = out[k]
-        set_alive(t, lay, b, True)
-        set_flushed_offset(t, lay, b, log_end_offset(t, lay, b) if cfg[POWER_LOSS] != 0 else 0)
-        if cfg[MAX_CONTROLLED_SHUTDOWNS] > 0:
-            set_shutting_down(t, lay, b, False)
-        if cfg[RULE_BROKER_EPOCH_IN_FETCH] != 0:
-            new_incarnation(t, lay, cfg, b)
-        if cfg[RULE_ELR] != 0:
-            if not shut_down_cleanly(t, lay, b):
-                handle_unclean_shutdown(t, lay, cfg, b)
-            set_shut_down_cleanly(t, lay, b, False)  # the clean-shutdown file is read once
-        controller_register_broker(t, t, lay, cfg, b)
-        k += 1
+        start_broker(out[k], lay, cfg, b)
+        candidates, how = 0, NOBODY
+        if cfg[RULE_ELR] != 0 and not shut_down_cleanly(out[k], lay, b):
+            candidates, how = unclean_shutdown_election(out[k], lay, cfg, b)
+        if candidates == 0:
+            register_restarted(out[k], lay, cfg, b, NO_LEADER, how)
+            k += 1
+            continue
+        first = True  # one successor per choice of the election (several only when unordered)
+        for c in range(broker_count(lay)):
+            if not has(candidates, c):
+                continue
+            if not first:
+                begin(s, out, acts, k, BROKER_RESTART, b, NO_ARG)
+                start_broker(out[k], lay, cfg, b)
+            first = False
+            register_restarted(out[k], lay, cfg, b, c, how)
+            k += 1
     return k
+
+
+@kernel
+def start_broker(t, lay, cfg, b):
+    """``b`` runs again: its log recovered (under power loss, what survived is on disk), not
+    shutting down, and under KIP-903 a new incarnation."""
+    set_alive(t, lay, b, True)
+    set_flushed_offset(t, lay, b, log_end_offset(t, lay, b) if cfg[POWER_LOSS] != 0 else 0)
+    if cfg[MAX_CONTROLLED_SHUTDOWNS] > 0:
+        set_shutting_down(t, lay, b, False)
+    if cfg[RULE_BROKER_EPOCH_IN_FETCH] != 0:
+        new_incarnation(t, lay, cfg, b)
+
+
+@kernel
+def register_restarted(t, lay, cfg, b, winner, how):
+    """The running ``b`` registers: under KIP-966 the controller first handles an unclean
+    shutdown (``handle_unclean_shutdown``, electing ``winner``, chosen ``how``, if not
+    ``NO_LEADER``), then the registration itself (``controller_register_broker``)."""
+    if cfg[RULE_ELR] != 0:
+        if not shut_down_cleanly(t, lay, b):
+            handle_unclean_shutdown(t, lay, cfg, b, winner, how)
+        set_shut_down_cleanly(t, lay, b, False)  # the clean-shutdown file is read once
+    controller_register_broker(t, t, lay, cfg, b)
 
 
 @kernel

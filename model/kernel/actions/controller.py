@@ -31,6 +31,7 @@ from model.kernel.fields import (
 )
 from model.kernel.guards import G_ALTER_NEEDS_CURRENT_LEADER, skipped
 from model.kernel.jit import kernel
+from model.kernel.transitions import finish
 from model.kernel.params import (
     MAX_CONTROLLED_SHUTDOWNS, MAX_PREFERRED_ELECTIONS, MAX_REASSIGNMENTS, MAX_SESSION_EXPIRIES,
 )
@@ -251,25 +252,71 @@ def forget_unclean_member(t, lay, cfg, b, unclean_shutdown):
 
 
 @kernel
-def handle_unclean_shutdown(t, lay, cfg, b):
+def unclean_shutdown_election(t, lay, cfg, b):
+    """The election in the record that handles ``b``'s unclean shutdown (KIP-966, 4.0+; issue
+    29ae): Kafka builds that record with ``PartitionChangeBuilder`` like any other change, and
+    ``build`` runs ``tryElection`` (``ReplicationControlManager.generateLeaderAndIsrUpdates``
+    with ``brokerWithUncleanShutdown = b``, whose ``isAcceptableLeader`` leaves out ``b`` and
+    takes only active brokers, ``ClusterControlManager.isActive``; kafka-metadata
+    4.1.0-sources.jar, the same in 4.1.1 and 4.2.0). A current leader that is still valid
+    (``electAnyLeader``: ``isValidNewLeader(partition.leader)``, in the target ISR and
+    acceptable) stays; otherwise the first acceptable member of the target ISR, or, that ISR
+    empty, of the ELR without ``b``; then ``canElectLastKnownLeader`` (the ISR and that ELR
+    empty: the one last known leader, if acceptable since KAFKA-19522); then, where unclean
+    election is allowed, any acceptable replica (``leader_candidates``). So the record that
+    empties the ELR of a leaderless partition elects the last known leader when it is back and
+    unfenced: before issue 29ae kmc elected nobody there (docs/kraft.md, known difference 5).
+    Returns ``(candidates, how)``, ``(0, NOBODY)`` when the record elects nobody new: ``b`` in
+    neither the ISR nor the ELR (no record), a valid leader, or no leader epoch left under
+    the max-leader-epoch bound (then the record is written without the election, as a
+    registration at the bound elects nobody, ``controller_register_broker``)."""
+    isr, leader = controller_isr(t, lay), controller_leader(t, lay)
+    eligible, last = elr(t, lay), last_known_elr(t, lay)
+    if not has(isr, b) and not has(eligible, b):
+        return 0, NOBODY
+    target = target_isr_without(cfg, isr, b)
+    if leader != NO_LEADER and leader != b and has(target, leader) and may_lead(t, lay, cfg, leader):
+        return 0, NOBODY
+    if not epoch_available(t, lay, cfg):
+        return 0, NOBODY
+    set_elr(t, lay, eligible & ~(1 << b), last)  # the target ELR leaves b out
+    candidates, how = leader_candidates(t, lay, cfg, target, b)
+    set_elr(t, lay, eligible, last)
+    return candidates, how
+
+
+@kernel
+def handle_unclean_shutdown(t, lay, cfg, b, winner, how):
     """KIP-966 (4.0+): a broker that registers after an unclean shutdown (no clean-shutdown
     file: it crashed) may have lost what it had not flushed, so the controller takes it out of
-    the ISR and the ELR (``ReplicationControlManager.handleBrokerUncleanShutdown``). It is not
-    the leader (KIP-380: its failure was handled before it could register). Kafka 4.1 looks only
-    at partitions with ``b`` in the ISR or the ELR (``handleBrokerShutdown`` iterates
+    the ISR and the ELR (``ReplicationControlManager.handleBrokerUncleanShutdown``). Kafka 4.1
+    looks only at partitions with ``b`` in the ISR or the ELR (``handleBrokerShutdown`` iterates
     ``brokersToIsrs`` and ``brokersToElrs``, and ``BrokersToElrs`` tracks the ELR alone), so a
     last known leader that restarts stays the last known leader (kafka-metadata
-    4.1.0-sources.jar). When ``b`` is in the ELR only, the record sets only the ELR, and still
-    bumps the partition epoch (``write_elr_change``; issue 29ad: before, no record)."""
+    4.1.0-sources.jar). The record also elects (``unclean_shutdown_election``, issue 29ae):
+    ``winner`` (``NO_LEADER`` for nobody), chosen ``how``, gets the next leader epoch; a leader
+    that is no longer valid (only ``b`` itself, elected while fenced under
+    ``-last-known-leader-check``) with nobody to replace it leaves the partition leaderless.
+    Otherwise, when ``b`` is in the ELR only, the record sets only the ELR, and still bumps the
+    partition epoch (``write_elr_change``; issue 29ad: before, no record). ``b`` is not the
+    leader otherwise (KIP-380: its failure was handled before it could register)."""
     isr, leader = controller_isr(t, lay), controller_leader(t, lay)
     if not has(isr, b) and not has(elr(t, lay), b):
         return
     target = target_isr_without(cfg, isr, b)
+    epoch = controller_leader_epoch(t, lay)
+    lost = False  # a leader that is no longer valid, nobody to replace it
+    if leader != NO_LEADER and winner == NO_LEADER and epoch_available(t, lay, cfg):
+        lost = leader == b or not has(target, leader) or not may_lead(t, lay, cfg, leader)
+    if winner != NO_LEADER or lost:
+        write_partition(t, t, lay, cfg, winner, epoch + 1, isr_after_election(cfg, target, winner, how),
+                        controller_live(t, lay), how)
+        forget_unclean_member(t, lay, cfg, b, True)
+        return
     if target == isr:  # b is in the ELR, not the ISR: a record that changes only the ELR
         forget_unclean_member(t, lay, cfg, b, True)
         write_elr_change(t, lay, cfg)
         return
-    epoch = controller_leader_epoch(t, lay)
     bump = target != isr and isr_shrink_bumps_epoch(cfg)
     if bump:
         if not epoch_available(t, lay, cfg):
@@ -301,7 +348,16 @@ def controller_unfence_broker(s, lay, cfg, out, acts, k):
     """ControllerUnfenceBroker(broker): a running broker the controller had lost registers again
     (a new ZooKeeper session: ``KafkaController.onBrokerStartup``) or heartbeats again (KRaft
     ``handleBrokerUnfenced``): it is live again and is sent the partition's state, electing it
-    first if the partition is offline and it may lead."""
+    first if the partition is offline and it may lead. The state sent to a broker already in
+    the current leader epoch (a follower fenced by a shrink that kept the leader epoch, 3.6+)
+    carries nothing new, and the broker ignores it: ZooKeeper mode
+    (``ReplicaManager.becomeLeaderOrFollower`` at 2.2.0 and 3.8.0) applies a LeaderAndIsr only
+    if its leader epoch is newer than the partition's, and answers one that matches it
+    STALE_CONTROLLER_EPOCH; in KRaft the broker already has the registration (a fenced broker
+    keeps replaying the metadata log, and unfencing writes only a
+    ``BrokerRegistrationChangeRecord``, ``ReplicationControlManager.handleBrokerUnfenced`` at
+    4.1.0). ``finish`` drops such a request, as after a broker's own steps (issue 29ae; review
+    s11 finding 4: it stayed in the state until a later step ran ``finish``)."""
     if cfg[MAX_SESSION_EXPIRIES] == 0:
         return k
     for b in range(broker_count(lay)):
@@ -309,6 +365,7 @@ def controller_unfence_broker(s, lay, cfg, out, acts, k):
             continue
         begin(s, out, acts, k, CONTROLLER_UNFENCE_BROKER, b, NO_ARG)
         controller_register_broker(s, out[k], lay, cfg, b)
+        finish(out[k], lay, cfg)
         k += 1
     return k
 
