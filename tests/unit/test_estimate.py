@@ -47,6 +47,23 @@ def test_crashes_past_the_epoch_bound_are_within_a_factor_of_one_and_a_half(boun
     assert actual / 1.5 <= estimate <= actual * 1.5, (estimate, actual)
 
 
+@pytest.mark.parametrize("rf, bounds", [(2, (0, 3, 8)), (2, (0, 6, 14)), (3, (0, 2, 6))])
+def test_no_records_past_the_epoch_bound_is_an_order_of_magnitude(rf, bounds):
+    # review s12: with no 0-record line measured, the power-law fallback read 14x, 46x and 11x
+    # high here (and 5,000x at RF=3 (0, 2, 20)); the 1-record line's relative growth reads 0.5x-4.5x
+    actual = _count(rf, bounds)
+    estimate = estimated_states(rf, *bounds)
+    assert actual / 5 <= estimate <= actual * 5, (estimate, actual)
+
+
+def test_fewer_records_never_estimate_more_states():
+    for rf in (2, 3):
+        for epochs in range(0, 8):
+            for crashes in range(0, 21):
+                estimates = [estimated_states(rf, r, epochs, crashes) for r in range(0, 4)]
+                assert all(a <= b * 1.15 for a, b in zip(estimates, estimates[1:])), (rf, epochs, crashes, estimates)
+
+
 # BFS counts of Kafka 2.1 +reset-followers-on-epoch, RF=3 (docs/symbolic.md, "Past BFS's reach,
 # along records and epochs (issue 29ab)": kmc check -p no-acked-loss, 2026-11-28), rows not in
 # MEASURED (which has kip-320 without the reset rule); too slow to count here (26 s to 443 s)
