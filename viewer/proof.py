@@ -34,9 +34,7 @@ def render_proof(result: ProofResult, config) -> str:
                              else "every reachable state within these bounds satisfies it, "
                                   "however long the run"))
         if result.vacuous:  # (review 2026-11-28, finding 5)
-            lines.append(f"  (vacuously: {result.property_name}'s formula is true of every state "
-                         "of this configuration, which lacks what it constrains, such as a fault "
-                         "its bounds leave out; the proof says nothing here)")
+            lines.append(_vacuous(result, config))
     elif result.status == UNKNOWN and result.search:
         lines.append(f"  nothing was proved: {result.search}")
     elif result.status == UNKNOWN:
@@ -59,6 +57,8 @@ def render_proof(result: ProofResult, config) -> str:
                      "rules it out")
         lines += _cti(result)
         lines.append(f"  HOLDS = {scope_of(config.as_dict())['holds_means']}")
+        if result.vacuous:
+            lines.append(_vacuous(result, config))
         lines.append(_unused(result, config))
     elif result.status == INCONCLUSIVE:
         lines.append("  the inductive step fails, so the proof is inconclusive (not a violation); "
@@ -68,6 +68,17 @@ def render_proof(result: ProofResult, config) -> str:
             lines.append(f"  {result.search}")
         lines.append(_unused(result, config))
     return "\n".join(lines)
+
+
+def _vacuous(result: ProofResult, config) -> str:
+    """Why a PROVED or HOLDS says nothing here: acks=0 (nothing is ever acknowledged), or a
+    formula that is true of every state of the configuration."""
+    if config.acks == "0" and result.property_name == "no-acked-loss":
+        return ("  (vacuously: with acks=0 the producer is never acknowledged, so no-acked-loss "
+                "cannot fail and says nothing about durability)")
+    return (f"  (vacuously: {result.property_name}'s formula is true of every state of this "
+            "configuration, which lacks what it constrains, such as a fault its bounds leave out; "
+            "the proof says nothing here)")
 
 
 def _cti(result: ProofResult) -> list:

@@ -165,3 +165,15 @@ def test_a_proof_of_a_fact_about_an_absent_fault_says_it_is_vacuous():
         return out.output
     assert "vacuously" in prove()
     assert "vacuously" not in prove("--max-controlled-shutdowns", "1")
+
+
+def test_no_acked_loss_with_acks_0_says_it_is_vacuous():
+    # review s12, finding 3: nothing is acknowledged with acks=0, so the PROVED (or HOLDS) says
+    # nothing about durability; kmc check already noted it, kmc prove did not
+    out = CliRunner().invoke(cli, ["prove", "--kafka-version", "2.1", "-r", "2", "-q", "-s", "all",
+                                   "-p", "no-acked-loss", "--acks", "0"])
+    assert out.exit_code == 0 and "PROVED" in out.output and "acks=0" in out.output
+    assert "vacuously" in out.output, out.output
+    out = CliRunner().invoke(cli, ["prove", "--kafka-version", "2.1", "-r", "2", "-q", "-s", "all",
+                                   "-p", "no-acked-loss"])
+    assert out.exit_code == 0 and "vacuously" not in out.output, out.output
