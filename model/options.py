@@ -98,7 +98,7 @@ def config_from_options(*, protocol=None, kafka_version=None, config_files=(),
         # the values the error may be about, and the rule changes a properties file asked for
         # (eligible.leader.replicas.enable, zookeeper.connect): the user did not type those
         # "--rule" flags, so the line names the file that did
-        named = tuple(change[1:] for change in file_rule_changes if f"--rule {change}" in str(e))
+        named = tuple(change[1:] for change in file_rule_changes if change[1:] in str(e))
         keys = named or ("replication.factor", "min.insync.replicas", "acks")
         sources = [" ".join(line.split()) for line in provenance if "<-" in line and any(
             key in line.split("<-")[0] for key in keys)]
