@@ -73,8 +73,8 @@ class ProofResult:
     settled_by: str = ""  # "induction", "base case", "bfs" or "bmc"; "" when nothing was decided
     searches: list = field(default_factory=list)  # SearchRun, in the order they ran
     unbounded: tuple = ()  # the bounds the proof dropped (kmc prove --unbounded, issue 29y)
-    vacuous: bool = False  # the property's formula is true of every state of this configuration:
-    # it speaks of a fault the bounds leave out (shutting-down-counted without shutdowns)
+    vacuous: bool = False  # it cannot fail here: its formula is true of every state of this
+    # configuration (shutting-down-counted without shutdowns), or no-acked-loss with acks=0
 
     @property
     def exit_code(self) -> int:
