@@ -260,6 +260,11 @@ CONFIGS: dict[str, ModelConfig] = {
     "kip-101 (Kafka's elections) acks=1 power-loss": _config(
         "kip-101", acks="1", min_insync_replicas=1, crash_model="power-loss"),
     "--kafka-version 2.1 (Kafka's elections)": replace(_config("kip-320"), kafka_version="2.1"),
+    # Kafka 2.1 with one of KIP-320's four fixes taken away (issue 29ah: each a switch of the
+    # encoding, ``scope.KIP_320_SWITCHES``; the known-results rows that take them away)
+    **{f"--kafka-version 2.1 -{n}": _release("2.1", (f"-{n}",))
+       for n in ("fenced-fetch", "epoch-cache-on-election", "truncate-on-epoch-change",
+                 "isr-join-needs-epoch-start")},
     "kip-320 RF=3 (Kafka's elections) unclean": _config(
         "kip-320", rf=3, min_insync_replicas=1, unclean_leader_election_enable=True,
         bounds=Bounds(1, 3, 2, 1)),
