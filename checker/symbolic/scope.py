@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from checker.reference import make_reference_model, reference_supports
+from checker.reference import UNORDERED, make_reference_model, reference_supports
 from model.errors import ConfigError
 from model.releases import RELEASES, ZOOKEEPER_REMOVED_IN, as_version
 from model.rules import KMC_0_1, RULES, TIMED, release_rules, rules_of
@@ -199,7 +199,8 @@ def require_encoded(config) -> None:
         kept = None
     # ... but not one that ``without_oracle_lacks`` dropped with the rule it requires (3.5's
     # broker-epoch-in-fetch goes with ``kraft``): the oracle would then answer without it
-    if kept is not None and all(n in kept.rules for n in lacking) and reference_supports(kept):
+    if (kept is not None and all(n in kept.rules for n in lacking)
+            and reference_supports(with_preset_switches(kept))):
         return
     who = f"Kafka {config.kafka_version}" if config.kafka_version else "this rule set"
     raise ConfigError(
@@ -207,6 +208,30 @@ def require_encoded(config) -> None:
         f"to 3.2, KRaft from 3.3); "
         f"{who} has rules the encoding lacks: {', '.join(lacking)} (docs/symbolic.md, 'What the "
         f"encoding lacks'); kmc check explores it")
+
+
+KIP_320_SWITCHES = ("fenced-fetch", "epoch-cache-on-election", "truncate-on-epoch-change",
+                    "isr-join-needs-epoch-start")
+"""KIP-320's four fixes (Kafka 2.1), which the encoding reads from the rules as switches
+(``Encoder.__init__``) and the oracle only as its ``kip-320`` preset: a rule set that differs
+from its preset in them alone (``--kafka-version 2.1 --rule -fenced-fetch``) is built on
+``KernelReplayed``, with the oracle of the preset answering the rest (issue 29ah)."""
+
+
+def with_preset_switches(config):
+    """``config`` with each rule of ``KIP_320_SWITCHES`` as its protocol preset has it: the
+    configuration whose oracle answers what the encoding reads besides those switches."""
+    preset = set(rules_of(config.protocol))
+    changes = (tuple(f"+{n}" for n in KIP_320_SWITCHES if n in preset and n not in config.rules)
+               + tuple(f"-{n}" for n in KIP_320_SWITCHES if n not in preset and n in config.rules))
+    return replace(config, rule_changes=config.rule_changes + changes) if changes else config
+
+
+def switches_off_preset(config) -> bool:
+    """Whether ``config`` has a rule of ``KIP_320_SWITCHES`` its protocol preset lacks, or lacks
+    one the preset has."""
+    preset = set(rules_of(config.protocol))
+    return any((n in preset) != (n in config.rules) for n in KIP_320_SWITCHES)
 
 
 class KernelReplayed:
@@ -221,7 +246,8 @@ class KernelReplayed:
     def __init__(self, config) -> None:
         from model.compiled_model import CompiledModel  # lazy: the kernel loads on first use
 
-        self.oracle = make_reference_model(without_oracle_lacks(without_operator_moves(config)))
+        self.oracle = make_reference_model(
+            with_preset_switches(without_oracle_lacks(without_operator_moves(config))))
         self.config = config
         self.kernel = CompiledModel(config)
 
@@ -242,8 +268,9 @@ class KernelReplayed:
         is in bounds: a state z3 decodes then carries the oracle's default ranks
         (``state.decode``), while the kernel's are the broker index, which no action changes.
         (Needed since ``broker-epoch`` builds on this class without the operator's moves.)"""
-        if self.config.bounds.max_reassignments:
-            return state
+        if self.config.bounds.max_reassignments or UNORDERED in self.config.rules:
+            return state  # (under ``unordered-leader-moves`` the kernel has no assignment order:
+            # its ranks stay 0, as the oracle's; issue 29ah's LOOSE rows reached this)
         return state._replace(replicas=tuple(r._replace(assignment_rank=b)
                                              for b, r in enumerate(state.replicas)))
 
@@ -254,6 +281,6 @@ def symbolic_model(config):
     lacks (``require_encoded``)."""
     require_encoded(config)
     if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)
-            or any(n in config.rules for n in ORACLE_LACKS)):
+            or any(n in config.rules for n in ORACLE_LACKS) or switches_off_preset(config)):
         return KernelReplayed(config)
     return make_reference_model(config)

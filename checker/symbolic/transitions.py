@@ -79,8 +79,17 @@ class Encoder:
         self.kraft = "kraft" in model.config.rules
         self.unclean = model.unclean and (not self.kraft
                                           or "kraft-unclean-election" in model.config.rules)
-        self.fenced = model.fetch_fenced
-        self.truncate_every_epoch = model.truncate_on_every_epoch
+        # KIP-320's four fixes (Kafka 2.1), each a switch read from the rules as the kernel reads
+        # it (model/kernel/transitions.py, actions/leader.py), so a 2.1 rule set with one of them
+        # taken away is encoded too (issue 29ah; the oracle has only the kip-320 preset):
+        # ``fenced-fetch`` (Partition.localReplicaWithEpochOrException at 2.1.0),
+        # ``truncate-on-epoch-change`` (Partition.makeFollower at 2.1.0, KAFKA-7164),
+        # ``epoch-cache-on-election`` (Partition.makeLeader at 2.1.0, KAFKA-7415) and
+        # ``isr-join-needs-epoch-start`` (Partition.maybeExpandIsr at 2.1.0, KAFKA-7128)
+        self.fenced = "fenced-fetch" in model.config.rules
+        self.truncate_every_epoch = "truncate-on-epoch-change" in model.config.rules
+        self.cache_on_election = "epoch-cache-on-election" in model.config.rules
+        self.isr_needs_epoch_start = "isr-join-needs-epoch-start" in model.config.rules
         self.reset_remote_every_epoch = model.reset_remote_on_every_epoch
         self.timed_shrink = model.timed_shrink
         self.expand_isr_on_fetch = model.expand_isr_on_fetch
@@ -328,7 +337,7 @@ class Encoder:
         """The variant's ``truncation_offset(follower, leader)``."""
         # the leader's cache has its current epoch up front only since Kafka 2.1 (KAFKA-7415):
         # ``leader_cache_epoch`` in checker/reference/kip101.py
-        cache_epoch = l.lep if self.protocol == "kip-320" else num.val(UNDEFINED)
+        cache_epoch = l.lep if self.cache_on_election else num.val(UNDEFINED)
         if self.protocol == "kip-101":
             answer = self.end_offset_for_epoch_v0_11(
                 l.log_ep, l.leo, self._last_epoch(f.log_ep, f.leo), cache_epoch)
@@ -364,7 +373,7 @@ class Encoder:
 
     def is_caught_up_for_isr(self, r: SReplica, follower_leo):
         ok = follower_leo >= r.hw
-        if self.protocol == "kip-320":
+        if self.isr_needs_epoch_start:
             ok = z3.And(ok, follower_leo >= self.leader_epoch_start_offset(r))
         return ok
 

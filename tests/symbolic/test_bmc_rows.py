@@ -51,11 +51,13 @@ def test_a_disk_loss_row_and_a_liveness_row_are_refused_naming_the_dimension(ben
     assert "--max-retries" in o.detail
 
 
-def test_a_mutant_rule_set_is_refused_as_a_rule_set_naming_the_rule_taken_away(bench):
+def test_a_mutant_rule_set_is_taken_not_refused(bench):
+    # Kafka 2.1 with a KIP-320 fix taken away (issue 29ah: the fix is a switch of the encoding):
+    # BMC runs on it; in 2 s it refutes the first depths and stops short of BFS's 11 steps
     r = row(bench, "what KIP-320 fencing protects: Kafka 2.1 without fenced fetches")
-    o = bench.classify(r, "committed-consistency", 60)
-    assert o.outcome == bench.REFUSED and o.dimensions == ["rule set"]
-    assert "-fenced-fetch" in o.detail
+    o = bench.classify(r, "committed-consistency", 2)
+    assert o.outcome == bench.NOT_REACHED and o.dimensions == []
+    assert o.refuted >= 0
 
 
 def test_a_pin_edited_shorter_is_different_never_equal(bench):

@@ -194,3 +194,80 @@ def test_a_narrower_encoding_is_caught_under_kafkas_elections_too():
     result = crosscheck(CONFIGS["kip-320 (Kafka's elections)"], samples=4, seed=5,
                         encoder=MinIsrOffByOne)
     assert {d.kind for d in result.disagreements} == {"narrower"}
+
+
+# KIP-320's four fixes as switches (issue 29ah): on Kafka 2.1 with one taken away, an encoding
+# that reads the switch the wrong way round is caught, on states where the rule decides
+
+
+def _pairs(state):
+    """(leader, follower, follower's broker id) for each live leader and a live follower of it."""
+    for lb, lead in enumerate(state.replicas):
+        if lead.alive and lead.leader == lb:
+            for fb, f in enumerate(state.replicas):
+                if fb != lb and f.alive and f.leader == lb:
+                    yield lead, f, fb
+
+
+def _epoch_start(leader):
+    """The offset the leader's current epoch starts at (its LEO if it wrote nothing in it)."""
+    return next((o for o, (_, e) in enumerate(leader.log) if e == leader.leader_epoch),
+                len(leader.log))
+
+
+def follower_in_another_epoch(state):
+    """A follower fetching from a leader in another leader epoch (``fenced-fetch`` decides)."""
+    return any(f.leader_epoch != lead.leader_epoch for lead, f, _ in _pairs(state))
+
+
+def truncating_above_the_leaders_records(state):
+    """A truncating follower whose last epoch is newer than the leader's last record, and a
+    leader with no record in its epoch (``epoch-cache-on-election`` decides the answer)."""
+    return any(f.truncating and f.log and _epoch_start(lead) == len(lead.log)
+               and (not lead.log or f.log[-1][1] > lead.log[-1][1])
+               for lead, f, _ in _pairs(state))
+
+
+def same_leader_in_a_new_epoch_queued(state):
+    """A follower that is not truncating has a LeaderAndIsr queued naming its leader in a newer
+    epoch (``truncate-on-epoch-change`` decides whether it truncates again)."""
+    return any(r.alive and not r.truncating and r.leader not in (b, -1) and r.log
+               and e > r.leader_epoch and ld == r.leader
+               for b, r in enumerate(state.replicas) for b2, e, ld, _ in state.leader_and_isr
+               if b2 == b)
+
+
+def caught_up_to_the_hw_not_the_epoch_start(state):
+    """A follower out of the ISR at or past the leader's HW but before its epoch's start
+    (``isr-join-needs-epoch-start`` decides whether the fetch adds it)."""
+    return any(fb not in lead.isr and not f.truncating
+               and lead.high_watermark <= len(f.log) < _epoch_start(lead)
+               for lead, f, fb in _pairs(state))
+
+
+def _flipped(attr):
+    class Flipped(Encoder):
+        def __init__(self, model):
+            super().__init__(model)
+            setattr(self, attr, not getattr(self, attr))
+    Flipped.__name__ = f"Flipped_{attr}"
+    return Flipped
+
+
+@pytest.mark.parametrize("label, attr, where, action", [
+    ("--kafka-version 2.1 -fenced-fetch", "fenced", follower_in_another_epoch,
+     "LeaderHandleFetch"),
+    ("--kafka-version 2.1 -epoch-cache-on-election", "cache_on_election",
+     truncating_above_the_leaders_records, "FollowerTruncate"),
+    ("--kafka-version 2.1 -truncate-on-epoch-change", "truncate_every_epoch",
+     same_leader_in_a_new_epoch_queued, "BecomeLeaderOrFollower"),
+    ("--kafka-version 2.1 -isr-join-needs-epoch-start RF=3", "isr_needs_epoch_start",
+     caught_up_to_the_hw_not_the_epoch_start, "LeaderHandleFetch"),
+])
+def test_a_kip_320_switch_read_the_wrong_way_is_caught(label, attr, where, action):
+    config = CONFIGS[label]
+    real = crosscheck(config, samples=6, seed=5, where=where)
+    assert real.agrees and real.states == 7  # six states where the rule decides, and the initial
+    result = crosscheck(config, samples=6, seed=5, encoder=_flipped(attr), where=where)
+    assert not result.agrees
+    assert action in {d.action.name for d in result.disagreements}
