@@ -214,24 +214,27 @@ KIP_320_SWITCHES = ("fenced-fetch", "epoch-cache-on-election", "truncate-on-epoc
                     "isr-join-needs-epoch-start")
 """KIP-320's four fixes (Kafka 2.1), which the encoding reads from the rules as switches
 (``Encoder.__init__``) and the oracle only as its ``kip-320`` preset: a rule set that differs
-from its preset in them alone (``--kafka-version 2.1 --rule -fenced-fetch``) is built on
-``KernelReplayed``, with the oracle of the preset answering the rest (issue 29ah)."""
+from its preset only by *taking away* some of them (``--kafka-version 2.1 --rule -fenced-fetch``)
+is built on ``KernelReplayed``, with the oracle of the preset answering the rest (issue 29ah).
+
+Adding one to a preset that lacks it (``--kafka-version 2.0 --rule +fenced-fetch``) is refused,
+as before: the kernel reads the switch the same way, but no cross-check row covers an addition
+(``checker/symbolic/crosscheck.py``), so the encoding of such a rule set is unchecked."""
 
 
 def with_preset_switches(config):
-    """``config`` with each rule of ``KIP_320_SWITCHES`` as its protocol preset has it: the
-    configuration whose oracle answers what the encoding reads besides those switches."""
+    """``config`` with each rule of ``KIP_320_SWITCHES`` its protocol preset has and ``config``
+    took away put back: the configuration whose oracle answers what the encoding reads besides
+    those switches. A switch ``config`` added is left, so the oracle refuses it."""
     preset = set(rules_of(config.protocol))
-    changes = (tuple(f"+{n}" for n in KIP_320_SWITCHES if n in preset and n not in config.rules)
-               + tuple(f"-{n}" for n in KIP_320_SWITCHES if n not in preset and n in config.rules))
+    changes = tuple(f"+{n}" for n in KIP_320_SWITCHES if n in preset and n not in config.rules)
     return replace(config, rule_changes=config.rule_changes + changes) if changes else config
 
 
 def switches_off_preset(config) -> bool:
-    """Whether ``config`` has a rule of ``KIP_320_SWITCHES`` its protocol preset lacks, or lacks
-    one the preset has."""
+    """Whether ``config`` took away a rule of ``KIP_320_SWITCHES`` its protocol preset has."""
     preset = set(rules_of(config.protocol))
-    return any((n in preset) != (n in config.rules) for n in KIP_320_SWITCHES)
+    return any(n in preset and n not in config.rules for n in KIP_320_SWITCHES)
 
 
 class KernelReplayed:

@@ -14,7 +14,12 @@ the check can fail. The operator's leader moves (``--max-preferred-elections``,
 ``crosscheck.MechanismAlone`` configurations (without ``kraft`` a plain configuration drops them),
 and the fencing rules (issue 29h): ``broker-epoch-in-fetch`` and ``stale-fetch-rejected`` on
 ``MechanismAlone``, ``hw-needs-min-isr`` on plain ZooKeeper releases; delayed fetches (issue
-29z) have eight rows, three here and the others (``CROSSCHECK_ONLY``) marked slow.
+29z) have eight rows, three here and the others (``CROSSCHECK_ONLY``) marked slow. Kafka 2.1
+with one of KIP-320's four fixes taken away (issue 29ah: ``-fenced-fetch``,
+``-epoch-cache-on-election``, ``-truncate-on-epoch-change`` on the known-results rows'
+over-approximation, ``-isr-join-needs-epoch-start`` at RF=3) has a row each, and a switch read the
+wrong way is caught on states where its rule decides; adding one of them to an older release is
+refused by the encoding (no row covers it).
 """
 
 from __future__ import annotations

@@ -131,3 +131,21 @@ def test_a_disk_loss_is_refused_not_taken_for_a_process_crash(argv):
     assert "Traceback" not in out.output and "disk-loss" in out.output
     with pytest.raises(ConfigError, match="disk-loss"):
         require_encoded(config)
+
+
+@pytest.mark.parametrize("version, change", [("2.0", "+fenced-fetch"),
+                                             ("0.11", "+epoch-cache-on-election"),
+                                             ("0.10", "+isr-join-needs-epoch-start"),
+                                             ("2.0", "+truncate-on-epoch-change")])
+def test_a_kip_320_fix_added_to_an_older_release_is_refused(version, change):
+    # issue 29ah: the encoding reads KIP-320's four fixes as switches, and the cross-check has a
+    # row for each one *taken away* from Kafka 2.1; none for one added to an older release, so such
+    # a rule set is refused (kmc check explores it) rather than proved unchecked
+    config = config_from_options(kafka_version=version, replication_factor=2,
+                                 rule_changes=(change,))[0]
+    with pytest.raises(ConfigError, match="need the compiled engine"):
+        symbolic_model(config)
+    taken_away = config_from_options(kafka_version="2.1", replication_factor=2,
+                                     rule_changes=("-" + change[1:],))[0]
+    require_encoded(taken_away)
+    Encoder(symbolic_model(taken_away))
