@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from advise import availability as A
 from advise.evidence import DEFAULT_BOUNDS, USER_BOUNDS, Corner, corners
 from advise.recommend import (
-    BROKEN, KEPT, NOT_MODELLED, UNKNOWN, VACUOUS, VACUOUS_WITHOUT_ACKS, Change, all_kept, compare,
+    BROKEN, KEPT, NOT_MODELLED, UNKNOWN, VACUOUS, Change, all_kept, compare,
     stronger_steps, weakest,
 )
 from advise.settings import Release, Settings, grid, releases
@@ -51,7 +51,7 @@ from checker.result import EXIT_HOLDS, EXIT_INCOMPLETE, EXIT_VIOLATED, INTERRUPT
 from model.config import ModelConfig
 from model.bounded import shown
 from model.errors import ConfigError
-from properties import get_properties
+from properties import get_properties, vacuous_with_acks
 from properties.liveness import LIVENESS  # advised on a sweep of their own (advise/liveness.py)
 
 DEFAULT_REPLICATION_FACTORS = (2, 3)
@@ -231,7 +231,7 @@ def plan(user: Settings, *, replication_factors=None, sweep_releases: bool = Tru
 
 def _vacuous(s: Settings, goals) -> bool:
     """Every goal is about acknowledged records and the producer asks for no acknowledgement."""
-    return s.acks == "0" and bool(goals) and all(g in VACUOUS_WITHOUT_ACKS for g in goals)
+    return bool(goals) and all(vacuous_with_acks(g, s.acks) for g in goals)
 
 
 def _order(cells: list) -> list:

@@ -37,11 +37,9 @@ from checker.liveness import LIMIT_NAMES, check_liveness
 from checker.result import EXIT_HOLDS, EXIT_INCOMPLETE, EXIT_VIOLATED, HOLDS, VIOLATED
 from model.config import ModelConfig
 from model.errors import ConfigError
+from properties import vacuous_with_acks
 from properties.liveness import LIVENESS, get_liveness
 
-ABOUT_ACKNOWLEDGED = frozenset({"acked-eventually-visible", "produce-eventually-answered"})
-"""Goals about acknowledged records or requests waiting for acknowledgements: vacuous with
-acks=0, where the producer waits for nothing."""
 
 
 def is_liveness(goals) -> bool:
@@ -164,7 +162,7 @@ def advise_liveness(config: ModelConfig, goals, *, replication_factors=None,
         if interrupted():
             advice.interrupted = (i - 1, len(cells))
             break
-        cell = LivenessCell(s, vacuous=s.acks == "0" and all(g in ABOUT_ACKNOWLEDGED for g in goals))
+        cell = LivenessCell(s, vacuous=bool(goals) and all(vacuous_with_acks(g, s.acks) for g in goals))
         if not cell.vacuous:
             cfg = s.config(config, advice.bounds[s.replication_factor])
             for prop in props:

@@ -24,7 +24,6 @@ from advise.settings import ACKS, CRASH_MODELS, Settings
 from checker.result import HOLDS, VIOLATED
 
 KEPT, BROKEN, UNKNOWN, VACUOUS = "kept", "broken", "unknown", "vacuous"
-VACUOUS_WITHOUT_ACKS = frozenset({"no-acked-loss"})  # about acknowledged records
 
 NOT_MODELLED = {
     "replication.factor": "one more copy of every record (disk, network)",

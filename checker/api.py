@@ -14,7 +14,7 @@ from checker.result import INCOMPLETE, INTERRUPTED, CheckResult, CheckStats, Pro
 from model.config import ModelConfig
 from model.errors import ConfigError
 from model.estimate import config_states, family_of
-from properties import get_properties, reported_only
+from properties import acks_zero_note, get_properties, reported_only, vacuous_with_acks
 
 
 def check(
@@ -102,12 +102,10 @@ def check(
     if too_big:
         result.notes.insert(0, too_big)
     result.notes[:0] = config_notes
-    if config.acks == "0" and any(p.name == "no-acked-loss" for p in props):
-        result.notes.append(
-            "note: with acks=0 the producer is never acknowledged, so no-acked-loss cannot fail "
-            "and says nothing about durability (committed-consistency and monotonic-visibility "
-            "still do)"
-        )
+    for p in props:
+        if vacuous_with_acks(p.name, config.acks):
+            result.notes.append(f"note: {acks_zero_note(p.name)} (committed-consistency and "
+                                "monotonic-visibility still do)")
     return result
 
 

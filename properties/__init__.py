@@ -1,8 +1,8 @@
 """Named properties of the replication state; ``invariant`` adds your own."""
 
 from properties.registry import (
-    INVARIANT, PROPERTIES, REACHABILITY, Property, get_properties, invariant, promised, reachable,
-    reported_only,
+    ABOUT_ACKNOWLEDGEMENTS, INVARIANT, PROPERTIES, REACHABILITY, Property, acks_zero_note,
+    get_properties, invariant, promised, reachable, reported_only, vacuous_with_acks,
 )
 from properties import invariants as _builtin  # noqa: F401  (registers the built-ins)
 
@@ -21,6 +21,6 @@ only when asked by name; the rest of ``BUILT_IN`` is what Kafka promises."""
 REACHABILITY_QUESTIONS = tuple(name for name, p in PROPERTIES.items() if p.is_reachability)
 """The names of kmc's own reachability questions (``kmc advise`` asks them)."""
 
-__all__ = ["BUILT_IN", "OPT_IN", "INVARIANT", "PROPERTIES", "Property", "REACHABILITY",
+__all__ = ["ABOUT_ACKNOWLEDGEMENTS", "acks_zero_note", "vacuous_with_acks", "BUILT_IN", "OPT_IN", "INVARIANT", "PROPERTIES", "Property", "REACHABILITY",
            "REACHABILITY_QUESTIONS", "STRONGER", "get_properties", "invariant", "promised",
            "reachable", "reported_only"]

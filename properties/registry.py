@@ -77,6 +77,26 @@ class Property:
 PROPERTIES: dict[str, Property] = {}
 
 
+ABOUT_ACKNOWLEDGEMENTS = frozenset({"no-acked-loss", "acked-eventually-visible",
+                                    "produce-eventually-answered"})
+"""The properties (safety and liveness) about acknowledged records or produce requests waiting
+for an acknowledgement. With ``acks=0`` the producer waits for nothing and no record is ever
+acknowledged, so each of them cannot fail and says nothing about durability: a HOLDS, PROVED or
+"kept" for one is *vacuous* (``kmc check`` notes it, ``kmc prove`` says so, ``kmc advise`` never
+counts it as kept). The one definition every command reads (``vacuous_with_acks``)."""
+
+
+def vacuous_with_acks(name: str, acks) -> bool:
+    """Whether property ``name`` cannot fail because the producer uses ``acks=0``."""
+    return str(acks) == "0" and name in ABOUT_ACKNOWLEDGEMENTS
+
+
+def acks_zero_note(name: str) -> str:
+    """Why a result for ``name`` says nothing under ``acks=0`` (one clause, no prefix)."""
+    return (f"with acks=0 the producer is never acknowledged, so {name} cannot fail and says "
+            "nothing about durability")
+
+
 def invariant(name: str, description: str = "", explain: Callable | None = None,
               compiled: bool = False, history: str = "", stronger: str = "",
               by_name: bool = False) -> Callable:

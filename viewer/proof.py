@@ -13,6 +13,7 @@ from checker.symbolic.unbounded import scope_line
 from viewer.changes import describe_step
 from viewer.report import describe_config
 from viewer.text import render_state, render_trace
+from properties import acks_zero_note, vacuous_with_acks
 
 PHASE_WORDS = {"base": "base case", "step": "inductive step",
                "search": "search for a real counterexample (BFS or BMC)"}
@@ -73,9 +74,8 @@ def render_proof(result: ProofResult, config) -> str:
 def _vacuous(result: ProofResult, config) -> str:
     """Why a PROVED or HOLDS says nothing here: acks=0 (nothing is ever acknowledged), or a
     formula that is true of every state of the configuration."""
-    if config.acks == "0" and result.property_name == "no-acked-loss":
-        return ("  (vacuously: with acks=0 the producer is never acknowledged, so no-acked-loss "
-                "cannot fail and says nothing about durability)")
+    if vacuous_with_acks(result.property_name, config.acks):
+        return f"  (vacuously: {acks_zero_note(result.property_name)})"
     return (f"  (vacuously: {result.property_name}'s formula is true of every state of this "
             "configuration, which lacks what it constrains, such as a fault its bounds leave out; "
             "the proof says nothing here)")

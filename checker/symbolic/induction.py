@@ -59,6 +59,7 @@ from checker.symbolic.unbounded import (
     counters_read, past_the_bounds, replay_config, require_unbounded,
 )
 from model.errors import ConfigError
+from properties import vacuous_with_acks
 
 MAX_K = 64  # the unrolling grows with k; far beyond this z3 does not answer in any useful time
 MAX_BMC_DEPTH = 200  # likewise for the search after a CTI
@@ -111,7 +112,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
                             max_states=max_states, progress=progress, started=started)
             result = past_the_bounds(result, unbounded, config)
         result.unbounded = tuple(unbounded)
-        if config.acks == "0" and prop_name == "no-acked-loss":
+        if vacuous_with_acks(prop_name, config.acks):
             result.vacuous = True  # never acknowledged: it cannot fail (as kmc check notes; review s12)
         return result
     except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt)
