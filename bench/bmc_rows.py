@@ -242,8 +242,16 @@ def summary_line(outcomes: list, budget: float) -> str:
             f"budget {budget:g} s a row)")
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """Bad input is one line and exit 2 (argparse prints its usage first)."""
+
+    def error(self, message):
+        print(f"bmc_rows: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budget", type=float, default=BUDGET,
                     help=f"wall-clock seconds per row (default {BUDGET:g})")
     ap.add_argument("--rows", help="only rows whose name contains this (case-insensitive)")
@@ -254,6 +262,10 @@ def main(argv=None) -> int:
 
     if not args.budget > 0 or args.budget == float("inf"):
         print(f"bmc_rows: --budget must be a positive number of seconds, got {args.budget}",
+              file=sys.stderr)
+        return 2
+    if args.rows is not None and not args.rows.strip():
+        print("bmc_rows: --rows must name part of a row (an empty one would run every row)",
               file=sys.stderr)
         return 2
     try:

@@ -107,3 +107,16 @@ def test_bad_input_is_one_line_exit_2(bench, argv, capsys):
     assert bench.main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("bmc_rows: ")
+
+
+@pytest.mark.parametrize("argv", [["--budget", "abc"], ["--rows", ""], ["--rows", "  "],
+                                  ["--nope"]])
+def test_argparse_errors_and_an_empty_row_filter_are_one_line_exit_2(bench, argv, capsys):
+    # argparse printed its usage and a second line; an empty --rows matched every row (review s12)
+    try:
+        code = bench.main(argv)
+    except SystemExit as e:
+        code = e.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bmc_rows: ")
