@@ -154,6 +154,9 @@ def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: 
               f"max-crashes={b.max_crashes}")
     if needed < limit:
         over = "so give it a --time-limit"
+    elif on_disk and needed >= 1e15:  # no disk holds it: "part of it goes to disk" would mislead
+        over = (f"more than the memory limit of {_bytes(limit)} and far beyond any disk, so expect "
+                "INCOMPLETE")
     elif on_disk:  # the compiled engine goes on on disk (checker/compiled/space.py)
         over = (f"more than the memory limit of {_bytes(limit)}, so part of it goes to disk "
                 "(slower), and give it a --time-limit")
@@ -167,6 +170,8 @@ def bounds_warning(config: ModelConfig, engine: str = "compiled", memory_limit: 
 
 
 def _duration(seconds: float) -> str:
+    if seconds >= 1000 * 365 * 86400:  # an order of magnitude: digits past it mean nothing
+        return f"{seconds / (365 * 86400):.0e} years"
     for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
         if seconds >= size:
             return f"{seconds / size:,.1f} {unit}"
@@ -174,6 +179,8 @@ def _duration(seconds: float) -> str:
 
 
 def _bytes(n: float) -> str:
+    if n >= 1e15:  # past a petabyte: an order of magnitude, beyond any one machine's disk
+        return f"{n / 1e12:.0e} TB"
     for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
         if n >= size:
             return f"{n / size:,.1f} {unit}"

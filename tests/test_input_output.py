@@ -5,6 +5,8 @@ warned about (even with --quiet), with an estimate."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
 
@@ -70,6 +72,18 @@ def test_bounds_too_large_to_finish_are_warned_about_even_when_quiet():
     assert "max-records=30" in warning[0] and "distinct states" in warning[0]
     assert "an estimate extrapolated from measured smaller bounds" in warning[0]
     assert warning[0] in r.stdout  # and it is in the result too (--json keeps it in "notes")
+
+
+def test_absurd_bounds_are_warned_about_in_orders_of_magnitude():
+    # review s12: RF=5 60/60/60 printed "923,119,466,328,336.6 years" and said "part of it goes
+    # to disk" of 2.9e17 TB
+    r = kmc("check", "-r", "5", "--max-records", "60", "--max-leader-epoch", "60",
+            "--max-crashes", "60", "-q", "--max-states", "1000", "-p", "no-acked-loss")
+    assert r.exit_code == 3, r.output
+    warning = [line for line in r.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1, r.stderr
+    assert re.search(r"about \de\+\d+ years and \de\+\d+ TB", warning[0]), warning[0]
+    assert "far beyond any disk" in warning[0] and "goes to disk" not in warning[0]
 
 
 def test_default_bounds_get_no_warning():
