@@ -2,14 +2,31 @@
 
 Each formula is the Python predicate of the same name, read for a fixed-size state: a
 property holds in a state exactly when its formula is true of the state's encoding (the tests
-check this on sampled reachable states).
+check this on sampled reachable states, and the three of issue 29ai on every reachable state of
+configurations where they are false somewhere). For a reachability question
+(``properties.registry.reachable``) the formula is that of its ``check``: true outside the
+states to reach, so BMC's "violation" is a shortest witness, as BFS's is.
+
+``FORMULAS`` holds every property with a formula; ``DEFAULT_FORMULAS`` only the default
+invariants (``properties.BUILT_IN``), which hold on every reachable state of the configurations
+``kmc prove -s all`` is used on and so are what the strengthening library adds
+(``strengthen.library_names``). The others are asked by name: ``isr-members-eligible`` is false
+by design on ZooKeeper mode and KRaft before 3.3, a reachability question is false wherever its
+state is reached.
+
+Which properties have no formula, and why (issue 29ai; docs/symbolic.md, "What the 20 refused
+rows lack"): ``no-read-loss`` reads what consumers read (``track_reads``), ``at-least-once``
+and ``at-most-once`` the consumer's position and commits, ``no-duplicates``, ``in-order`` and
+``exactly-once-to-log`` judge a retrying producer (``--max-retries``), none of which the
+encoding holds; the liveness properties (``properties/liveness.py``) speak of infinite
+behaviours, which BMC's finite paths do not.
 """
 
 from __future__ import annotations
 
 import z3
 
-from checker.symbolic.state import Dims, SState, sel, zmin
+from checker.symbolic.state import Dims, SState, count, sel, zmin
 
 
 def true_leader_is(s: SState, l: int):
@@ -84,6 +101,42 @@ def hw_le_leo(d: Dims, s: SState):
     return z3.And([r.hw <= r.leo for r in s.reps])
 
 
+def isr_members_eligible(d: Dims, s: SState):
+    """KIP-841 (Kafka 3.3, rule ``isr-eligibility``): a member of an ISR of two or more is live
+    in the controller's view (registered and unfenced: ``c_live``) and not in a controlled
+    shutdown (``SReplica.sd``). The KRaft controller takes a fenced or shutting-down broker out of
+    every ISR it is not the only member of (``ReplicationControlManager.handleBrokerFenced``,
+    "we remove this broker from any non-singleton ISR", and
+    ``handleBrokerInControlledShutdown``) and answers INELIGIBLE_REPLICA to an AlterPartition
+    that would put one back (``ineligibleReplicasForIsr``: "not registered", "shutting down",
+    "fenced"), all read at 3.3.0. ZooKeeper mode and KRaft before 3.3 have no such check, so
+    there a leader's AlterPartition can add a shutting-down follower that has caught up (the
+    known-results row "without KIP-841", 7 steps). Without ``--max-controlled-shutdowns`` no
+    broker is ever shutting down and ``sd`` is the constant False, as the kernel's flag is."""
+    two_or_more = count(s.c_isr) >= 2
+    return z3.Implies(two_or_more, z3.And([
+        z3.Implies(s.c_isr[b], z3.And(s.c_live[b], z3.Not(s.reps[b].sd))) for b in range(d.n)]))
+
+
+def acked_without_a_down_broker(d: Dims, s: SState):
+    """The reachability question ``acked-without-a-down-broker``'s ``check``: no broker that is
+    down (crashed, not yet restarted: ``alive`` false) lacks an acknowledged record at the offset
+    it was acknowledged at. Reached, it shows a write Kafka acknowledged without that broker
+    (acks=1, or an ISR shrunk to fewer members: ``Partition.appendRecordsToLeader`` checks only
+    ``inSyncReplicaIds.size < minIsr``, 2.1.0), or a record the broker's power loss took
+    (``kmc advise`` tells the two apart by replay)."""
+    return z3.And([z3.Or(r.alive, holds_every_acked(d, s, r)) for r in s.reps])
+
+
+def offline_with_a_live_broker(d: Dims, s: SState):
+    """The reachability question ``offline-with-a-live-broker``'s ``check``: the controller has
+    a leader for the partition, or no broker runs. Reached, the partition is offline while a
+    broker could serve it: the only live replicas are out of the ISR and unclean election is off
+    (``OfflinePartitionLeaderElectionStrategy``, 2.1.0), or KRaft before 3.9 ignores
+    ``unclean.leader.election.enable`` (KAFKA-12670)."""
+    return z3.Or(s.c_leader != -1, z3.Not(z3.Or([r.alive for r in s.reps])))
+
+
 FORMULAS = {
     "no-acked-loss": no_acked_loss,
     "committed-consistency": committed_consistency,
@@ -91,4 +144,12 @@ FORMULAS = {
     "monotonic-visibility": monotonic_visibility,
     "leader-in-isr": leader_in_isr,
     "hw-le-leo": hw_le_leo,
+    "isr-members-eligible": isr_members_eligible,
+    "acked-without-a-down-broker": acked_without_a_down_broker,
+    "offline-with-a-live-broker": offline_with_a_live_broker,
 }
+
+DEFAULT_FORMULAS = ("no-acked-loss", "committed-consistency", "log-matching",
+                    "monotonic-visibility", "leader-in-isr", "hw-le-leo")
+"""The formulas of the default invariants (``properties.BUILT_IN``): those the strengthening
+library may assume (``strengthen.library_names``); the rest are asked by name (module doc)."""

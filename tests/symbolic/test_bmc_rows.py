@@ -120,3 +120,13 @@ def test_argparse_errors_and_an_empty_row_filter_are_one_line_exit_2(bench, argv
     assert code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("bmc_rows: ")
+
+
+def test_the_kip_841_row_is_equal_since_its_property_has_a_formula(bench):
+    # issue 29ai: isr-members-eligible has a z3 formula; the row was refused for want of one
+    r = row(bench, "without KIP-841: the controller puts a shutting-down broker back in the ISR "
+                   "(Kafka 3.9, isr-eligibility off)")
+    assert bench.refusals(r.config, "isr-members-eligible") == []
+    o = bench.classify(r, "isr-members-eligible", 300)
+    assert o.outcome == bench.EQUAL, o.detail
+    assert o.length == 7 and o.refuted == 6

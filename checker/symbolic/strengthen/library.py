@@ -26,7 +26,7 @@ whether those leaders can have taken their epochs (``never_took``, ``kept_log_si
 
 from __future__ import annotations
 
-from checker.symbolic.formulas import FORMULAS
+from checker.symbolic.formulas import DEFAULT_FORMULAS, FORMULAS
 from checker.symbolic.strengthen import (
     acks, crashes_restarts, epochs_requests, fetches, isr_hw, logs, remote_leos,
 )
@@ -101,7 +101,10 @@ def check_of(name: str, config):
 
 
 def library_names() -> list:
-    return list(STRENGTHENINGS) + list(FORMULAS)
+    """The library and the default invariants' formulas (``formulas.DEFAULT_FORMULAS``): not the
+    properties asked by name (``isr-members-eligible``, false on ZooKeeper mode by design; the
+    reachability questions, false wherever reached), which no proof may assume (issue 29ai)."""
+    return list(STRENGTHENINGS) + list(DEFAULT_FORMULAS)
 
 
 # ``monotonic-visibility`` speaks of the consumer-visible history, which no library invariant ties to
