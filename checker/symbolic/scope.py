@@ -28,6 +28,8 @@ oracle lacks: for those
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
 and ``KRAFT_RULES``). Any other fault bound gets one line naming it (``require_encoded``).
+All three crash models are encoded (``CRASH_MODELS``); the oracle lacks the disk loss (issue
+29aj), so it too is built on ``KernelReplayed`` (``without_disk_loss``).
 """
 
 from __future__ import annotations
