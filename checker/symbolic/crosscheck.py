@@ -539,6 +539,20 @@ CONFIGS: dict[str, ModelConfig] = {
         ("--kafka-version 2.1 +timed controlled shutdowns", "2.1", ("+timed",),
          dict(bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1))),
     )},
+    # a disk lost with the crash (issue 29aj: ``Encoder.lose_disk``): ZooKeeper (2.1; kmc 0.1's
+    # hw-truncation on the over-approximation), KRaft without KIP-903 (3.3: KAFKA-14139's
+    # release) and with it (3.5 unclean, 4.1 with the ELR), and RF=3 (2.7, AlterPartition)
+    **{label: _release(version, rules, crash_model="disk-loss", **settings)
+       for label, version, rules, settings in (
+        ("--kafka-version 2.1 disk-loss", "2.1", (), dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 3.3 disk-loss", "3.3", (), dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 3.5 unclean min ISR 1 disk-loss", "3.5", (),
+         dict(min_insync_replicas=1, unclean_leader_election_enable=True,
+              bounds=Bounds(1, 2, 2, 2))),
+        ("--kafka-version 4.1 disk-loss", "4.1", (), dict(bounds=Bounds(2, 2, 2, 1))),
+        ("--kafka-version 2.7 RF=3 disk-loss", "2.7", (), dict(rf=3, bounds=Bounds(1, 2, 2, 1))),
+    )},
+    "hw-truncation disk-loss": _config("hw-truncation", LOOSE, crash_model="disk-loss"),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 

@@ -135,7 +135,8 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
     enc = Encoder(model, unbounded=frozenset(unbounded))
     d = enc.d
     if takes_another_form(prop_name, d):
-        faults = [what for what, on in (("power loss", d.power_loss), ("delayed fetches", d.delayed),
+        faults = [what for what, on in (("power loss", d.power_loss), ("disk loss", d.disk_loss),
+                                        ("delayed fetches", d.delayed),
                                         ("controlled shutdowns", d.shutdowns),
                                         ("session expiries", d.expiries)) if on]
         raise ConfigError(f"{prop_name} takes a weaker form under this configuration "

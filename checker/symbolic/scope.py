@@ -28,6 +28,8 @@ oracle lacks: for those
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
 and ``KRAFT_RULES``). Any other fault bound gets one line naming it (``require_encoded``).
+All three crash models are encoded (``CRASH_MODELS``); the oracle lacks the disk loss (issue
+29aj), so it too is built on ``KernelReplayed`` (``without_disk_loss``).
 """
 
 from __future__ import annotations
@@ -125,9 +127,23 @@ and ``_enc_BrokerShutdown``) and a session expiry (``--max-session-expiries``,
 ``Encoder._enc_ControllerFenceBroker`` and ``_enc_ControllerUnfenceBroker``). The oracle lacks
 them, so, as with ``OPERATOR_BOUNDS``, the engine is built on ``KernelReplayed``."""
 
-CRASH_MODELS = ("process", "power-loss")
-"""The crash models the encoding has (``--crash-model``); ``disk-loss`` is the kernel's alone."""
-"""The fault bounds the encoding has: the operator's leader moves (issue 29)."""
+CRASH_MODELS = ("process", "power-loss", "disk-loss")
+"""The crash models the encoding has (``--crash-model``): all three the kernel has. The oracle
+lacks ``disk-loss`` (``checker.reference.ORACLE_CRASH_MODELS``), so a disk-loss configuration is
+built on ``KernelReplayed`` with the oracle of its process-crash twin (``without_disk_loss``;
+issue 29aj: ``Encoder._enc_BrokerCrash``)."""
+
+DISK_LOSS = "disk-loss"
+
+
+def without_disk_loss(config):
+    """``config`` with process crashes instead of disk loss: what the oracle can build. It answers
+    what the encoding reads of the model (the protocol and its switches; ``power_loss`` False,
+    as under disk loss no flushed offset is kept); the crash model itself the encoding reads from
+    ``KernelReplayed.config``, the configuration asked for."""
+    if config.crash_model != DISK_LOSS:
+        return config
+    return replace(config, crash_model="process")
 
 
 def without_operator_moves(config):
@@ -175,10 +191,10 @@ def require_encoded(config) -> None:
     ``config``. Other refusals (the lagging HW checkpoint, a mix of encoded rules no preset has)
     are the oracle's (``checker.reference.make_reference_model``)."""
     if config.crash_model not in CRASH_MODELS:
-        # the encoding (``Dims.of``, ``Encoder``) knows process crashes and power loss; a disk
-        # loss would be taken for a process crash, narrower than the kernel (a wrong PROVED)
+        # a crash model the encoding (``Dims.of``, ``Encoder``) lacks would be taken for a
+        # process crash, narrower than the kernel (a wrong PROVED): refused, should one be added
         raise ConfigError(
-            f"kmc prove and --engine bmc have the crash models {' and '.join(CRASH_MODELS)}, not "
+            f"kmc prove and --engine bmc have the crash models {', '.join(CRASH_MODELS)}, not "
             f"{config.crash_model} (docs/symbolic.md, 'What the encoding lacks'); kmc check "
             f"explores it")
     refused = [b for b in config.bounds.faults() if b not in OPERATOR_BOUNDS + FAULT_BOUNDS]
@@ -189,7 +205,7 @@ def require_encoded(config) -> None:
             f"--max-controlled-shutdowns and --max-session-expiries but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
-    config = without_operator_moves(config)
+    config = without_disk_loss(without_operator_moves(config))
     lacking = lacking_rules(config)  # first: the rules asked for, as given
     if not lacking:
         return
@@ -249,8 +265,8 @@ class KernelReplayed:
     def __init__(self, config) -> None:
         from model.compiled_model import CompiledModel  # lazy: the kernel loads on first use
 
-        self.oracle = make_reference_model(
-            with_preset_switches(without_oracle_lacks(without_operator_moves(config))))
+        self.oracle = make_reference_model(with_preset_switches(
+            without_oracle_lacks(without_operator_moves(without_disk_loss(config)))))
         self.config = config
         self.kernel = CompiledModel(config)
 
@@ -284,6 +300,7 @@ def symbolic_model(config):
     lacks (``require_encoded``)."""
     require_encoded(config)
     if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)
-            or any(n in config.rules for n in ORACLE_LACKS) or switches_off_preset(config)):
+            or any(n in config.rules for n in ORACLE_LACKS) or switches_off_preset(config)
+            or config.crash_model == DISK_LOSS):
         return KernelReplayed(config)
     return make_reference_model(config)

@@ -86,6 +86,10 @@ class Dims:
     # a down ELR member may have lost what it had not flushed (it leaves the ELR when it
     # restarts; the ELR invariants, issue 29l)
     power_loss: bool = False
+    # ``--crash-model disk-loss`` (issue 29aj): a crash may lose the broker's whole disk (its log,
+    # and so its epoch cache, and its HW checkpoint); the library switches off the facts that
+    # rest on a log surviving a crash (strengthen/disk_loss.py)
+    disk_loss: bool = False
     # KIP-500/KIP-631 (Kafka 3.3, rule ``kraft``, issue 29m): partition changes are records of one
     # metadata log; one that keeps the leader epoch reaches the leader as a *change* (each
     # broker's pending ``PartitionChangeRecord``: ISR, leader epoch, partition-epoch bit), and an
@@ -145,6 +149,7 @@ class Dims:
                    leaderless="last-known-leader-when-leaderless" in config.rules,
                    shrink_set="isr-shrink-out-of-sync-set" in config.rules,
                    power_loss=config.crash_model == "power-loss",
+                   disk_loss=config.crash_model == "disk-loss",
                    kraft="kraft" in config.rules,
                    shrink_keeps="isr-shrink-keeps-leader-epoch" in config.rules,
                    kraft_unclean="kraft-unclean-election" in config.rules,

@@ -70,8 +70,11 @@ class Encoder:
             raise UnsupportedVariant(f"protocol {self.protocol!r} has no symbolic encoding")
         self.power_loss = model.power_loss
         crash_model = getattr(getattr(model, "config", None), "crash_model", "process")
-        if crash_model not in ("process", "power-loss"):  # scope.CRASH_MODELS refuses it first
+        if crash_model not in ("process", "power-loss", "disk-loss"):  # scope.CRASH_MODELS
             raise ConfigError(f"the symbolic engine has no encoding of --crash-model {crash_model}")
+        # ``--crash-model disk-loss`` (issue 29aj): a crash may replace the broker's disk
+        # (``lose_disk``); the oracle lacks it, so ``model`` is then ``scope.KernelReplayed``
+        self.disk_loss = crash_model == "disk-loss"
         self.acks = model.acks
         self.min_isr = model.min_isr
         # KRaft (rule ``kraft``, 3.3+): the controller ignores unclean.leader.election.enable
@@ -686,15 +689,21 @@ class Encoder:
         counted = self.bounded and not self.d.unbounded_crashes  # (issue 29y: no crash bound)
         if counted:
             guard.append(s.crashes < self.d.max_crashes)
-        cases = [(r.leo, s.losses, z3.BoolVal(True))]
+        cases = [(r, s.losses, z3.BoolVal(True))]
         if self.power_loss:
             lossy = r.flushed < r.leo
-            cases = [(r.leo, s.losses, z3.Not(lossy)),
-                     (r.flushed, self.count_up(s.losses),
+            cases = [(r, s.losses, z3.Not(lossy)),
+                     (r.but(leo=r.flushed), self.count_up(s.losses),
+                      z3.And(lossy, s.losses < self.d.max_losses) if counted else lossy)]
+        if self.disk_loss:
+            lossy = z3.Or(r.leo > 0, r.hw > 0)  # (the kernel's ``broker_crash``: a disk with data)
+            cases = [(r, s.losses, z3.Not(lossy)),
+                     (self.lose_disk(r), self.count_up(s.losses),
                       z3.And(lossy, s.losses < self.d.max_losses) if counted else lossy)]
         out = []
-        for leo, losses, cond in cases:
-            r2 = r.but(alive=z3.BoolVal(False), leo=leo, hw=zmin(r.hw, leo), lep=num.val(-1),
+        for kept, losses, cond in cases:
+            leo = kept.leo
+            r2 = r.but(alive=z3.BoolVal(False), leo=leo, hw=zmin(kept.hw, leo), lep=num.val(-1),
                        leader=num.val(NO_LEADER), isr=[z3.BoolVal(False)] * self.n,
                        remote=self.unknown(), truncating=z3.BoolVal(False), fr=z3.BoolVal(False),
                        flushed=r.flushed if self.power_loss else num.val(0))
@@ -706,6 +715,21 @@ class Encoder:
                 lai=lai, crashes=self.count_up(s.crashes), losses=losses)
             out.append((z3.And(guard + [cond]), nxt))
         return out
+
+    def lose_disk(self, r: SReplica) -> SReplica:
+        """``r`` after its disk is replaced (``--crash-model disk-loss``, the kernel's
+        ``broker_crash``): the log is gone (LEO 0: ``LogManager.loadLogs`` finds an empty log
+        directory and the partition's log is created empty), and with it the leader-epoch
+        cache (the log's epochs: ``LeaderEpochCheckpointFile.LeaderEpochCheckpointFilename``,
+        ``leader-epoch-checkpoint``, at 3.3.1, lived in the lost partition directory) and the
+        HW checkpoint (``ReplicaManager.HighWatermarkFilename``, ``replication-offset-checkpoint``
+        at 3.3.1: no entry, so the HW read back is 0). Nothing
+        else of the broker's survives a crash in any model (``stop_broker``). The broker then
+        restarts as after any crash (``BrokerRestart``): under KIP-903 with a new broker epoch,
+        which is what keeps a stale AlterPartition from putting the empty replica back in the
+        ISR (KAFKA-14139, fixed in 3.5); before it nothing tells the controller the disk is new.
+        Slots at or above the LEO are don't-care (``state.py``), as the kernel zeroes them."""
+        return r.but(leo=num.val(0), hw=num.val(0))
 
     def _enc_BrokerRestart(self, s: SState, b: int) -> list:
         if self.d.elr:  # KIP-966 (issue 29l)

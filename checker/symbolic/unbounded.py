@@ -144,7 +144,8 @@ def scope_line(unbounded, config) -> str:
         kept.append(f"reassignments <= {b.max_reassignments}")
     if b.max_delayed_fetches:  # (issue 29z; review 2026-11-28: it was missing from this line)
         kept.append(f"delayed fetches <= {b.max_delayed_fetches}")
-    dropped = "crashes" + (" and unflushed losses" if config.crash_model != "process" else "")
+    dropped = "crashes" + {"power-loss": " and unflushed losses",
+                           "disk-loss": " and disk losses"}.get(config.crash_model, "")
     return (f"every reachable state with any number of {dropped} (--unbounded crashes: "
             f"--max-crashes {b.max_crashes} is not used) and {', '.join(kept)} satisfies it, "
             f"however long the run")

@@ -39,12 +39,13 @@ def test_a_short_row_is_equal_with_every_shorter_depth_refuted(bench):
     assert o.length == 4 and o.refuted == 3
 
 
-def test_a_disk_loss_row_and_a_liveness_row_are_refused_naming_the_dimension(bench):
+def test_a_disk_loss_row_is_taken_and_a_retries_row_refused_naming_the_dimension(bench):
+    # the disk-loss row is encoded since issue 29aj: in 2 s BMC refutes the first depths and
+    # stops short of BFS's 17 steps (not refused, and never DIFFERENT)
     disk = row(bench, "KAFKA-14139: a replaced disk put back in the ISR by a stale AlterPartition "
                       "(KRaft without KIP-903)")
-    o = bench.classify(disk, "no-acked-loss", 60)
-    assert o.outcome == bench.REFUSED and o.dimensions == ["crash model"]
-    assert "disk-loss" in o.detail
+    o = bench.classify(disk, "no-acked-loss", 2)
+    assert o.outcome == bench.NOT_REACHED and o.dimensions == [], o.detail
     retries = row(bench, "Retries without idempotence write an acknowledged record twice")
     o = bench.classify(retries, "no-duplicates", 60)
     assert o.outcome == bench.REFUSED and o.dimensions == ["property", "fault bound"]

@@ -37,6 +37,7 @@ from checker.symbolic.strengthen import power_loss_kraft
 from checker.symbolic.strengthen import kraft
 from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen import delayed
+from checker.symbolic.strengthen import disk_loss
 from checker.symbolic.strengthen import shutdowns
 from properties import get_properties
 
@@ -69,6 +70,10 @@ STRENGTHENINGS.update({st.name: st for st in delayed.STRENGTHENINGS})
 # and ``crashes-counted`` counts the controlled shutdowns too (shutdowns.py)
 STRENGTHENINGS = {name: shutdowns.switch(st) for name, st in STRENGTHENINGS.items()}
 STRENGTHENINGS.update({st.name: st for st in shutdowns.STRENGTHENINGS})
+
+# issue 29aj: under ``--crash-model disk-loss`` the facts a replaced disk breaks are off
+# (disk_loss.py: each false on reachable states)
+STRENGTHENINGS = {name: disk_loss.switch(st) for name, st in STRENGTHENINGS.items()}
 
 
 def takes_another_form(name: str, d) -> bool:
@@ -118,9 +123,12 @@ def all_names(config=None) -> list:
     """What ``--strengthen all`` means: the library and every built-in property but ``NOT_IN_ALL``;
     for a configuration with power-loss crashes (issue 29p) without the properties a power loss
     breaks (``power_loss.NOT_IN_ALL``), and otherwise (or with no configuration) without the
-    invariants only power loss needs (``power_loss_kraft.POWER_LOSS_ONLY``, true by definition there)."""
+    invariants only power loss needs (``power_loss_kraft.POWER_LOSS_ONLY``, true by definition there);
+    under disk loss also without the properties a replaced disk breaks (``disk_loss.NOT_IN_ALL``)."""
     if config is not None and config.crash_model == power_loss.POWER_LOSS:
         left_out = NOT_IN_ALL + power_loss.NOT_IN_ALL
     else:
         left_out = NOT_IN_ALL + tuple(st.name for st in power_loss_kraft.POWER_LOSS_ONLY)
+    if config is not None and config.crash_model == disk_loss.DISK_LOSS:  # (issue 29aj)
+        left_out += disk_loss.NOT_IN_ALL
     return [n for n in library_names() if n not in left_out]
