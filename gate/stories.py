@@ -237,6 +237,34 @@ story(
     words=("last-known-leader-check",))
 
 
+def _hw_waits_for_rejoining_follower(model, states) -> str:
+    leader = states[-1].replicas[0]
+    if leader.isr != (0,) or len(leader.log) != 1:
+        return f"the leader has ISR {leader.isr} and {len(leader.log)} records, not (0,) and 1"
+    if leader.high_watermark != 0:
+        return (f"the HW moved to {leader.high_watermark} past broker 1, which fetched up to the "
+                f"leader's log end in this leader epoch and may join the ISR")
+    return ""
+
+
+story(
+    "KAFKA-4485 (timed, 3.6): the HW waits for a caught-up follower outside the ISR",
+    source="Partition.maybeIncrementLeaderHW at 3.6.0: a remote replica outside the maximal ISR "
+           "counts if shouldWaitForReplicaToJoinIsr (Replica.isCaughtUp: its last fetch reached "
+           "the leader's LEO within replica.lag.time.max.ms; isReplicaIsrEligible); "
+           "Partition.makeLeader resets replica state only on a new leader epoch, which a KRaft "
+           "3.6 ISR shrink keeps",
+    config=ModelConfig(kafka_version="3.6", replication_factor=2, symmetry=False,
+                       min_insync_replicas=1, rule_changes=("+timed",),
+                       bounds=Bounds(max_records=1, max_leader_epoch=2, max_crashes=1)),
+    steps=[("BrokerCrash", (1,)), ("ControllerHandleBrokerFailure", (1, 0)),
+           ("BrokerRestart", (1,)), ("BecomeLeaderOrFollower", (1, 0)),
+           ("LeaderHandleFetch", (0, 1)), ("BrokerApplyPartitionChange", (0,)),
+           ("ProduceRecord", (0,))],
+    expect=_hw_waits_for_rejoining_follower,
+    words=("hw-waits-for-caught-up-replica",))
+
+
 def applies(s: Story, config: ModelConfig) -> bool:
     """Can the story's configuration be built (a flipped rule may make it one kmc refuses)?"""
     try:

@@ -386,6 +386,19 @@ RULE_HW_ON_ALTER_PARTITION_ANSWER = rule(
             "ISR shrink arrives; 2.7-3.0 waited for the next fetch or produce, so with the "
             "removed follower gone an acks=all produce could wait for ever",
     requires=("alter-partition",))
+RULE_HW_WAITS_FOR_CAUGHT_UP_REPLICA = rule(
+    "hw-waits-for-caught-up-replica", since="",
+    source="KAFKA-4485 (Partition.maybeIncrementLeaderHW at 0.10.2.0: a replica whose "
+           "lastCaughtUpTimeMs is within replica.lag.time.max.ms counts, in the ISR or not; not "
+           "at 0.10.1.0; Replica.isCaughtUp at 3.5.0) and KAFKA-15021 (commit 8ad0ed3e618, "
+           "shouldWaitForReplicaToJoinIsr: only if isReplicaIsrEligible, at 3.6.0 and 3.7.0)",
+    summary="time, abstractly (group timed): the leader's HW also waits for a caught-up follower "
+            "outside the ISR: one it has heard from in this leadership that runs and follows it "
+            "in its epoch (it fetches up to the LEO well within the lag time); with 3.6's "
+            "isr-shrink-keeps-leader-epoch (KRaft) only one that may join the ISR. Untimed, a "
+            "follower may have stalled past the lag time, and the HW waits for none "
+            "(docs/model.md, \"Time\")",
+    requires=("replica-lag-time",))
 PARAM_COUNT = P.SETTING_COUNT + len(RULES)
 """The length of the kernel's ``cfg`` array: the settings and bounds, then one switch per rule."""
 
@@ -397,10 +410,11 @@ KMC_0_1 = ("isr-expansion-as-own-step", "reset-followers-on-epoch")
 and the z3 engine (which model exactly these) can cross-check the kernel: ``--rule +kmc-0.1``
 turns both on."""
 
-TIMED = ("replica-lag-time",)
+TIMED = ("replica-lag-time", "hw-waits-for-caught-up-replica")
 """Time, abstractly (``--rule +timed``): every rule that reads a timeout as a condition on the
 state, so that an action Kafka takes only after a timeout is enabled only where the timeout can
-have run out (docs/model.md, "Time"). Off by default: kmc's default is the untimed
+have run out, and a wait Kafka keeps up until a timeout holds where it cannot have run out
+(docs/model.md, "Time"). Off by default: kmc's default is the untimed
 over-approximation, which also covers a running broker that stalls past a timeout. A later
 timeout (a producer's request or delivery timeout) adds its rule here."""
 

@@ -96,6 +96,7 @@ class ReplicationModel:
         self.reset_remote_on_every_epoch = "reset-followers-on-epoch" in config.rules
         self.expand_isr_on_fetch = "isr-expansion-as-own-step" not in config.rules
         self.timed_shrink = "replica-lag-time" in config.rules
+        self.timed_hw = "hw-waits-for-caught-up-replica" in config.rules
         self._unknown = (-1,) * self.n
         self._generators = tuple(getattr(self, n) for n in self._action_methods)
         perms = broker_permutations(self.n) if config.symmetry else ()
@@ -209,13 +210,20 @@ class ReplicationModel:
         return tuple(sorted(reqs))
 
     def _maybe_increment_leader_hw(self, s: ClusterState, leader: int) -> ClusterState:
-        """``Partition.maybeIncrementLeaderHW``: HW = max(HW, min LEO over the ISR), then complete
-        the delayed produce requests the new HW satisfies."""
+        """``Partition.maybeIncrementLeaderHW``: HW = max(HW, min LEO over the ISR and, with the
+        timed rule ``hw-waits-for-caught-up-replica``, over the caught-up followers outside it:
+        heard from in this leadership, running, following this leader in its epoch; the
+        kernel's ``waits_for_caught_up``), then complete the delayed produce requests the new HW
+        satisfies."""
         r = s.replicas[leader]
         new_hw = len(r.log)
         remote = r.remote_log_end_offsets
-        for b in r.isr:
-            if b != leader and remote[b] < new_hw:
+        for b in self.brokers:
+            if b == leader or remote[b] >= new_hw:
+                continue
+            if b in r.isr or (self.timed_hw and remote[b] >= 0 and s.replicas[b].alive
+                              and s.replicas[b].leader == leader
+                              and s.replicas[b].leader_epoch == r.leader_epoch):
                 new_hw = remote[b]
         if new_hw <= r.high_watermark:
             return s

@@ -245,6 +245,10 @@ CONFIGS: dict[str, ModelConfig] = {
     "hw-truncation +timed unclean": _config(
         "hw-truncation", LOOSE + ("+timed",), min_insync_replicas=1,
         unclean_leader_election_enable=True),
+    # the timed HW wait for a caught-up follower outside the ISR (hw-waits-for-caught-up-replica),
+    # where kmc 0.1's own-step expansion leaves one out after its fetch
+    "kip-320 +timed +kmc-0.1 min.isr=1": _config(
+        "kip-320", LOOSE + ("+timed", "+kmc-0.1"), min_insync_replicas=1),
     # Kafka 2.1's rule set by release (its producer rules act only with retries, which the
     # encoding does not have), and three replicas
     "--kafka-version 2.1": replace(_config("kip-320", LOOSE), kafka_version="2.1"),
@@ -538,6 +542,8 @@ CONFIGS: dict[str, ModelConfig] = {
          dict(bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1, max_delayed_fetches=1))),
         ("--kafka-version 2.1 +timed controlled shutdowns", "2.1", ("+timed",),
          dict(bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1))),
+        ("--kafka-version 3.6 +timed session expiries", "3.6", ("+timed",),
+         dict(bounds=Bounds(1, 2, 1, 1, max_session_expiries=1))),
     )},
     # a disk lost with the crash (issue 29aj: ``Encoder.lose_disk``): ZooKeeper (2.1; kmc 0.1's
     # hw-truncation on the over-approximation), KRaft without KIP-903 (3.3: KAFKA-14139's

@@ -95,6 +95,7 @@ class Encoder:
         self.isr_needs_epoch_start = "isr-join-needs-epoch-start" in model.config.rules
         self.reset_remote_every_epoch = model.reset_remote_on_every_epoch
         self.timed_shrink = model.timed_shrink
+        self.timed_hw = "hw-waits-for-caught-up-replica" in model.config.rules  # (timed group)
         self.expand_isr_on_fetch = model.expand_isr_on_fetch
         oracle = getattr(model, "oracle", model)  # scope.KernelReplayed wraps the oracle's model
         self.has_truncate = getattr(type(oracle), "follower_truncate", None) is not None
@@ -249,7 +250,15 @@ class Encoder:
         new_hw = r.leo
         for j in range(self.n):
             if j != l:
-                new_hw = ite(z3.And(isr[j], r.remote[j] < new_hw), r.remote[j], new_hw)
+                waits = isr[j]
+                if self.timed_hw:  # the kernel's waits_for_caught_up (hw-waits-for-caught-up-replica)
+                    rj = s.reps[j]
+                    caught = [r.remote[j] >= 0, rj.alive, rj.leader == l, rj.lep == r.lep]
+                    caught += self.not_shutting_down(rj)
+                    if self.kraft and self.d.shrink_keeps:  # KAFKA-15021: isReplicaIsrEligible
+                        caught += [self.may_lead(s, j), self.fetch_is_current(r, j)]
+                    waits = z3.Or(waits, z3.And(caught))
+                new_hw = ite(z3.And(waits, r.remote[j] < new_hw), r.remote[j], new_hw)
         grows = z3.And(new_hw > r.hw, self.hw_may_advance(r))
         s = s.put(l, r.but(hw=ite(grows, new_hw, r.hw)))
         enough = count(isr) >= self.min_isr

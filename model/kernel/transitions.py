@@ -16,7 +16,7 @@ from model.kernel.fields import (
 from model.kernel.fields import (
     ACK_DONE, ACK_NONE, ACK_PENDING, NO_LEADER, ack_leader, ack_offset, ack_state, broker_count,
     clear_fetch_response, drop_leader_and_isr, flushed_offset, forget_remote_leos, has,
-    high_watermark, is_alive, isr_of, leader_and_isr_pending, leader_epoch, leader_of,
+    high_watermark, is_alive, is_shutting_down, isr_of, leader_and_isr_pending, leader_epoch, leader_of,
     log_end_offset, record_id_at, record_slots, remote_leo, set_ack, set_remote_leo,
     set_flushed_offset, set_high_watermark, set_isr_of, set_leader_epoch, set_leader_of,
     set_truncating, set_visible, set_visible_count, size_of, true_leader, truncate_to,
@@ -31,16 +31,17 @@ from model.kernel.controller import may_lead
 from model.kernel.fields import read_offset, set_read_offset
 from model.kernel.params import FETCH_FROM_FOLLOWERS, TRACK_READS
 from model.kernel.params import (
-    MAX_CONTROLLER_FAILOVERS, MIN_INSYNC_REPLICAS, POWER_LOSS, TRUNCATE_BY_EPOCH_0_11,
+    MAX_CONTROLLED_SHUTDOWNS, MAX_CONTROLLER_FAILOVERS, MIN_INSYNC_REPLICAS, POWER_LOSS, TRUNCATE_BY_EPOCH_0_11,
     TRUNCATE_BY_EPOCH_LOOP, TRUNCATE_TO_HW,
 )
 from model.rules import (
     RULE_ALTER_PARTITION, RULE_BROKER_EPOCH_IN_FETCH, RULE_CONTROLLER_EPOCH,
     RULE_EPOCH_CACHE_ON_ELECTION, RULE_EPOCH_TRUNCATION, RULE_EPOCH_TRUNCATION_LOOP,
-    RULE_HW_NEEDS_MIN_ISR, RULE_ISR_ELIGIBILITY, RULE_ISR_EXPANSION_AS_OWN_STEP,
-    RULE_ISR_JOIN_NEEDS_EPOCH_START, RULE_KRAFT, RULE_RESET_FOLLOWERS_ON_EPOCH,
-    RULE_TRUNCATE_ON_EPOCH_CHANGE,
+    RULE_HW_NEEDS_MIN_ISR, RULE_HW_WAITS_FOR_CAUGHT_UP_REPLICA, RULE_ISR_ELIGIBILITY, RULE_ISR_EXPANSION_AS_OWN_STEP,
+    RULE_ISR_JOIN_NEEDS_EPOCH_START, RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH, RULE_KRAFT,
+    RULE_RESET_FOLLOWERS_ON_EPOCH, RULE_TRUNCATE_ON_EPOCH_CHANGE,
 )
+from model.kernel.fields import remote_is_current
 from model.kernel.epoch_cache import leader_epoch_start_offset
 from model.kernel.fields import UNDEFINED_EPOCH
 
@@ -126,23 +127,85 @@ def maximal_isr(t, lay, cfg, leader):
 
 @kernel
 def maybe_increment_leader_hw(t, lay, cfg, leader):
-    """``Partition.maybeIncrementLeaderHW``: HW = max(HW, min LEO over the (maximal) ISR), then
-    complete the parked acks=all requests the new HW satisfies. Since KAFKA-15583 (3.7) not while
-    the ISR is smaller than min.insync.replicas (``isUnderMinIsr``), whatever acks the producer
-    uses."""
+    """``Partition.maybeIncrementLeaderHW``: HW = max(HW, min LEO over the (maximal) ISR and,
+    with the timed rule ``hw-waits-for-caught-up-replica``, the caught-up followers outside it
+    (``waits_for_caught_up``)), then complete the parked acks=all requests the new HW
+    satisfies. Since KAFKA-15583 (3.7) not while the ISR is smaller than min.insync.replicas
+    (``isUnderMinIsr``), whatever acks the producer uses."""
     if cfg[RULE_HW_NEEDS_MIN_ISR] != 0 and size_of(isr_of(t, lay, leader)) < cfg[MIN_INSYNC_REPLICAS]:
         return  # the committed ISR (Partition.isUnderMinIsr)
     isr = maximal_isr(t, lay, cfg, leader)
+    waits = cfg[RULE_HW_WAITS_FOR_CAUGHT_UP_REPLICA] != 0
     new_hw = log_end_offset(t, lay, leader)
     for f in range(broker_count(lay)):
-        if f != leader and has(isr, f) and not skipped(cfg, G_HW_MIN_OVER_ISR):
-            leo = remote_leo(t, lay, leader, f)
-            if leo < new_hw:
-                new_hw = leo
+        if f == leader:
+            continue
+        if has(isr, f):
+            if skipped(cfg, G_HW_MIN_OVER_ISR):
+                continue
+        elif not (waits and waits_for_caught_up(t, lay, cfg, leader, f)):
+            continue
+        leo = remote_leo(t, lay, leader, f)
+        if leo < new_hw:
+            new_hw = leo
     if new_hw <= high_watermark(t, lay, leader):
         return
     set_high_watermark(t, lay, leader, new_hw)
     complete_delayed_produce(t, lay, cfg, leader)
+
+
+@kernel
+def waits_for_caught_up(t, lay, cfg, leader, f):
+    """Does ``leader``'s HW wait for ``f``, a follower outside its (maximal) ISR, as caught up?
+    Kafka's ``maybeIncrementLeaderHW`` also holds the HW at the LEO of a follower that fetched
+    up to the leader's LEO within ``replica.lag.time.max.ms`` (KAFKA-4485, 0.10.2.0:
+    ``lastCaughtUpTimeMs``; ``Replica.isCaughtUp`` at 3.5.0), so that a follower catching up
+    is not outrun by the HW and can rejoin the ISR; since KAFKA-15021 (3.6.0,
+    ``shouldWaitForReplicaToJoinIsr``) only if it may join the ISR (``isReplicaIsrEligible``:
+    not fenced, not shutting down, the broker epoch of its fetch the registered one).
+
+    kmc has no clock, so "within the lag time" is read as ``replica-lag-time`` reads it (the
+    timed group, docs/model.md "Time"): a follower that the leader has heard from in this
+    leadership (a known remote LEO: ``make_leader`` forgets the others, as Kafka's
+    ``resetReplicaState`` sets their ``lastCaughtUpTimeMs`` to 0) and that cannot have stayed
+    behind (``may_stay_behind``: it runs and follows the leader in its epoch, so it fetches up
+    to the LEO every few hundred milliseconds) is caught up; one that can have stayed behind
+    is taken as past the lag time, as LeaderShrinkIsr takes it. The untimed default never
+    waits: there a follower may stall past the lag time before any step, and then Kafka does
+    not wait either. The eligibility check reads 3.6's switch of the same commit
+    (``isr-shrink-keeps-leader-epoch``, KRaft)."""
+    if remote_leo(t, lay, leader, f) < 0 or may_stay_behind(t, lay, cfg, leader, f):
+        return False
+    if cfg[RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH] != 0:  # KAFKA-15021: isReplicaIsrEligible
+        if not may_lead(t, lay, cfg, f):
+            return False
+        if cfg[RULE_BROKER_EPOCH_IN_FETCH] != 0 and not remote_is_current(t, lay, leader, f):
+            return False
+    return True
+
+
+@kernel
+def may_stay_behind(s, lay, cfg, b, f):
+    """Can follower ``f`` stay behind leader ``b``'s log end for ``replica.lag.time.max.ms``
+    (30 s by default; 10 s before 2.5, KIP-537) without a stall of its own? Kafka removes a
+    follower from the ISR only when it has not fetched up to the leader's LEO for that long
+    (``Replica.isCaughtUp`` / ``getOutOfSyncReplicas``; a new leader restarts every ISR
+    follower's clock, ``Partition.makeLeader``). A follower that runs and follows ``b`` in
+    ``b``'s leader epoch fetches every few hundred milliseconds (``replica.fetch.wait.max.ms``,
+    500 ms) and within kmc's bounds is caught up in two rounds, long before that. So it can stay
+    behind only if it is down (stopped, or in a controlled shutdown with its fetchers stopped),
+    or does not follow ``b`` in ``b``'s epoch: its metadata lags (the LeaderAndIsr request or
+    the metadata record has not reached it; Kafka bounds neither by a timeout), or it follows
+    someone else. A follower that runs but stalls for longer than the lag time (a GC pause, a
+    network cut between it and the leader alone, Jepsen 2013's partition) is outside this
+    abstraction, which is why it is the rule ``replica-lag-time`` (group ``timed``) and not
+    kmc's default (docs/model.md, "Time")."""
+    if not is_alive(s, lay, f):
+        return True
+    if cfg[MAX_CONTROLLED_SHUTDOWNS] > 0 and is_shutting_down(s, lay, f):
+        return True
+    return leader_of(s, lay, f) != b or leader_epoch(s, lay, f) != leader_epoch(s, lay, b)
+
 
 
 @kernel

@@ -72,6 +72,8 @@ KILLERS = {
     (RULE, "isr-shrink-out-of-sync-set"): "KIP-966 (4.1): one AlterPartition takes two lagging followers out of the ISR, below min.insync.replicas, and both join the ELR",
     # issue 29ae: the unclean-shutdown record elects, so a fenced last known leader can win there
     (RULE, "last-known-leader-check"): "KAFKA-19522 (4.1): the record that empties the ELR does not elect a fenced last known leader",
+    # issue 29al: the timed HW wait for a caught-up follower outside the ISR
+    (RULE, "hw-waits-for-caught-up-replica"): "KAFKA-4485 (timed, 3.6): the HW waits for a caught-up follower outside the ISR",
 }
 
 SURVIVORS = {

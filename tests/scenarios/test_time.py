@@ -82,3 +82,53 @@ def test_timed_still_finds_the_follower_leo_loss_that_real_kafka_showed():
     shrinks = [describe(step.action, states[i], step.state) for i, step in enumerate(trace.steps)
                if step.action.name == "LeaderShrinkIsr"]
     assert shrinks and all("metadata lags" in s or "is down" in s for s in shrinks)
+
+
+REJOIN_36 = (A("BrokerCrash", (1,)), A("ControllerHandleBrokerFailure", (1, 0)),
+             A("BrokerRestart", (1,)), A("BecomeLeaderOrFollower", (1, 0)),
+             A("LeaderHandleFetch", (0, 1)), A("BrokerApplyPartitionChange", (0,)),
+             A("ProduceRecord", (0,)))
+"""Kafka 3.6 (KRaft): broker 1 crashes, the controller takes it out of the ISR in the same leader
+epoch (KAFKA-15021), it restarts, follows broker 0 again and fetches up to the leader's log end
+before broker 0 applies the smaller ISR; then a record is produced."""
+
+
+def kafka36(*changes):
+    return ModelConfig(kafka_version="3.6", replication_factor=2, symmetry=False,
+                       min_insync_replicas=1, rule_changes=changes,
+                       bounds=Bounds(max_records=1, max_leader_epoch=2, max_crashes=1))
+
+
+def test_timed_hw_waits_for_a_caught_up_follower_outside_the_isr_so_it_can_rejoin():
+    """KAFKA-4485 (hw-waits-for-caught-up-replica): under +timed the HW stays at broker 1's LEO,
+    so broker 1's next fetch finds it in sync and the leader proposes it back (AlterPartition). Untimed (broker 1
+    may have stalled past the lag time) and with the rule taken away the HW passes it, and the
+    same fetch leaves it out."""
+    fetch = (A("FollowerHandleFetchResponse", (1,)), A("LeaderHandleFetch", (0, 1)))
+    timed = walk(kafka36("+timed"), REJOIN_36)
+    leader = timed.states[-1].replicas[0]
+    assert leader.isr == (0,) and len(leader.log) == 1 and leader.high_watermark == 0
+    rejoined = walk(kafka36("+timed"), REJOIN_36 + fetch).states[-1].replicas[0]
+    assert rejoined.alter_partition[1] == (0, 1)  # AlterPartition proposes it back
+    for changes in ((), ("+timed", "-hw-waits-for-caught-up-replica")):
+        trace = walk(kafka36(*changes), REJOIN_36 + fetch)
+        assert trace.states[-3].replicas[0].high_watermark == 1
+        assert trace.states[-1].replicas[0].alter_partition == ()  # nothing proposed
+
+
+def test_timed_hw_does_not_wait_for_a_follower_that_cannot_join_the_isr():
+    """Since KAFKA-15021 (3.6, isReplicaIsrEligible) the HW waits only for a follower that may
+    join the ISR: fenced by the controller (a session expiry), broker 1 no longer holds it."""
+    steps = (A("ProduceRecord", (0,)), A("ControllerFenceBroker", (1, 0)),
+             A("BrokerApplyPartitionChange", (0,)))
+    cfg = ModelConfig(kafka_version="3.6", replication_factor=2, symmetry=False,
+                      min_insync_replicas=1, rule_changes=("+timed",),
+                      bounds=Bounds(max_records=2, max_leader_epoch=2, max_crashes=0,
+                                    max_session_expiries=1))
+    leader = walk(cfg, steps + (A("ProduceRecord", (0,)),)).states[-1].replicas[0]
+    assert leader.isr == (0,) and len(leader.log) == 2 and leader.high_watermark == 2
+
+
+def test_the_hw_wait_needs_the_time_abstraction():
+    with pytest.raises(KmcError, match="needs replica-lag-time"):
+        make_model(kafka36("+hw-waits-for-caught-up-replica"))

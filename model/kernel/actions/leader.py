@@ -19,7 +19,7 @@ from model.kernel.fields import (
     ALTER_ACCEPTED, ALTER_REFUSED, ALTER_STUCK, alter_in_flight, alter_isr, alter_leader_epoch,
     alter_partition_epoch_current, alter_state, believes_it_leads, broker_count, clear_alter,
     clear_delayed_fetch, delayed_fetch_epoch, delayed_fetch_is_current, delayed_fetch_leader,
-    delayed_fetch_offset, has, has_delayed_fetch, high_watermark, is_alive, is_shutting_down,
+    delayed_fetch_offset, has, has_delayed_fetch, high_watermark, is_alive,
     isr_of, leader_epoch, leader_of, log_end_offset, remote_is_current, remote_leo, send_fetch_response,
     set_alter, set_controller_isr, set_isr_of, set_partition_epoch_current, set_remote_current,
     set_remote_leo, set_stale_metadata_reads, size_of, stale_metadata_reads,
@@ -31,10 +31,10 @@ from model.kernel.guards import (
 from model.kernel.jit import kernel
 from model.kernel.controller import may_lead
 from model.kernel.params import (
-    MAX_CONTROLLED_SHUTDOWNS, MAX_DELAYED_FETCHES, MAX_STALE_METADATA_READS, MIN_INSYNC_REPLICAS,
+    MAX_DELAYED_FETCHES, MAX_STALE_METADATA_READS, MIN_INSYNC_REPLICAS,
 )
 from model.kernel.transitions import (
-    finish, is_follower_in_sync, isr_change_allowed, maybe_expand_isr,
+    finish, is_follower_in_sync, isr_change_allowed, may_stay_behind, maybe_expand_isr,
     maybe_increment_leader_hw, propose_isr, would_expand_isr,
 )
 from model.rules import (
@@ -126,29 +126,6 @@ def leader_handle_delayed_fetch(s, lay, cfg, out, acts, k):
         finish(t, lay, cfg)
         k += 1
     return k
-
-
-@kernel
-def may_stay_behind(s, lay, cfg, b, f):
-    """Can follower ``f`` stay behind leader ``b``'s log end for ``replica.lag.time.max.ms``
-    (30 s by default; 10 s before 2.5, KIP-537) without a stall of its own? Kafka removes a
-    follower from the ISR only when it has not fetched up to the leader's LEO for that long
-    (``Replica.isCaughtUp`` / ``getOutOfSyncReplicas``; a new leader restarts every ISR
-    follower's clock, ``Partition.makeLeader``). A follower that runs and follows ``b`` in
-    ``b``'s leader epoch fetches every few hundred milliseconds (``replica.fetch.wait.max.ms``,
-    500 ms) and within kmc's bounds is caught up in two rounds, long before that. So it can stay
-    behind only if it is down (stopped, or in a controlled shutdown with its fetchers stopped),
-    or does not follow ``b`` in ``b``'s epoch: its metadata lags (the LeaderAndIsr request or
-    the metadata record has not reached it; Kafka bounds neither by a timeout), or it follows
-    someone else. A follower that runs but stalls for longer than the lag time (a GC pause, a
-    network cut between it and the leader alone, Jepsen 2013's partition) is outside this
-    abstraction, which is why it is the rule ``replica-lag-time`` (group ``timed``) and not
-    kmc's default (docs/model.md, "Time")."""
-    if not is_alive(s, lay, f):
-        return True
-    if cfg[MAX_CONTROLLED_SHUTDOWNS] > 0 and is_shutting_down(s, lay, f):
-        return True
-    return leader_of(s, lay, f) != b or leader_epoch(s, lay, f) != leader_epoch(s, lay, b)
 
 
 @kernel
