@@ -1594,7 +1594,7 @@ class Encoder:
     # controller.py ``controller_handle_controlled_shutdown``, ``controller_unfence_broker``;
     # broker.py ``broker_shutdown``, ``stop_broker``, ``broker_restart``; faults.py
     # ``controller_fence_broker``; controller.py ``may_lead``; follower.py ``may_fetch``;
-    # leader.py ``may_stay_behind``).
+    # transitions.py ``may_stay_behind``, since issue 29al).
 
     def shutting_down(self, r: SReplica) -> list:
         """``[r.sd]`` under controlled shutdowns, else ``[]`` (a disjunct for the guards)."""
