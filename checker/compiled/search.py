@@ -47,6 +47,9 @@ CANDIDATES = 1 << 13  # candidates a slice can hold (8 a row: more are rare, and
 INITIAL_CAPACITY = 1 << 15  # slots per shard of a new table
 ESTIMATE_MARGIN = 1.5  # the first growth's room, over the states model/estimate.py expects
 PENDING_SHARE = 0.05  # of the memory budget, the pending lists (once fingerprints are on disk)
+DEAD_SHARE = 0.1  # of the memory budget, kept back when the table is sized after its first flush
+# for the positions of records found on disk (``level_dead``, ``nxt_dead``), which grow with the
+# levels (8 bytes a duplicate found on disk; tens of millions a level in a run past memory)
 MIN_PENDING = 1 << 16
 PROGRESS_EVERY_SECONDS = 5.0
 
@@ -286,7 +289,12 @@ class Search:
     def _finish_level(self) -> None:
         """The level is expanded: confirm the next level's states, and move on to it."""
         self.resolve()
-        dead = np.sort(np.concatenate(self.nxt_dead)) if self.nxt_dead else np.zeros(0, np.int64)
+        if self.nxt_dead:  # joined, the pieces let go, then sorted in place: twice the bytes at
+            dead = np.concatenate(self.nxt_dead)  # most, not three times (np.sort copies)
+            self.nxt_dead = [dead]
+            dead.sort()
+        else:
+            dead = np.zeros(0, np.int64)
         live = self.nxt.count - dead.shape[0]
         if live > 0:
             self.depth += 1
@@ -300,6 +308,7 @@ class Search:
         else:
             self.level.delete()
         self.level, self.level_dead = self.nxt, dead
+        self.nxt_dead = []  # (``dead`` is ``level_dead`` now: counted once)
         self.nxt = None
         self.expanded = 0
         self.note_disk()
@@ -353,7 +362,10 @@ class Search:
         insert_now = self.workers.n == 1  # phase 2 done in phase 1 (expand.py)
         if insert_now:
             self._room_for(CANDIDATES)  # one slice's: a slice stops where the table is full
-        table = vis.table
+        # no local name for the table: ``_insert`` may replace it (``_room_for``: a flush to disk
+        # and a new table), and a reference held here kept the old one alive beside the new one
+        # until the batch ended: the old table's bytes over the memory budget (a 1G run peaked at
+        # 1,215 MiB; the 12.6 GB 1/6/40 run at 13.5 GiB)
 
         def expand(w, i):
             s, b = active[i], self.buffers[w]
@@ -365,7 +377,7 @@ class Search:
                 table_room = vis.max_fill() - int(vis.fills[0]) - sum(a.n for a in active[:i])
             s.coverage[:] = 0
             s.reached = X.expand_rows(
-                rows, s.start, s.stop, spec.lay, spec.cfg, spec.sym, table, b.out, b.acts, b.hi,
+                rows, s.start, s.stop, spec.lay, spec.cfg, spec.sym, vis.table, b.out, b.acts, b.hi,
                 b.lo, b.ahead, b.local, s.rows, s.fps, s.shard, s.parent, s.succ, s.action, s.coverage,
                 s.counts, b.scratch, b.best, b.order_cmp, b.seen, insert_now, table_room)
             s.n = int(s.counts[1])
@@ -554,6 +566,9 @@ class Search:
 
     def memory_in_use(self) -> int:
         n = self.visited.memory_bytes + self.parents.memory_bytes + self.level.memory_bytes
+        # the records to skip, found on disk (8 bytes each; tens of millions in a level of a run
+        # past memory), which grow with the levels (docs/checker.md, "Past memory")
+        n += self.level_dead.nbytes + sum(d.nbytes for d in self.nxt_dead)
         if self.nxt is not None:
             n += self.nxt.memory_bytes
         n += self.pool.nbytes
@@ -621,9 +636,12 @@ class Search:
             if not vis.on_disk:  # the first time: all of it to disk, then the largest table that fits
                 vis.start_pending(self.pending_entries())
                 self._after_resolve(vis.flush(range(vis.shards), self.reserve_disk, self.announce))
-                # the pending lists are copied and sorted when checked: room for that too
+                # the pending lists are copied and sorted when checked (``Visited.resolve``: the
+                # lists joined, the sort order, the sorted copy, the answers: about twice the
+                # lists' bytes at once): room for that too
                 pending = vis.memory_bytes - vis.table.nbytes
-                room = self.space.memory_room(self.memory_in_use() - vis.table.nbytes + pending)
+                room = self.space.memory_room(self.memory_in_use() - vis.table.nbytes + 2 * pending)
+                room -= int(self.space.memory_limit * DEAD_SHARE)  # the records to skip, to come
                 capacity = max(self.min_capacity(), int(room * 0.9) // (8 * self.words * vis.shards))
                 shards = vis.shards
                 vis.table = None  # freed before the new one is allocated
