@@ -117,13 +117,18 @@ last-known-leader or unclean election; ``Encoder.shrink_without``)."""
 
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
 
-FAULT_BOUNDS = ("max_delayed_fetches", "max_controlled_shutdowns", "max_session_expiries")
+FAULT_BOUNDS = ("max_delayed_fetches", "max_controlled_shutdowns", "max_session_expiries",
+                "max_controller_failovers")
 """The world's faults the encoding has beside the crashes (issue 29z): a fetch held up in flight
 (``--max-delayed-fetches``, ``Encoder._enc_FetchDelayed``); since issue 29ac a controlled
 shutdown (``--max-controlled-shutdowns``, ``Encoder._enc_ControllerHandleControlledShutdown``
 and ``_enc_BrokerShutdown``) and a session expiry (``--max-session-expiries``,
-``Encoder._enc_ControllerFenceBroker`` and ``_enc_ControllerUnfenceBroker``). The oracle lacks
-them, so, as with ``OPERATOR_BOUNDS``, the engine is built on ``KernelReplayed``."""
+``Encoder._enc_ControllerFenceBroker`` and ``_enc_ControllerUnfenceBroker``); since issue 29ak a
+ZooKeeper controller failover (``--max-controller-failovers``, ``Encoder._enc_ControllerFailover``,
+``_enc_ZombieControllerSendLeaderAndIsr``, ``_enc_BrokerHandleZombieLeaderAndIsr``, and the
+controller epoch of rule ``controller-epoch``; KRaft has no such failover, which the
+configuration refuses). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is
+built on ``KernelReplayed``."""
 
 CRASH_MODELS = ("process", "power-loss")
 """The crash models the encoding has (``--crash-model``); ``disk-loss`` is the kernel's alone."""
@@ -186,7 +191,8 @@ def require_encoded(config) -> None:
         raise ConfigError(
             f"kmc prove and --engine bmc have the operator's leader moves "
             f"(--max-preferred-elections, --max-reassignments), --max-delayed-fetches, "
-            f"--max-controlled-shutdowns and --max-session-expiries but not "
+            f"--max-controlled-shutdowns, --max-session-expiries and --max-controller-failovers "
+            f"but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     config = without_operator_moves(config)
