@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import z3
 
+from checker.symbolic import numbers as num
 from checker.symbolic.strengthen.base import Strengthening
 
 OFF_UNDER_FAILOVERS = (
@@ -57,3 +58,70 @@ def switch(st: Strengthening) -> Strengthening:
         return _st.formula(d, s)
 
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
+
+
+def _zombie_is_the_last_controller(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    z = s.zombie_controller
+    if bool(z) != (s.controller_failovers > 0):
+        return False
+    if z and z[0] + 1 != s.controller_epoch:
+        return False
+    return (all(r.controller_epoch_seen <= s.controller_epoch for r in s.replicas)
+            and all(c <= s.controller_epoch for _, _, c in s.leader_and_isr_controller_epochs))
+
+
+def _zombie_is_the_last_controller_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    out = [s.zomb == (s.cfail >= 1), z3.Implies(s.zomb, s.z_cep + 1 == s.cep)]
+    out += [r.cseen <= s.cep for r in s.reps]
+    out += [z3.Implies(s.lai[b][e], s.lai_cep[b][e] <= s.cep)
+            for b in range(d.n) for e in range(len(s.lai[b]))]
+    return z3.And(out)
+
+
+def _zombie_view_from_the_past(s, config) -> bool:
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z:
+        return True
+    _, leader, epoch, isr = z
+    c = s.controller
+    if epoch > c.leader_epoch or (leader != -1 and leader not in isr):
+        return False
+    claims = [(c.leader_epoch, c.leader)] + [(e, lead) for _, e, lead, _ in s.leader_and_isr]
+    claims += [(r.leader_epoch, r.leader) for r in s.replicas if r.alive and r.leader_epoch >= 0]
+    claims.append((0, 0))  # epoch 0 names broker 0, the leader the topic was created with
+    return all(lead == leader for e, lead in claims if e == epoch)
+
+
+def _zombie_view_from_the_past_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    claims = [(z3.BoolVal(True), s.c_epoch, s.c_leader)]
+    claims += [(s.lai[b][e], e, s.lai_leader[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
+    claims += [(z3.And(r.alive, r.lep >= 0), r.lep, r.leader) for r in s.reps]
+    claims.append((z3.BoolVal(True), 0, num.val(0)))
+    member = z3.Or([z3.And(s.z_leader == j, s.z_isr[j]) for j in range(d.n)])
+    out = [s.z_lep <= s.c_epoch, z3.Or(s.z_leader == -1, member)]
+    out += [z3.Implies(z3.And(present, s.z_lep == e), leader == s.z_leader)
+            for present, e, leader in claims]
+    return z3.Implies(s.zomb, z3.And(out))
+
+
+STRENGTHENINGS = (
+    Strengthening("zombie-is-the-last-controller", "under controller failovers there is a "
+                  "zombie controller once a failover has happened, and it is the controller just "
+                  "deposed (controller epoch one less than the active one's; each failover "
+                  "supersedes the older zombie); no broker has obeyed, and no LeaderAndIsr in "
+                  "flight carries, a controller epoch newer than the active one",
+                  _zombie_is_the_last_controller, _zombie_is_the_last_controller_z3,
+                  uses_config=True),
+    Strengthening("zombie-view-from-the-past", "the zombie controller's view is one the "
+                  "controller held: its leader epoch is not newer than the controller's, it names "
+                  "the leader every other holder of that epoch names (the controller, a request in "
+                  "flight, a running broker; epoch 0 names broker 0), and its leader is in its ISR",
+                  _zombie_view_from_the_past, _zombie_view_from_the_past_z3, uses_config=True),
+)
+"""Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""

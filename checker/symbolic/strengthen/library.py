@@ -74,6 +74,7 @@ STRENGTHENINGS.update({st.name: st for st in shutdowns.STRENGTHENINGS})
 # issue 29ak: under ``--max-controller-failovers`` the facts the new controller's resend and the
 # zombie controller's stale view break are off (failovers.py)
 STRENGTHENINGS = {name: failovers.switch(st) for name, st in STRENGTHENINGS.items()}
+STRENGTHENINGS.update({st.name: st for st in failovers.STRENGTHENINGS})
 
 
 def takes_another_form(name: str, d) -> bool:
