@@ -26,6 +26,7 @@ from __future__ import annotations
 import z3
 
 from checker.symbolic import numbers as num
+from checker.symbolic.state import count
 from checker.symbolic.strengthen.base import Strengthening
 
 OFF_UNDER_FAILOVERS = (
@@ -82,6 +83,13 @@ def _zombie_is_the_last_controller_z3(d, s):
     return z3.And(out)
 
 
+def _leaderless_isr_is_one(config) -> bool:
+    """A leaderless view's ISR is its last leader alone (``leaderless-isr-is-last-leader``), but
+    with kmc 0.1's isr-expansion-as-own-step or AlterPartition, where that fact is off too."""
+    return ("isr-expansion-as-own-step" not in config.rules
+            and "alter-partition" not in config.rules)
+
+
 def _zombie_view_from_the_past(s, config) -> bool:
     z = s.zombie_controller
     if config.bounds.max_controller_failovers == 0 or not z:
@@ -89,6 +97,8 @@ def _zombie_view_from_the_past(s, config) -> bool:
     _, leader, epoch, isr = z
     c = s.controller
     if epoch > c.leader_epoch or (leader != -1 and leader not in isr):
+        return False
+    if leader == -1 and len(isr) != 1 and _leaderless_isr_is_one(config):
         return False
     claims = [(c.leader_epoch, c.leader)] + [(e, lead) for _, e, lead, _ in s.leader_and_isr]
     claims += [(r.leader_epoch, r.leader) for r in s.replicas if r.alive and r.leader_epoch >= 0]
@@ -105,12 +115,60 @@ def _zombie_view_from_the_past_z3(d, s):
     claims.append((z3.BoolVal(True), 0, num.val(0)))
     member = z3.Or([z3.And(s.z_leader == j, s.z_isr[j]) for j in range(d.n)])
     out = [s.z_lep <= s.c_epoch, z3.Or(s.z_leader == -1, member)]
+    if not (d.expands_dead or d.alter):  # (leaderless-isr-is-last-leader's condition)
+        out.append(z3.Implies(s.z_leader == -1, count(s.z_isr) == 1))
     out += [z3.Implies(z3.And(present, s.z_lep == e), leader == s.z_leader)
             for present, e, leader in claims]
     return z3.Implies(s.zomb, z3.And(out))
 
 
+def _waiting_broker_has_a_request(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    waiting = {b for b, r in enumerate(s.replicas) if r.alive and r.leader_epoch == -1}
+    return (waiting <= {b for b, _, _, _ in s.leader_and_isr}
+            and all(s.replicas[b].controller_epoch_seen == 0 for b in waiting))
+
+
+def _waiting_broker_has_a_request_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alive, r.lep == -1), z3.And(z3.Or(s.lai[b]), r.cseen == 0))
+                   for b, r in enumerate(s.reps)])
+
+
+def _requests_teach_or_lead(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    ceps = {(b, e): c for b, e, c in s.leader_and_isr_controller_epochs}
+    for b, e, _, _ in s.leader_and_isr:
+        r = s.replicas[b]
+        if not r.alive or not (ceps.get((b, e), 0) > r.controller_epoch_seen or e > r.leader_epoch):
+            return False
+    return True
+
+
+def _requests_teach_or_lead_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.lai[b][e], z3.And(r.alive, z3.Or(s.lai_cep[b][e] > r.cseen,
+                                                                 e > r.lep)))
+                   for b, r in enumerate(s.reps) for e in range(len(s.lai[b]))])
+
+
 STRENGTHENINGS = (
+    Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
+                  "that has applied no leader epoch since it restarted has a LeaderAndIsr of the "
+                  "active controller on its way (the controller sends one when it registers; "
+                  "only applying it takes it away), and has obeyed no controller yet (a stop "
+                  "forgets it): the part of current-epoch-on-its-way a zombie's view leaves true",
+                  _waiting_broker_has_a_request, _waiting_broker_has_a_request_z3,
+                  uses_config=True),
+    Strengthening("requests-teach-or-lead", "under controller failovers, every LeaderAndIsr in "
+                  "flight goes to a running broker, in a newer leader epoch than its own or from a "
+                  "newer controller than it has obeyed (the form of requests-to-live-brokers the "
+                  "new controller's resend leaves true: ``finish`` drops the others)",
+                  _requests_teach_or_lead, _requests_teach_or_lead_z3, uses_config=True),
     Strengthening("zombie-is-the-last-controller", "under controller failovers there is a "
                   "zombie controller once a failover has happened, and it is the controller just "
                   "deposed (controller epoch one less than the active one's; each failover "
@@ -121,7 +179,9 @@ STRENGTHENINGS = (
     Strengthening("zombie-view-from-the-past", "the zombie controller's view is one the "
                   "controller held: its leader epoch is not newer than the controller's, it names "
                   "the leader every other holder of that epoch names (the controller, a request in "
-                  "flight, a running broker; epoch 0 names broker 0), and its leader is in its ISR",
+                  "flight, a running broker; epoch 0 names broker 0), its leader is in its ISR, and "
+                  "a leaderless view's ISR is one broker (as leaderless-isr-is-last-leader says "
+                  "of the controller's)",
                   _zombie_view_from_the_past, _zombie_view_from_the_past_z3, uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
