@@ -22,8 +22,9 @@ oracle's longer refusal.
 Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
 ``--max-preferred-elections``, ``--max-reassignments``), a fetch held up in flight
 (``FAULT_BOUNDS``: ``--max-delayed-fetches``, issue 29z), controlled shutdowns and session
-expiries (``--max-controlled-shutdowns``, ``--max-session-expiries``, issue 29ac), which the
-oracle lacks: for those
+expiries (``--max-controlled-shutdowns``, ``--max-session-expiries``, issue 29ac) and
+ZooKeeper controller failovers (``--max-controller-failovers``, issue 29ak), which the oracle
+lacks: for those
 ``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
