@@ -17,13 +17,10 @@ from model.constants import NO_LEADER
 
 
 def epoch_claims(s):
-    """(epoch, leader) as every LeaderAndIsr request, live broker and the controller hold it, and
-    under controller failovers the zombie controller's view (issue 29ak)."""
+    """(epoch, leader) as every LeaderAndIsr request, live broker and the controller hold it."""
     claims = [(e, leader) for _, e, leader, _ in s.leader_and_isr]
     claims += [(r.leader_epoch, r.leader) for r in s.replicas if r.alive and r.leader_epoch >= 0]
     claims.append((s.controller.leader_epoch, s.controller.leader))
-    if s.zombie_controller:  # (issue 29ak) the zombie controller's frozen view, a past one's
-        claims.append((s.zombie_controller[2], s.zombie_controller[1]))
     return claims
 
 
@@ -45,17 +42,13 @@ def follower_kept_log_since_z3(d, s, f: int, lead: int, e):
 
 def epochs_led(s, b: int) -> set:
     """The epochs broker ``b`` leads in, is made leader of by a request in flight, or is the
-    controller's leader in (it may be down or waiting for that request after a quick restart),
-    or, under controller failovers, the zombie controller's view names it leader of (issue 29ak)."""
+    controller's leader in (it may be down or waiting for that request after a quick restart)."""
     epochs = {e for q, e, leader, _ in s.leader_and_isr if q == b and leader == b}
     r = s.replicas[b]
     if r.alive and r.leader == b:
         epochs.add(r.leader_epoch)
     if s.controller.leader == b:
         epochs.add(s.controller.leader_epoch)
-    z = s.zombie_controller  # (issue 29ak) the zombie controller's view, which it may still send
-    if z and z[1] == b:
-        epochs.add(z[2])
     return epochs
 
 
@@ -64,8 +57,6 @@ def leads_epoch_z3(s, b: int, ep):
     r = s.reps[b]
     out = [z3.And(r.alive, r.leader == b, ep == r.lep), z3.And(s.c_leader == b, ep == s.c_epoch)]
     out += [z3.And(s.lai[b][e], s.lai_leader[b][e] == b, ep == e) for e in range(len(s.lai[b]))]
-    if s.lai_cep:  # (issue 29ak, under controller failovers) the zombie controller's view
-        out.append(z3.And(s.zomb, s.z_leader == b, ep == s.z_lep))
     return z3.Or(out)
 
 
@@ -130,8 +121,6 @@ def epoch_claims_z3(d, s) -> list:
     """(present, epoch, leader) of every request, live broker and the controller, as z3 terms."""
     claims = [(s.lai[q][x], num.val(x), s.lai_leader[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
     claims += [(z3.And(r.alive, r.lep >= 0), r.lep, r.leader) for r in s.reps]
-    if d.failovers:  # (issue 29ak) the zombie controller's frozen view, a past controller's
-        claims.append((s.zomb, s.z_lep, s.z_leader))
     return claims + [(z3.BoolVal(True), s.c_epoch, s.c_leader)]
 
 
