@@ -559,6 +559,30 @@ CONFIGS: dict[str, ModelConfig] = {
         ("--kafka-version 2.7 RF=3 disk-loss", "2.7", (), dict(rf=3, bounds=Bounds(1, 2, 2, 1))),
     )},
     "hw-truncation disk-loss": _config("hw-truncation", LOOSE, crash_model="disk-loss"),
+    # ZooKeeper controller failovers (issue 29ak): the new controller's resend, the zombie's
+    # request, STALE_CONTROLLER_EPOCH; on 2.1 (RF=2 and RF=3), 2.2 (broker epochs) with power
+    # loss and unclean election, 2.7 (AlterPartition: the resend to the leader carries the
+    # partition epoch), kmc 0.1's over-approximation, and with the other two ZooKeeper faults
+    # (a session expiry turns the request order off; a controlled shutdown stops a broker)
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 2.1 controller failovers", "2.1", (),
+         dict(bounds=Bounds(2, 2, 1, 1, max_controller_failovers=1))),
+        ("--kafka-version 2.1 RF=3 controller failovers", "2.1", (),
+         dict(rf=3, bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1))),
+        ("--kafka-version 2.2 power-loss unclean controller failovers", "2.2", (),
+         dict(crash_model="power-loss", unclean_leader_election_enable=True,
+              bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1))),
+        ("--kafka-version 2.7 controller failovers", "2.7", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1))),
+        ("--kafka-version 2.1 controller failovers, requests in any order", "2.1", LOOSE,
+         dict(bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1))),
+        ("--kafka-version 2.1 controller failovers and session expiries", "2.1", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1, max_session_expiries=1))),
+        ("--kafka-version 2.1 controller failovers and controlled shutdowns", "2.1", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1, max_controlled_shutdowns=1))),
+    )},
+    "hw-truncation controller failovers": _config(
+        "hw-truncation", bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1)),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 
@@ -567,10 +591,13 @@ CROSSCHECK_ONLY = (frozenset(label for label in CONFIGS if "delayed fetches" in 
     "--kafka-version 4.1 -stale-fetch-rejected power-loss delayed fetches"}) | frozenset(
     label for label in CONFIGS if ("shutdowns" in label or "expiries" in label)) - {
     f"--kafka-version {v} {fault}" for v in ("2.1", "3.5", "4.1")
-    for fault in ("controlled shutdowns", "session expiries")}
+    for fault in ("controlled shutdowns", "session expiries")} | (frozenset(
+    label for label in CONFIGS if "controller failovers" in label)
+    - {"--kafka-version 2.1 controller failovers"})
 """Rows ``make test`` leaves to ``make crosscheck`` (marked slow in test_kernel_crosscheck): the
 delayed-fetch rows (issue 29z) but three, and the controlled-shutdown and session-expiry rows
-(issue 29ac) but the six with one fault on one release."""
+(issue 29ac) but the six with one fault on one release, and the controller-failover rows (issue
+29ak) but 2.1 at RF=2."""
 
 
 def main(argv=None) -> int:

@@ -22,8 +22,9 @@ oracle's longer refusal.
 Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
 ``--max-preferred-elections``, ``--max-reassignments``), a fetch held up in flight
 (``FAULT_BOUNDS``: ``--max-delayed-fetches``, issue 29z), controlled shutdowns and session
-expiries (``--max-controlled-shutdowns``, ``--max-session-expiries``, issue 29ac), which the
-oracle lacks: for those
+expiries (``--max-controlled-shutdowns``, ``--max-session-expiries``, issue 29ac) and
+ZooKeeper controller failovers (``--max-controller-failovers``, issue 29ak), which the oracle
+lacks: for those
 ``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
@@ -119,13 +120,18 @@ last-known-leader or unclean election; ``Encoder.shrink_without``)."""
 
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
 
-FAULT_BOUNDS = ("max_delayed_fetches", "max_controlled_shutdowns", "max_session_expiries")
+FAULT_BOUNDS = ("max_delayed_fetches", "max_controlled_shutdowns", "max_session_expiries",
+                "max_controller_failovers")
 """The world's faults the encoding has beside the crashes (issue 29z): a fetch held up in flight
 (``--max-delayed-fetches``, ``Encoder._enc_FetchDelayed``); since issue 29ac a controlled
 shutdown (``--max-controlled-shutdowns``, ``Encoder._enc_ControllerHandleControlledShutdown``
 and ``_enc_BrokerShutdown``) and a session expiry (``--max-session-expiries``,
-``Encoder._enc_ControllerFenceBroker`` and ``_enc_ControllerUnfenceBroker``). The oracle lacks
-them, so, as with ``OPERATOR_BOUNDS``, the engine is built on ``KernelReplayed``."""
+``Encoder._enc_ControllerFenceBroker`` and ``_enc_ControllerUnfenceBroker``); since issue 29ak a
+ZooKeeper controller failover (``--max-controller-failovers``, ``Encoder._enc_ControllerFailover``,
+``_enc_ZombieControllerSendLeaderAndIsr``, ``_enc_BrokerHandleZombieLeaderAndIsr``, and the
+controller epoch of rule ``controller-epoch``; KRaft has no such failover, which the
+configuration refuses). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is
+built on ``KernelReplayed``."""
 
 CRASH_MODELS = ("process", "power-loss", "disk-loss")
 """The crash models the encoding has (``--crash-model``): all three the kernel has. The oracle
@@ -202,7 +208,8 @@ def require_encoded(config) -> None:
         raise ConfigError(
             f"kmc prove and --engine bmc have the operator's leader moves "
             f"(--max-preferred-elections, --max-reassignments), --max-delayed-fetches, "
-            f"--max-controlled-shutdowns and --max-session-expiries but not "
+            f"--max-controlled-shutdowns, --max-session-expiries and --max-controller-failovers "
+            f"but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     config = without_disk_loss(without_operator_moves(config))

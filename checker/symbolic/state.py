@@ -125,6 +125,12 @@ class Dims:
     # ControllerUnfenceBroker); the bounds, 0 when off
     shutdowns: int = 0
     expiries: int = 0
+    # ``--max-controller-failovers`` (issue 29ak, ZooKeeper mode): the controller epoch, each
+    # broker's newest controller epoch obeyed, the epoch each LeaderAndIsr in flight carries,
+    # the deposed (zombie) controller's frozen view and its request to each broker, and the
+    # counter (the kernel's ControllerFailover, ZombieControllerSendLeaderAndIsr and
+    # BrokerHandleZombieLeaderAndIsr); the bound, 0 when off
+    failovers: int = 0
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -158,7 +164,8 @@ class Dims:
                    delayed=b.max_delayed_fetches,
                    fenced="fenced-fetch" in config.rules,
                    stale_rejected="stale-fetch-rejected" in config.rules,
-                   shutdowns=b.max_controlled_shutdowns, expiries=b.max_session_expiries)
+                   shutdowns=b.max_controlled_shutdowns, expiries=b.max_session_expiries,
+                   failovers=b.max_controller_failovers)
 
     @property
     def operators(self) -> bool:
@@ -223,6 +230,11 @@ class SReplica:
     # and, under KIP-966 (``Dims.elr``), its last stop was clean (``clean_shutdown``)
     sd: object = None
     clean: object = None
+    # ``--max-controller-failovers`` (``Dims.failovers``; constants otherwise, issue 29ak): the
+    # newest controller epoch this broker has obeyed (``controller_epoch_seen``) and whether the
+    # zombie controller's LeaderAndIsr is on its way to it (``zombie_request``)
+    cseen: object = None
+    zreq: object = None
 
     def but(self, **changes) -> SReplica:
         return replace(self, **changes)
@@ -267,6 +279,18 @@ class SState:
     # issue 29ac: controlled shutdowns and session expiries so far (the constant 0 when off)
     cshut: object = None
     sexp: object = None
+    # issue 29ak (``Dims.failovers``; constants otherwise): the active controller's epoch, the
+    # failovers so far, the epoch each LeaderAndIsr in flight carries (lai_cep[b][e]), and the
+    # zombie controller: there is one, its controller epoch, and its frozen view of the
+    # partition (leader, leader epoch, ISR)
+    cep: object = None
+    cfail: object = None
+    lai_cep: list = field(default_factory=list)
+    zomb: object = None
+    z_cep: object = None
+    z_leader: object = None
+    z_lep: object = None
+    z_isr: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
 
     def but(self, **changes) -> SState:
@@ -276,6 +300,9 @@ class SState:
         reps = list(self.reps)
         reps[b] = rep
         return replace(self, reps=reps)
+
+    def put_all(self, reps: list) -> SState:
+        return replace(self, reps=list(reps))
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -340,6 +367,8 @@ def fresh(d: Dims, tag: str) -> SState:
             **_delayed_replica(d, lambda name, p=p: I(f"{p}_{name}"),
                                lambda name, p=p: B(f"{p}_{name}")),
             **_shutdown_replica(d, lambda name, p=p: B(f"{p}_{name}")),
+            **_failover_replica(d, lambda name, p=p: I(f"{p}_{name}"),
+                                lambda name, p=p: B(f"{p}_{name}")),
         ))
     E = d.max_epoch + 1
     return SState(
@@ -365,6 +394,7 @@ def fresh(d: Dims, tag: str) -> SState:
         delayed=I("delayed") if d.delayed else num.val(0),
         cshut=I("cshut") if d.shutdowns else num.val(0),
         sexp=I("sexp") if d.expiries else num.val(0),
+        **_failover_state(d, I, B),
     )
 
 
@@ -436,6 +466,44 @@ def _shutdown_encode(d: Dims, r: ReplicaState) -> dict:
     return dict(sd=T(bool(r.shutting_down)), clean=T(bool(r.clean_shutdown) and d.elr))
 
 
+def _failover_replica(d: Dims, I, B) -> dict:
+    """A replica's controller-epoch fields (issue 29ak): variables under
+    ``--max-controller-failovers``, else constants (no action changes them)."""
+    if not d.failovers:
+        return dict(cseen=num.val(0), zreq=z3.BoolVal(False))
+    return dict(cseen=I("cseen"), zreq=B("zreq"))
+
+
+def _failover_state(d: Dims, I, B) -> dict:
+    """The partition's controller-epoch fields (issue 29ak): variables under
+    ``--max-controller-failovers``, else constants."""
+    E = d.max_epoch + 1
+    if not d.failovers:
+        return dict(cep=num.val(0), cfail=num.val(0), lai_cep=[], zomb=z3.BoolVal(False),
+                    z_cep=num.val(0), z_leader=num.val(0), z_lep=num.val(0), z_isr=[])
+    return dict(cep=I("cep"), cfail=I("cfail"),
+                lai_cep=[[I(f"lai{b}_{e}_cep") for e in range(E)] for b in range(d.n)],
+                zomb=B("zomb"), z_cep=I("z_cep"), z_leader=I("z_leader"), z_lep=I("z_lep"),
+                z_isr=[B(f"z_isr{j}") for j in range(d.n)])
+
+
+def _failover_encode(d: Dims, s: ClusterState) -> dict:
+    """``_failover_state`` for an explicit state: ``zombie_controller`` is ``()`` or
+    ``(controller_epoch, leader, leader_epoch, isr)``, ``leader_and_isr_controller_epochs``
+    ``(broker, leader_epoch, controller_epoch)`` triples."""
+    if not d.failovers:
+        return _failover_state(d, None, None)
+    V, T = num.val, z3.BoolVal
+    E = d.max_epoch + 1
+    lai_cep = [[V(0)] * E for _ in range(d.n)]
+    for b, e, c in s.leader_and_isr_controller_epochs:
+        lai_cep[b][e] = V(c)
+    z = s.zombie_controller or (0, 0, 0, ())
+    return dict(cep=V(s.controller_epoch), cfail=V(s.controller_failovers), lai_cep=lai_cep,
+                zomb=T(bool(s.zombie_controller)), z_cep=V(z[0]), z_leader=V(z[1]),
+                z_lep=V(z[2]), z_isr=[T(j in z[3]) for j in range(d.n)])
+
+
 def _alter_encode(d: Dims, r: ReplicaState) -> dict:
     """``_alter_replica`` for an explicit replica: ``alter_partition`` is ``()`` or ``(state,
     isr, leader_epoch, partition_epoch_current, member_epoch_current)``."""
@@ -497,6 +565,8 @@ def encode(d: Dims, s: ClusterState) -> SState:
             **_epochs_encode(d, r),
             **_delayed_encode(d, r),
             **_shutdown_encode(d, r),
+            **(dict(cseen=V(r.controller_epoch_seen), zreq=T(bool(r.zombie_request)))
+               if d.failovers else _failover_replica(d, None, None)),
         ))
     c = s.controller
     E = d.max_epoch + 1
@@ -534,6 +604,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
         delayed=V(s.delayed_fetches if d.delayed else 0),
         cshut=V(s.controlled_shutdowns if d.shutdowns else 0),
         sexp=V(s.session_expiries if d.expiries else 0),
+        **_failover_encode(d, s),
     )
 
 
@@ -611,6 +682,7 @@ def eq_replica(a: SReplica, b: SReplica) -> list:
                                           a.dreq_epoch == b.dreq_epoch,
                                           a.dreq_offset == b.dreq_offset, a.dreq_cur == b.dreq_cur))]
     out += [x == y for x, y in ((a.sd, b.sd), (a.clean, b.clean)) if not x.eq(y)]  # (29ac)
+    out += [x == y for x, y in ((a.cseen, b.cseen), (a.zreq, b.zreq)) if not x.eq(y)]  # (29ak)
     return out
 
 
@@ -644,6 +716,13 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
     if not a.delayed.eq(b.delayed):
         out.append(a.delayed == b.delayed)
     out += [x == y for x, y in ((a.cshut, b.cshut), (a.sexp, b.sexp)) if not x.eq(y)]  # (29ac)
+    if a.lai_cep:  # issue 29ak: a request's controller epoch means something while it is in flight
+        out += [a.cep == b.cep, a.cfail == b.cfail, a.zomb == b.zomb,
+                z3.Implies(a.zomb, z3.And([a.z_cep == b.z_cep, a.z_leader == b.z_leader,
+                                           a.z_lep == b.z_lep]
+                                          + [x == y for x, y in zip(a.z_isr, b.z_isr)]))]
+        out += [z3.Implies(a.lai[bb][e], a.lai_cep[bb][e] == b.lai_cep[bb][e])
+                for bb in range(len(a.lai)) for e in range(len(a.lai[bb]))]
     return z3.And(out)
 
 
@@ -699,6 +778,15 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out.append(rng(s.cshut, 0, d.shutdowns))
     if d.expiries:
         out.append(rng(s.sexp, 0, d.expiries))
+    if d.failovers:  # issue 29ak: one controller epoch per failover, from 0
+        F = d.failovers
+        out += [rng(s.cfail, 0, F), s.cep == s.cfail]
+        out += [rng(r.cseen, 0, F) for r in s.reps]
+        out += [z3.Implies(s.lai[b][e], rng(s.lai_cep[b][e], 0, F))
+                for b in range(n) for e in range(E + 1)]
+        out.append(z3.Implies(s.zomb, z3.And(rng(s.z_cep, 0, F - 1), rng(s.z_leader, -1, n - 1),
+                                             rng(s.z_lep, 0, E))))
+        out += [z3.Implies(r.zreq, s.zomb) for r in s.reps]
     return z3.And(out)
 
 
@@ -760,6 +848,15 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
         return False
     if d.expiries and not ok(s.session_expiries, 0, d.expiries):
         return False
+    if d.failovers:  # (issue 29ak)
+        F = d.failovers
+        z = s.zombie_controller
+        if not (ok(s.controller_failovers, 0, F) and s.controller_epoch == s.controller_failovers
+                and all(ok(r.controller_epoch_seen, 0, F) for r in s.replicas)
+                and all(ok(c, 0, F) for _, _, c in s.leader_and_isr_controller_epochs)
+                and (not z or (ok(z[0], 0, F - 1) and ok(z[1], -1, n - 1) and ok(z[2], 0, E)))
+                and all(z or not r.zombie_request for r in s.replicas)):
+            return False
     return not {rid for _, rid, _ in s.pending_acks} & {rid for rid, _ in s.acked}
 
 # ---------------------------------------------------------------------------- decoding
@@ -812,7 +909,10 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
             delayed_fetches=iv(s.delayed))
     if d.shutdowns or d.expiries:  # issue 29ac: the kernel's state, which a trace replays in
         out = _shutdown_decode(d, iv, bv, s, out)
-    if not d.operators and not d.alter and not d.delayed and not (d.shutdowns or d.expiries):  # the oracle's state: its fields keep their defaults
+    if d.failovers:  # issue 29ak
+        out = _failover_decode(d, iv, bv, s, out)
+    if (not d.operators and not d.alter and not d.delayed and not (d.shutdowns or d.expiries)
+            and not d.failovers):  # the oracle's state: its fields keep their defaults
         return out
     return out._replace(replicas=tuple(r._replace(assignment_rank=iv(s.rank[b]))
                                        for b, r in enumerate(out.replicas)),
@@ -851,3 +951,17 @@ def _shutdown_decode(d: Dims, iv, bv, s: SState, out: ClusterState) -> ClusterSt
     if d.expiries:
         out = out._replace(session_expiries=iv(s.sexp))
     return out
+
+
+def _failover_decode(d: Dims, iv, bv, s: SState, out: ClusterState) -> ClusterState:
+    """The controller-epoch fields of a decoded state (issue 29ak), as the kernel's codec has
+    them (a request's controller epoch only while it is in flight)."""
+    reps = tuple(rep._replace(controller_epoch_seen=iv(r.cseen), zombie_request=bv(r.zreq))
+                 for r, rep in zip(s.reps, out.replicas))
+    ceps = tuple((b, e, iv(s.lai_cep[b][e])) for b in range(d.n) for e in range(d.max_epoch + 1)
+                 if bv(s.lai[b][e]))
+    zombie = ((iv(s.z_cep), iv(s.z_leader), iv(s.z_lep),
+               tuple(j for j in range(d.n) if bv(s.z_isr[j]))) if bv(s.zomb) else ())
+    return out._replace(replicas=reps, controller_epoch=iv(s.cep),
+                        controller_failovers=iv(s.cfail), zombie_controller=zombie,
+                        leader_and_isr_controller_epochs=ceps)

@@ -125,6 +125,13 @@ class Encoder:
         # KIP-497 (Kafka 2.7, rule alter-partition; issue 29i): the leader proposes ISR changes
         # to the controller (the state's AlterPartition fields) and counts the maximal ISR
         self.alter = self.d.alter
+        # ZooKeeper controller failovers (``--max-controller-failovers``, issue 29ak): the
+        # controller epoch, and with ``controller-epoch`` (every release since 0.8) a broker
+        # refuses a LeaderAndIsr of an older controller than one it has obeyed
+        # (``ReplicaManager.becomeLeaderOrFollower`` at 2.1.0: ``leaderAndIsrRequest.controllerEpoch
+        # < controllerEpoch`` -> STALE_CONTROLLER_EPOCH)
+        self.failovers = self.d.failovers
+        self.stale_refused = "controller-epoch" in rules
         if self.d.elr and not self.bounce_noticed:  # KIP-966 (issue 29l): see _restart_with_elr
             raise ConfigError("the symbolic engine encodes the ELR (eligible-leader-replicas) "
                               "with broker epochs (broker-epoch, KIP-380) only")
@@ -215,8 +222,11 @@ class Encoder:
 
     def finish(self, s: SState) -> SState:
         """``ReplicationModel._finish``."""
-        lai = [[z3.And(s.lai[b][e], e > s.reps[b].lep) for e in range(len(s.lai[b]))]
+        lai = [[z3.And(s.lai[b][e], self.kept_request(s, b, e)) for e in range(len(s.lai[b]))]
                for b in range(self.n)]
+        if self.failovers:  # the zombie's request b now ignores (the kernel's ``finish``)
+            s = s.put_all([r.but(zreq=z3.And(r.zreq, z3.Not(z3.Or(
+                self.stale_to(s, r), s.z_lep <= r.lep)))) for r in s.reps])
         cv_len, cv = s.cv_len, list(s.cv)
         for l in range(self.n):
             r = s.reps[l]
@@ -227,6 +237,30 @@ class Encoder:
             cv_len = ite(grow, new_len, cv_len)
             cv = [ite(grow, r.log_id[i], cv[i]) for i in range(self.d.slots)]
         return self.drop_superseded_changes(s.but(lai=lai, cv_len=cv_len, cv=cv))
+
+    def kept_request(self, s: SState, b: int, e: int):
+        """Does broker ``b`` still take the LeaderAndIsr of leader epoch ``e`` in flight to it (the
+        kernel's ``finish``)? One of a newer leader epoch than its own; with controller failovers
+        also one of a newer controller (it teaches the broker that controller epoch), and not one
+        of an older controller than it has obeyed (``controller-epoch``: STALE_CONTROLLER_EPOCH)."""
+        newer_epoch = e > s.reps[b].lep
+        if not self.failovers:
+            return newer_epoch
+        sender, seen = s.lai_cep[b][e], s.reps[b].cseen
+        stale = z3.And(sender < seen) if self.stale_refused else z3.BoolVal(False)
+        return z3.Or(sender > seen, z3.And(newer_epoch, z3.Not(stale)))
+
+    def stale_to(self, s: SState, r: SReplica):
+        """The zombie controller is older than the controller ``r`` has obeyed, and the rule
+        ``controller-epoch`` refuses its requests (STALE_CONTROLLER_EPOCH)."""
+        return z3.And(s.z_cep < r.cseen) if self.stale_refused else z3.BoolVal(False)
+
+    def stopped(self, r: SReplica) -> SReplica:
+        """A stopped broker has obeyed no controller yet and no zombie request is on its way to
+        it (the kernel's ``stop_broker`` under ``--max-controller-failovers``, issue 29ak)."""
+        if not self.failovers:
+            return r
+        return r.but(cseen=num.val(0), zreq=z3.BoolVal(False))
 
     def send_leader_and_isr(self, s: SState, c_epoch, c_leader, c_isr, targets) -> SState:
         """Queue LeaderAndIsr(epoch, leader, isr) to the alive brokers among ``targets``
@@ -241,6 +275,10 @@ class Encoder:
                 lai_leader[b][e] = ite(hit, c_leader, lai_leader[b][e])
                 lai_isr[b][e] = [ite(hit, c_isr[j], lai_isr[b][e][j]) for j in range(self.n)]
         s = s.but(lai=lai, lai_leader=lai_leader, lai_isr=lai_isr)
+        if self.failovers:  # each request carries the active controller's epoch (issue 29ak)
+            s = s.but(lai_cep=[[ite(z3.And(targets[b], s.reps[b].alive, c_epoch == e), s.cep,
+                                    s.lai_cep[b][e]) for e in range(len(lai[b]))]
+                               for b in range(self.n)])
         return self.mark_current(s, c_epoch, c_leader, targets)
 
     def maybe_increment_leader_hw(self, s: SState, l: int) -> SState:
@@ -516,23 +554,47 @@ class Encoder:
 
     def _enc_BecomeLeaderOrFollower(self, s: SState, b: int, e: int) -> list:
         r = s.reps[b]
-        guard = [s.lai[b][e], r.alive, r.lep < e]
+        # with controller failovers (issue 29ak) a request of a newer controller than b has
+        # obeyed is taken even in b's own leader epoch: it only teaches b the controller epoch
+        newer_controller = s.lai_cep[b][e] > r.cseen if self.failovers else z3.BoolVal(False)
+        guard = [s.lai[b][e], r.alive]
         if self.in_order:
             # leader-and-isr-in-order: the kernel's older_request_on_its_way
             # (model/kernel/actions/broker.py): the request waits while an older one newer than
             # b's epoch is still queued (ControllerChannelManager's one queue and
-            # RequestSendThread per broker, at 2.1.0)
-            guard += [z3.Not(z3.And(r.lep < older, s.lai[b][older])) for older in range(e)]
+            # RequestSendThread per broker, at 2.1.0); with failovers only one of the same
+            # controller (a failover loses the old controller's queue)
+            guard += [z3.Not(z3.And(r.lep < older, s.lai[b][older],
+                                    s.lai_cep[b][older] == s.lai_cep[b][e] if self.failovers
+                                    else z3.BoolVal(True)))
+                      for older in range(e)]
         leader, isr = s.lai_leader[b][e], s.lai_isr[b][e]
         lai = [list(row) for row in s.lai]
         lai[b][e] = z3.BoolVal(False)
         base = s.but(lai=lai)
+        if self.failovers:
+            base = base.put(b, r.but(cseen=ite(newer_controller, s.lai_cep[b][e], r.cseen)))
+            r = base.reps[b]
+        as_leader, as_follower = self.become(base, b, num.val(e), leader, isr,
+                                             s.lai_cur[b][e] if self.alter else None)
+        out = [(z3.And(guard + [r.lep < e, leader == b]), as_leader),
+               (z3.And(guard + [r.lep < e, leader != b]), as_follower)]
+        if self.failovers:  # the teaching case: nothing but the controller epoch changes
+            out.append((z3.And(guard + [r.lep >= e, newer_controller]), base))
+        return out
+
+    def become(self, base: SState, b: int, e, leader, isr, pec) -> tuple:
+        """Broker ``b`` of ``base`` takes leader epoch ``e`` with ``leader`` and ``isr``: the
+        states ``(as leader, as follower)`` (``Partition.makeLeader``, ``Partition.makeFollower``;
+        the kernel's ``make_leader`` and ``make_follower``); ``pec``, the partition-epoch bit a
+        new leader takes (``None``: kept)."""
+        r = base.reps[b]
         # Partition.makeLeader
         was_leader = r.leader == b
         reset = z3.BoolVal(True) if self.reset_remote_every_epoch else z3.Not(was_leader)
         # a re-elected leader keeps its ISR members' LEOs only (the kernel's make_leader says why)
         remote = [ite(z3.Or(reset, z3.Not(isr[j])), num.val(-1), r.remote[j]) for j in range(self.n)]
-        rl = r.but(lep=num.val(e), leader=num.val(b), isr=list(isr), remote=remote,
+        rl = r.but(lep=e, leader=num.val(b), isr=list(isr), remote=remote,
                    truncating=z3.BoolVal(False), fr=z3.BoolVal(False))
         if self.d.fetch_epochs:  # the kernel's make_leader: brokerEpoch := None with the LEO
             rl = rl.but(rcur=[z3.And(z3.Not(reset), isr[j], r.rcur[j]) for j in range(self.n)])
@@ -540,11 +602,11 @@ class Encoder:
         # replaced by the new state (the kernel's make_leader; Partition.makeLeader at 2.7.0 ->
         # updateAssignmentAndIsr sets isrState to CommittedIsr, dropping a PendingExpandIsr or
         # PendingShrinkIsr)
-        rl = self.clear_alter(rl, pec=s.lai_cur[b][e] if self.alter else None)
+        rl = self.clear_alter(rl, pec=pec)
         as_leader = self.maybe_increment_leader_hw(base.put(b, rl), b)
         # Partition.makeFollower
         new_leader = r.leader != leader
-        rf = r.but(lep=num.val(e), leader=leader, isr=[z3.BoolVal(False)] * self.n,
+        rf = r.but(lep=e, leader=leader, isr=[z3.BoolVal(False)] * self.n,
                    remote=self.unknown(), fr=z3.BoolVal(False))
         rf = self.clear_alter(rf, pec=z3.BoolVal(False))  # a follower never uses it (make_follower)
         truncated = self.trim_flushed(self.truncate_on_become_follower(rf))
@@ -557,8 +619,7 @@ class Encoder:
             for k in rf.__dataclass_fields__})
         rf2 = rf2.but(truncating=ite(leader == NO_LEADER, z3.BoolVal(False), rf2.truncating))
         as_follower = self.drop_pending_acks(base.put(b, rf2), b)
-        return [(z3.And(guard + [leader == b]), as_leader),
-                (z3.And(guard + [leader != b]), as_follower)]
+        return as_leader, as_follower
 
     def ranked_before(self, s: SState, j: int, c: int):
         """Broker ``j`` comes before ``c`` in the assignment (``assignment_rank``): a Python bool
@@ -717,7 +778,7 @@ class Encoder:
                        remote=self.unknown(), truncating=z3.BoolVal(False), fr=z3.BoolVal(False),
                        flushed=r.flushed if self.power_loss else num.val(0))
             r2 = self.clear_alter(r2, pec=z3.BoolVal(False))  # the kernel's stop_broker
-            r2 = self.clear_change(r2)  # (kraft: a restart starts from the log again)
+            r2 = self.stopped(self.clear_change(r2))  # (kraft: a restart starts from the log again)
             lai = [list(row) for row in s.lai]
             lai[b] = [z3.BoolVal(False)] * len(lai[b])
             nxt = self.drop_pending_acks(s.put(b, r2), b).but(
@@ -1712,7 +1773,7 @@ class Encoder:
                    remote=self.unknown(), truncating=z3.BoolVal(False), fr=z3.BoolVal(False),
                    flushed=r.leo if self.power_loss else num.val(0),
                    clean=z3.BoolVal(True) if self.d.elr else r.clean)
-        r2 = self.clear_change(self.clear_alter(r2, pec=z3.BoolVal(False)))
+        r2 = self.stopped(self.clear_change(self.clear_alter(r2, pec=z3.BoolVal(False))))
         lai = [list(row) for row in s.lai]
         lai[b] = [z3.BoolVal(False)] * len(lai[b])
         return [(z3.And(r.alive, r.sd), self.drop_pending_acks(s.put(b, r2), b).but(lai=lai))]
@@ -1742,3 +1803,58 @@ class Encoder:
         if self.d.elr:
             return self.register_with_elr(s, b, guard)
         return [(z3.And(guard + [g]), x) for g, x in self.register_broker(s, s, b)]
+
+    # ------------------------------------------------------------------ controller failovers (issue 29ak)
+
+    def _enc_ControllerFailover(self, s: SState) -> list:
+        """ControllerFailover (the kernel's ``controller_failover``, ZooKeeper mode): the
+        controller's session expires and another broker becomes controller with the next
+        controller epoch (``KafkaController.onControllerFailover`` at 2.1.0:
+        ``incrementControllerEpoch``, then ``initializeControllerContext`` reads the partition's
+        state from ZooKeeper and ``ReplicaStateMachine.startup`` / ``sendUpdateMetadataRequest``
+        send it to every live broker, the same leader epoch). The deposed controller keeps its
+        frozen view as a zombie (an older zombie's requests are superseded). Bounded by
+        max-controller-failovers."""
+        if not self.failovers:
+            return []
+        guard = [s.cfail < self.failovers] if self.bounded else []
+        nxt = s.but(zomb=z3.BoolVal(True), z_cep=s.cep, z_leader=s.c_leader, z_lep=s.c_epoch,
+                    z_isr=list(s.c_isr), cep=s.cep + 1, cfail=s.cfail + 1)
+        nxt = nxt.put_all([r.but(zreq=z3.BoolVal(False)) for r in nxt.reps])
+        # the new controller's requests: to the live brokers it has, as ``send_leader_and_isr``
+        # (no new partition epoch: it only reads the partition, ``commit`` is not called)
+        nxt = self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, list(s.c_live))
+        return [(z3.And(guard) if guard else z3.BoolVal(True), nxt)]
+
+    def _enc_ZombieControllerSendLeaderAndIsr(self, s: SState, b: int) -> list:
+        """ZombieControllerSendLeaderAndIsr(broker) (the kernel's
+        ``zombie_controller_send_leader_and_isr``): the deposed controller, still draining its
+        event queue, sends its stale view to a live broker with its old controller epoch
+        (``ControllerChannelManager`` of the old controller, whose ``RequestSendThread`` runs
+        until ``onControllerResignation``). Only a broker behind that view's leader epoch could
+        take it, so no other is an action."""
+        if not self.failovers:
+            return []
+        r = s.reps[b]
+        guard = z3.And(s.zomb, r.alive, z3.Not(r.zreq), s.z_lep > r.lep)
+        return [(guard, s.put(b, r.but(zreq=z3.BoolVal(True))))]
+
+    def _enc_BrokerHandleZombieLeaderAndIsr(self, s: SState, b: int) -> list:
+        """BrokerHandleZombieLeaderAndIsr(broker) (the kernel's
+        ``broker_handle_zombie_leader_and_isr``): the zombie's LeaderAndIsr reaches the broker.
+        With ``controller-epoch`` a broker that has obeyed the new controller refuses it
+        (``ReplicaManager.becomeLeaderOrFollower`` at 2.1.0: STALE_CONTROLLER_EPOCH); otherwise,
+        if its leader epoch is newer than the broker's, the broker applies it as the zombie's
+        view says (and learns its controller epoch if newer)."""
+        if not self.failovers:
+            return []
+        r = s.reps[b]
+        guard = [r.alive, r.zreq]
+        r0 = r.but(zreq=z3.BoolVal(False))
+        refused = s.put(b, r0)
+        applies = z3.And(z3.Not(self.stale_to(s, r)), s.z_lep > r.lep)
+        taught = s.put(b, r0.but(cseen=ite(s.z_cep > r.cseen, s.z_cep, r.cseen)))
+        as_leader, as_follower = self.become(taught, b, s.z_lep, s.z_leader, list(s.z_isr), None)
+        return [(z3.And(guard + [z3.Not(applies)]), refused),
+                (z3.And(guard + [applies, s.z_leader == b]), as_leader),
+                (z3.And(guard + [applies, s.z_leader != b]), as_follower)]

@@ -86,21 +86,22 @@ def test_the_engine_takes_delayed_fetches_and_replays_in_the_kernel():
     assert {"FetchDelayed", "LeaderHandleDelayedFetch"} <= names
 
 
-@pytest.mark.parametrize("flag", ["--max-stale-metadata-reads", "--max-controller-failovers"])
+@pytest.mark.parametrize("flag", ["--max-stale-metadata-reads", "--retries"])
 def test_a_fault_bound_still_lacking_is_one_line_beside_delayed_fetches(flag):
     # (controlled shutdowns and session expiries are encoded since issue 29ac:
-    # tests/symbolic/test_shutdowns_expiries.py)
-    version = "2.1" if flag == "--max-controller-failovers" else "3.7"  # (ZooKeeper only)
-    out = CliRunner().invoke(cli, ["prove", "--kafka-version", version, "-r", "2", "-p",
+    # tests/symbolic/test_shutdowns_expiries.py; controller failovers since issue 29ak:
+    # tests/symbolic/test_controller_failovers.py)
+    out = CliRunner().invoke(cli, ["prove", "--kafka-version", "3.7", "-r", "2", "-p",
                                    "no-acked-loss", "--max-delayed-fetches", "1", flag, "1"])
     assert out.exit_code == 2, out.output
     assert "Traceback" not in out.output
     error = [line for line in out.output.splitlines() if "error" in line.lower()]
-    assert len(error) == 1 and flag in error[0], out.output
+    name = "--max-retries" if flag == "--retries" else flag
+    assert len(error) == 1 and name in error[0], out.output
     with pytest.raises(ConfigError):
-        require_encoded(config_from_options(kafka_version=version, replication_factor=2,
+        require_encoded(config_from_options(kafka_version="3.7", replication_factor=2,
                                             max_delayed_fetches=1,
-                                            **{flag[2:].replace("-", "_"): 1})[0])
+                                            **{name[2:].replace("-", "_"): 1})[0])
 
 
 DELAYED_FACTS = ("delayed-fetch-sent-in-epoch", "delayed-fetch-as-remote-leo", "isr-remote-ge-hw",

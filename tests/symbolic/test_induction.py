@@ -59,12 +59,13 @@ def test_strengthening_formulas_agree_with_their_predicates_on_unreachable_state
     assert not disagreements, disagreements[:3]
     # the mutants do exercise the predicates: at least half of those that speak of kip-320's
     # state (the topics of mechanisms it lacks, AlterPartition, the ELR, KRaft's log, the
-    # power-loss-only facts (29aa's fencing ones too) and the controlled-shutdown facts, are True
-    # on every one of its states)
-    from checker.symbolic.strengthen import (alter_partition, elr, kraft, power_loss,
+    # power-loss-only facts (29aa's fencing ones too), the controlled-shutdown facts and the
+    # controller-failover facts (29ak), are True on every one of its states)
+    from checker.symbolic.strengthen import (alter_partition, elr, failovers, kraft, power_loss,
                                              power_loss_fence, shutdowns)
 
-    elsewhere = {st.name for topic in (alter_partition, elr, kraft, power_loss, shutdowns)
+    elsewhere = {st.name for topic in (alter_partition, elr, kraft, power_loss, shutdowns,
+                                       failovers)
                  for st in topic.STRENGTHENINGS}
     elsewhere |= {st.name for st in power_loss_fence.strengthenings(power_loss._pl_only)}
     applicable = set(STRENGTHENINGS) - elsewhere
@@ -121,7 +122,11 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                # issue 29ac: controlled shutdowns and session expiries (their facts and forms
                # are the ones written without them)
                config_from_options(kafka_version="3.5", replication_factor=2, max_records=1,
-                                   max_controlled_shutdowns=1, max_session_expiries=1)[0]]
+                                   max_controlled_shutdowns=1, max_session_expiries=1)[0],
+               # issue 29ak: controller failovers (their facts are True without one; the
+               # zombie's view among the epoch claims)
+               config_from_options(kafka_version="2.1", replication_factor=2, max_records=1,
+                                   max_controller_failovers=1)[0]]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

@@ -21,7 +21,9 @@ over-approximation, ``-isr-join-needs-epoch-start`` at RF=3) has a row each, and
 wrong way is caught on states where its rule decides; adding one of them to an older release is
 refused by the encoding (no row covers it). A disk lost with the crash (issue 29aj) has six rows
 (ZooKeeper, KRaft without and with KIP-903, the ELR, RF=3 slow); its mutants are in
-test_disk_loss.py.
+test_disk_loss.py. ZooKeeper controller failovers (issue 29ak) have
+eight rows, 2.1 at RF=2 here and the others marked slow; their broken encodings are in
+``test_controller_failovers.py``.
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen import delayed
 from checker.symbolic.strengthen import disk_loss
 from checker.symbolic.strengthen import shutdowns
+from checker.symbolic.strengthen import failovers
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
@@ -74,11 +75,16 @@ STRENGTHENINGS.update({st.name: st for st in shutdowns.STRENGTHENINGS})
 # issue 29aj: under ``--crash-model disk-loss`` the facts a replaced disk breaks are off
 # (disk_loss.py: each false on reachable states)
 STRENGTHENINGS = {name: disk_loss.switch(st) for name, st in STRENGTHENINGS.items()}
+# issue 29ak: under ``--max-controller-failovers`` the facts the new controller's resend and the
+# zombie controller's stale view break are off (failovers.py)
+STRENGTHENINGS = {name: failovers.switch(st) for name, st in STRENGTHENINGS.items()}
+STRENGTHENINGS.update({st.name: st for st in failovers.STRENGTHENINGS})
 
 
 def takes_another_form(name: str, d) -> bool:
     """Does the library use a weaker form of invariant ``name`` on dimensions ``d`` (its power-loss,
-    delayed-fetch, controlled-shutdown or session-expiry form, or switched off)? Then ``kmc prove -p name`` would prove that form, not
+    delayed-fetch, controlled-shutdown or session-expiry form, or switched off, as under
+    controller failovers)? Then ``kmc prove -p name`` would prove that form, not
     ``name`` as written, and is refused (review of 2026-11-28: ``-p isr-remote-ge-hw`` with a
     delayed fetch said PROVED of an invariant false on 223 reachable states). The two formulas are
     built on one state; z3 shares equal terms, so an unswitched invariant gives the same term."""

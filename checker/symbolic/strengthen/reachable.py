@@ -77,6 +77,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-delayed-fetches", type=int)  # issue 29z
     ap.add_argument("--max-controlled-shutdowns", type=int)  # issue 29ac
     ap.add_argument("--max-session-expiries", type=int)  # issue 29ac
+    ap.add_argument("--max-controller-failovers", type=int)  # issue 29ak
     ap.add_argument("--max-states", type=int)
     ap.add_argument("--only", action="append", help="an invariant's name (repeatable; default all)")
     args = ap.parse_args(argv)
@@ -88,7 +89,8 @@ def main(argv=None) -> int:
                                 ("max_unflushed_losses", args.max_unflushed_losses),
                                 ("max_delayed_fetches", args.max_delayed_fetches),
                                 ("max_controlled_shutdowns", args.max_controlled_shutdowns),
-                                ("max_session_expiries", args.max_session_expiries))
+                                ("max_session_expiries", args.max_session_expiries),
+                                ("max_controller_failovers", args.max_controller_failovers))
               if v is not None}
     if args.crash_model:  # the library is built for process crashes (docs/symbolic.md, issue 29e)
         bounds["crash_model"] = args.crash_model
