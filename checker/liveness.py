@@ -60,6 +60,7 @@ from model.kernel.actions import successors as kernel_successors
 from model.kernel.codec import decode, decode_action
 from model.kernel.spec import kernel_spec
 from properties.liveness import EVENTUALLY, LeadsTo, stops, weakly_fair
+from properties import acks_zero_note, vacuous_with_acks
 
 DEFAULT_MAX_STATES = 300_000
 
@@ -157,6 +158,8 @@ def check_liveness(config: ModelConfig, prop: LeadsTo, *, fair: bool = True,
     deadline = started + time_limit if time_limit else None
     result = LivenessResult(prop.name, prop.description, INCOMPLETE, fair, prop.faults_stop,
                             prop.form)
+    if vacuous_with_acks(prop.name, config.acks):  # as kmc check notes of no-acked-loss (s13)
+        result.notes.append(acks_zero_note(prop.name))
     g, spec, limit = _explore(config, max_states or DEFAULT_MAX_STATES, deadline)
     result.states, result.edges = len(g.rows), sum(len(e) for e in g.out)
     if limit is not None:

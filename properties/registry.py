@@ -93,8 +93,10 @@ def vacuous_with_acks(name: str, acks) -> bool:
 
 def acks_zero_note(name: str) -> str:
     """Why a result for ``name`` says nothing under ``acks=0`` (one clause, no prefix)."""
+    about = ("durability" if name == "no-acked-loss"
+             else "what a producer waiting for acknowledgements is promised")
     return (f"with acks=0 the producer is never acknowledged, so {name} cannot fail and says "
-            "nothing about durability")
+            f"nothing about {about}")
 
 
 def invariant(name: str, description: str = "", explain: Callable | None = None,

@@ -36,3 +36,13 @@ def test_check_and_prove_say_the_same_thing_from_one_definition():
     plain = CliRunner().invoke(cli, ["check", "-r", "2", "--acks", "1", "-p", "no-acked-loss",
                                      "-q"])
     assert "cannot fail" not in plain.output
+
+
+def test_a_liveness_check_about_acknowledgements_notes_it_too():
+    # review s13: kmc check -p produce-eventually-answered --acks 0 printed a bare HOLDS
+    out = CliRunner().invoke(cli, ["check", "-r", "2", "--acks", "0", "-p",
+                                   "produce-eventually-answered"])
+    assert out.exit_code == 0, out.output
+    assert "with acks=0 the producer is never acknowledged, so produce-eventually-answered " \
+           "cannot fail" in out.output
+    assert "note: note:" not in out.output
