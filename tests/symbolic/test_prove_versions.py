@@ -161,3 +161,17 @@ def test_a_kip_320_fix_added_to_an_older_release_is_refused(version, change):
                                      rule_changes=("-" + change[1:],))[0]
     require_encoded(taken_away)
     Encoder(symbolic_model(taken_away))
+
+
+@pytest.mark.parametrize("setting, named", [
+    (["--hw-checkpoint", "interval"], "--hw-checkpoint interval"),
+    (["--fetch-from-followers"], "--fetch-from-followers"),
+])
+def test_a_setting_the_encoding_lacks_is_refused_in_its_own_words(setting, named):
+    # review s13: the oracle's refusal listed disk loss, failovers, shutdowns... as lacking (all
+    # encoded now) and pointed kmc prove to --engine compiled, which it does not have
+    out = CliRunner().invoke(cli, ["prove", "-r", "2", "-p", "no-acked-loss", *setting])
+    assert out.exit_code == 2, out.output
+    error = [line for line in out.output.splitlines() if "error" in line]
+    assert len(error) == 1 and named in error[0] and "kmc check explores it" in error[0]
+    assert "disk-loss" not in error[0] and "--engine compiled" not in error[0]
