@@ -58,7 +58,7 @@ def test_a_mutant_rule_set_is_taken_not_refused(bench):
     r = row(bench, "what KIP-320 fencing protects: Kafka 2.1 without fenced fetches")
     o = bench.classify(r, "committed-consistency", 2)
     assert o.outcome == bench.NOT_REACHED and o.dimensions == []
-    assert o.refuted >= 0
+    assert o.refuted < 11 and "budget ran out" in o.detail  # short of BFS's 11, honestly said
 
 
 def test_a_pin_edited_shorter_is_different_never_equal(bench):

@@ -15,9 +15,10 @@ disk-loss --max-records 2 --max-leader-epoch 2 --max-crashes 2 --max-unflushed-l
 in 2.1 (6,489 states), 2.7 (6,378), 3.3 (13,657), 3.5 (15,177) and 4.1 (12,032), run 2026-11-28
 on the shared machine, load about 2, 24 to 47 s each; the counts per invariant are in ``FALSE_ON``), and are switched off under
 disk loss (``switch``). The others held on every state of those five searches. A fact missing
-here that is false under disk loss in some other configuration cannot make a proof wrong: the
-proof's base case finds the reachable state that breaks it (``induction._prove``: FAILED, not
-PROVED); it can only keep a proof from closing.
+here that is false under disk loss in some other configuration cannot make a proof wrong: a
+conjunct false on a reachable state cannot be inductive together with the property, so the base
+case or the inductive step fails on it (``induction._prove``: not PROVED; review s13); it can only
+keep a proof from closing.
 
 ``committed-consistency`` is false under disk loss (a record below the HW may be in one log only,
 as under power loss: ``kmc check --kafka-version 3.5 -r 2 --crash-model disk-loss --max-crashes 2
