@@ -135,8 +135,9 @@ def _two_controllers_queued(state):
     (NoTeaching, _taught, "BecomeLeaderOrFollower", ROW),
     (ZombieSendsToAnyBroker, _failed_over, "ZombieControllerSendLeaderAndIsr", ROW),
     (CrashKeepsControllerEpoch, _obeyed_and_running, "BrokerCrash", ROW),
-    (OrderAcrossControllers, _two_controllers_queued, "BecomeLeaderOrFollower",
-     "--kafka-version 2.1 RF=3 controller failovers"),
+    pytest.param(OrderAcrossControllers, _two_controllers_queued, "BecomeLeaderOrFollower",
+                 "--kafka-version 2.1 RF=3 controller failovers",
+                 marks=pytest.mark.slow),  # RF=3, 9 s: in make test-slow
 ], ids=["new-controller-sends-nothing", "no-teaching", "zombie-sends-to-any-broker",
         "crash-keeps-controller-epoch", "order-across-controllers"])
 def test_a_broken_encoding_of_each_is_caught(encoder, where, action, row):
