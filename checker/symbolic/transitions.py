@@ -264,7 +264,12 @@ class Encoder:
 
     def send_leader_and_isr(self, s: SState, c_epoch, c_leader, c_isr, targets) -> SState:
         """Queue LeaderAndIsr(epoch, leader, isr) to the alive brokers among ``targets``
-        (``targets[b]`` a Bool)."""
+        (``targets[b]`` a Bool). The request replaces whatever the (broker, epoch) slot held:
+        the kernel's ``send_leader_and_isr``, which since issue 29am replaces too when a newer
+        controller's resend makes a leader already in that epoch leader with another ISR (two
+        ZooKeeper failovers; only the controller epoch of either is read, docs/model.md) and
+        stops with ``SlotOverflow`` on any other collision, so an overwrite here never hides
+        one the kernel refuses."""
         lai = [list(row) for row in s.lai]
         lai_leader = [list(row) for row in s.lai_leader]
         lai_isr = [[list(x) for x in row] for row in s.lai_isr]

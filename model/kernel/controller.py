@@ -22,7 +22,7 @@ That is exact for equality tests and keeps the state space finite.
 
 from __future__ import annotations
 
-from model.kernel.guards import G_CLEAN_ELECTION_FROM_ISR, skipped
+from model.kernel.guards import G_CLEAN_ELECTION_FROM_ISR, G_LEADER_AND_ISR_NEWER_EPOCH, skipped
 from model.kernel.jit import kernel
 
 from model.kernel.fields import controller_epoch, set_leader_and_isr_controller_epoch
@@ -32,7 +32,8 @@ from model.kernel.fields import (
     last_known_elr, put_change, put_leader_and_isr, set_alter,
     alter_isr, alter_leader_epoch, alter_state, ALTER_NONE, set_controller, set_elr,
     set_leader_and_isr_current, set_leader_recovering, set_partition_epoch_current, size_of,
-    change_pending, set_change_current, assignment_rank,
+    change_pending, set_change_current, assignment_rank, drop_leader_and_isr, leader_and_isr_isr,
+    leader_and_isr_leader, leader_and_isr_pending, leader_epoch,
 )
 from model.kernel.params import (
     MAX_CONTROLLED_SHUTDOWNS, MAX_CONTROLLER_FAILOVERS, MAX_LEADER_EPOCH, MIN_INSYNC_REPLICAS,
@@ -287,12 +288,51 @@ def publish_leader_change(t, lay, cfg, targets, epoch, leader, isr):
 def send_leader_and_isr(t, lay, cfg, b, epoch, leader, isr):
     """One LeaderAndIsr(epoch, leader, isr) of the active controller to ``b``, carrying the
     controller's epoch, and (AlterPartition) whether it holds the latest partition epoch; only
-    a leader uses its partition epoch (in its AlterPartition requests)."""
+    a leader uses its partition epoch (in its AlterPartition requests).
+
+    A newer controller's request replaces an older one's in the (broker, leader epoch) slot.
+    With the same leader and ISR that was always so (only the controller epoch differs); it
+    also holds when the two make ``b`` leader with different ISRs (``replaces_read_only_isr``),
+    which two ZooKeeper failovers reach (issue 29am)."""
+    if replaces_read_only_isr(t, lay, cfg, b, epoch, leader, isr):
+        drop_leader_and_isr(t, lay, b, epoch)
     put_leader_and_isr(t, lay, b, epoch, leader, isr)
     if cfg[RULE_ALTER_PARTITION] != 0 and b == leader:
         set_leader_and_isr_current(t, lay, b, epoch, True)
     if cfg[MAX_CONTROLLER_FAILOVERS] > 0:
         set_leader_and_isr_controller_epoch(t, lay, b, epoch, controller_epoch(t, lay))
+
+
+@kernel
+def replaces_read_only_isr(t, lay, cfg, b, epoch, leader, isr):
+    """May the active controller's LeaderAndIsr(epoch, b, isr) to ``b`` replace one still on its
+    way that makes ``b`` leader in the same epoch with another ISR? Two ZooKeeper controller
+    failovers reach this: the first new controller resends the partition's state, the leader
+    (already in that epoch) shrinks or expands the ISR, which keeps the leader epoch
+    (``Partition.updateIsr``, 2.1.0), and the second new controller resends the new ISR while
+    the first's request is still in the slot. Issue 29am.
+
+    Only when ``b``'s own leader epoch is at least ``epoch`` (always so here: a leader-driven
+    ISR change needs ``b`` leading in ``epoch``, and a stop drops every request to ``b``).
+    ``ReplicaManager.becomeLeaderOrFollower`` (2.1.0) then ignores the partition's state in both
+    requests (``requestLeaderEpoch > currentLeaderEpoch`` fails) and takes from each only the
+    controller epoch, the older's lower. What the replacement loses is the state where ``b``
+    took the older request and not yet the newer: ``b`` has seen the older controller epoch
+    ``c1`` instead of ``c0 < c1``, and holds inert requests of ``c1``. No property reads the
+    controller epoch a broker has seen; it decides only whether the zombie (controller ``c1``
+    once the second failover deposes it) is refused, and the zombie's request is refused alike
+    under ``c0`` and ``c1`` (STALE_CONTROLLER_EPOCH needs a seen epoch above ``c1``), and
+    taken by ``b`` only with a leader epoch above ``b``'s, which the zombie's view (``epoch``)
+    is not. So the same futures follow: exact, not an over-approximation (docs/model.md,
+    "Controller failovers"). Any other collision still raises ``SlotOverflow``, as does the
+    mutation that lets a broker apply a request of its own epoch."""
+    if epoch < 0 or epoch >= epoch_slots(lay) or leader != b:
+        return False
+    if not leader_and_isr_pending(t, lay, b, epoch) or leader_and_isr_leader(t, lay, b, epoch) != b:
+        return False
+    if leader_and_isr_isr(t, lay, b, epoch) == isr or epoch > leader_epoch(t, lay, b):
+        return False
+    return not skipped(cfg, G_LEADER_AND_ISR_NEWER_EPOCH)
 
 
 @kernel

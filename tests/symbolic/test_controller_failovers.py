@@ -185,3 +185,57 @@ def test_reachable_states_are_well_formed():
     assert all(well_formed_values(d, s) for s in states)
     assert any(s.zombie_controller and any(r.zombie_request for r in s.replicas) for s in states)
 
+
+
+# ---------------------------------------------------------------- two failovers (issue 29am)
+
+TWO = "--kafka-version 2.1 two controller failovers"
+
+
+def _older_resend_to_a_leader_that_changed_the_isr(state):
+    """A failover is left, and the leader has a request of its own epoch from an earlier
+    controller with an ISR the leader has changed since: the next failover's resend collides."""
+    c = state.controller
+    return state.controller_failovers < 2 and any(
+        leader == b and e == c.leader_epoch <= state.replicas[b].leader_epoch and isr != c.isr
+        for b, e, leader, isr in state.leader_and_isr)
+
+
+class OlderIsrKept(Encoder):
+    """The newer controller's resend teaches its controller epoch but the slot keeps the older
+    request's ISR (the kernel: the newer request replaces the older whole)."""
+
+    def send_leader_and_isr(self, s, c_epoch, c_leader, c_isr, targets):
+        nxt = super().send_leader_and_isr(s, c_epoch, c_leader, c_isr, targets)
+        lai_isr = [[list(x) for x in row] for row in nxt.lai_isr]
+        for b in range(self.n):
+            for e in range(len(lai_isr[b])):
+                kept = z3.And(s.lai[b][e], s.lai_leader[b][e] == b, s.reps[b].lep >= e)
+                lai_isr[b][e] = [z3.If(kept, s.lai_isr[b][e][j], lai_isr[b][e][j])
+                                 for j in range(self.n)]
+        return nxt.but(lai_isr=lai_isr)
+
+
+def test_the_second_resend_replaces_the_first_in_the_kernel_and_the_encoding():
+    config = CONFIGS[TWO]
+    right = crosscheck(config, samples=12, seed=3, where=_older_resend_to_a_leader_that_changed_the_isr)
+    assert right.transitions["ControllerFailover"] > 0
+    assert right.agrees, "\n".join(str(d) for d in right.disagreements[:3])
+    broken = crosscheck(config, samples=12, seed=3, where=_older_resend_to_a_leader_that_changed_the_isr,
+                        encoder=OlderIsrKept)
+    assert not broken.agrees
+    assert {d.action.name for d in broken.disagreements} == {"ControllerFailover"}
+
+
+def test_two_failovers_on_2_1_answer_instead_of_overflowing_a_slot():
+    # the configuration of issue 29am stopped with "does not fit the compiled engine's fixed
+    # slots"; the reference engine refuses the failover bound (compiled only), so the compiled
+    # verdict is the answer, and it must be a verdict of the search, not a layout error
+    args = ["check", "--kafka-version", "2.1", "-r", "2", "--max-controller-failovers", "2",
+            "--max-records", "1", "--max-leader-epoch", "2", "--max-crashes", "1",
+            "-p", "no-acked-loss"]
+    out = CliRunner().invoke(cli, args + ["--engine", "compiled"])
+    assert "fixed slots" not in out.output and "Traceback" not in out.output, out.output
+    assert out.exit_code == 0 and "no-acked-loss  HOLDS" in out.output, out.output
+    ref = CliRunner().invoke(cli, args + ["--engine", "reference"])
+    assert ref.exit_code == 2 and "--max-controller-failovers" in ref.output, ref.output
