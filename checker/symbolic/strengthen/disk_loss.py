@@ -86,3 +86,42 @@ def switch(st: Strengthening) -> Strengthening:
         return z3.BoolVal(True) if d.disk_loss else _st.formula(d, s)
 
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
+
+
+# ---------------------------------------------------------------- EXPERIMENT (29an)
+import dataclasses as _dc
+
+AS_POWER_LOSS = tuple(n for n in FALSE_ON if n not in (
+    "acked-in-isr", "isr-followers-hold-hw", "isr-remote-ge-hw", "alter-partition-proposal-holds-acked",
+    "epoch-offset-names-one-record", "epoch-anchors-prefix", "fetch-offsets-in-range", "leaders-hold-older-acked",
+    "alter-partition-added-member-caught-up", "kraft-leader-isr-holds-acked", "kraft-leader-isr-holds-every-hw",
+    "elr-holds-acked", "elr-holds-every-hw"))
+
+
+ONLY_BEFORE_KIP_380 = ("epoch-offset-names-one-record", "epoch-anchors-prefix", "fetch-offsets-in-range")
+
+
+def _kip903(config) -> bool:
+    return "broker-epoch-in-fetch" in config.rules
+
+
+def switch2(st: Strengthening, pl_only=()) -> Strengthening:
+    if st.name not in OFF_UNDER_DISK_LOSS and st.name not in pl_only:
+        return st
+    as_pl = st.name in AS_POWER_LOSS or st.name in pl_only or st.name in ONLY_BEFORE_KIP_380
+
+    def check(s, config, _st=st):
+        if config.crash_model != DISK_LOSS:
+            return _st.holds(s, config)
+        if as_pl and _kip903(config):
+            return _st.holds(s, _dc.replace(config, crash_model="power-loss"))
+        return True
+
+    def formula(d, s, _st=st):
+        if not d.disk_loss:
+            return _st.formula(d, s)
+        if as_pl and d.fetch_epochs:
+            return _st.formula(_dc.replace(d, power_loss=True), s)
+        return z3.BoolVal(True)
+
+    return Strengthening(st.name, st.description, check, formula, uses_config=True)

@@ -74,7 +74,12 @@ STRENGTHENINGS.update({st.name: st for st in shutdowns.STRENGTHENINGS})
 
 # issue 29aj: under ``--crash-model disk-loss`` the facts a replaced disk breaks are off
 # (disk_loss.py: each false on reachable states)
-STRENGTHENINGS = {name: disk_loss.switch(st) for name, st in STRENGTHENINGS.items()}
+_PLO = tuple(st.name for st in power_loss_kraft.POWER_LOSS_ONLY if st.name not in (
+    "isr-elr-hold-fetch-hw", "controller-leader-holds-every-hw", "isr-elr-hold-every-hw",
+    "flushed-offsets"))
+STRENGTHENINGS = {name: disk_loss.switch2(st, _PLO) for name, st in STRENGTHENINGS.items()}
+from checker.symbolic.strengthen import disk_loss_facts
+STRENGTHENINGS.update({st.name: st for st in disk_loss_facts.STRENGTHENINGS})
 # issue 29ak: under ``--max-controller-failovers`` the facts the new controller's resend and the
 # zombie controller's stale view break are off (failovers.py)
 STRENGTHENINGS = {name: failovers.switch(st) for name, st in STRENGTHENINGS.items()}
@@ -136,5 +141,5 @@ def all_names(config=None) -> list:
     else:
         left_out = NOT_IN_ALL + tuple(st.name for st in power_loss_kraft.POWER_LOSS_ONLY)
     if config is not None and config.crash_model == disk_loss.DISK_LOSS:  # (issue 29aj)
-        left_out += disk_loss.NOT_IN_ALL
+        left_out = tuple(n for n in left_out if n not in _PLO) + disk_loss.NOT_IN_ALL
     return [n for n in library_names() if n not in left_out]
