@@ -29,6 +29,8 @@ as under power loss: ``kmc check --kafka-version 3.5 -r 2 --crash-model disk-los
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import z3
 
 from checker.symbolic.strengthen.base import Strengthening
@@ -74,16 +76,68 @@ NOT_IN_ALL = ("committed-consistency",)
 """Built-in properties false under disk loss, left out of ``--strengthen all`` there."""
 
 
-def switch(st: Strengthening) -> Strengthening:
-    """``st`` switched off under disk loss if it is in ``OFF_UNDER_DISK_LOSS``; unchanged
-    otherwise (and for every other crash model)."""
-    if st.name not in OFF_UNDER_DISK_LOSS:
+# ---------------------------------------------------------------- under KIP-903 (issue 29an)
+
+ONLY_BEFORE_KIP_380 = ("epoch-offset-names-one-record", "epoch-anchors-prefix", "fetch-offsets-in-range")
+"""Switched off, but false only on Kafka 2.1 (no broker epochs: a broker back with an empty disk
+may take its old epoch again): under KIP-903 they keep their form as written."""
+
+NO_FORM = ("acked-in-isr", "isr-followers-hold-hw", "isr-remote-ge-hw",
+           "alter-partition-proposal-holds-acked", "leaders-hold-older-acked",
+           "alter-partition-added-member-caught-up", "kraft-leader-isr-holds-acked",
+           "kraft-leader-isr-holds-every-hw", "elr-holds-acked", "elr-holds-every-hw")
+"""Switched off, with no form under disk loss: their power-loss forms (if any) are false on
+reachable disk-loss states too (``python -m checker.symbolic.strengthen.reachable`` as the
+module's docstring says, on 3.5: ``acked-in-isr`` 1,143 states, ``isr-followers-hold-hw`` 150,
+``isr-remote-ge-hw`` 204, ``alter-partition-proposal-holds-acked`` 262; on 4.1 also
+``acked-in-isr`` 212 and ``alter-partition-proposal-holds-acked`` 48)."""
+
+AS_POWER_LOSS = tuple(n for n in FALSE_ON if n not in NO_FORM + ONLY_BEFORE_KIP_380)
+"""Switched off under disk loss as written, and under KIP-903 given their power-loss form
+(power_loss.py, power_loss_kraft.py): a disk loss is a power loss with nothing flushed, and the
+power-loss forms reason only from what the state keeps of who may have lost data since when
+(``power_loss.lost_since``: the loss counter, a running leader of an epoch, a member of an ISR of
+several in the controller's epoch), never from a flushed prefix."""
+
+PL_ONLY_NOT_UNDER_DISK_LOSS = ("isr-elr-hold-fetch-hw", "controller-leader-holds-every-hw",
+                               "isr-elr-hold-every-hw", "flushed-offsets")
+"""Of the invariants only power loss needs (``power_loss_kraft.POWER_LOSS_ONLY``), the ones not
+used under disk loss: the three KIP-966 facts are false on 4.1's disk-loss states (18, 38 and
+38), and ``flushed-offsets`` speaks of a flushed offset no disk-loss action keeps."""
+
+POWER_LOSS = "power-loss"
+
+
+def kip_903(config) -> bool:
+    """KIP-903 (3.5, ``broker-epoch-in-fetch``): an AlterPartition carries the added member's
+    broker epoch and the controller refuses a stale one, so a broker back with an empty disk
+    joins the ISR only by fetching again (KAFKA-14139 closed)."""
+    return "broker-epoch-in-fetch" in config.rules
+
+
+def switch(st: Strengthening, pl_only=()) -> Strengthening:
+    """``st`` under disk loss (unchanged for every other crash model): off if it is in
+    ``OFF_UNDER_DISK_LOSS``; but with KIP-903, its power-loss form if it is in ``AS_POWER_LOSS``
+    or ``pl_only`` (the power-loss-only invariants used here), and as written if it is in
+    ``ONLY_BEFORE_KIP_380``. A power-loss form is evaluated by reading the configuration as a
+    power-loss one (``Dims.power_loss`` in z3): the loss counter ``unflushed_losses`` counts the
+    disk losses."""
+    if st.name not in OFF_UNDER_DISK_LOSS and st.name not in pl_only:
         return st
+    kept = st.name in AS_POWER_LOSS or st.name in pl_only or st.name in ONLY_BEFORE_KIP_380
 
     def check(s, config, _st=st):
-        return True if config.crash_model == DISK_LOSS else _st.holds(s, config)
+        if config.crash_model != DISK_LOSS:
+            return _st.holds(s, config)
+        if kept and kip_903(config):
+            return _st.holds(s, replace(config, crash_model=POWER_LOSS))
+        return True
 
     def formula(d, s, _st=st):
-        return z3.BoolVal(True) if d.disk_loss else _st.formula(d, s)
+        if not d.disk_loss:
+            return _st.formula(d, s)
+        if kept and d.fetch_epochs:
+            return _st.formula(replace(d, power_loss=True), s)
+        return z3.BoolVal(True)
 
     return Strengthening(st.name, st.description, check, formula, uses_config=True)

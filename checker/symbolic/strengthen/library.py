@@ -38,6 +38,7 @@ from checker.symbolic.strengthen import kraft
 from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen import delayed
 from checker.symbolic.strengthen import disk_loss
+from checker.symbolic.strengthen import disk_loss_facts
 from checker.symbolic.strengthen import shutdowns
 from checker.symbolic.strengthen import failovers
 from properties import get_properties
@@ -74,7 +75,12 @@ STRENGTHENINGS.update({st.name: st for st in shutdowns.STRENGTHENINGS})
 
 # issue 29aj: under ``--crash-model disk-loss`` the facts a replaced disk breaks are off
 # (disk_loss.py: each false on reachable states)
-STRENGTHENINGS = {name: disk_loss.switch(st) for name, st in STRENGTHENINGS.items()}
+# issue 29an: with KIP-903 most of them take their power-loss forms, the power-loss-only
+# invariants that hold there are on, and disk_loss_facts.py adds the facts only disk loss needs
+_DISK_LOSS_PL_ONLY = tuple(st.name for st in power_loss_kraft.POWER_LOSS_ONLY
+                           if st.name not in disk_loss.PL_ONLY_NOT_UNDER_DISK_LOSS)
+STRENGTHENINGS = {name: disk_loss.switch(st, _DISK_LOSS_PL_ONLY) for name, st in STRENGTHENINGS.items()}
+STRENGTHENINGS.update({st.name: st for st in disk_loss_facts.STRENGTHENINGS})
 # issue 29ak: under ``--max-controller-failovers`` the facts the new controller's resend and the
 # zombie controller's stale view break are off (failovers.py)
 STRENGTHENINGS = {name: failovers.switch(st) for name, st in STRENGTHENINGS.items()}
@@ -130,11 +136,16 @@ def all_names(config=None) -> list:
     for a configuration with power-loss crashes (issue 29p) without the properties a power loss
     breaks (``power_loss.NOT_IN_ALL``), and otherwise (or with no configuration) without the
     invariants only power loss needs (``power_loss_kraft.POWER_LOSS_ONLY``, true by definition there);
-    under disk loss also without the properties a replaced disk breaks (``disk_loss.NOT_IN_ALL``)."""
+    under disk loss also without the properties a replaced disk breaks (``disk_loss.NOT_IN_ALL``),
+    but with the power-loss-only invariants used there and the disk-loss-only ones
+    (``disk_loss_facts``), which are left out everywhere else (issue 29an)."""
     if config is not None and config.crash_model == power_loss.POWER_LOSS:
         left_out = NOT_IN_ALL + power_loss.NOT_IN_ALL
     else:
         left_out = NOT_IN_ALL + tuple(st.name for st in power_loss_kraft.POWER_LOSS_ONLY)
     if config is not None and config.crash_model == disk_loss.DISK_LOSS:  # (issue 29aj)
-        left_out += disk_loss.NOT_IN_ALL
+        # issue 29an: the power-loss-only invariants used under disk loss are in it
+        left_out = tuple(n for n in left_out if n not in _DISK_LOSS_PL_ONLY) + disk_loss.NOT_IN_ALL
+    else:  # issue 29an: the invariants only disk loss needs, true by definition elsewhere
+        left_out += tuple(st.name for st in disk_loss_facts.STRENGTHENINGS)
     return [n for n in library_names() if n not in left_out]
