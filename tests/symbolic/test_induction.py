@@ -60,12 +60,13 @@ def test_strengthening_formulas_agree_with_their_predicates_on_unreachable_state
     # the mutants do exercise the predicates: at least half of those that speak of kip-320's
     # state (the topics of mechanisms it lacks, AlterPartition, the ELR, KRaft's log, the
     # power-loss-only facts (29aa's fencing ones too), the controlled-shutdown facts and the
-    # controller-failover facts (29ak), are True on every one of its states)
-    from checker.symbolic.strengthen import (alter_partition, elr, failovers, kraft, power_loss,
-                                             power_loss_fence, shutdowns)
+    # controller-failover facts (29ak) and the disk-loss facts (29an), are True on every one of
+    # its states)
+    from checker.symbolic.strengthen import (alter_partition, disk_loss_facts, elr, failovers,
+                                             kraft, power_loss, power_loss_fence, shutdowns)
 
     elsewhere = {st.name for topic in (alter_partition, elr, kraft, power_loss, shutdowns,
-                                       failovers)
+                                       failovers, disk_loss_facts)
                  for st in topic.STRENGTHENINGS}
     elsewhere |= {st.name for st in power_loss_fence.strengthenings(power_loss._pl_only)}
     applicable = set(STRENGTHENINGS) - elsewhere
@@ -126,7 +127,11 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks()
                # issue 29ak: controller failovers (their facts are True without one; the
                # zombie's view among the epoch claims)
                config_from_options(kafka_version="2.1", replication_factor=2, max_records=1,
-                                   max_controller_failovers=1)[0]]
+                                   max_controller_failovers=1)[0],
+               # issue 29an: disk loss under KIP-903 (its facts are True elsewhere; the
+               # power-loss forms it takes there)
+               config_from_options(kafka_version="3.5", replication_factor=2, max_records=1,
+                                   crash_model="disk-loss")[0]]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)
