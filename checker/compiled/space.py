@@ -49,15 +49,19 @@ def rss_bytes() -> int:
         return 0
 
 
-def _malloc_trim():
+def _glibc():
+    """glibc, opened once (``malloc_trim``, ``mallopt``); None elsewhere (macOS, musl), where
+    both calls below do nothing."""
     try:
         import ctypes
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to call
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim, libc.mallopt  # noqa: B018 - both must exist (glibc)
+        return libc
+    except (OSError, AttributeError):
         return None
 
 
-_TRIM = _malloc_trim()
+_LIBC = _glibc()
 
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter (malloc.h)
 MMAP_THRESHOLD = 128 << 10  # glibc's initial value: every larger block mapped, and unmapped on free
@@ -72,11 +76,8 @@ def fix_mmap_threshold() -> None:
     --max-leader-epoch 6 --max-crashes 40 --memory-limit 1G --time-limit 600``: peak 1,252 MiB
     in a 1,024 MiB budget; 450 s with the threshold fixed: 944 MiB; docs/checker.md, "Past memory").
     Setting it turns the dynamic adjustment off. Not glibc: nothing to do."""
-    try:
-        import ctypes
-        ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-    except (OSError, AttributeError):
-        pass
+    if _LIBC is not None:
+        _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
 
 
 def give_back_free_memory() -> None:
@@ -85,8 +86,8 @@ def give_back_free_memory() -> None:
     its RSS, until a later allocation happens to reuse them: the driver calls this when it has
     freed blocks the pool will not reuse, so the memory the widest level took does not stay
     taken while the parent index grows to its largest (docs/scaling.md)."""
-    if _TRIM is not None:
-        _TRIM(0)
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
 
 
 def peak_rss_bytes() -> int:
