@@ -106,7 +106,7 @@ def test_no_jvm_is_left_after_a_failed_start(release, tmp_path):
     run_dir = tmp_path / "unready"
     settings = ClusterSettings(extra_broker={"controller.quorum.voters": "100@127.0.0.1:1"})
     with pytest.raises(TimeoutError, match="no line"):
-        Cluster.start(release, run_dir, settings, timeout=30)
+        Cluster.start(release, run_dir, settings, timeout=15)  # (waits it out: 15 s)
     assert (run_dir / "broker0" / "node.log").exists()      # the JVMs did start
     assert not jvms_under(run_dir)
     # a setting Kafka refuses: StorageTool fails, the start stops there

@@ -108,8 +108,11 @@ def _two_lagging(state) -> bool:
 @pytest.mark.parametrize("broken, where, labels, actions", [
     (ForgetsTheElr, _shrink_below_min_pending, (ALONE, RF3),
      {"ControllerHandleAlterPartition", "ControllerHandleBrokerFailure"}),
-    (RestartKeepsItsEligibility, _elr_member_down, (ALONE, UNCLEAN), {"BrokerRestart"}),
-    (WithoutTheSet, _two_lagging, (SET,), {"LeaderShrinkIsrSet"}),
+    # the other two (10 s each) in make test-slow, to keep make test under 25 minutes
+    pytest.param(RestartKeepsItsEligibility, _elr_member_down, (ALONE, UNCLEAN), {"BrokerRestart"},
+                 marks=pytest.mark.slow),
+    pytest.param(WithoutTheSet, _two_lagging, (SET,), {"LeaderShrinkIsrSet"},
+                 marks=pytest.mark.slow),
 ], ids=["elr-not-kept", "restart-not-unclean", "no-out-of-sync-set"])
 def test_a_broken_encoding_of_the_elr_is_caught(broken, where, labels, actions):
     for label in labels:

@@ -88,8 +88,9 @@ def _leader_down_nothing_left(state) -> bool:
 @pytest.mark.parametrize("broken, where, labels, actions", [
     (ShrinkBumpsTheEpoch, _follower_down_in_isr, (RF3, RF3_1),
      {"ControllerHandleBrokerFailure", "BrokerRestart"}),
-    (NoRecoveryOnTheElrPaths, _leader_down_nothing_left, (RF3_1, UNCLEAN),
-     {"ControllerHandleBrokerFailure", "BrokerRestart"}),
+    # (15 s: in make test-slow, to keep make test under 25 minutes)
+    pytest.param(NoRecoveryOnTheElrPaths, _leader_down_nothing_left, (RF3_1, UNCLEAN),
+                 {"ControllerHandleBrokerFailure", "BrokerRestart"}, marks=pytest.mark.slow),
 ], ids=["shrink-bumps-epoch", "no-kip-704"])
 def test_a_zookeeper_path_under_kraft_is_caught(broken, where, labels, actions):
     for label in labels:
