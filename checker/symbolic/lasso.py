@@ -151,7 +151,7 @@ def lasso_check(model, prop: LeadsTo, *, max_depth: int, fair: bool = True,
     config = kernel_config or model.config
     started = time.monotonic()
     result = LivenessResult(prop.name, prop.description, INCOMPLETE, fair, prop.faults_stop,
-                            prop.form)
+                            prop.form, engine="bmc")
     top = config.bounds.max_leader_epoch if fair else None
     u = _Unrolling(enc, prop, config)
     limit, reached = None, -1
@@ -199,8 +199,9 @@ def lasso_check(model, prop: LeadsTo, *, max_depth: int, fair: bool = True,
         result.limit = limit or "max-depth"
         why = {"time": f"time limit hit before length {max_depth}",
                INTERRUPTED: f"interrupted before length {max_depth}"}.get(limit, "")
-        result.notes.append(f"no violating lasso of up to {max(reached, 0)} steps"
-                            + (f" ({why})" if why else "")
+        searched = (f"no violating lasso of up to {reached} steps" if reached >= 0
+                    else "no length searched to the end")
+        result.notes.append(searched + (f" ({why})" if why else "")
                             + ": not a proof, a longer lasso may exist (--depth)")
         if fair and top is not None:
             result.notes.append(f"a loop at the leader-epoch bound ({top}) does not count, as in "
