@@ -213,14 +213,20 @@ def classify(row, prop: str, budget: float) -> RowOutcome:
                           f"replays it to a violation")
         return out
     assert found.verdict == INCOMPLETE, found.verdict
-    if result.limit == "max-depth":  # every depth up to the pin refuted: no trace at all
+    return _none_found(out, result.limit, budget, "depth", "counterexample")
+
+
+def _none_found(out: RowOutcome, limit, budget: float, unit: str, what: str) -> RowOutcome:
+    """No trace up to the pin: DIFFERENT if every ``unit`` (depth, length) up to it was refuted
+    (the limit is the pin itself), else not reached within the budget."""
+    if limit == "max-depth":
         out.outcome = DIFFERENT
-        out.detail = (f"BMC refuted every depth up to {pinned}: no counterexample where BFS has "
-                      f"one of {pinned} steps")
+        out.detail = (f"BMC refuted every {unit} up to {out.pinned}: no {what} where BFS has one "
+                      f"of {out.pinned} steps")
     else:
         out.outcome = NOT_REACHED
-        upto = f"depths 0-{out.refuted} refuted" if out.refuted >= 0 else "no depth refuted"
-        out.detail = f"{upto} when the {budget:g} s budget ran out ({result.limit})"
+        upto = f"{unit}s 0-{out.refuted} refuted" if out.refuted >= 0 else f"no {unit} refuted"
+        out.detail = f"{upto} when the {budget:g} s budget ran out ({limit})"
     return out
 
 
@@ -266,15 +272,7 @@ def classify_liveness(row, prop: str, budget: float, out: RowOutcome) -> RowOutc
             out.detail = (f"{out.length}-step lasso ({form}), lengths 0-{out.refuted} refuted, the "
                           f"kernel replays it and judges it a fair violating lasso{shorter}")
         return out
-    if result.limit == "max-depth":
-        out.outcome = DIFFERENT
-        out.detail = (f"BMC refuted every lasso up to {pinned} steps: none where the compiled "
-                      f"engine has one of {pinned}")
-    else:
-        out.outcome = NOT_REACHED
-        upto = f"lengths 0-{out.refuted} refuted" if out.refuted >= 0 else "no length refuted"
-        out.detail = f"{upto} when the {budget:g} s budget ran out ({result.limit})"
-    return out
+    return _none_found(out, result.limit, budget, "length", "lasso")
 
 
 def _timed(out: RowOutcome, wall: float, cpu: float, depths: list) -> RowOutcome:

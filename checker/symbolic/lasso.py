@@ -41,16 +41,14 @@ weakly fair instance taken or disabled. A lasso the kernel does not confirm rais
 
 from __future__ import annotations
 
-import ctypes
 import time
 
 import z3
 
-from checker.interrupt import interrupted
 from checker.liveness import LivenessResult
 from checker.result import INCOMPLETE, INTERRUPTED, VIOLATED
 from checker.symbolic import numbers as num
-from checker.symbolic.bmc import EncodingMismatch, decode_trace, unroll_init
+from checker.symbolic.bmc import STOPPED, EncodingMismatch, decode_trace, interruption, unroll_init
 from checker.symbolic.liveness_formulas import LIVENESS_FORMULAS
 from checker.symbolic.solving import solve
 from checker.symbolic.state import eq, fresh
@@ -187,12 +185,8 @@ def lasso_check(model, prop: LeadsTo, *, max_depth: int, fair: bool = True,
             reached = k
             if progress is not None:
                 progress(k, time.monotonic() - started)
-    except KeyboardInterrupt:
-        limit = INTERRUPTED
-    except (z3.Z3Exception, ctypes.ArgumentError):
-        if not interrupted():
-            raise
-        limit = INTERRUPTED
+    except STOPPED as e:  # SIGINT or SIGTERM: report how far it got
+        limit = interruption(e)
     result.states = max(reached, 0)
     result.seconds = time.monotonic() - started
     if result.verdict != VIOLATED:
