@@ -114,7 +114,7 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
                  "graph in memory: bound it with --max-states and --time-limit; --depth with "
                  "--engine bmc, the lasso search)")
         return _check_liveness(config, properties, fairness, max_states, time_limit, engine,
-                               as_json, trace_out, html_out, force, max_depth)
+                               as_json, trace_out, html_out, force, max_depth, quiet)
     progress = None if quiet or as_json else _progress_line
     checkpoints = {"checkpoint_dir": checkpoint_dir, "checkpoint_every": checkpoint_every,
                    "resume": resume}
@@ -167,7 +167,7 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
 
 
 def _check_liveness(config, properties, fair, max_states, time_limit, engine, as_json,
-                    trace_out, html_out, force, max_depth=None) -> int:
+                    trace_out, html_out, force, max_depth=None, quiet=False) -> int:
     """``kmc check -p NAME`` of a liveness property: its own check on the behaviour graph
     (``checker/liveness.py``), or with ``--engine bmc --depth K`` the search for a shortest
     lasso of up to K steps (``checker/symbolic/lasso.py``: VIOLATED or INCOMPLETE, never
@@ -176,7 +176,7 @@ def _check_liveness(config, properties, fair, max_states, time_limit, engine, as
         fail("a liveness property is checked on its own: give one -p NAME")
     if engine == "bmc":
         result = _lasso_search(config, get_liveness(properties[0]), fair, max_states,
-                               time_limit, max_depth)
+                               time_limit, max_depth, quiet or as_json)
     elif engine != "compiled":
         fail("liveness properties are checked on the compiled kernel's graph (the default "
              "engine) or by --engine bmc's lasso search")
@@ -201,9 +201,10 @@ def _check_liveness(config, properties, fair, max_states, time_limit, engine, as
     return result.exit_code
 
 
-def _lasso_search(config, prop, fair, max_states, time_limit, max_depth):
+def _lasso_search(config, prop, fair, max_states, time_limit, max_depth, quiet=False):
     """``--engine bmc`` on a liveness property: the lasso search of ``checker/symbolic/lasso.py``
-    on the encoding ``scope.symbolic_model`` builds (one line, exit 2, for what it lacks)."""
+    on the encoding ``scope.symbolic_model`` builds (one line, exit 2, for what it lacks), with a
+    progress line on stderr per length refuted."""
     from checker.symbolic.lasso import lasso_check
     from checker.symbolic.scope import symbolic_model
 
@@ -211,8 +212,12 @@ def _lasso_search(config, prop, fair, max_states, time_limit, max_depth):
         fail("--max-states does not apply to --engine bmc (it unrolls --depth K steps)")
     if max_depth is None:
         fail("--engine bmc needs --depth K: the longest lasso to look for")
+    def progress(k, seconds):
+        click.echo(f"lasso search: no lasso of up to {k} steps, {seconds:.1f} s", err=True)
+
     return lasso_check(symbolic_model(config), prop, max_depth=max_depth, fair=fair,
-                       time_limit=time_limit, kernel_config=config)
+                       time_limit=time_limit, kernel_config=config,
+                       progress=None if quiet else progress)
 
 
 def _progress_line(stats) -> None:

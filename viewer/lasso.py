@@ -11,6 +11,7 @@ _LIMITS = {
     "time": "the --time-limit",
     "max-leader-epoch": "the --max-leader-epoch bound",
     "max-depth": "the --depth bound (the lasso search of --engine bmc: not a proof)",
+    "interrupted": "a signal (SIGINT or SIGTERM)",
 }
 
 
