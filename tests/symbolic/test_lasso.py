@@ -1,7 +1,7 @@
 """Liveness in BMC (issue 29, item 1): the lasso search of ``checker/symbolic/lasso.py``.
 
 * The ``P`` and ``Q`` formulas of every liveness property (``liveness_formulas.py``) agree with
-  their Python predicates on every reachable state of two configurations, and mutant formulas
+  their Python predicates on every reachable state of three configurations, and mutant formulas
   (one test dropped) disagree somewhere.
 * The known-results rows: BMC's shortest lasso has the row's pinned length, which is the compiled
   engine's, and the kernel judges it a fair violating lasso.
@@ -50,7 +50,11 @@ CONFIGS = {
     "3.8 unclean min.insync=1 shutdown": config_from_options(
         kafka_version="3.8", replication_factor=2, max_records=1, max_crashes=1,
         min_insync_replicas=1, unclean_leader_election=True, max_controlled_shutdowns=1)[0],
+    # KIP-966's ELR (4.1): leader-eventually's P counts an ELR member
+    "4.1 ELR": config_from_options(kafka_version="4.1", replication_factor=2, max_records=1,
+                                   max_crashes=1)[0],
 }
+
 
 
 def _readable_ignoring_hw(d, s):  # mutant: a record past the HW counted readable
