@@ -24,7 +24,7 @@ from checker.result import HOLDS, INCOMPLETE, VIOLATED
 from checker.symbolic.lasso import judge, lasso_check
 from checker.symbolic.liveness_formulas import LIVENESS_FORMULAS, accepts_writes, has_leader
 from checker.symbolic.scope import symbolic_model
-from checker.symbolic.state import Dims, zmin
+from checker.symbolic.state import Dims
 from cli import cli
 from gate.suite import load_suite
 from model import make_model
