@@ -16,6 +16,11 @@ to the pinned length, within ``--budget`` seconds of wall-clock time, and prints
 * **refused**: the encoding does not take the row (``checker/symbolic/scope.py``) or has no
   formula for its property (``checker/symbolic/formulas.py``); the line names each dimension it
   lacks (a fault bound, the crash model, the property, the rule set) with one reason;
+
+A liveness row (issue 29ar) runs the lasso search (``checker/symbolic/lasso.py``, ``kmc check
+--engine bmc`` of a liveness property) instead, with the same four outcomes: equal is a lasso of
+the pinned length, every shorter length refuted, judged a fair violating lasso in the kernel
+(``classify_liveness`` says how the two engines measure a lasso);
 * **DIFFERENT**: the engines disagree, a defect of one of them: BMC found a shorter trace the
   kernel takes (BFS missed it, or the pin is wrong), refuted every depth up to the pinned
   length (no trace where BFS has one), offered a trace the kernel does not take (the encoding
