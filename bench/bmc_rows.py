@@ -16,6 +16,11 @@ to the pinned length, within ``--budget`` seconds of wall-clock time, and prints
 * **refused**: the encoding does not take the row (``checker/symbolic/scope.py``) or has no
   formula for its property (``checker/symbolic/formulas.py``); the line names each dimension it
   lacks (a fault bound, the crash model, the property, the rule set) with one reason;
+
+A liveness row (issue 29ar) runs the lasso search (``checker/symbolic/lasso.py``, ``kmc check
+--engine bmc`` of a liveness property) instead, with the same four outcomes: equal is a lasso of
+the pinned length, every shorter length refuted, judged a fair violating lasso in the kernel
+(``classify_liveness`` says how the two engines measure a lasso);
 * **DIFFERENT**: the engines disagree, a defect of one of them: BMC found a shorter trace the
   kernel takes (BFS missed it, or the pin is wrong), refuted every depth up to the pinned
   length (no trace where BFS has one), offered a trace the kernel does not take (the encoding
@@ -81,6 +86,7 @@ def refusals(config, prop: str) -> list:
     first ``scope.require_encoded`` stops at: the rule set is asked of the configuration with the
     other refused dimensions taken away."""
     from checker.symbolic.formulas import FORMULAS
+    from checker.symbolic.liveness_formulas import LIVENESS_FORMULAS
     from checker.symbolic.scope import CRASH_MODELS, FAULT_BOUNDS, OPERATOR_BOUNDS, symbolic_model
     from model.bounded import shown
     from model.errors import KmcError
@@ -88,8 +94,9 @@ def refusals(config, prop: str) -> list:
 
     out = []
     if prop in LIVENESS:
-        out.append(("property", f"{prop} is a liveness property (leads-to over infinite behaviours); "
-                                "BMC unrolls finite paths and checks invariants"))
+        if prop not in LIVENESS_FORMULAS:
+            out.append(("property", f"{prop} is a liveness property without z3 formulas for its P "
+                                    "and Q (checker/symbolic/liveness_formulas.py)"))
     elif prop not in FORMULAS:
         out.append(("property", f"{prop} has no z3 formula (checker/symbolic/formulas.py)"))
     if config.crash_model not in CRASH_MODELS:
@@ -150,6 +157,7 @@ def classify(row, prop: str, budget: float) -> RowOutcome:
     from checker.symbolic.settle import in_kernel
     from model.errors import ConfigError
     from properties import get_properties
+    from properties.liveness import LIVENESS
 
     pinned = row.trace_length
     out = RowOutcome(row.name, prop, pinned, REFUSED, "")
@@ -159,6 +167,8 @@ def classify(row, prop: str, budget: float) -> RowOutcome:
         out.detail = "; ".join(f"{d}: {why}" for d, why in lacks)
         return out
     config = row.config
+    if prop in LIVENESS:
+        return classify_liveness(row, prop, budget, out)
     refused_traces: list = []
     depths: list = []
 
@@ -208,15 +218,66 @@ def classify(row, prop: str, budget: float) -> RowOutcome:
                           f"replays it to a violation")
         return out
     assert found.verdict == INCOMPLETE, found.verdict
-    if result.limit == "max-depth":  # every depth up to the pin refuted: no trace at all
+    return _none_found(out, result.limit, budget, "depth", "counterexample")
+
+
+def _none_found(out: RowOutcome, limit, budget: float, unit: str, what: str) -> RowOutcome:
+    """No trace up to the pin: DIFFERENT if every ``unit`` (depth, length) up to it was refuted
+    (the limit is the pin itself), else not reached within the budget."""
+    if limit == "max-depth":
         out.outcome = DIFFERENT
-        out.detail = (f"BMC refuted every depth up to {pinned}: no counterexample where BFS has "
-                      f"one of {pinned} steps")
+        out.detail = (f"BMC refuted every {unit} up to {out.pinned}: no {what} where BFS has one "
+                      f"of {out.pinned} steps")
     else:
         out.outcome = NOT_REACHED
-        upto = f"depths 0-{out.refuted} refuted" if out.refuted >= 0 else "no depth refuted"
-        out.detail = f"{upto} when the {budget:g} s budget ran out ({result.limit})"
+        upto = f"{unit}s 0-{out.refuted} refuted" if out.refuted >= 0 else f"no {unit} refuted"
+        out.detail = f"{upto} when the {budget:g} s budget ran out ({limit})"
     return out
+
+
+def classify_liveness(row, prop: str, budget: float, out: RowOutcome) -> RowOutcome:
+    """A liveness row: the lasso search (``checker/symbolic/lasso.py``) up to the pinned length.
+    Equal: a lasso of the pinned length, every shorter length refuted, the kernel takes it and
+    judges it a fair violating lasso (``lasso.judge``, done inside the search). The compiled
+    engine's length is its shortest stem into a fair component plus a loop through every state
+    of the component, BMC's the fewest steps of any lasso: for a stuttering lasso the two
+    measures agree, so a shorter stuttering lasso is DIFFERENT; a shorter one with a loop is
+    the measures' difference, said in the line. No lasso up to the pin is DIFFERENT (the
+    compiled engine's lasso is one of the search's)."""
+    from checker.result import VIOLATED
+    from checker.symbolic.bmc import EncodingMismatch
+    from checker.symbolic.lasso import lasso_check
+    from checker.symbolic.scope import symbolic_model
+    from properties.liveness import get_liveness
+
+    pinned, depths = row.trace_length, []
+    wall, cpu = time.monotonic(), time.process_time()
+    try:
+        result = lasso_check(symbolic_model(row.config), get_liveness(prop), max_depth=pinned,
+                             time_limit=budget, kernel_config=row.config,
+                             progress=lambda k, _s: depths.append(k))
+    except EncodingMismatch as e:
+        out.outcome, out.detail = DIFFERENT, f"the lasso search's trace is not a lasso in the kernel: {e}"
+        return _timed(out, wall, cpu, depths)
+    _timed(out, wall, cpu, depths)
+    if result.verdict == VIOLATED:
+        out.length = len(result.trace)
+        form = ("stuttering in its last state" if result.stuttering
+                else f"steps {result.loop_start + 1}-{out.length} repeating")
+        if out.length < pinned and result.stuttering:
+            out.outcome = DIFFERENT
+            out.detail = f"BMC found a {out.length}-step lasso ({form}), shorter than BFS's {pinned}"
+        elif out.refuted != out.length - 1:
+            out.outcome = DIFFERENT
+            out.detail = f"lengths 0 to {out.length - 1} were not all refuted (refuted to {out.refuted})"
+        else:
+            out.outcome = EQUAL
+            shorter = (f"; shorter than the compiled engine's {pinned}, which loops through every "
+                       f"state of its component" if out.length < pinned else "")
+            out.detail = (f"{out.length}-step lasso ({form}), lengths 0-{out.refuted} refuted, the "
+                          f"kernel replays it and judges it a fair violating lasso{shorter}")
+        return out
+    return _none_found(out, result.limit, budget, "length", "lasso")
 
 
 def _timed(out: RowOutcome, wall: float, cpu: float, depths: list) -> RowOutcome:

@@ -82,6 +82,7 @@ class LivenessResult:
     loop_start: int | None = None  # index in trace.states where the loop returns to
     stuttering: bool = False  # the loop is stuttering in the last state
     notes: list = field(default_factory=list)
+    engine: str = "graph"  # or "bmc": checker/symbolic/lasso.py, ``states`` the length reached
 
     @property
     def exit_code(self) -> int:
@@ -94,6 +95,9 @@ class LivenessResult:
             "states": self.states, "edges": self.edges, "components": self.components,
             "seconds": round(self.seconds, 3), "limit": self.limit,
         }
+        if self.engine == "bmc":  # a lasso search: no graph, the length searched to
+            out = {**{k: v for k, v in out.items() if k not in ("states", "edges", "components")},
+                   "engine": "bmc", "length": self.states}
         if self.trace is not None:
             out["trace"] = self.trace.to_json()
             out["loop_start"] = self.loop_start

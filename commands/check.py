@@ -105,15 +105,16 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
              f"or a liveness property: {', '.join(LIVENESS)}")
     if any(name in LIVENESS for name in properties):
         ignored = [flag for flag, value in (
-            ("--depth", max_depth), ("--coverage", coverage), ("--workers", workers),
+            ("--depth", max_depth and engine != "bmc"), ("--coverage", coverage), ("--workers", workers),
             ("--memory-limit", memory_limit), ("--disk-limit", disk_limit),
             ("--disk-dir", disk_dir), ("--fp-bits", fp_bits), ("--checkpoint-dir", checkpoint_dir),
             ("--resume", resume)) if value]
         if ignored:
             fail(f"{', '.join(ignored)} do not apply to a liveness property (its check holds the "
-                 "graph in memory: bound it with --max-states and --time-limit)")
+                 "graph in memory: bound it with --max-states and --time-limit; --depth with "
+                 "--engine bmc, the lasso search)")
         return _check_liveness(config, properties, fairness, max_states, time_limit, engine,
-                               as_json, trace_out, html_out, force)
+                               as_json, trace_out, html_out, force, max_depth, quiet)
     progress = None if quiet or as_json else _progress_line
     checkpoints = {"checkpoint_dir": checkpoint_dir, "checkpoint_every": checkpoint_every,
                    "resume": resume}
@@ -166,15 +167,22 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
 
 
 def _check_liveness(config, properties, fair, max_states, time_limit, engine, as_json,
-                    trace_out, html_out, force) -> int:
+                    trace_out, html_out, force, max_depth=None, quiet=False) -> int:
     """``kmc check -p NAME`` of a liveness property: its own check on the behaviour graph
-    (``checker/liveness.py``); ``--trace-out`` writes the lasso as ITF with its ``loop``."""
+    (``checker/liveness.py``), or with ``--engine bmc --depth K`` the search for a shortest
+    lasso of up to K steps (``checker/symbolic/lasso.py``: VIOLATED or INCOMPLETE, never
+    HOLDS); ``--trace-out`` writes the lasso as ITF with its ``loop``."""
     if len(properties) != 1:
         fail("a liveness property is checked on its own: give one -p NAME")
-    if engine != "compiled":
-        fail("liveness properties are checked on the compiled kernel's graph; drop --engine")
-    result = check_liveness(config, get_liveness(properties[0]), fair=fair,
-                            max_states=max_states, time_limit=time_limit)
+    if engine == "bmc":
+        result = _lasso_search(config, get_liveness(properties[0]), fair, max_states,
+                               time_limit, max_depth, quiet or as_json)
+    elif engine != "compiled":
+        fail("liveness properties are checked on the compiled kernel's graph (the default "
+             "engine) or by --engine bmc's lasso search")
+    else:
+        result = check_liveness(config, get_liveness(properties[0]), fair=fair,
+                                max_states=max_states, time_limit=time_limit)
     click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_liveness(result))
     if result.trace is not None and trace_out:
         write_output(trace_out, "--trace-out",
@@ -191,6 +199,25 @@ def _check_liveness(config, properties, fair, max_states, time_limit, engine, as
     elif html_out and not as_json:
         click.echo("no counterexample, so no HTML page was written")
     return result.exit_code
+
+
+def _lasso_search(config, prop, fair, max_states, time_limit, max_depth, quiet=False):
+    """``--engine bmc`` on a liveness property: the lasso search of ``checker/symbolic/lasso.py``
+    on the encoding ``scope.symbolic_model`` builds (one line, exit 2, for what it lacks), with a
+    progress line on stderr per length refuted."""
+    from checker.symbolic.lasso import lasso_check
+    from checker.symbolic.scope import symbolic_model
+
+    if max_states:
+        fail("--max-states does not apply to --engine bmc (it unrolls --depth K steps)")
+    if max_depth is None:
+        fail("--engine bmc needs --depth K: the longest lasso to look for")
+    def progress(k, seconds):
+        click.echo(f"lasso search: no lasso of up to {k} steps, {seconds:.1f} s", err=True)
+
+    return lasso_check(symbolic_model(config), prop, max_depth=max_depth, fair=fair,
+                       time_limit=time_limit, kernel_config=config,
+                       progress=None if quiet else progress)
 
 
 def _progress_line(stats) -> None:

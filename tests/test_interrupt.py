@@ -138,13 +138,20 @@ def _wait_until_blocked(run: Running, timeout: float = 90) -> None:
         last = now
 
 
-def test_sigint_stops_bmc_inside_a_z3_query():
-    run = Running("check", "--engine", "bmc", "-r", "3", "--depth", "40", "-p", "no-acked-loss")
-    run.wait_for("depth 2,")
+@pytest.mark.parametrize("args, progress, stopped", [
+    (["-r", "3", "-p", "no-acked-loss"], "depth 2,", "(interrupted before depth 40)"),
+    # the lasso search of a liveness property (issue 29ar): Kafka 3.1 answers the produce (the
+    # known-results row "KAFKA-13091 fixed"), so no lasso ends it before the signal
+    (["--kafka-version", "3.1", "--max-records", "1", "-p", "produce-eventually-answered"],
+     "no lasso of up to 2 steps", "(interrupted before length 40)"),
+])
+def test_sigint_stops_bmc_inside_a_z3_query(args, progress, stopped):
+    run = Running("check", "--engine", "bmc", "--depth", "40", *args)
+    run.wait_for(progress)
     code, out, err, seconds = run.stop_with(signal.SIGINT)
     assert code == 3, (out, err)
     assert seconds < 10
-    assert "(interrupted before depth 40)" in out and "INCOMPLETE" in out
+    assert stopped in out and "INCOMPLETE" in out
     _clean(err)
 
 

@@ -10,14 +10,22 @@ _LIMITS = {
     "states": "the --max-states limit (the behaviour graph is held in memory)",
     "time": "the --time-limit",
     "max-leader-epoch": "the --max-leader-epoch bound",
+    "max-depth": "the --depth bound (the lasso search of --engine bmc: not a proof)",
+    "interrupted": "a signal (SIGINT or SIGTERM)",
 }
 
 
 def render_liveness(result) -> str:
     fairness = "weak fairness for the protocol's own steps" if result.fair else "no fairness"
+    if getattr(result, "engine", "graph") == "bmc":
+        searched = (f"lasso search (bmc), lengths 0-{result.states}" if result.trace is None
+                    else f"lasso search (bmc), shortest lasso: {result.states} steps")
+        size = f"{searched}, {result.seconds:.1f} s"
+    else:
+        size = (f"{result.states:,} states, {result.edges:,} edges, "
+                f"{result.components:,} components, {result.seconds:.1f} s")
     lines = [f"Liveness: {result.property_name}: {result.description}",
-             f"  under {fairness}; {result.states:,} states, {result.edges:,} edges, "
-             f"{result.components:,} components, {result.seconds:.1f} s"]
+             f"  under {fairness}; {size}"]
     if result.verdict == "INCOMPLETE":
         lines.append(f"INCOMPLETE: stopped by {_LIMITS.get(result.limit, result.limit)}")
     else:

@@ -64,6 +64,22 @@ def decode_trace(enc: Encoder, m: z3.ModelRef, states: list, acts: list, depth: 
     return trace
 
 
+STOPPED = (KeyboardInterrupt, z3.Z3Exception, ctypes.ArgumentError)
+"""What a search loop catches to stop on SIGINT or SIGTERM (``interruption`` tells)."""
+
+
+def interruption(e: BaseException) -> str:
+    """``INTERRUPTED`` if ``e`` (one of ``STOPPED``) is a signal's arrival, else ``e`` raised
+    again. A signal between two queries can leave the context cancelled (the watcher calls
+    ``Context.interrupt`` as it arrives), so building the next query fails with a
+    ``Z3Exception``; and a signal that lands while ctypes converts a call's arguments reaches
+    us as ``ctypes.ArgumentError`` wrapping the ``KeyboardInterrupt``: both are the
+    interruption."""
+    if isinstance(e, KeyboardInterrupt) or interrupted():
+        return INTERRUPTED
+    raise e
+
+
 MAX_REJECTED = 64  # traces ``accept`` may refuse per depth and property before BMC moves on
 
 
@@ -155,16 +171,8 @@ def bmc_check(model, properties, *, max_depth=None, time_limit=None, progress=No
             states.append(fresh(d, f"s{k + 1}"))
             acts.append(num.action_var(f"a{k}"))
             unrolling.append(enc.step(states[k], states[k + 1], acts[k], tag=f"t{k}"))
-    except KeyboardInterrupt:  # SIGINT or SIGTERM: report how deep we got
-        limit = INTERRUPTED
-    except (z3.Z3Exception, ctypes.ArgumentError):
-        # a signal between two queries can leave the context cancelled (the watcher calls
-        # Context.interrupt as it arrives), so building the next query fails; and a signal that
-        # lands while ctypes converts a call's arguments reaches us as ctypes.ArgumentError
-        # wrapping the KeyboardInterrupt: both are the interruption
-        if not interrupted():
-            raise
-        limit = INTERRUPTED
+    except STOPPED as e:  # SIGINT or SIGTERM: report how deep we got
+        limit = interruption(e)
     stats.depth = max(reached, 0)
     stats.seconds = time.monotonic() - started
     for p in open_props:
