@@ -69,7 +69,11 @@ def both(config, names=None, partitions=None, **limits):
     return compiled_bfs(config, props, **limits), spark_bfs(config, props, partitions=partitions, **limits)
 
 
-@pytest.mark.parametrize("name", list(ROWS), ids=[n[:40] for n in ROWS])
+SLOW_ROWS = {"KIP-279, 3 replicas: the HW advances on a remote LEO from an older epoch"}  # 17 s
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_ROWS else n
+                                  for n in ROWS], ids=[n[:40] for n in ROWS])
 def test_known_results_rows_match_the_local_engine(spark_context, name):
     row = known_rows()[name]
     local, spark = both(row.config, row.properties or None, partitions=ROWS[name])
