@@ -156,6 +156,25 @@ def _requests_teach_or_lead_z3(d, s):
                    for b, r in enumerate(s.reps) for e in range(len(s.lai[b]))])
 
 
+def _current_epoch_still_on_its_way(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    c = s.controller
+    sent = {(b, e) for b, e, _, _ in s.leader_and_isr}
+    return all((b, c.leader_epoch) in sent for b, r in enumerate(s.replicas)
+               if r.alive and r.leader_epoch < c.leader_epoch)
+
+
+def _current_epoch_still_on_its_way_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        sent = z3.Or([z3.And(s.c_epoch == e, s.lai[b][e]) for e in range(len(s.lai[b]))])
+        out.append(z3.Implies(z3.And(r.alive, r.lep < s.c_epoch), sent))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
                   "that has applied no leader epoch since it restarted has a LeaderAndIsr of the "
@@ -183,5 +202,16 @@ STRENGTHENINGS = (
                   "a leaderless view's ISR is one broker (as leaderless-isr-is-last-leader says "
                   "of the controller's)",
                   _zombie_view_from_the_past, _zombie_view_from_the_past_z3, uses_config=True),
+    Strengthening("current-epoch-still-on-its-way", "under controller failovers, every running "
+                  "broker behind the active controller's leader epoch has a LeaderAndIsr of that "
+                  "epoch on its way: the controller sent it to every live broker when it chose the "
+                  "epoch, the new controller resends it to every live broker "
+                  "(``KafkaController.onControllerFailover`` at 2.1.0), and one that registers "
+                  "after a restart is sent it then; the zombie's view, never newer than the "
+                  "controller's, cannot bring a broker past it. The part of "
+                  "current-epoch-on-its-way a failover leaves true (not: a request of every epoch "
+                  "after the broker's own, which the zombie's stale view breaks)",
+                  _current_epoch_still_on_its_way, _current_epoch_still_on_its_way_z3,
+                  uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
