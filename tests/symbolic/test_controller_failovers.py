@@ -239,3 +239,45 @@ def test_two_failovers_on_2_1_answer_instead_of_overflowing_a_slot():
     assert out.exit_code == 0 and "no-acked-loss  HOLDS" in out.output, out.output
     ref = CliRunner().invoke(cli, args + ["--engine", "reference"])
     assert ref.exit_code == 2 and "--max-controller-failovers" in ref.output, ref.output
+
+
+# ---------------------------------------------------- a failover form of a switched-off fact (29ap)
+
+def test_current_epoch_still_on_its_way_holds_and_matches_its_formula_on_every_reachable_state():
+    from tests.symbolic.helpers import formula_evaluator
+    from tests.symbolic.test_shutdowns_expiries import _reachable
+    from checker.symbolic.strengthen import STRENGTHENINGS
+
+    config = small(max_records=2)
+    d = Dims.of(config)
+    st = STRENGTHENINGS["current-epoch-still-on-its-way"]
+    states = _reachable(config, 20_000)
+    assert len(states) == 12_768  # every reachable state (the reachable module's count)
+    assert all(st.holds(s, config) for s in states)
+    evaluate = formula_evaluator(d, {"f": st.formula})
+    assert all(evaluate(s)["f"] for s in states)
+    # and it is not vacuous: some running broker is behind the controller's epoch with the
+    # request on its way, and a state without that request is caught by predicate and formula
+    behind = [s for s in states if any(r.alive and r.leader_epoch < s.controller.leader_epoch
+                                       for r in s.replicas)]
+    assert behind
+    s = behind[0]
+    c = s.controller
+    b = next(b for b, r in enumerate(s.replicas) if r.alive and r.leader_epoch < c.leader_epoch)
+    cut = s._replace(leader_and_isr=tuple(x for x in s.leader_and_isr
+                                          if (x[0], x[1]) != (b, c.leader_epoch)))
+    assert not st.holds(cut, config)
+    assert not evaluate(cut)["f"]
+
+
+def test_no_acked_loss_with_a_failover_still_holds_by_search_on_a_new_cti():
+    # 29ak's last CTI (a broker two epochs behind with no request on its way) is gone; the next
+    # is a restarted broker with a committed record whose ISR partner lacks it, which only a
+    # failover form of isr-holds-every-hw would rule out (docs/symbolic.md); not PROVED yet
+    result = CliRunner().invoke(cli, ["prove", "--kafka-version", "2.1", "-r", "2",
+                                      "--max-controller-failovers", "1", "--max-records", "1",
+                                      "-p", "no-acked-loss", "-s", "all"])
+    assert result.exit_code == 0, result.output
+    assert "HOLDS by exhaustive search" in result.output
+    assert "PROVED" not in result.output
+    assert "Step: BrokerHandleZombieLeaderAndIsr(broker=0)" in result.output
