@@ -175,6 +175,18 @@ def _current_epoch_still_on_its_way_z3(d, s):
     return z3.And(out)
 
 
+def _stopped_broker_obeys_no_controller(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    return all(r.alive or r.controller_epoch_seen == 0 for r in s.replicas)
+
+
+def _stopped_broker_obeys_no_controller_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return z3.And([z3.Or(r.alive, r.cseen == 0) for r in s.reps])
+
+
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
                   "that has applied no leader epoch since it restarted has a LeaderAndIsr of the "
@@ -212,6 +224,14 @@ STRENGTHENINGS = (
                   "current-epoch-on-its-way a failover leaves true (not: a request of every epoch "
                   "after the broker's own, which the zombie's stale view breaks)",
                   _current_epoch_still_on_its_way, _current_epoch_still_on_its_way_z3,
+                  uses_config=True),
+    Strengthening("stopped-broker-obeys-no-controller", "under controller failovers, a broker "
+                  "that is down remembers no controller epoch: the controller epoch a broker "
+                  "checks LeaderAndIsr requests against lives in ``ReplicaManager``'s memory "
+                  "(``controllerEpoch`` at 2.1.0), which a stop loses, so after a restart it "
+                  "takes the first controller's request it gets (waiting-broker-has-a-request "
+                  "needs it of the broker that restarts)",
+                  _stopped_broker_obeys_no_controller, _stopped_broker_obeys_no_controller_z3,
                   uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
