@@ -44,18 +44,24 @@ OFF_UNDER_FAILOVERS = (
 
 
 def switch(st: Strengthening) -> Strengthening:
-    """``st`` switched off under ``--max-controller-failovers``; unchanged otherwise."""
+    """``st`` under ``--max-controller-failovers``: held only until the first failover; unchanged
+    otherwise.
+
+    Before any failover a state is one the same configuration without the bound reaches (the
+    three failover actions need a failover first, and the controller epoch and the zombie stay
+    at their initial values), where the fact holds as written; from the first failover on it
+    says nothing."""
     if st.name not in OFF_UNDER_FAILOVERS:
         return st
 
     def check(s, config, _st=st):
-        if config.bounds.max_controller_failovers > 0:
+        if config.bounds.max_controller_failovers > 0 and s.controller_failovers > 0:
             return True
         return _st.holds(s, config)
 
     def formula(d, s, _st=st):
         if d.failovers:
-            return z3.BoolVal(True)
+            return z3.Implies(s.cfail == 0, _st.formula(d, s))
         return _st.formula(d, s)
 
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
