@@ -193,6 +193,21 @@ def _stopped_broker_obeys_no_controller_z3(d, s):
     return z3.And([z3.Or(r.alive, r.cseen == 0) for r in s.reps])
 
 
+def _requests_not_stale(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    ceps = {(b, e): c for b, e, c in s.leader_and_isr_controller_epochs}
+    return all(ceps.get((b, e), 0) >= s.replicas[b].controller_epoch_seen
+               for b, e, _, _ in s.leader_and_isr)
+
+
+def _requests_not_stale_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.lai[b][e], s.lai_cep[b][e] >= r.cseen)
+                   for b, r in enumerate(s.reps) for e in range(len(s.lai[b]))])
+
+
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
                   "that has applied no leader epoch since it restarted has a LeaderAndIsr of the "
@@ -231,6 +246,12 @@ STRENGTHENINGS = (
                   "after the broker's own, which the zombie's stale view breaks)",
                   _current_epoch_still_on_its_way, _current_epoch_still_on_its_way_z3,
                   uses_config=True),
+    Strengthening("requests-not-stale", "under controller failovers, no LeaderAndIsr in flight "
+                  "to a broker carries an older controller epoch than the broker has obeyed: "
+                  "the broker refuses such a request with STALE_CONTROLLER_EPOCH "
+                  "(``ReplicaManager.becomeLeaderOrFollower`` at 2.1.0), so ``finish`` drops it "
+                  "as soon as the broker obeys a newer controller",
+                  _requests_not_stale, _requests_not_stale_z3, uses_config=True),
     Strengthening("stopped-broker-obeys-no-controller", "under controller failovers, a broker "
                   "that is down remembers no controller epoch: the controller epoch a broker "
                   "checks LeaderAndIsr requests against lives in ``ReplicaManager``'s memory "
