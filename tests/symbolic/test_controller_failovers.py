@@ -309,3 +309,14 @@ def test_no_acked_loss_with_a_failover_still_holds_by_search_on_a_new_cti():
     assert "HOLDS by exhaustive search" in result.output
     assert "PROVED" not in result.output
     assert "3,147 states" in result.output  # BFS explored every reachable state
+
+
+def test_committed_consistency_with_a_failover_stays_violated_with_bfs_trace():
+    # the failover facts must not hide the real loss: the zombie's stale ISR lets a leader count
+    # a record committed that its ISR partner lacks (BFS, 11 steps, docs/symbolic.md)
+    result = CliRunner().invoke(cli, ["prove", "--kafka-version", "2.1", "-r", "2",
+                                      "--max-controller-failovers", "1", "--max-records", "2",
+                                      "-p", "committed-consistency", "-s", "all"])
+    assert result.exit_code == 1, result.output
+    assert "VIOLATED" in result.output and "a real counterexample exists: 11 steps" in result.output
+    assert "Step 11: BrokerHandleZombieLeaderAndIsr" in result.output
