@@ -239,3 +239,84 @@ def test_two_failovers_on_2_1_answer_instead_of_overflowing_a_slot():
     assert out.exit_code == 0 and "no-acked-loss  HOLDS" in out.output, out.output
     ref = CliRunner().invoke(cli, args + ["--engine", "reference"])
     assert ref.exit_code == 2 and "--max-controller-failovers" in ref.output, ref.output
+
+
+# ---------------------------------------------------- a failover form of a switched-off fact (29ap)
+
+def test_current_epoch_still_on_its_way_holds_and_matches_its_formula_on_every_reachable_state():
+    from tests.symbolic.helpers import formula_evaluator
+    from tests.symbolic.test_shutdowns_expiries import _reachable
+    from checker.symbolic.strengthen import STRENGTHENINGS
+
+    config = small(max_records=2)
+    d = Dims.of(config)
+    st = STRENGTHENINGS["current-epoch-still-on-its-way"]
+    states = _reachable(config, 20_000)
+    assert len(states) == 12_768  # every reachable state (the reachable module's count)
+    assert all(st.holds(s, config) for s in states)
+    evaluate = formula_evaluator(d, {"f": st.formula})
+    assert all(evaluate(s)["f"] for s in states)
+    # and it is not vacuous: some running broker is behind the controller's epoch with the
+    # request on its way, and a state without that request is caught by predicate and formula
+    behind = [s for s in states if any(r.alive and r.leader_epoch < s.controller.leader_epoch
+                                       for r in s.replicas)]
+    assert behind
+    s = behind[0]
+    c = s.controller
+    b = next(b for b, r in enumerate(s.replicas) if r.alive and r.leader_epoch < c.leader_epoch)
+    cut = s._replace(leader_and_isr=tuple(x for x in s.leader_and_isr
+                                          if (x[0], x[1]) != (b, c.leader_epoch)))
+    assert not st.holds(cut, config)
+    assert not evaluate(cut)["f"]
+
+
+def test_the_failover_facts_and_the_switched_forms_match_their_formulas_on_reachable_states():
+    # the facts switched off under a failover hold until the first one (failovers.switch): the
+    # predicate and the formula (Implies(cfail == 0, ...)) must say the same, and so must the
+    # facts only failovers need, on reachable states before and after a failover
+    from checker.symbolic.strengthen import STRENGTHENINGS, failovers
+    from tests.symbolic.helpers import formula_evaluator
+    from tests.symbolic.test_shutdowns_expiries import _reachable
+
+    config = small(max_records=2)
+    names = list(failovers.OFF_UNDER_FAILOVERS) + [st.name for st in failovers.STRENGTHENINGS]
+    states = _reachable(config, 20_000)[::25]
+    assert any(s.controller_failovers for s in states)
+    assert any(not s.controller_failovers for s in states)
+    evaluate = formula_evaluator(Dims.of(config), {n: STRENGTHENINGS[n].formula for n in names})
+    for s in states:
+        values = evaluate(s)
+        assert all(values.values()), [n for n, v in values.items() if not v]
+        assert all(STRENGTHENINGS[n].holds(s, config) for n in names)
+    # and a switched fact still bites before a failover: a request to a down broker
+    s = next(s for s in states if not s.controller_failovers and s.leader_and_isr)
+    b = s.leader_and_isr[0][0]
+    down = s._replace(replicas=tuple(r._replace(alive=False) if i == b else r
+                                     for i, r in enumerate(s.replicas)))
+    st = STRENGTHENINGS["requests-to-live-brokers"]
+    assert not st.holds(down, config)
+    assert not formula_evaluator(Dims.of(config), {"f": st.formula})(down)["f"]
+
+
+def test_no_acked_loss_with_a_failover_still_holds_by_search_on_a_new_cti():
+    # 29ak's last CTI (a broker two epochs behind with no request on its way) is gone, and so are
+    # the three after it (docs/symbolic.md); the next is a running broker taking the zombie's view
+    # of an epoch no other holder names, which epoch-bumps-crashed does not count: not PROVED yet
+    result = CliRunner().invoke(cli, ["prove", "--kafka-version", "2.1", "-r", "2",
+                                      "--max-controller-failovers", "1", "--max-records", "1",
+                                      "-p", "no-acked-loss", "-s", "all"])
+    assert result.exit_code == 0, result.output
+    assert "HOLDS by exhaustive search" in result.output
+    assert "PROVED" not in result.output
+    assert "3,147 states" in result.output  # BFS explored every reachable state
+
+
+def test_committed_consistency_with_a_failover_stays_violated_with_bfs_trace():
+    # the failover facts must not hide the real loss: the zombie's stale ISR lets a leader count
+    # a record committed that its ISR partner lacks (BFS, 11 steps, docs/symbolic.md)
+    result = CliRunner().invoke(cli, ["prove", "--kafka-version", "2.1", "-r", "2",
+                                      "--max-controller-failovers", "1", "--max-records", "2",
+                                      "-p", "committed-consistency", "-s", "all"])
+    assert result.exit_code == 1, result.output
+    assert "VIOLATED" in result.output and "a real counterexample exists: 11 steps" in result.output
+    assert "Step 11: BrokerHandleZombieLeaderAndIsr" in result.output

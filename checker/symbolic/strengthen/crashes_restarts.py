@@ -134,7 +134,10 @@ def _leaders_by_epoch(s) -> dict:
     by ``epoch-names-one-leader``; leaderless epochs left out), and epoch 0 -> broker 0, the
     leader the partition was created with, whether or not the state still names it."""
     named: dict = {0: {0}}
-    for e, leader in epoch_claims(s):
+    claims = epoch_claims(s)
+    if s.zombie_controller:  # the zombie's view names its epoch's leader too (issue 29ap)
+        claims = claims + [(s.zombie_controller[2], s.zombie_controller[1])]
+    for e, leader in claims:
         if leader >= 0:
             named.setdefault(e, set()).add(leader)
     return named
@@ -179,6 +182,8 @@ def _named_epochs_z3(d, s):
     """epoch -> (named, leader) of every claim on it, and epoch -> "the state names a leader"
     (``_leaders_by_epoch``)."""
     claims = epoch_claims_z3(d, s)
+    if d.failovers:  # the zombie's view names its epoch's leader too (issue 29ap)
+        claims = claims + [(s.zomb, s.z_lep, s.z_leader)]
     epochs = range(d.max_epoch + 1)
     at = {x: [(z3.And(p, ce == x, cl >= 0), cl) for p, ce, cl in claims] for x in epochs}
     at[0].append((z3.BoolVal(True), num.val(0)))  # the leader the partition was created with

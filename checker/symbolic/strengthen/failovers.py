@@ -44,18 +44,24 @@ OFF_UNDER_FAILOVERS = (
 
 
 def switch(st: Strengthening) -> Strengthening:
-    """``st`` switched off under ``--max-controller-failovers``; unchanged otherwise."""
+    """``st`` under ``--max-controller-failovers``: held only until the first failover; unchanged
+    otherwise.
+
+    Before any failover a state is one the same configuration without the bound reaches (the
+    three failover actions need a failover first, and the controller epoch and the zombie stay
+    at their initial values), where the fact holds as written; from the first failover on it
+    says nothing."""
     if st.name not in OFF_UNDER_FAILOVERS:
         return st
 
     def check(s, config, _st=st):
-        if config.bounds.max_controller_failovers > 0:
+        if config.bounds.max_controller_failovers > 0 and s.controller_failovers > 0:
             return True
         return _st.holds(s, config)
 
     def formula(d, s, _st=st):
         if d.failovers:
-            return z3.BoolVal(True)
+            return z3.Implies(s.cfail == 0, _st.formula(d, s))
         return _st.formula(d, s)
 
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
@@ -156,6 +162,52 @@ def _requests_teach_or_lead_z3(d, s):
                    for b, r in enumerate(s.reps) for e in range(len(s.lai[b]))])
 
 
+def _current_epoch_still_on_its_way(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    c = s.controller
+    sent = {(b, e) for b, e, _, _ in s.leader_and_isr}
+    return all((b, c.leader_epoch) in sent for b, r in enumerate(s.replicas)
+               if r.alive and r.leader_epoch < c.leader_epoch)
+
+
+def _current_epoch_still_on_its_way_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        sent = z3.Or([z3.And(s.c_epoch == e, s.lai[b][e]) for e in range(len(s.lai[b]))])
+        out.append(z3.Implies(z3.And(r.alive, r.lep < s.c_epoch), sent))
+    return z3.And(out)
+
+
+def _stopped_broker_obeys_no_controller(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    return all(r.alive or r.controller_epoch_seen == 0 for r in s.replicas)
+
+
+def _stopped_broker_obeys_no_controller_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return z3.And([z3.Or(r.alive, r.cseen == 0) for r in s.reps])
+
+
+def _requests_not_stale(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    ceps = {(b, e): c for b, e, c in s.leader_and_isr_controller_epochs}
+    return all(ceps.get((b, e), 0) >= s.replicas[b].controller_epoch_seen
+               for b, e, _, _ in s.leader_and_isr)
+
+
+def _requests_not_stale_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.lai[b][e], s.lai_cep[b][e] >= r.cseen)
+                   for b, r in enumerate(s.reps) for e in range(len(s.lai[b]))])
+
+
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
                   "that has applied no leader epoch since it restarted has a LeaderAndIsr of the "
@@ -183,5 +235,30 @@ STRENGTHENINGS = (
                   "a leaderless view's ISR is one broker (as leaderless-isr-is-last-leader says "
                   "of the controller's)",
                   _zombie_view_from_the_past, _zombie_view_from_the_past_z3, uses_config=True),
+    Strengthening("current-epoch-still-on-its-way", "under controller failovers, every running "
+                  "broker behind the active controller's leader epoch has a LeaderAndIsr of that "
+                  "epoch on its way: the controller sent it to every live broker when it chose the "
+                  "epoch, the new controller resends it to every live broker "
+                  "(``KafkaController.onControllerFailover`` at 2.1.0), and one that registers "
+                  "after a restart is sent it then; the zombie's view, never newer than the "
+                  "controller's, cannot bring a broker past it. The part of "
+                  "current-epoch-on-its-way a failover leaves true (not: a request of every epoch "
+                  "after the broker's own, which the zombie's stale view breaks)",
+                  _current_epoch_still_on_its_way, _current_epoch_still_on_its_way_z3,
+                  uses_config=True),
+    Strengthening("requests-not-stale", "under controller failovers, no LeaderAndIsr in flight "
+                  "to a broker carries an older controller epoch than the broker has obeyed: "
+                  "the broker refuses such a request with STALE_CONTROLLER_EPOCH "
+                  "(``ReplicaManager.becomeLeaderOrFollower`` at 2.1.0), so ``finish`` drops it "
+                  "as soon as the broker obeys a newer controller",
+                  _requests_not_stale, _requests_not_stale_z3, uses_config=True),
+    Strengthening("stopped-broker-obeys-no-controller", "under controller failovers, a broker "
+                  "that is down remembers no controller epoch: the controller epoch a broker "
+                  "checks LeaderAndIsr requests against lives in ``ReplicaManager``'s memory "
+                  "(``controllerEpoch`` at 2.1.0), which a stop loses, so after a restart it "
+                  "takes the first controller's request it gets (waiting-broker-has-a-request "
+                  "needs it of the broker that restarts)",
+                  _stopped_broker_obeys_no_controller, _stopped_broker_obeys_no_controller_z3,
+                  uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
