@@ -587,6 +587,25 @@ CONFIGS: dict[str, ModelConfig] = {
     )},
     "hw-truncation controller failovers": _config(
         "hw-truncation", bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1)),
+    # the producer's retries without idempotence (issue 29aq: ``Encoder._enc_ProducerRetry``,
+    # ``may_send``): max.in.flight 1 and 2, with (0.10, 2.1) and without (0.9) KAFKA-3197's one
+    # request in flight per partition
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 2.1 retries max.in.flight 1", "2.1", (),
+         dict(max_in_flight_requests_per_connection=1, bounds=Bounds(2, 2, 1, 1, max_retries=1))),
+        ("--kafka-version 2.1 retries max.in.flight 2", "2.1", (),
+         dict(max_in_flight_requests_per_connection=2, bounds=Bounds(2, 2, 1, 1, max_retries=1))),
+    )},
+    # 0.10's rule set is hw-truncation's; 0.9's lacks KAFKA-3197's in-flight-per-partition
+    "hw-truncation retries max.in.flight 1": _config(
+        "hw-truncation", max_in_flight_requests_per_connection=1,
+        bounds=Bounds(2, 2, 1, 1, max_retries=1)),
+    "hw-truncation -in-flight-per-partition retries max.in.flight 1": _config(
+        "hw-truncation", ("-in-flight-per-partition",), max_in_flight_requests_per_connection=1,
+        bounds=Bounds(2, 2, 1, 1, max_retries=1)),
+    "hw-truncation -in-flight-per-partition retries max.in.flight 2": _config(
+        "hw-truncation", ("-in-flight-per-partition",), max_in_flight_requests_per_connection=2,
+        bounds=Bounds(2, 2, 1, 1, max_retries=1)),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 

@@ -121,7 +121,7 @@ last-known-leader or unclean election; ``Encoder.shrink_without``)."""
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
 
 FAULT_BOUNDS = ("max_delayed_fetches", "max_controlled_shutdowns", "max_session_expiries",
-                "max_controller_failovers")
+                "max_controller_failovers", "max_retries")
 """The world's faults the encoding has beside the crashes (issue 29z): a fetch held up in flight
 (``--max-delayed-fetches``, ``Encoder._enc_FetchDelayed``); since issue 29ac a controlled
 shutdown (``--max-controlled-shutdowns``, ``Encoder._enc_ControllerHandleControlledShutdown``
@@ -130,7 +130,9 @@ and ``_enc_BrokerShutdown``) and a session expiry (``--max-session-expiries``,
 ZooKeeper controller failover (``--max-controller-failovers``, ``Encoder._enc_ControllerFailover``,
 ``_enc_ZombieControllerSendLeaderAndIsr``, ``_enc_BrokerHandleZombieLeaderAndIsr``, and the
 controller epoch of rule ``controller-epoch``; KRaft has no such failover, which the
-configuration refuses). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is
+configuration refuses); since issue 29aq the producer's retries without idempotence
+(``--max-retries``, ``Encoder._enc_ProducerRetry`` and ``Encoder.may_send``; idempotence is
+refused, ``require_encoded``). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is
 built on ``KernelReplayed``."""
 
 CRASH_MODELS = ("process", "power-loss", "disk-loss")
@@ -208,11 +210,13 @@ def require_encoded(config) -> None:
         raise ConfigError(
             f"kmc prove and --engine bmc have the operator's leader moves "
             f"(--max-preferred-elections, --max-reassignments), --max-delayed-fetches, "
-            f"--max-controlled-shutdowns, --max-session-expiries and --max-controller-failovers "
-            f"but not "
+            f"--max-controlled-shutdowns, --max-session-expiries, --max-controller-failovers "
+            f"and --max-retries (without idempotence) but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     settings = [name for name, on in (
+        ("the idempotent producer (enable.idempotence, KIP-98)",
+         bool(config.bounds.max_retries) and bool(config.idempotent)),
         ("--hw-checkpoint interval", config.hw_checkpoint != "immediate"),
         ("--fetch-from-followers", config.fetch_from_followers),
         ("--consumer-commit", config.consumer_commit),
@@ -263,6 +267,18 @@ def with_preset_switches(config):
     return replace(config, rule_changes=config.rule_changes + changes) if changes else config
 
 
+def with_preset_producer_rules(config):
+    """``config`` with its producer rules (``Rule.producer``: they act only when the producer
+    retries) set as its protocol preset has them, for the oracle, which has no retries (the
+    bounds ``FAULT_BOUNDS`` zeroes) and reads no producer rule: 0.9's rule set is
+    ``hw-truncation -in-flight-per-partition`` (KAFKA-3197, issue 29aq), which the encoding reads
+    itself (``Encoder.per_partition``)."""
+    preset = set(rules_of(config.protocol))
+    changes = tuple(f"+{n}" for n in preset if RULES[n].producer and n not in config.rules)
+    changes += tuple(f"-{n}" for n in config.rules if RULES[n].producer and n not in preset)
+    return replace(config, rule_changes=config.rule_changes + changes) if changes else config
+
+
 def switches_off_preset(config) -> bool:
     """Whether ``config`` took away a rule of ``KIP_320_SWITCHES`` its protocol preset has."""
     preset = set(rules_of(config.protocol))
@@ -281,8 +297,8 @@ class KernelReplayed:
     def __init__(self, config) -> None:
         from model.compiled_model import CompiledModel  # lazy: the kernel loads on first use
 
-        self.oracle = make_reference_model(with_preset_switches(
-            without_oracle_lacks(without_operator_moves(without_disk_loss(config)))))
+        self.oracle = make_reference_model(with_preset_producer_rules(with_preset_switches(
+            without_oracle_lacks(without_operator_moves(without_disk_loss(config))))))
         self.config = config
         self.kernel = CompiledModel(config)
 

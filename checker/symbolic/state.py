@@ -131,6 +131,10 @@ class Dims:
     # counter (the kernel's ControllerFailover, ZombieControllerSendLeaderAndIsr and
     # BrokerHandleZombieLeaderAndIsr); the bound, 0 when off
     failovers: int = 0
+    # ``--max-retries`` without idempotence (issue 29aq): the producer's retries so far (the
+    # kernel's ``retries``); a retry appends its record again, so a log has ``max_records +
+    # max_retries`` slots (``model/kernel/spec.py``); the bound, 0 when off
+    retries: int = 0
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -138,7 +142,8 @@ class Dims:
         # under the over-approximation ``unordered-leader-moves`` the kernel has no assignment
         # order and makes neither operator move (``ordered`` in model/kernel/controller.py)
         ordered = "unordered-leader-moves" not in config.rules
-        return cls(config.replication_factor, b.max_records, b.max_records, b.max_leader_epoch,
+        return cls(config.replication_factor, b.max_records + b.max_retries, b.max_records,
+                   b.max_leader_epoch,
                    b.max_crashes, b.max_unflushed_losses, config.min_insync_replicas,
                    b.max_preferred_elections if ordered else 0,
                    b.max_reassignments if ordered else 0, ordered,
@@ -165,7 +170,7 @@ class Dims:
                    fenced="fenced-fetch" in config.rules,
                    stale_rejected="stale-fetch-rejected" in config.rules,
                    shutdowns=b.max_controlled_shutdowns, expiries=b.max_session_expiries,
-                   failovers=b.max_controller_failovers)
+                   failovers=b.max_controller_failovers, retries=b.max_retries)
 
     @property
     def operators(self) -> bool:
@@ -291,6 +296,8 @@ class SState:
     z_leader: object = None
     z_lep: object = None
     z_isr: list = field(default_factory=list)
+    # issue 29aq (``Dims.retries``; the constant 0 otherwise): the producer's retries so far
+    retr: object = None
     extra: dict = field(default_factory=dict)
 
     def but(self, **changes) -> SState:
@@ -395,6 +402,7 @@ def fresh(d: Dims, tag: str) -> SState:
         cshut=I("cshut") if d.shutdowns else num.val(0),
         sexp=I("sexp") if d.expiries else num.val(0),
         **_failover_state(d, I, B),
+        retr=I("retr") if d.retries else num.val(0),
     )
 
 
@@ -605,6 +613,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
         cshut=V(s.controlled_shutdowns if d.shutdowns else 0),
         sexp=V(s.session_expiries if d.expiries else 0),
         **_failover_encode(d, s),
+        retr=V(s.retries if d.retries else 0),
     )
 
 
@@ -693,6 +702,8 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
         out += eq_replica(ra, rb)
     out += [a.c_leader == b.c_leader, a.c_epoch == b.c_epoch, a.cv_len == b.cv_len,
             a.written == b.written, a.crashes == b.crashes, a.losses == b.losses]
+    if not a.retr.eq(b.retr):  # (issue 29aq)
+        out.append(a.retr == b.retr)
     out += [x == y for x, y in zip(a.c_isr, b.c_isr)]
     out += [x == y for x, y in zip(a.c_live, b.c_live)]
     for bb in range(len(a.lai)):
@@ -787,6 +798,8 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out.append(z3.Implies(s.zomb, z3.And(rng(s.z_cep, 0, F - 1), rng(s.z_leader, -1, n - 1),
                                              rng(s.z_lep, 0, E))))
         out += [z3.Implies(r.zreq, s.zomb) for r in s.reps]
+    if d.retries:  # issue 29aq: the retries within their bound
+        out.append(rng(s.retr, 0, d.retries))
     return z3.And(out)
 
 
@@ -815,7 +828,8 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
     if not (ok(c.leader, -1, n - 1) and ok(c.leader_epoch, 0, E) and ok(len(s.consumer_visible), 0, L)
             and ok(s.records_written, 0, d.records)
             and ok(s.crashes, 0, num.TOP if d.unbounded_crashes else d.max_crashes)
-            and ok(s.unflushed_losses, 0, num.TOP if d.unbounded_crashes else d.max_losses)):
+            and ok(s.unflushed_losses, 0, num.TOP if d.unbounded_crashes else d.max_losses)
+            and ok(s.retries, 0, d.retries)):
         return False
     if not all(ok(x, 1, d.records) for x in s.consumer_visible):
         return False
@@ -911,6 +925,8 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
         out = _shutdown_decode(d, iv, bv, s, out)
     if d.failovers:  # issue 29ak
         out = _failover_decode(d, iv, bv, s, out)
+    if d.retries:  # issue 29aq
+        out = out._replace(retries=iv(s.retr))
     if (not d.operators and not d.alter and not d.delayed and not (d.shutdowns or d.expiries)
             and not d.failovers):  # the oracle's state: its fields keep their defaults
         return out

@@ -135,6 +135,13 @@ class Encoder:
         if self.d.elr and not self.bounce_noticed:  # KIP-966 (issue 29l): see _restart_with_elr
             raise ConfigError("the symbolic engine encodes the ELR (eligible-leader-replicas) "
                               "with broker epochs (broker-epoch, KIP-380) only")
+        # the producer's retries without idempotence (``--max-retries``, issue 29aq): the
+        # kernel's ``producer_retry`` and ``may_send`` (model/kernel/actions/producer.py);
+        # ``max.in.flight.requests.per.connection`` and, since 0.10, KAFKA-3197's one request
+        # in flight per partition (rule ``in-flight-per-partition``)
+        self.max_retries = self.d.retries
+        self.max_in_flight = model.config.max_in_flight_requests_per_connection
+        self.per_partition = "in-flight-per-partition" in rules
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
@@ -146,6 +153,8 @@ class Encoder:
             return range(self.d.max_epoch + 1)
         if param == "ordering":  # ControllerReassignReplicas: the index of an ordering
             return range(math.factorial(self.n)) if self.max_reassign else range(0)
+        if param == "record":  # ProducerRetry: a record id (issue 29aq)
+            return range(1, self.d.records + 1) if self.max_retries else range(0)
         if param == "followers":  # LeaderShrinkIsrSet: a set of brokers as a mask (issue 29l)
             return range(1 << self.n) if self.d.shrink_set else range(0)
         return range(self.n)
@@ -450,10 +459,57 @@ class Encoder:
         if self.acks == "all":
             guard.append(count(r.isr) >= self.min_isr)
         rid = s.written + 1
+        if self.max_retries:  # max.in.flight.requests.per.connection (issue 29aq)
+            guard.append(self.may_send(s, rid, b))
+        return [(z3.And(guard), self.append_produced(s, b, rid))]
+
+    def may_send(self, s: SState, rid, b: int):
+        """May the producer send record ``rid`` to broker ``b`` now (the kernel's ``may_send``,
+        ``NetworkClient.canSendRequest``)? Fewer requests than
+        ``max.in.flight.requests.per.connection`` wait for an answer, ``rid``'s own aside: since
+        0.10 (``in-flight-per-partition``, KAFKA-3197: ``Sender`` mutes the partition it drains)
+        all of the partition's, before only those waiting at ``b``. With one in flight and
+        retries left, every earlier record is acknowledged (0.10+), or at least in flight
+        (before: a record waits for its retry at the head of the queue only when it has no
+        request out, ``RecordAccumulator.reenqueue``)."""
+        waiting = [z3.And(rid != k + 1, s.pend[k],
+                          z3.BoolVal(True) if self.per_partition else s.pend_leader[k] == b)
+                   for k in range(self.d.records)]
+        out = [count(waiting) < self.max_in_flight]
+        if self.max_in_flight == 1:
+            earlier = [z3.Implies(k + 1 < rid, z3.And(
+                z3.Or(s.pend[k], s.acked[k]), s.acked[k] if self.per_partition else z3.BoolVal(True)))
+                for k in range(self.d.records)]
+            out.append(z3.Implies(s.retr < self.max_retries, z3.And(earlier)))
+        return z3.And(out)
+
+    def _enc_ProducerRetry(self, s: SState, rec: int, b: int) -> list:
+        """ProducerRetry(record, leader), without idempotence (the kernel's ``producer_retry``,
+        issue 29aq): an acks=all record not yet acknowledged, whose request failed or timed out
+        (``Sender.canRetry``, ``RecordAccumulator.reenqueue``), goes again to a broker that
+        believes it leads, at most ``--max-retries`` times in all; NOT_ENOUGH_REPLICAS refuses it
+        (nothing changes). The retry is appended again wherever that leader's log is (a
+        duplicate, or a record after later ones: KAFKA-3197) and waits in its purgatory; the
+        timed-out request's answer goes nowhere."""
+        if not self.max_retries or self.acks != "all":
+            return []
+        r = s.reps[b]
+        guard = [s.retr < self.max_retries, rec <= s.written, z3.Not(s.acked[rec - 1]),
+                 r.alive, r.leader == b, r.leo < self.d.slots, self.may_send(s, rec, b),
+                 count(r.isr) >= self.min_isr]
+        nxt = self.append_produced(s.but(retr=s.retr + 1), b, num.val(rec), new=False)
+        return [(z3.And(guard), nxt)]
+
+    def append_produced(self, s: SState, b: int, rid, new: bool = True) -> SState:
+        """Leader ``b`` appends record ``rid`` at its LEO with its leader epoch
+        (``UnifiedLog.appendAsLeader``); acks=1 is answered at once, acks=all parks in the
+        purgatory; then ``maybeIncrementLeaderHW``. The record count moves to ``rid`` when it is
+        ``new`` (not a retry)."""
+        r = s.reps[b]
         off = r.leo
         ids = [ite(off == i, rid, r.log_id[i]) for i in range(self.d.slots)]
         eps = [ite(off == i, r.lep, r.log_ep[i]) for i in range(self.d.slots)]
-        nxt = s.put(b, r.but(log_id=ids, log_ep=eps, leo=off + 1)).but(written=rid)
+        nxt = s.put(b, r.but(log_id=ids, log_ep=eps, leo=off + 1)).but(written=rid if new else s.written)
         R = range(self.d.records)
         if self.acks == "1":
             nxt = nxt.but(acked=[z3.Or(nxt.acked[k], rid == k + 1) for k in R],
@@ -462,7 +518,7 @@ class Encoder:
             nxt = nxt.but(pend=[z3.Or(nxt.pend[k], rid == k + 1) for k in R],
                           pend_leader=[ite(rid == k + 1, num.val(b), nxt.pend_leader[k]) for k in R],
                           pend_off=[ite(rid == k + 1, off, nxt.pend_off[k]) for k in R])
-        return [(z3.And(guard), self.maybe_increment_leader_hw(nxt, b))]
+        return self.maybe_increment_leader_hw(nxt, b)
 
     def _enc_LeaderHandleFetch(self, s: SState, lead: int, f: int) -> list:
         if lead == f:

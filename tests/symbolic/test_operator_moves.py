@@ -63,14 +63,14 @@ def test_the_operators_moves_replay_in_the_kernel_and_the_rest_in_the_oracle():
     assert not isinstance(symbolic_model(plain), KernelReplayed)
 
 
-@pytest.mark.parametrize("flag", ["--retries"])  # (controlled shutdowns and session
+@pytest.mark.parametrize("flag", ["--max-stale-metadata-reads"])  # (retries since 29aq; controlled shutdowns and session
 # expiries: encoded since issue 29ac; controller failovers since issue 29ak)
 def test_a_fault_bound_the_encoding_lacks_is_one_line_and_exit_2(flag):
     name = "--max-retries" if flag == "--retries" else flag
-    for argv in (["prove", "--kafka-version", "2.1", "-r", "2", "-p", "no-acked-loss", flag, "1",
+    for argv in (["prove", "--kafka-version", "3.3", "-r", "2", "-p", "no-acked-loss", flag, "1",
                   "--max-preferred-elections", "1"],
-                 ["check", "--engine", "bmc", "--depth", "2", "-r", "2", "-q", "-p",
-                  "no-acked-loss", flag, "1"]):
+                 ["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "3.3", "-r", "2",
+                  "-q", "-p", "no-acked-loss", flag, "1"]):
         out = CliRunner().invoke(cli, argv)
         assert out.exit_code == 2, out.output
         assert "Traceback" not in out.output
@@ -82,10 +82,13 @@ def test_require_encoded_names_only_the_refused_bounds():
     config = config_from_options(kafka_version="2.1", replication_factor=2,
                                  max_preferred_elections=1, max_reassignments=1,
                                  max_delayed_fetches=1, max_session_expiries=1,
-                                 max_controller_failovers=1, max_retries=1)[0]
+                                 max_controller_failovers=1, max_retries=1,
+                                 enable_idempotence=True)[0]
     with pytest.raises(ConfigError) as e:
         require_encoded(config)
-    assert "--max-retries" in str(e.value)
+    # the retries are encoded without idempotence (issue 29aq): the idempotent producer is what
+    # is refused
+    assert "idempotent producer" in str(e.value) and "not --max-retries" not in str(e.value)
     assert "not --max-controller-failovers" not in str(e.value)  # encoded (issue 29ak)
     assert "not --max-session-expiries" not in str(e.value)  # encoded (issue 29ac)
     assert "not --max-delayed-fetches" not in str(e.value)  # encoded (issue 29z)

@@ -1,0 +1,47 @@
+"""The producer's retries without idempotence in the z3 encoding (issue 29aq): z3's successors
+equal the kernel's on reachable states, a mutant that forgets max.in.flight is caught,
+and the idempotent producer is refused in one line."""
+
+import pytest
+
+from checker.symbolic.crosscheck import CONFIGS, crosscheck
+from checker.symbolic.scope import require_encoded
+from checker.symbolic.transitions import Encoder
+from model import Bounds, ConfigError, ModelConfig
+
+ROWS = [label for label in CONFIGS if "retries" in label]
+
+
+def test_rows_cover_both_in_flight_limits_and_kafka_3197():
+    assert len(ROWS) == 5
+    configs = [CONFIGS[label] for label in ROWS]
+    assert {c.max_in_flight_requests_per_connection for c in configs} == {1, 2}
+    assert {"in-flight-per-partition" in c.rules for c in configs} == {True, False}
+
+
+@pytest.mark.parametrize("label", ROWS)
+def test_retry_rows_agree_with_the_kernel(label):
+    r = crosscheck(CONFIGS[label], 25, 7)
+    assert r.agrees, r.disagreements[:1]
+
+
+class IgnoresInFlight(Encoder):
+    """A mutant: the producer sends without waiting for max.in.flight.requests.per.connection
+    (a second record while the first waits for its answer)."""
+
+    def may_send(self, s, rid, b):
+        return True
+
+
+def test_sending_past_max_in_flight_is_caught():
+    config = CONFIGS["--kafka-version 2.1 retries max.in.flight 1"]
+    r = crosscheck(config, 100, 7, encoder=IgnoresInFlight)
+    assert r.disagreements
+
+
+def test_idempotent_retries_refused_in_one_line():
+    config = ModelConfig(protocol="kip-320", kafka_version="2.1", enable_idempotence=True,
+                         max_in_flight_requests_per_connection=1,
+                         bounds=Bounds(2, 2, 1, 1, max_retries=1))
+    with pytest.raises(ConfigError, match="idempotent producer"):
+        require_encoded(config)
