@@ -243,6 +243,7 @@ def test_two_failovers_on_2_1_answer_instead_of_overflowing_a_slot():
 
 # ---------------------------------------------------- a failover form of a switched-off fact (29ap)
 
+@pytest.mark.slow  # 36 s; make test checks it on every 25th state with the other failover facts
 def test_current_epoch_still_on_its_way_holds_and_matches_its_formula_on_every_reachable_state():
     from tests.symbolic.helpers import formula_evaluator
     from tests.symbolic.test_shutdowns_expiries import _reachable
