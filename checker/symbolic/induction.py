@@ -59,7 +59,7 @@ from checker.symbolic.unbounded import (
     counters_read, past_the_bounds, replay_config, require_unbounded,
 )
 from model.errors import ConfigError
-from properties import vacuous_with_acks
+from properties import PROPERTIES, vacuous_with_acks
 
 MAX_K = 64  # the unrolling grows with k; far beyond this z3 does not answer in any useful time
 MAX_BMC_DEPTH = 200  # likewise for the search after a CTI
@@ -83,6 +83,9 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
         strengthen = [s for s in strengthen if s != "all"] + all_names(config)
     names = [prop_name] + list(dict.fromkeys(s for s in strengthen if s != prop_name))
     for n in names:
+        if formula_of(n) is None and n in PROPERTIES:  # a property kmc check has, z3 not
+            raise ConfigError(f"kmc prove has no z3 formula for the property {n!r} (docs/symbolic.md, "
+                              "'Properties asked by name'); kmc check checks it")
         if formula_of(n) is None:
             raise ConfigError(f"unknown property or strengthening invariant {n!r}; `kmc list` shows "
                               "them all (or use --strengthen all)")
