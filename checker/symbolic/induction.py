@@ -60,6 +60,7 @@ from checker.symbolic.unbounded import (
 )
 from model.errors import ConfigError
 from properties import PROPERTIES, vacuous_with_acks
+from properties.liveness import LIVENESS
 
 MAX_K = 64  # the unrolling grows with k; far beyond this z3 does not answer in any useful time
 MAX_BMC_DEPTH = 200  # likewise for the search after a CTI
@@ -83,6 +84,10 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
         strengthen = [s for s in strengthen if s != "all"] + all_names(config)
     names = [prop_name] + list(dict.fromkeys(s for s in strengthen if s != prop_name))
     for n in names:
+        if formula_of(n) is None and n in LIVENESS:  # (review s14)
+            raise ConfigError(f"{n!r} is a liveness property: kmc prove proves invariants; kmc check "
+                              f"-p {n} checks it on the behaviour graph, --engine bmc --depth K "
+                              "searches for a lasso")
         if formula_of(n) is None and n in PROPERTIES:  # a property kmc check has, z3 not
             raise ConfigError(f"kmc prove has no z3 formula for the property {n!r} (docs/symbolic.md, "
                               "'Properties asked by name'); kmc check checks it")

@@ -45,6 +45,7 @@ import time
 
 import z3
 
+from checker.limits import check_limit
 from checker.liveness import LivenessResult
 from checker.result import INCOMPLETE, INTERRUPTED, VIOLATED
 from checker.symbolic import numbers as num
@@ -140,6 +141,8 @@ def lasso_check(model, prop: LeadsTo, *, max_depth: int, fair: bool = True,
     reached). ``judged=False`` skips the kernel's judgement (the tests' mutants use it)."""
     if max_depth is None:
         raise ConfigError("the bmc engine needs --depth K (the longest lasso to look for)")
+    check_limit("depth", max_depth, whole=True)  # (review s14: --depth -1 searched nothing, exit 3)
+    check_limit("time-limit", time_limit)
     if prop.name not in LIVENESS_FORMULAS:
         raise ConfigError(f"{prop.name} has no z3 formulas (checker/symbolic/liveness_formulas.py)")
     try:

@@ -222,5 +222,17 @@ def test_the_cli_exit_codes():
     assert "not a proof" in out.output and "HOLDS" not in out.output
     out = CliRunner().invoke(cli, args)
     assert out.exit_code == 2 and "needs --depth" in out.output
-    out = CliRunner().invoke(cli, args + ["--depth", "3", "--max-retries", "1"])
-    assert out.exit_code == 2 and "Traceback" not in out.output
+    # a dimension the encoding lacks (retries are encoded since issue 29aq; idempotence is not)
+    out = CliRunner().invoke(cli, args + ["--depth", "3", "--retries", "1", "--enable-idempotence"])
+    assert out.exit_code == 2 and "idempotent producer" in out.output, out.output
+    assert "Traceback" not in out.output
+    for bad in ("-1", "0"):  # (review s14: --depth -1 searched nothing and exited 3)
+        out = CliRunner().invoke(cli, args + ["--depth", bad])
+        assert out.exit_code == 2 and "--depth must be a whole number" in out.output, out.output
+
+
+def test_kmc_prove_of_a_liveness_property_says_where_it_is_checked():
+    # (review s14: it said "unknown property or strengthening invariant")
+    out = CliRunner().invoke(cli, ["prove", "-p", "writes-eventually-accepted"])
+    assert out.exit_code == 2 and "is a liveness property" in out.output, out.output
+    assert "--engine bmc" in out.output and "Traceback" not in out.output

@@ -33,9 +33,11 @@ class IgnoresInFlight(Encoder):
         return True
 
 
-def test_sending_past_max_in_flight_is_caught():
-    config = CONFIGS["--kafka-version 2.1 retries max.in.flight 1"]
-    r = crosscheck(config, 100, 7, encoder=IgnoresInFlight)
+@pytest.mark.parametrize("label, samples", [("--kafka-version 2.1 retries max.in.flight 1", 100),
+                                            ("--kafka-version 2.1 retries max.in.flight 2", 30)])
+def test_sending_past_max_in_flight_is_caught(label, samples):
+    # at max.in.flight 2 the row has three records, so that a third send can be held back
+    r = crosscheck(CONFIGS[label], samples, 7, encoder=IgnoresInFlight)
     assert r.disagreements
 
 
