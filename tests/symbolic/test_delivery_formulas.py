@@ -12,11 +12,8 @@ import pytest
 import z3
 
 from checker.symbolic.formulas import DEFAULT_FORMULAS, FORMULAS, no_duplicates, true_leader_is
-from checker.symbolic.state import Dims
-from model import make_model
 from model.options import config_from_options
-from properties import get_properties
-from tests.symbolic.helpers import formula_evaluator, reachable
+from tests.symbolic.helpers import assert_formulas_agree
 
 DUP, ORDER, BOTH = "no-duplicates", "in-order", "exactly-once-to-log"
 
@@ -62,25 +59,7 @@ IN_MAKE_TEST = {"2.1, retries, max.in.flight 1"}
                                    for label in CASES])
 def test_each_formula_agrees_with_its_predicate_on_every_reachable_state(label):
     config, asked = CASES[label]
-    states = reachable(make_model(config))
-    assert len(states) > 100
-    d = Dims.of(config)
-    mutants = {f"{n} mutant {i}": m for n, ms in asked.items() for i, m in enumerate(ms)}
-    evaluate = formula_evaluator(d, {**{n: FORMULAS[n] for n in asked}, **mutants})
-    props = {p.name: p for p in get_properties(list(asked))}
-    false = {n: 0 for n in asked}
-    caught = {m: 0 for m in mutants}
-    for s in states:
-        values = evaluate(s)
-        for n, p in props.items():
-            holds = p.check(s)
-            assert values[n] == holds, (n, s)
-            false[n] += not holds
-        for m in mutants:
-            caught[m] += values[m] != props[m.split(" mutant ")[0]].check(s)
-    for n in asked:  # decided both ways
-        assert 0 < false[n] < len(states), (n, false[n], len(states))
-    assert all(caught.values()), caught  # every mutant disagrees somewhere
+    assert_formulas_agree(config, asked, 100)
 
 
 def test_the_delivery_formulas_are_asked_by_name_only():
