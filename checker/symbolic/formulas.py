@@ -12,14 +12,14 @@ invariants (``properties.BUILT_IN``), which hold on every reachable state of the
 ``kmc prove -s all`` is used on and so are what the strengthening library adds
 (``strengthen.library_names``). The others are asked by name: ``isr-members-eligible`` is false
 by design on ZooKeeper mode and KRaft before 3.3, a reachability question is false wherever its
-state is reached.
+state is reached; ``no-duplicates``, ``in-order`` and ``exactly-once-to-log`` (issue 29as)
+are false with ``--retries`` without idempotence, as Kafka documents.
 
 Which properties have no formula, and why (issue 29ai; docs/symbolic.md, "What the 20 refused
 rows lack"): ``no-read-loss`` reads what consumers read (``track_reads``), ``at-least-once``
-and ``at-most-once`` the consumer's position and commits, ``no-duplicates``, ``in-order`` and
-``exactly-once-to-log`` judge a retrying producer (``--max-retries``), none of which the
-encoding holds; the liveness properties (``properties/liveness.py``) speak of infinite
-behaviours, which BMC's finite paths do not.
+and ``at-most-once`` the consumer's position and commits, none of which the encoding holds; the
+liveness properties (``properties/liveness.py``) speak of infinite behaviours, which BMC's
+finite paths do not.
 """
 
 from __future__ import annotations
@@ -137,6 +137,54 @@ def offline_with_a_live_broker(d: Dims, s: SState):
     return z3.Or(s.c_leader != -1, z3.Not(z3.Or([r.alive for r in s.reps])))
 
 
+def _committed_at(s: SState, r, i: int, k: int, upto=None):
+    """Slot ``i`` of replica ``r``'s log is below its HW (or ``upto``) and holds record ``k + 1``:
+    the committed log consumers read (``properties.invariants._committed_ids``)."""
+    return z3.And(i < (r.hw if upto is None else upto), r.log_id[i] == k + 1)
+
+
+def _copies_once(d: Dims, s: SState, r, k: int, upto=None):
+    """Record ``k + 1`` is at no two slots of replica ``r``'s committed log."""
+    return z3.And([z3.Not(z3.And(_committed_at(s, r, i, k, upto), _committed_at(s, r, j, k, upto)))
+                   for j in range(d.slots) for i in range(j)])
+
+
+def no_duplicates(d: Dims, s: SState, upto=None):
+    """``no-duplicates`` (issue 26; formula issue 29as): an acknowledged record is at most once in
+    the true leader's log below its HW. Without idempotence (KIP-98) a retry appends its record
+    again when the first attempt was written but its acknowledgement lost, so this is false
+    with ``--retries`` (``Dims.retries``) and Kafka says so; asked by name only."""
+    return z3.And([z3.Implies(true_leader_is(s, l), z3.And([
+        z3.Implies(s.acked[k], _copies_once(d, s, s.reps[l], k, upto))
+        for k in range(d.records)])) for l in range(d.n)])
+
+
+def _before_first(d: Dims, s: SState, r, k1: int, k2: int, upto=None):
+    """If both records are in replica ``r``'s committed log, the first copy of ``k1 + 1`` is
+    before the first copy of ``k2 + 1``: every copy of ``k2 + 1`` has one of ``k1 + 1`` before
+    it, or ``k1 + 1`` is absent."""
+    absent = z3.Not(z3.Or([_committed_at(s, r, i, k1, upto) for i in range(d.slots)]))
+    return z3.Or(absent, z3.And([
+        z3.Implies(_committed_at(s, r, j, k2, upto),
+                   z3.Or([_committed_at(s, r, i, k1, upto) for i in range(j)]))
+        for j in range(d.slots)]))
+
+
+def in_order(d: Dims, s: SState, upto=None):
+    """``in-order`` (issue 26; formula issue 29as): of two acknowledged records, the one sent
+    first (the smaller id: the producer sends in id order) has its first copy earlier in the
+    true leader's committed log. With more than one request in flight and no idempotence, a
+    retried batch lands after a later one (``max.in.flight.requests.per.connection`` docs)."""
+    return z3.And([z3.Implies(true_leader_is(s, l), z3.And([
+        z3.Implies(z3.And(s.acked[k1], s.acked[k2]), _before_first(d, s, s.reps[l], k1, k2, upto))
+        for k2 in range(d.records) for k1 in range(k2)])) for l in range(d.n)])
+
+
+def exactly_once_to_log(d: Dims, s: SState):
+    """``exactly-once-to-log``: ``no-duplicates`` and ``in-order``."""
+    return z3.And(no_duplicates(d, s), in_order(d, s))
+
+
 FORMULAS = {
     "no-acked-loss": no_acked_loss,
     "committed-consistency": committed_consistency,
@@ -147,6 +195,9 @@ FORMULAS = {
     "isr-members-eligible": isr_members_eligible,
     "acked-without-a-down-broker": acked_without_a_down_broker,
     "offline-with-a-live-broker": offline_with_a_live_broker,
+    "no-duplicates": no_duplicates,
+    "in-order": in_order,
+    "exactly-once-to-log": exactly_once_to_log,
 }
 
 DEFAULT_FORMULAS = ("no-acked-loss", "committed-consistency", "log-matching",

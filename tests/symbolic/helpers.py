@@ -55,3 +55,33 @@ def formula_evaluator(d, formulas: dict):
         return {name: z3.is_true(model.eval(f, model_completion=True)) for name, f in built.items()}
 
     return evaluate
+
+
+def assert_formulas_agree(config, asked: dict, min_states: int) -> None:
+    """Each formula of ``asked`` (name -> mutant formulas) equals its Python predicate on every
+    reachable state of ``config``, is decided both ways there, and each mutant disagrees with
+    the predicate somewhere (issues 29ai and 29as)."""
+    from checker.symbolic.formulas import FORMULAS
+    from checker.symbolic.state import Dims
+    from model import make_model
+    from properties import get_properties
+
+    states = reachable(make_model(config))
+    assert len(states) > min_states
+    d = Dims.of(config)
+    mutants = {f"{n} mutant {i}": m for n, ms in asked.items() for i, m in enumerate(ms)}
+    evaluate = formula_evaluator(d, {**{n: FORMULAS[n] for n in asked}, **mutants})
+    props = {p.name: p for p in get_properties(list(asked))}
+    false = {n: 0 for n in asked}
+    caught = {m: 0 for m in mutants}
+    for s in states:
+        values = evaluate(s)
+        for n, p in props.items():
+            holds = p.check(s)
+            assert values[n] == holds, (n, s)
+            false[n] += not holds
+        for m in mutants:
+            caught[m] += values[m] != props[m.split(" mutant ")[0]].check(s)
+    for n in asked:  # decided both ways
+        assert 0 < false[n] < len(states), (n, false[n], len(states))
+    assert all(caught.values()), caught  # every mutant disagrees somewhere

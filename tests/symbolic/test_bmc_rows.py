@@ -46,10 +46,12 @@ def test_a_disk_loss_row_is_taken_and_a_retries_row_refused_naming_the_dimension
                       "(KRaft without KIP-903)")
     o = bench.classify(disk, "no-acked-loss", 2)
     assert o.outcome == bench.NOT_REACHED and o.dimensions == [], o.detail
-    retries = row(bench, "Retries without idempotence write an acknowledged record twice")
-    o = bench.classify(retries, "no-duplicates", 60)
-    # (the retries are encoded since issue 29aq; no-duplicates still has no z3 formula)
-    assert o.outcome == bench.REFUSED and o.dimensions == ["property"], o.detail
+    # the retries are encoded since issue 29aq and no-duplicates has a z3 formula since 29as: a
+    # consumer row is refused for its property
+    consumer = row(bench, "A consumer that commits after processing processes a record twice "
+                          "after a crash")
+    o = bench.classify(consumer, consumer.violates[0], 60)
+    assert o.outcome == bench.REFUSED and "property" in o.dimensions, o.detail
 
 
 def test_a_mutant_rule_set_is_taken_not_refused(bench):

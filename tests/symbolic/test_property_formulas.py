@@ -14,12 +14,11 @@ import z3
 
 from checker.symbolic.formulas import DEFAULT_FORMULAS, FORMULAS, holds_every_acked
 from checker.symbolic.induction import PROVED, VIOLATED, prove
-from checker.symbolic.state import Dims, count
+from checker.symbolic.state import count
 from checker.symbolic.strengthen import all_names
-from model import make_model
 from model.options import config_from_options
-from properties import BUILT_IN, get_properties
-from tests.symbolic.helpers import formula_evaluator, reachable
+from properties import BUILT_IN
+from tests.symbolic.helpers import assert_formulas_agree
 
 ELIGIBLE = "isr-members-eligible"
 ACKED = "acked-without-a-down-broker"
@@ -82,25 +81,7 @@ IN_MAKE_TEST = {"2.8, a session expiry"}
                                    for label in CASES])
 def test_each_formula_agrees_with_its_predicate_on_every_reachable_state(label):
     config, asked = CASES[label]
-    states = reachable(make_model(config))
-    assert len(states) > 1000
-    d = Dims.of(config)
-    mutants = {f"{n} mutant {i}": m for n, ms in asked.items() for i, m in enumerate(ms)}
-    evaluate = formula_evaluator(d, {**{n: FORMULAS[n] for n in asked}, **mutants})
-    props = {p.name: p for p in get_properties(list(asked))}
-    false = {n: 0 for n in asked}
-    caught = {m: 0 for m in mutants}
-    for s in states:
-        values = evaluate(s)
-        for n, p in props.items():
-            holds = p.check(s)
-            assert values[n] == holds, (n, s)
-            false[n] += not holds
-        for m in mutants:
-            caught[m] += values[m] != props[m.split(" mutant ")[0]].check(s)
-    for n in asked:  # decided both ways
-        assert 0 < false[n] < len(states), (n, false[n], len(states))
-    assert all(caught.values()), caught  # every mutant disagrees somewhere
+    assert_formulas_agree(config, asked, 1000)
 
 
 def test_the_formulas_asked_by_name_are_not_in_the_library():
