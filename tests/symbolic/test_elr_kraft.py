@@ -148,6 +148,7 @@ def _handled_broker_down_in_elr(state) -> bool:
                and j not in c.isr for j in range(len(state.replicas)))
 
 
+@pytest.mark.slow  # 16 s; the cross-check rows of 4.1 cover the paths in make test
 def test_an_elr_member_restarting_writes_a_record_in_the_encoding_too():
     """Issue 29ad: the encoding mirrors the kernel's ``write_elr_change`` (a record that bumps
     the partition epoch and reaches the leader), and the old encoding is caught on these states."""
@@ -179,6 +180,7 @@ def _leaderless_with_a_candidate_back(state) -> bool:
         and (j in state.elr or j in state.last_known_elr) for j in range(n))
 
 
+@pytest.mark.slow  # 13 s; the cross-check rows of 4.1 cover the paths in make test
 def test_the_unclean_shutdown_record_elects_in_the_encoding_too():
     """Issue 29ae: the encoding mirrors the kernel's ``unclean_shutdown_election`` (the record
     that takes a restarting broker out of the ELR elects, e.g. the last known leader once the

@@ -33,8 +33,9 @@ class IgnoresInFlight(Encoder):
         return True
 
 
-@pytest.mark.parametrize("label, samples", [("--kafka-version 2.1 retries max.in.flight 1", 100),
-                                            ("--kafka-version 2.1 retries max.in.flight 2", 30)])
+@pytest.mark.parametrize("label, samples", [  # (the first, 13 s, in make test-slow)
+    pytest.param("--kafka-version 2.1 retries max.in.flight 1", 100, marks=pytest.mark.slow),
+    ("--kafka-version 2.1 retries max.in.flight 2", 30)])
 def test_sending_past_max_in_flight_is_caught(label, samples):
     # at max.in.flight 2 the row has three records, so that a third send can be held back
     r = crosscheck(CONFIGS[label], samples, 7, encoder=IgnoresInFlight)
