@@ -43,7 +43,7 @@ demo: install
 	    echo "(exit code $$code: 0 = proved within the bounds)"; test $$code -eq 0
 
 test: install
-	@echo "Running the test suite: about 20 minutes on 2 cores, a dot per test. Tests that need chromium"
+	@echo "Running the test suite: about 25 minutes on 2 cores, a dot per test. Tests that need chromium"
 	@echo "(the HTML viewer in a browser), Java (Spark, real Kafka brokers) or Kafka's jars are skipped without"
 	@echo "them, and listed with the reason at the end; .ci/run installs them (chromium, openjdk-17-jre-headless,"
 	@echo "maven, then python3 -m conformance.jars 4.1)."

@@ -102,7 +102,8 @@ def _under_min_isr_leader(state) -> bool:
     (MemberEpochIgnored, _stale_member_asked, (EPOCHS, EPOCHS_RF3),
      {"ControllerHandleAlterPartition"}),
     (RestartKeepsEpochs, _restart_pending, (EPOCHS,), {"BrokerRestart"}),
-    (HwIgnoresMinIsr, _under_min_isr_leader, (HW, HW_RF3), None),
+    pytest.param(HwIgnoresMinIsr, _under_min_isr_leader, (HW, HW_RF3), None,
+                 marks=pytest.mark.slow),  # (8 s: make test-slow, make test under 25 minutes)
 ], ids=["controller-ignores-member-epoch", "restart-keeps-epochs", "hw-ignores-min-isr"])
 def test_a_broken_encoding_of_a_rule_is_caught(broken, where, labels, actions):
     for label in labels:

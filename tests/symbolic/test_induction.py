@@ -309,7 +309,9 @@ RENAMING_CONFIGS = {
 }
 
 
-@pytest.mark.parametrize("label", sorted(RENAMING_CONFIGS))
+# (3.7's delayed fetch, 10 s, in make test-slow: make test under 25 minutes)
+@pytest.mark.parametrize("label", [pytest.param(n, marks=pytest.mark.slow) if n.startswith("3.7")
+                                   else n for n in sorted(RENAMING_CONFIGS)])
 def test_conjunction_renaming_and_its_fallback(label):
     """The renaming on the library's other branches (the ELR, KRaft, power-loss forms; delayed
     fetches), and the fallback: when the first state asked for is a concrete one (its leaves are

@@ -93,7 +93,8 @@ def _ineligible_member_asked(state) -> bool:
 
 @pytest.mark.parametrize("broken, where, labels", [
     (ShrinkKeepsTheLeaderEpoch, _shrink_pending, (RF2, RF3)),
-    (AnyoneMayJoin, _ineligible_member_asked, (ELIGIBLE, ELIGIBLE_RF3)),
+    pytest.param(AnyoneMayJoin, _ineligible_member_asked, (ELIGIBLE, ELIGIBLE_RF3),
+                 marks=pytest.mark.slow),  # (10 s: make test-slow, make test under 25 minutes)
 ], ids=["shrink-without-leader-epoch", "isr-without-eligibility"])
 def test_a_broken_encoding_of_a_rule_is_caught(broken, where, labels):
     for label in labels:
