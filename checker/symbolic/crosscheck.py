@@ -608,6 +608,25 @@ CONFIGS: dict[str, ModelConfig] = {
     "hw-truncation -in-flight-per-partition retries max.in.flight 2": _config(
         "hw-truncation", ("-in-flight-per-partition",), max_in_flight_requests_per_connection=2,
         bounds=Bounds(2, 2, 1, 1, max_retries=1)),
+    # the idempotent producer with retries (issue 29at: ``Encoder.send_idempotent``, the leader's
+    # sequence check): 1.0+ remembers the last 5 batches, 0.11 the last one (2.1 without
+    # ``producer-state-five-batches``: 0.11's other rules are no preset's); 2.5+ accepts any
+    # sequence from a producer it has no state for (``unknown-producer-accepts-any-sequence``);
+    # 3.0+ is idempotent by default
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 2.1 -producer-state-five-batches idempotent retries max.in.flight 1",
+         "2.1", ("-producer-state-five-batches",),
+         dict(enable_idempotence=True, max_in_flight_requests_per_connection=1,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1))),
+        ("--kafka-version 2.1 idempotent retries max.in.flight 1", "2.1", (),
+         dict(enable_idempotence=True, max_in_flight_requests_per_connection=1,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1))),
+        ("--kafka-version 2.1 idempotent retries max.in.flight 2", "2.1", (),
+         dict(enable_idempotence=True, max_in_flight_requests_per_connection=2,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1))),
+        ("--kafka-version 3.0 idempotent (default) retries max.in.flight 5", "3.0", (),
+         dict(bounds=Bounds(2, 2, 1, 1, max_retries=1))),
+    )},
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 

@@ -215,8 +215,6 @@ def require_encoded(config) -> None:
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     settings = [name for name, on in (
-        ("the idempotent producer (enable.idempotence, KIP-98)",
-         bool(config.bounds.max_retries) and bool(config.idempotent)),
         ("--hw-checkpoint interval", config.hw_checkpoint != "immediate"),
         ("--fetch-from-followers", config.fetch_from_followers),
         ("--consumer-commit", config.consumer_commit),

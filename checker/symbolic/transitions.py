@@ -142,6 +142,17 @@ class Encoder:
         self.max_retries = self.d.retries
         self.max_in_flight = model.config.max_in_flight_requests_per_connection
         self.per_partition = "in-flight-per-partition" in rules
+        # the idempotent producer (KIP-98) with retries (issue 29at): the leader's sequence check
+        # (the kernel's ``send_record``, ``ProducerStateManager``/``ProducerAppendInfo`` at 2.1.0
+        # and 2.5.0), read off the leader's log: the last 5 batches (1 before KAFKA-5494, 1.0:
+        # ``producer-state-five-batches``) are duplicates; a log without the producer's batches
+        # accepts any sequence since KIP-360 (2.5, ``unknown-producer-accepts-any-sequence``)
+        self.idempotent = bool(self.max_retries) and bool(model.config.idempotent)
+        self.window = 5 if "producer-state-five-batches" in rules else 1
+        self.any_first = "unknown-producer-accepts-any-sequence" in rules
+        if self.idempotent and model.config.bounds.max_producer_epoch_bumps:
+            raise ConfigError("the symbolic engine does not encode --max-producer-epoch-bumps "
+                              "(KIP-360's producer epoch bump)")
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
@@ -461,6 +472,8 @@ class Encoder:
         rid = s.written + 1
         if self.max_retries:  # max.in.flight.requests.per.connection (issue 29aq)
             guard.append(self.may_send(s, rid, b))
+        if self.idempotent:  # the leader's sequence check (issue 29at)
+            return [(z3.And(guard + [g]), nxt) for g, nxt in self.send_idempotent(s, b, rid)]
         return [(z3.And(guard), self.append_produced(s, b, rid))]
 
     def may_send(self, s: SState, rid, b: int):
@@ -497,8 +510,75 @@ class Encoder:
         guard = [s.retr < self.max_retries, rec <= s.written, z3.Not(s.acked[rec - 1]),
                  r.alive, r.leader == b, r.leo < self.d.slots, self.may_send(s, rec, b),
                  count(r.isr) >= self.min_isr]
+        if self.idempotent:  # the timed-out request's answer goes nowhere; the sequence check
+            base = s.but(retr=s.retr + 1,
+                         pend=[z3.BoolVal(False) if k == rec - 1 else p for k, p in enumerate(s.pend)])
+            return [(z3.And(guard + [g]), nxt)
+                    for g, nxt in self.send_idempotent(base, b, num.val(rec), new=False)]
         nxt = self.append_produced(s.but(retr=s.retr + 1), b, num.val(rec), new=False)
         return [(z3.And(guard), nxt)]
+
+    def send_idempotent(self, s: SState, b: int, rid, new: bool = True) -> list:
+        """Leader ``b`` handles a PRODUCE of record ``rid`` from the idempotent producer (issue
+        29at; the kernel's ``send_record``): ``(guard, next state)`` cases. Record ``r``'s
+        sequence is ``r - 1``, and the leader's producer state is its log's last batches
+        (``UnifiedLog.rebuildProducerState``). Kafka 2.1.0 ``Log.analyzeAndValidateProducerState``
+        -> ``ProducerStateEntry.findDuplicateBatch``: ``rid`` among the last ``window`` batches is a
+        DuplicateSequence, answered with the original offset (acks=all: parked, then
+        ``DelayedProduce.tryComplete``; the lowest such offset, as the kernel scans); else
+        ``ProducerAppendInfo.checkSequence`` (2.1.0; 2.5.0 for KIP-360): a log without batches
+        wants sequence 0 (UNKNOWN_PRODUCER_ID; since 2.5 any), else the last one + 1
+        (OUT_OF_ORDER_SEQUENCE_NUMBER): a refused record is not pending (the producer may retry
+        it); otherwise appended as without idempotence."""
+        r = s.reps[b]
+        rid = rid if z3.is_expr(rid) else num.val(rid)
+        base = s if not new else s.but(written=rid)
+        lo = [r.leo - self.window <= o for o in range(self.d.slots)]
+        hit = [z3.And(o < r.leo, lo[o], r.log_id[o] == rid) for o in range(self.d.slots)]
+        out = []
+        for o in range(self.d.slots):
+            first = z3.And([hit[o]] + [z3.Not(hit[p]) for p in range(o)])
+            R = range(self.d.records)
+            if self.acks == "all":
+                nxt = base.but(pend=[z3.Or(base.pend[k], rid == k + 1) for k in R],
+                               pend_leader=[ite(rid == k + 1, num.val(b), base.pend_leader[k]) for k in R],
+                               pend_off=[ite(rid == k + 1, num.val(o), base.pend_off[k]) for k in R])
+                nxt = self.complete_delayed_produce(nxt, b)
+            else:
+                nxt = base.but(acked=[z3.Or(base.acked[k], rid == k + 1) for k in R],
+                               acked_off=[ite(rid == k + 1, num.val(o), base.acked_off[k]) for k in R],
+                               pend=[z3.And(base.pend[k], rid != k + 1) for k in R])
+            out.append((first, nxt))
+        fresh_ = z3.Not(z3.Or(hit))
+        last = ite(r.leo == 0, num.val(0), self.at(r.log_id, r.leo - 1))
+        follows = z3.Or(z3.And(r.leo == 0, z3.BoolVal(True) if self.any_first else rid == 1),
+                        z3.And(r.leo > 0, rid == last + 1))
+        refused = base.but(pend=[z3.And(base.pend[k], rid != k + 1) for k in range(self.d.records)])
+        out.append((z3.And(fresh_, z3.Not(follows)), refused))
+        out.append((z3.And(fresh_, follows), self.append_produced(base, b, rid, new=False)))
+        return out
+
+    def at(self, xs: list, i):
+        """``xs[i]`` for a symbolic index ``i`` within ``xs``."""
+        out = xs[0]
+        for j in range(1, len(xs)):
+            out = ite(i == j, xs[j], out)
+        return out
+
+    def complete_delayed_produce(self, s: SState, l: int) -> SState:
+        """``DelayedProduce.tryComplete`` at leader ``l`` without a HW change (the kernel's
+        ``complete_delayed_produce``): a parked request below the HW is answered, acknowledged if
+        the maximal ISR has min.insync.replicas members (``checkEnoughReplicasReachOffset``)."""
+        r = s.reps[l]
+        enough = count(self.maximal_isr(r)) >= self.min_isr
+        pend, acked, acked_off = list(s.pend), list(s.acked), list(s.acked_off)
+        for k in range(self.d.records):
+            done = z3.And(s.pend[k], s.pend_leader[k] == l, s.pend_off[k] < r.hw)
+            pend[k] = z3.And(s.pend[k], z3.Not(done))
+            ok = z3.And(done, enough)
+            acked[k] = z3.Or(s.acked[k], ok)
+            acked_off[k] = ite(ok, s.pend_off[k], s.acked_off[k])
+        return s.but(pend=pend, acked=acked, acked_off=acked_off)
 
     def append_produced(self, s: SState, b: int, rid, new: bool = True) -> SState:
         """Leader ``b`` appends record ``rid`` at its LEO with its leader epoch
