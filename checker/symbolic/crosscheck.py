@@ -627,6 +627,21 @@ CONFIGS: dict[str, ModelConfig] = {
         ("--kafka-version 3.0 idempotent (default) retries max.in.flight 5", "3.0", (),
          dict(bounds=Bounds(2, 2, 1, 1, max_retries=1))),
     )},
+    # KIP-360's epoch bumps (issue 29at: ``Encoder._enc_ProducerBumpEpoch``, ``send_by_epoch``):
+    # 2.5 the first release with them, 4.1 the newest (KAFKA-14034 unfixed: the bump rewrites the
+    # records in flight), and the proposed fix (on no release: the bump waits for them)
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 2.5 idempotent retries epoch bumps max.in.flight 2", "2.5", (),
+         dict(enable_idempotence=True, max_in_flight_requests_per_connection=2,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1))),
+        ("--kafka-version 4.1 idempotent retries epoch bumps max.in.flight 2", "4.1", (),
+         dict(max_in_flight_requests_per_connection=2,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1))),
+        ("--kafka-version 4.1 -epoch-bump-rewrites-in-flight idempotent retries epoch bumps "
+         "max.in.flight 2", "4.1", ("-epoch-bump-rewrites-in-flight",),
+         dict(max_in_flight_requests_per_connection=2,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1))),
+    )},
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 

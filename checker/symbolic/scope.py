@@ -121,7 +121,7 @@ last-known-leader or unclean election; ``Encoder.shrink_without``)."""
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
 
 FAULT_BOUNDS = ("max_delayed_fetches", "max_controlled_shutdowns", "max_session_expiries",
-                "max_controller_failovers", "max_retries")
+                "max_controller_failovers", "max_retries", "max_producer_epoch_bumps")
 """The world's faults the encoding has beside the crashes (issue 29z): a fetch held up in flight
 (``--max-delayed-fetches``, ``Encoder._enc_FetchDelayed``); since issue 29ac a controlled
 shutdown (``--max-controlled-shutdowns``, ``Encoder._enc_ControllerHandleControlledShutdown``
