@@ -132,8 +132,9 @@ ZooKeeper controller failover (``--max-controller-failovers``, ``Encoder._enc_Co
 controller epoch of rule ``controller-epoch``; KRaft has no such failover, which the
 configuration refuses); since issue 29aq the producer's retries without idempotence
 (``--max-retries``, ``Encoder._enc_ProducerRetry`` and ``Encoder.may_send``), and since issue
-29at the idempotent producer's (the leader's sequence check, ``Encoder.send_idempotent``; its
-epoch bumps, ``--max-producer-epoch-bumps``, are not here: refused). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is
+29at the idempotent producer's (the leader's sequence check, ``Encoder.send_idempotent``) and
+its epoch bumps (``--max-producer-epoch-bumps``, KIP-360: ``Encoder._enc_ProducerBumpEpoch``,
+``Encoder.send_by_epoch``). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is
 built on ``KernelReplayed``."""
 
 CRASH_MODELS = ("process", "power-loss", "disk-loss")
@@ -211,8 +212,8 @@ def require_encoded(config) -> None:
         raise ConfigError(
             f"kmc prove and --engine bmc have the operator's leader moves "
             f"(--max-preferred-elections, --max-reassignments), --max-delayed-fetches, "
-            f"--max-controlled-shutdowns, --max-session-expiries, --max-controller-failovers "
-            f"and --max-retries (the idempotent producer without its epoch bumps) but not "
+            f"--max-controlled-shutdowns, --max-session-expiries, --max-controller-failovers, "
+            f"--max-retries (idempotent or not) and --max-producer-epoch-bumps but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     settings = [name for name, on in (

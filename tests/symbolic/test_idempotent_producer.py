@@ -1,8 +1,9 @@
 """The idempotent producer's retries in the z3 encoding (issue 29at): the leader's sequence check
-(``Encoder.send_idempotent``, the kernel's ``send_record``) read off its log. z3's successors
-equal the kernel's on reachable states; a mutant whose leader forgets the batches it holds (no
-DuplicateSequence) is caught; the epoch bumps (KIP-360) are still refused (see
-tests/symbolic/test_producer_retries.py)."""
+(``Encoder.send_idempotent``, the kernel's ``send_record``) read off its log, and KIP-360's epoch
+bumps (``Encoder._enc_ProducerBumpEpoch`` and ``send_by_epoch``, the kernel's
+``producer_bump_epoch`` and ``check_sequence_by_epoch``). z3's successors equal the kernel's on
+reachable states; a mutant whose leader forgets the batches it holds (no DuplicateSequence) is
+caught, and one whose bump leaves the sequences of the records in flight alone."""
 
 import pytest
 
@@ -10,7 +11,8 @@ from checker.symbolic.crosscheck import CONFIGS, _release, crosscheck
 from checker.symbolic.transitions import Encoder
 from model import Bounds
 
-ROWS = [label for label in CONFIGS if "idempotent" in label]
+ROWS = [label for label in CONFIGS if "idempotent" in label and "epoch bumps" not in label]
+BUMP_ROWS = [label for label in CONFIGS if "epoch bumps" in label]
 
 ONE_RECORD = _release("2.1", (), enable_idempotence=True, max_in_flight_requests_per_connection=1,
                       bounds=Bounds(1, 2, 1, 1, max_retries=1))
@@ -64,3 +66,46 @@ def test_idempotent_rows_agree_with_the_kernel(label):
 def test_every_reachable_state_at_one_record_agrees():
     r = crosscheck(ONE_RECORD, 10_000, 7)
     assert r.states == r.reachable and r.agrees, r.disagreements[:1]
+
+
+def test_bump_rows_cover_the_first_and_newest_release_and_the_proposed_fix():
+    configs = [CONFIGS[label] for label in BUMP_ROWS]
+    assert [c.kafka_version for c in configs] == ["2.5", "4.1", "4.1"]
+    assert all(c.idempotent and c.bounds.max_producer_epoch_bumps for c in configs)
+    assert {"epoch-bump-rewrites-in-flight" in c.rules for c in configs} == {True, False}
+
+
+class KeepsSequencesOnBump(Encoder):
+    """A mutant: the bump gives its record up and moves to the new epoch but leaves the other
+    records' sequences (and the next one) as they were: no
+    ``TopicPartitionBookkeeper.startSequencesAtBeginning``."""
+
+    def _enc_ProducerBumpEpoch(self, s, rec):
+        return [(g, nxt.but(seqs=[x if k == rec - 1 else y
+                                  for k, (x, y) in enumerate(zip(nxt.seqs, s.seqs))], nseq=s.nseq))
+                for g, nxt in super()._enc_ProducerBumpEpoch(s, rec)]
+
+
+def other_in_flight_at_a_bump(s):
+    """A record answered with an error (it may be given up) and another one in flight."""
+    done = {r for r, _ in s.acked}
+    pending = {r for _, r, _ in s.pending_acks}
+    live = [r for r in range(1, s.records_written + 1) if r not in done and s.sequences[r - 1] >= 0]
+    return s.producer_epoch == 0 and len(live) >= 2 and any(r not in pending for r in live)
+
+
+def test_the_2_5_bump_agrees_and_the_mutant_that_keeps_sequences_is_caught():
+    # the representative of its kind (about 10 s at load 5)
+    label = BUMP_ROWS[0]
+    assert crosscheck(CONFIGS[label], 4, 7, where=other_in_flight_at_a_bump).agrees
+    broken = crosscheck(CONFIGS[label], 4, 7, encoder=KeepsSequencesOnBump,
+                        where=other_in_flight_at_a_bump)
+    assert any(d.action.name == "ProducerBumpEpoch" for d in broken.disagreements), broken.disagreements
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("label", BUMP_ROWS)
+def test_bump_rows_agree_with_the_kernel(label):
+    r = crosscheck(CONFIGS[label], 25, 7)
+    assert r.agrees, r.disagreements[:1]
+    assert r.transitions["ProducerBumpEpoch"] and r.transitions["ProducerRetry"]

@@ -83,12 +83,13 @@ def test_require_encoded_names_only_the_refused_bounds():
                                  max_preferred_elections=1, max_reassignments=1,
                                  max_delayed_fetches=1, max_session_expiries=1,
                                  max_controller_failovers=1, max_retries=1,
-                                 enable_idempotence=True, max_producer_epoch_bumps=1)[0]
+                                 enable_idempotence=True, max_producer_epoch_bumps=1,
+                                 consumer_commit="after", max_consumer_restarts=1)[0]
     with pytest.raises(ConfigError) as e:
         require_encoded(config)
-    # the retries are encoded without idempotence (issue 29aq), and with it (issue 29at): the
-    # idempotent producer's epoch bumps are what is refused
-    assert "not --max-producer-epoch-bumps" in str(e.value) and "--max-retries" not in str(e.value).split("not ")[-1]
+    # the retries are encoded without idempotence (issue 29aq), and with it and its epoch bumps
+    # (issue 29at): the consumer's restarts are what is refused
+    assert "but not --max-consumer-restarts (" in str(e.value)
     assert "not --max-controller-failovers" not in str(e.value)  # encoded (issue 29ak)
     assert "not --max-session-expiries" not in str(e.value)  # encoded (issue 29ac)
     assert "not --max-delayed-fetches" not in str(e.value)  # encoded (issue 29z)
