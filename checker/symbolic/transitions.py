@@ -542,7 +542,8 @@ class Encoder:
         ``ProducerAppendInfo.checkSequence`` (2.1.0; 2.5.0 for KIP-360): a log without batches
         wants sequence 0 (UNKNOWN_PRODUCER_ID; since 2.5 any), else the last one + 1
         (OUT_OF_ORDER_SEQUENCE_NUMBER): a refused record is not pending (the producer may retry
-        it); otherwise appended as without idempotence."""
+        it); otherwise appended as without idempotence. (core/src/main/scala/kafka/log/Log.scala and
+        ProducerStateManager.scala at 2.1.0: ``ProducerStateEntry.NumBatchesToRetain`` = 5.)"""
         r = s.reps[b]
         rid = rid if z3.is_expr(rid) else num.val(rid)
         base = s if not new else s.but(written=rid)
@@ -599,12 +600,14 @@ class Encoder:
         ``check_sequence_by_epoch``): ``(guard, next state)`` cases. The batch carries the
         producer epoch ``pe`` and ``rid``'s sequence as the producer keeps it; the leader's
         producer state is its log's: the last batch's epoch, and that epoch's last ``window``
-        batches. Kafka 2.5.0: ``Log.analyzeAndValidateProducerState`` ->
-        ``ProducerStateEntry.findDuplicateBatch`` (a batch of the state's epoch among its last
-        batches is a DuplicateSequence, the newest such offset as the kernel scans);
-        ``ProducerAppendInfo.checkProducerEpoch`` (an older epoch: INVALID_PRODUCER_EPOCH);
-        ``checkSequence`` (a newer epoch starts at 0; the same epoch wants the last sequence + 1;
-        no batches: any sequence since KIP-360, before only 0). Appended with ``pe``."""
+        batches. Kafka 2.5.0, core/src/main/scala/kafka/log/: ``Log.analyzeAndValidateProducerState``
+        -> ``ProducerStateEntry.findDuplicateBatch`` in ProducerStateManager.scala (a batch of
+        another epoch is never a duplicate; one of the state's epoch among its last batches is a
+        DuplicateSequence, the newest such offset as the kernel scans);
+        ``ProducerAppendInfo.checkProducerEpoch`` (an older epoch: ProducerFencedException,
+        refused; the model's one producer never meets it); ``checkSequence`` (a newer epoch starts
+        at 0; the same epoch wants the last sequence + 1; no batches: any sequence since KIP-360,
+        before only 0). Appended with ``pe``."""
         r = s.reps[b]
         rid = rid if z3.is_expr(rid) else num.val(rid)
         if new:
@@ -639,7 +642,9 @@ class Encoder:
         and ``bumpIdempotentEpochAndResetIdIfNeeded`` bumps; a record whose last request was
         answered with an error (not pending, not acknowledged, not given up) may be the one.
         The records still in flight get sequences 0, 1, ... at the new epoch in send order
-        (``TopicPartitionBookkeeper.startSequencesAtBeginning``), at once (KAFKA-14034, rule
+        (``TransactionManager.bumpIdempotentProducerEpoch`` ->
+        ``TopicPartitionBookkeeper.startSequencesAtBeginning``, clients/src/main/java/org/apache/
+        kafka/clients/producer/internals/TransactionManager.java at 2.5.0), at once (KAFKA-14034, rule
         ``epoch-bump-rewrites-in-flight``), or only when none is (the proposed fix)."""
         if not self.may_bump:
             return []

@@ -109,3 +109,24 @@ def test_bump_rows_agree_with_the_kernel(label):
     r = crosscheck(CONFIGS[label], 25, 7)
     assert r.agrees, r.disagreements[:1]
     assert r.transitions["ProducerBumpEpoch"] and r.transitions["ProducerRetry"]
+
+
+def test_reachable_states_with_bumps_are_well_formed():
+    """k-induction assumes every state well-formed (``state.well_formed``, which now bounds the
+    producer epoch, the sequences and each batch's producer epoch): so is every state the kernel
+    reaches at one record with a bump, read both ways (``well_formed_values`` and the formula)."""
+    from checker.symbolic.state import Dims, well_formed, well_formed_values
+    from model import make_model
+    from tests.symbolic.helpers import formula_evaluator, reachable
+
+    config = _release("2.5", (), enable_idempotence=True, max_in_flight_requests_per_connection=1,
+                      bounds=Bounds(1, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1))
+    states = reachable(make_model(config))
+    d = Dims.of(config)
+    assert any(s.producer_epoch == 1 for s in states) and any(-1 in s.sequences for s in states)
+    assert all(well_formed_values(d, s) for s in states)
+    evaluate = formula_evaluator(d, {"well-formed": well_formed})
+    assert all(evaluate(s)["well-formed"] for s in states[::40])
+    # a value out of range is caught by both
+    bad = states[-1]._replace(producer_epoch=2)
+    assert not well_formed_values(d, bad) and not evaluate(bad)["well-formed"]
