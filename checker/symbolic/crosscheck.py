@@ -652,11 +652,16 @@ CROSSCHECK_ONLY = (frozenset(label for label in CONFIGS if "delayed fetches" in 
     f"--kafka-version {v} {fault}" for v in ("2.1", "3.5", "4.1")
     for fault in ("controlled shutdowns", "session expiries")} | (frozenset(
     label for label in CONFIGS if "controller failovers" in label)
-    - {"--kafka-version 2.1 controller failovers"})
+    - {"--kafka-version 2.1 controller failovers"}) | (frozenset(
+    label for label in CONFIGS if "idempotent" in label)
+    - {"--kafka-version 2.1 idempotent retries max.in.flight 2",
+       "--kafka-version 2.5 idempotent retries epoch bumps max.in.flight 2"})
 """Rows ``make test`` leaves to ``make crosscheck`` (marked slow in test_kernel_crosscheck): the
 delayed-fetch rows (issue 29z) but three, and the controlled-shutdown and session-expiry rows
 (issue 29ac) but the six with one fault on one release, and the controller-failover rows (issue
-29ak) but 2.1 at RF=2 with one failover (the two-failover row of issue 29am among them)."""
+29ak) but 2.1 at RF=2 with one failover (the two-failover row of issue 29am among them), and the
+idempotent producer's rows (issue 29at) but 2.1 at max.in.flight 2 and 2.5 with a bump
+(tests/symbolic/test_idempotent_producer.py has its own)."""
 
 
 def main(argv=None) -> int:
