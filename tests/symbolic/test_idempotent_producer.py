@@ -36,6 +36,11 @@ def retry_meets_its_record(s):
         for b, rep in enumerate(s.replicas))
 
 
+def unacknowledged(s):
+    """A record sent and not acknowledged."""
+    return len(s.acked) < s.records_written
+
+
 class IgnoresDuplicates(Encoder):
     """A mutant: the leader remembers none of the producer's batches, so a retry of a record it
     holds is judged by its sequence alone (refused as out of order, or appended twice) instead
@@ -57,7 +62,9 @@ def test_a_retry_meeting_its_record_agrees_and_the_mutant_without_duplicates_is_
 @pytest.mark.slow
 @pytest.mark.parametrize("label", ROWS)
 def test_idempotent_rows_agree_with_the_kernel(label):
-    r = crosscheck(CONFIGS[label], 20, 7)
+    # sampled among states with a record sent and not acknowledged, so that the sample compares
+    # retries (the 3.0 row drew none among all its states at seed 7)
+    r = crosscheck(CONFIGS[label], 20, 7, where=unacknowledged)
     assert r.agrees, r.disagreements[:1]
     assert r.transitions["ProduceRecord"] and r.transitions["ProducerRetry"]
 
