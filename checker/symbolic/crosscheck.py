@@ -608,6 +608,40 @@ CONFIGS: dict[str, ModelConfig] = {
     "hw-truncation -in-flight-per-partition retries max.in.flight 2": _config(
         "hw-truncation", ("-in-flight-per-partition",), max_in_flight_requests_per_connection=2,
         bounds=Bounds(2, 2, 1, 1, max_retries=1)),
+    # the idempotent producer with retries (issue 29at: ``Encoder.send_idempotent``, the leader's
+    # sequence check): 1.0+ remembers the last 5 batches, 0.11 the last one (2.1 without
+    # ``producer-state-five-batches``: 0.11's other rules are no preset's); 2.5+ accepts any
+    # sequence from a producer it has no state for (``unknown-producer-accepts-any-sequence``);
+    # 3.0+ is idempotent by default
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 2.1 -producer-state-five-batches idempotent retries max.in.flight 1",
+         "2.1", ("-producer-state-five-batches",),
+         dict(enable_idempotence=True, max_in_flight_requests_per_connection=1,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1))),
+        ("--kafka-version 2.1 idempotent retries max.in.flight 1", "2.1", (),
+         dict(enable_idempotence=True, max_in_flight_requests_per_connection=1,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1))),
+        ("--kafka-version 2.1 idempotent retries max.in.flight 2", "2.1", (),
+         dict(enable_idempotence=True, max_in_flight_requests_per_connection=2,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1))),
+        ("--kafka-version 3.0 idempotent (default) retries max.in.flight 5", "3.0", (),
+         dict(bounds=Bounds(2, 2, 1, 1, max_retries=1))),
+    )},
+    # KIP-360's epoch bumps (issue 29at: ``Encoder._enc_ProducerBumpEpoch``, ``send_by_epoch``):
+    # 2.5 the first release with them, 4.1 the newest (KAFKA-14034 unfixed: the bump rewrites the
+    # records in flight), and the proposed fix (on no release: the bump waits for them)
+    **{label: _release(version, rules, **settings) for label, version, rules, settings in (
+        ("--kafka-version 2.5 idempotent retries epoch bumps max.in.flight 2", "2.5", (),
+         dict(enable_idempotence=True, max_in_flight_requests_per_connection=2,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1))),
+        ("--kafka-version 4.1 idempotent retries epoch bumps max.in.flight 2", "4.1", (),
+         dict(max_in_flight_requests_per_connection=2,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1))),
+        ("--kafka-version 4.1 -epoch-bump-rewrites-in-flight idempotent retries epoch bumps "
+         "max.in.flight 2", "4.1", ("-epoch-bump-rewrites-in-flight",),
+         dict(max_in_flight_requests_per_connection=2,
+              bounds=Bounds(2, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1))),
+    )},
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 
@@ -618,11 +652,16 @@ CROSSCHECK_ONLY = (frozenset(label for label in CONFIGS if "delayed fetches" in 
     f"--kafka-version {v} {fault}" for v in ("2.1", "3.5", "4.1")
     for fault in ("controlled shutdowns", "session expiries")} | (frozenset(
     label for label in CONFIGS if "controller failovers" in label)
-    - {"--kafka-version 2.1 controller failovers"})
+    - {"--kafka-version 2.1 controller failovers"}) | (frozenset(
+    label for label in CONFIGS if "idempotent" in label)
+    - {"--kafka-version 2.1 idempotent retries max.in.flight 2",
+       "--kafka-version 2.5 idempotent retries epoch bumps max.in.flight 2"})
 """Rows ``make test`` leaves to ``make crosscheck`` (marked slow in test_kernel_crosscheck): the
 delayed-fetch rows (issue 29z) but three, and the controlled-shutdown and session-expiry rows
 (issue 29ac) but the six with one fault on one release, and the controller-failover rows (issue
-29ak) but 2.1 at RF=2 with one failover (the two-failover row of issue 29am among them)."""
+29ak) but 2.1 at RF=2 with one failover (the two-failover row of issue 29am among them), and the
+idempotent producer's rows (issue 29at) but 2.1 at max.in.flight 2 and 2.5 with a bump
+(tests/symbolic/test_idempotent_producer.py has its own)."""
 
 
 def main(argv=None) -> int:

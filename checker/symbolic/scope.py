@@ -121,7 +121,7 @@ last-known-leader or unclean election; ``Encoder.shrink_without``)."""
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
 
 FAULT_BOUNDS = ("max_delayed_fetches", "max_controlled_shutdowns", "max_session_expiries",
-                "max_controller_failovers", "max_retries")
+                "max_controller_failovers", "max_retries", "max_producer_epoch_bumps")
 """The world's faults the encoding has beside the crashes (issue 29z): a fetch held up in flight
 (``--max-delayed-fetches``, ``Encoder._enc_FetchDelayed``); since issue 29ac a controlled
 shutdown (``--max-controlled-shutdowns``, ``Encoder._enc_ControllerHandleControlledShutdown``
@@ -131,8 +131,10 @@ ZooKeeper controller failover (``--max-controller-failovers``, ``Encoder._enc_Co
 ``_enc_ZombieControllerSendLeaderAndIsr``, ``_enc_BrokerHandleZombieLeaderAndIsr``, and the
 controller epoch of rule ``controller-epoch``; KRaft has no such failover, which the
 configuration refuses); since issue 29aq the producer's retries without idempotence
-(``--max-retries``, ``Encoder._enc_ProducerRetry`` and ``Encoder.may_send``; idempotence is
-refused, ``require_encoded``). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is
+(``--max-retries``, ``Encoder._enc_ProducerRetry`` and ``Encoder.may_send``), and since issue
+29at the idempotent producer's (the leader's sequence check, ``Encoder.send_idempotent``) and
+its epoch bumps (``--max-producer-epoch-bumps``, KIP-360: ``Encoder._enc_ProducerBumpEpoch``,
+``Encoder.send_by_epoch``). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is
 built on ``KernelReplayed``."""
 
 CRASH_MODELS = ("process", "power-loss", "disk-loss")
@@ -210,13 +212,11 @@ def require_encoded(config) -> None:
         raise ConfigError(
             f"kmc prove and --engine bmc have the operator's leader moves "
             f"(--max-preferred-elections, --max-reassignments), --max-delayed-fetches, "
-            f"--max-controlled-shutdowns, --max-session-expiries, --max-controller-failovers "
-            f"and --max-retries (without idempotence) but not "
+            f"--max-controlled-shutdowns, --max-session-expiries, --max-controller-failovers, "
+            f"--max-retries (idempotent or not) and --max-producer-epoch-bumps but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     settings = [name for name, on in (
-        ("the idempotent producer (enable.idempotence, KIP-98)",
-         bool(config.bounds.max_retries) and bool(config.idempotent)),
         ("--hw-checkpoint interval", config.hw_checkpoint != "immediate"),
         ("--fetch-from-followers", config.fetch_from_followers),
         ("--consumer-commit", config.consumer_commit),

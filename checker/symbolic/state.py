@@ -135,6 +135,10 @@ class Dims:
     # kernel's ``retries``); a retry appends its record again, so a log has ``max_records +
     # max_retries`` slots (``model/kernel/spec.py``); the bound, 0 when off
     retries: int = 0
+    # ``--max-producer-epoch-bumps`` (KIP-360, issue 29at): the idempotent producer's epoch (the
+    # kernel's ``producer_epoch``), its next sequence, each record's sequence (-1: given up) and
+    # each batch's producer epoch in the logs and fetch responses; the bound, 0 when off
+    bumps: int = 0
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -170,7 +174,8 @@ class Dims:
                    fenced="fenced-fetch" in config.rules,
                    stale_rejected="stale-fetch-rejected" in config.rules,
                    shutdowns=b.max_controlled_shutdowns, expiries=b.max_session_expiries,
-                   failovers=b.max_controller_failovers, retries=b.max_retries)
+                   failovers=b.max_controller_failovers, retries=b.max_retries,
+                   bumps=b.max_producer_epoch_bumps if b.max_retries else 0)
 
     @property
     def operators(self) -> bool:
@@ -241,6 +246,11 @@ class SReplica:
     cseen: object = None
     zreq: object = None
 
+    # issue 29at (``Dims.bumps``; empty otherwise): each batch's producer epoch, in the log and
+    # in the fetch response (at absolute offsets, as ``fr_id``)
+    log_pe: list = field(default_factory=list)
+    fr_pe: list = field(default_factory=list)
+
     def but(self, **changes) -> SReplica:
         return replace(self, **changes)
 
@@ -298,6 +308,11 @@ class SState:
     z_isr: list = field(default_factory=list)
     # issue 29aq (``Dims.retries``; the constant 0 otherwise): the producer's retries so far
     retr: object = None
+    # issue 29at (``Dims.bumps``; constants / empty otherwise): the producer epoch, the next
+    # sequence, each record's sequence (-1: given up, ``GIVEN_UP``)
+    pe: object = None
+    nseq: object = None
+    seqs: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
 
     def but(self, **changes) -> SState:
@@ -376,6 +391,8 @@ def fresh(d: Dims, tag: str) -> SState:
             **_shutdown_replica(d, lambda name, p=p: B(f"{p}_{name}")),
             **_failover_replica(d, lambda name, p=p: I(f"{p}_{name}"),
                                 lambda name, p=p: B(f"{p}_{name}")),
+            log_pe=[I(f"{p}_pe{i}") for i in range(d.slots)] if d.bumps else [],
+            fr_pe=[I(f"{p}_frpe{i}") for i in range(d.slots)] if d.bumps else [],
         ))
     E = d.max_epoch + 1
     return SState(
@@ -403,6 +420,8 @@ def fresh(d: Dims, tag: str) -> SState:
         sexp=I("sexp") if d.expiries else num.val(0),
         **_failover_state(d, I, B),
         retr=I("retr") if d.retries else num.val(0),
+        pe=I("pe") if d.bumps else num.val(0), nseq=I("nseq") if d.bumps else num.val(0),
+        seqs=[I(f"seq{r}") for r in range(1, d.records + 1)] if d.bumps else [],
     )
 
 
@@ -554,11 +573,14 @@ def encode(d: Dims, s: ClusterState) -> SState:
 
     reps = []
     for r in s.replicas:
+        fr_pe = [0] * d.slots
         if r.fetch_response:
             fl, fe, fo, recs, fhw, fleo = r.fetch_response
             ids, eps = [0] * d.slots, [0] * d.slots
             for k, (rid, ep) in enumerate(recs):
                 ids[fo + k], eps[fo + k] = rid, ep
+                if d.bumps:
+                    fr_pe[fo + k] = r.response_producer_epochs[k]
             fr = (T(True), V(fl), V(fe), V(fo), slots(ids), slots(eps), V(fhw), V(fleo))
         else:
             fr = (T(False), V(0), V(0), V(0), slots([]), slots([]), V(0), V(0))
@@ -575,6 +597,8 @@ def encode(d: Dims, s: ClusterState) -> SState:
             **_shutdown_encode(d, r),
             **(dict(cseen=V(r.controller_epoch_seen), zreq=T(bool(r.zombie_request)))
                if d.failovers else _failover_replica(d, None, None)),
+            log_pe=slots(r.log_producer_epochs) if d.bumps else [],
+            fr_pe=slots(fr_pe) if d.bumps else [],
         ))
     c = s.controller
     E = d.max_epoch + 1
@@ -614,6 +638,8 @@ def encode(d: Dims, s: ClusterState) -> SState:
         sexp=V(s.session_expiries if d.expiries else 0),
         **_failover_encode(d, s),
         retr=V(s.retries if d.retries else 0),
+        pe=V(s.producer_epoch if d.bumps else 0), nseq=V(s.next_sequence if d.bumps else 0),
+        seqs=[V(x) for x in s.sequences[:d.records]] if d.bumps else [],
     )
 
 
@@ -668,11 +694,15 @@ def eq_replica(a: SReplica, b: SReplica) -> list:
     out = [a.alive == b.alive, a.leo == b.leo, a.hw == b.hw, a.lep == b.lep, a.leader == b.leader,
            a.truncating == b.truncating, a.fr == b.fr, a.flushed == b.flushed]
     out += _eq_log(a.leo, a.log_id, a.log_ep, b.log_id, b.log_ep)
+    if a.log_pe:  # issue 29at: the batches' producer epochs
+        out += _eq_log(a.leo, a.log_pe, a.log_pe, b.log_pe, b.log_pe)
     out += [x == y for x, y in zip(a.isr, b.isr)]
     out += [x == y for x, y in zip(a.remote, b.remote)]
     fr_same = [a.fr_leader == b.fr_leader, a.fr_epoch == b.fr_epoch, a.fr_offset == b.fr_offset,
                a.fr_hw == b.fr_hw, a.fr_leo == b.fr_leo]
     fr_same += _eq_log(a.fr_leo, a.fr_id, a.fr_ep, b.fr_id, b.fr_ep, lo=a.fr_offset)
+    if a.fr_pe:  # issue 29at
+        fr_same += _eq_log(a.fr_leo, a.fr_pe, a.fr_pe, b.fr_pe, b.fr_pe, lo=a.fr_offset)
     out.append(z3.Implies(a.fr, z3.And(fr_same)))
     if a.alt_isr:  # alter-partition: the request's fields mean something only while it exists
         out += [a.alt == b.alt, a.pec == b.pec,
@@ -704,6 +734,8 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
             a.written == b.written, a.crashes == b.crashes, a.losses == b.losses]
     if not a.retr.eq(b.retr):  # (issue 29aq)
         out.append(a.retr == b.retr)
+    if a.seqs:  # (issue 29at)
+        out += [a.pe == b.pe, a.nseq == b.nseq] + [x == y for x, y in zip(a.seqs, b.seqs)]
     out += [x == y for x, y in zip(a.c_isr, b.c_isr)]
     out += [x == y for x, y in zip(a.c_live, b.c_live)]
     for bb in range(len(a.lai)):
@@ -800,6 +832,11 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out += [z3.Implies(r.zreq, s.zomb) for r in s.reps]
     if d.retries:  # issue 29aq: the retries within their bound
         out.append(rng(s.retr, 0, d.retries))
+    if d.bumps:  # issue 29at: the producer epoch within its bound, the sequences below records
+        out += [rng(s.pe, 0, d.bumps), rng(s.nseq, 0, d.records)]
+        out += [rng(x, -1, d.records - 1) for x in s.seqs]
+        for r in s.reps:
+            out += [z3.Implies(i < r.leo, rng(r.log_pe[i], 0, d.bumps)) for i in range(d.slots)]
     return z3.And(out)
 
 
@@ -829,7 +866,11 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
             and ok(s.records_written, 0, d.records)
             and ok(s.crashes, 0, num.TOP if d.unbounded_crashes else d.max_crashes)
             and ok(s.unflushed_losses, 0, num.TOP if d.unbounded_crashes else d.max_losses)
-            and ok(s.retries, 0, d.retries)):
+            and ok(s.retries, 0, d.retries)
+            and (not d.bumps or (ok(s.producer_epoch, 0, d.bumps) and ok(s.next_sequence, 0, d.records)
+                                 and all(ok(x, -1, d.records - 1) for x in s.sequences[:d.records])
+                                 and all(ok(x, 0, d.bumps) for r in s.replicas
+                                         for x in r.log_producer_epochs)))):
         return False
     if not all(ok(x, 1, d.records) for x in s.consumer_visible):
         return False
@@ -927,6 +968,16 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
         out = _failover_decode(d, iv, bv, s, out)
     if d.retries:  # issue 29aq
         out = out._replace(retries=iv(s.retr))
+    if d.bumps:  # issue 29at
+        seqs = tuple(iv(x) for x in s.seqs) + (0,) * (d.slots - d.records)
+        out = out._replace(producer_epoch=iv(s.pe), next_sequence=iv(s.nseq), sequences=seqs,
+                           replicas=tuple(rep._replace(
+                               log_producer_epochs=tuple(iv(r.log_pe[i]) for i in range(len(rep.log))),
+                               response_producer_epochs=tuple(
+                                   iv(r.fr_pe[i]) for i in range(rep.fetch_response[2],
+                                                                 rep.fetch_response[2] + len(rep.fetch_response[3])))
+                               if rep.fetch_response else ())
+                               for rep, r in zip(out.replicas, s.reps)))
     if (not d.operators and not d.alter and not d.delayed and not (d.shutdowns or d.expiries)
             and not d.failovers):  # the oracle's state: its fields keep their defaults
         return out

@@ -39,6 +39,10 @@ from model.actions import ACTION_PARAMS, Action
 from model.constants import ALTER_ACCEPTED, ALTER_REFUSED, ALTER_SENT, ALTER_STUCK
 from model.errors import ConfigError
 
+GIVEN_UP = -1
+"""A record's sequence once the producer gave it up (``ProducerBumpEpoch``; the kernel's
+``GIVEN_UP``, model/kernel/actions/producer.py): never sent again."""
+
 NO_LEADER = -1
 UNDEFINED = -1
 UNORDERED = "unordered-leader-moves"
@@ -142,6 +146,20 @@ class Encoder:
         self.max_retries = self.d.retries
         self.max_in_flight = model.config.max_in_flight_requests_per_connection
         self.per_partition = "in-flight-per-partition" in rules
+        # the idempotent producer (KIP-98) with retries (issue 29at): the leader's sequence check
+        # (the kernel's ``send_record``, ``ProducerStateManager``/``ProducerAppendInfo`` at 2.1.0
+        # and 2.5.0), read off the leader's log: the last 5 batches (1 before KAFKA-5494, 1.0:
+        # ``producer-state-five-batches``) are duplicates; a log without the producer's batches
+        # accepts any sequence since KIP-360 (2.5, ``unknown-producer-accepts-any-sequence``)
+        self.idempotent = bool(self.max_retries) and bool(model.config.idempotent)
+        self.window = 5 if "producer-state-five-batches" in rules else 1
+        self.any_first = "unknown-producer-accepts-any-sequence" in rules
+        # KIP-360's epoch bumps (``--max-producer-epoch-bumps``, issue 29at; the kernel's
+        # ``producer_bump_epoch`` and ``check_sequence_by_epoch``): the producer epoch, each
+        # record's sequence as last sent, and each batch's producer epoch (``Dims.bumps``)
+        self.bumps = self.d.bumps
+        self.may_bump = bool(self.bumps) and "idempotent-epoch-bump" in rules
+        self.rewrites_in_flight = "epoch-bump-rewrites-in-flight" in rules  # KAFKA-14034
         self._instances = self._build_instances()
 
     # ------------------------------------------------------------------ action instances
@@ -153,8 +171,8 @@ class Encoder:
             return range(self.d.max_epoch + 1)
         if param == "ordering":  # ControllerReassignReplicas: the index of an ordering
             return range(math.factorial(self.n)) if self.max_reassign else range(0)
-        if param == "record":  # ProducerRetry: a record id (issue 29aq)
-            return range(1, self.d.records + 1) if self.max_retries else range(0)
+        if param == "record":  # ProducerRetry, ProducerBumpEpoch: a record id (issues 29aq, 29at)
+            return range(1, self.d.records + 1) if self.max_retries or self.bumps else range(0)
         if param == "followers":  # LeaderShrinkIsrSet: a set of brokers as a mask (issue 29l)
             return range(1 << self.n) if self.d.shrink_set else range(0)
         return range(self.n)
@@ -461,6 +479,12 @@ class Encoder:
         rid = s.written + 1
         if self.max_retries:  # max.in.flight.requests.per.connection (issue 29aq)
             guard.append(self.may_send(s, rid, b))
+        if self.bumps:  # RecordAccumulator.drain: the next sequence (issue 29at)
+            base = s.but(seqs=[ite(rid == k + 1, s.nseq, x) for k, x in enumerate(s.seqs)],
+                         nseq=s.nseq + 1)
+            return [(z3.And(guard + [g]), nxt) for g, nxt in self.send_by_epoch(base, b, rid)]
+        if self.idempotent:  # the leader's sequence check (issue 29at)
+            return [(z3.And(guard + [g]), nxt) for g, nxt in self.send_idempotent(s, b, rid)]
         return [(z3.And(guard), self.append_produced(s, b, rid))]
 
     def may_send(self, s: SState, rid, b: int):
@@ -477,7 +501,7 @@ class Encoder:
                    for k in range(self.d.records)]
         out = [count(waiting) < self.max_in_flight]
         if self.max_in_flight == 1:
-            earlier = [z3.Implies(k + 1 < rid, z3.And(
+            earlier = [z3.Implies(z3.And(k + 1 < rid, z3.Not(self.given_up(s, k + 1))), z3.And(
                 z3.Or(s.pend[k], s.acked[k]), s.acked[k] if self.per_partition else z3.BoolVal(True)))
                 for k in range(self.d.records)]
             out.append(z3.Implies(s.retr < self.max_retries, z3.And(earlier)))
@@ -495,10 +519,169 @@ class Encoder:
             return []
         r = s.reps[b]
         guard = [s.retr < self.max_retries, rec <= s.written, z3.Not(s.acked[rec - 1]),
+                 z3.Not(self.given_up(s, rec)),
                  r.alive, r.leader == b, r.leo < self.d.slots, self.may_send(s, rec, b),
                  count(r.isr) >= self.min_isr]
+        if self.idempotent or self.bumps:  # the timed-out request's answer goes nowhere; the
+            # sequence check
+            base = s.but(retr=s.retr + 1,
+                         pend=[z3.BoolVal(False) if k == rec - 1 else p for k, p in enumerate(s.pend)])
+            send = self.send_by_epoch if self.bumps else self.send_idempotent
+            return [(z3.And(guard + [g]), nxt) for g, nxt in send(base, b, num.val(rec), new=False)]
         nxt = self.append_produced(s.but(retr=s.retr + 1), b, num.val(rec), new=False)
         return [(z3.And(guard), nxt)]
+
+    def send_idempotent(self, s: SState, b: int, rid, new: bool = True) -> list:
+        """Leader ``b`` handles a PRODUCE of record ``rid`` from the idempotent producer (issue
+        29at; the kernel's ``send_record``): ``(guard, next state)`` cases. Record ``r``'s
+        sequence is ``r - 1``, and the leader's producer state is its log's last batches
+        (``UnifiedLog.rebuildProducerState``). Kafka 2.1.0 ``Log.analyzeAndValidateProducerState``
+        -> ``ProducerStateEntry.findDuplicateBatch``: ``rid`` among the last ``window`` batches is a
+        DuplicateSequence, answered with the original offset (acks=all: parked, then
+        ``DelayedProduce.tryComplete``; the lowest such offset, as the kernel scans); else
+        ``ProducerAppendInfo.checkSequence`` (2.1.0; 2.5.0 for KIP-360): a log without batches
+        wants sequence 0 (UNKNOWN_PRODUCER_ID; since 2.5 any), else the last one + 1
+        (OUT_OF_ORDER_SEQUENCE_NUMBER): a refused record is not pending (the producer may retry
+        it); otherwise appended as without idempotence. (core/src/main/scala/kafka/log/Log.scala and
+        ProducerStateManager.scala at 2.1.0: ``ProducerStateEntry.NumBatchesToRetain`` = 5.)"""
+        r = s.reps[b]
+        rid = rid if z3.is_expr(rid) else num.val(rid)
+        base = s if not new else s.but(written=rid)
+        lo = [r.leo - self.window <= o for o in range(self.d.slots)]
+        hit = [z3.And(o < r.leo, lo[o], r.log_id[o] == rid) for o in range(self.d.slots)]
+        out = []
+        for o in range(self.d.slots):
+            first = z3.And([hit[o]] + [z3.Not(hit[p]) for p in range(o)])
+            R = range(self.d.records)
+            if self.acks == "all":
+                nxt = base.but(pend=[z3.Or(base.pend[k], rid == k + 1) for k in R],
+                               pend_leader=[ite(rid == k + 1, num.val(b), base.pend_leader[k]) for k in R],
+                               pend_off=[ite(rid == k + 1, num.val(o), base.pend_off[k]) for k in R])
+                nxt = self.complete_delayed_produce(nxt, b)
+            else:
+                nxt = base.but(acked=[z3.Or(base.acked[k], rid == k + 1) for k in R],
+                               acked_off=[ite(rid == k + 1, num.val(o), base.acked_off[k]) for k in R],
+                               pend=[z3.And(base.pend[k], rid != k + 1) for k in R])
+            out.append((first, nxt))
+        fresh_ = z3.Not(z3.Or(hit))
+        last = ite(r.leo == 0, num.val(0), self.at(r.log_id, r.leo - 1))
+        follows = z3.Or(z3.And(r.leo == 0, z3.BoolVal(True) if self.any_first else rid == 1),
+                        z3.And(r.leo > 0, rid == last + 1))
+        refused = base.but(pend=[z3.And(base.pend[k], rid != k + 1) for k in range(self.d.records)])
+        out.append((z3.And(fresh_, z3.Not(follows)), refused))
+        out.append((z3.And(fresh_, follows), self.append_produced(base, b, rid, new=False)))
+        return out
+
+    def given_up(self, s: SState, rec: int):
+        """Has the producer given record ``rec`` up (``ProducerBumpEpoch``; issue 29at)?"""
+        return s.seqs[rec - 1] == GIVEN_UP if self.bumps else z3.BoolVal(False)
+
+    def answer_duplicate(self, s: SState, b: int, rid, o: int) -> SState:
+        """DuplicateSequence: record ``rid`` is answered with its original offset ``o`` (acks=all:
+        parked, then ``DelayedProduce.tryComplete``)."""
+        R = range(self.d.records)
+        if self.acks == "all":
+            nxt = s.but(pend=[z3.Or(s.pend[k], rid == k + 1) for k in R],
+                        pend_leader=[ite(rid == k + 1, num.val(b), s.pend_leader[k]) for k in R],
+                        pend_off=[ite(rid == k + 1, num.val(o), s.pend_off[k]) for k in R])
+            return self.complete_delayed_produce(nxt, b)
+        return s.but(acked=[z3.Or(s.acked[k], rid == k + 1) for k in R],
+                     acked_off=[ite(rid == k + 1, num.val(o), s.acked_off[k]) for k in R],
+                     pend=[z3.And(s.pend[k], rid != k + 1) for k in R])
+
+    def refused(self, s: SState, rid) -> SState:
+        """The leader refuses record ``rid`` (OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID,
+        INVALID_PRODUCER_EPOCH): not pending, not acknowledged; the producer may retry it."""
+        return s.but(pend=[z3.And(s.pend[k], rid != k + 1) for k in range(self.d.records)])
+
+    def send_by_epoch(self, s: SState, b: int, rid, new: bool = True) -> list:
+        """Leader ``b`` handles a PRODUCE of record ``rid`` from the idempotent producer with an
+        epoch (``--max-producer-epoch-bumps``, issue 29at; the kernel's
+        ``check_sequence_by_epoch``): ``(guard, next state)`` cases. The batch carries the
+        producer epoch ``pe`` and ``rid``'s sequence as the producer keeps it; the leader's
+        producer state is its log's: the last batch's epoch, and that epoch's last ``window``
+        batches. Kafka 2.5.0, core/src/main/scala/kafka/log/: ``Log.analyzeAndValidateProducerState``
+        -> ``ProducerStateEntry.findDuplicateBatch`` in ProducerStateManager.scala (a batch of
+        another epoch is never a duplicate; one of the state's epoch among its last batches is a
+        DuplicateSequence, the newest such offset as the kernel scans);
+        ``ProducerAppendInfo.checkProducerEpoch`` (an older epoch: ProducerFencedException,
+        refused; the model's one producer never meets it); ``checkSequence`` (a newer epoch starts
+        at 0; the same epoch wants the last sequence + 1; no batches: any sequence since KIP-360,
+        before only 0). Appended with ``pe``."""
+        r = s.reps[b]
+        rid = rid if z3.is_expr(rid) else num.val(rid)
+        if new:
+            s = s.but(written=rid)
+        seq = self.at(s.seqs, rid - 1)
+        last_pe = self.at(r.log_pe, r.leo - 1)
+        same = z3.And(r.leo > 0, last_pe == s.pe)
+        # offsets o with every batch from o to the end of the log of epoch pe, within the window
+        run = [z3.And(o < r.leo, r.leo - self.window <= o,
+                      z3.And([z3.Implies(p < r.leo, r.log_pe[p] == s.pe)
+                              for p in range(o, self.d.slots)]))
+               for o in range(self.d.slots)]
+        hit = [z3.And(same, run[o], r.log_id[o] == rid) for o in range(self.d.slots)]
+        out = []
+        for o in range(self.d.slots):  # the newest hit wins
+            newest = z3.And([hit[o]] + [z3.Not(hit[p]) for p in range(o + 1, self.d.slots)])
+            out.append((newest, self.answer_duplicate(s, b, rid, o)))
+        last_seq = self.at(s.seqs, self.at(r.log_id, r.leo - 1) - 1)
+        ok = z3.Or(z3.And(r.leo == 0, z3.BoolVal(True) if self.any_first else seq == 0),
+                   z3.And(same, seq == last_seq + 1),
+                   z3.And(r.leo > 0, last_pe != s.pe, s.pe > last_pe, seq == 0))
+        no_dup = z3.Not(z3.Or(hit))
+        out.append((z3.And(no_dup, z3.Not(ok)), self.refused(s, rid)))
+        out.append((z3.And(no_dup, ok), self.append_produced(s, b, rid, new=False)))
+        return out
+
+    def _enc_ProducerBumpEpoch(self, s: SState, rec: int) -> list:
+        """ProducerBumpEpoch(record): the idempotent producer gives record ``rec`` up and bumps
+        its epoch (KIP-360, rule ``idempotent-epoch-bump``, 2.5+; issue 29at; the kernel's
+        ``producer_bump_epoch``). Kafka 2.5.0 ``Sender.completeBatch`` -> ``failBatch`` ->
+        ``TransactionManager.handleFailedBatch`` asks for it after an error it does not retry,
+        and ``bumpIdempotentEpochAndResetIdIfNeeded`` bumps; a record whose last request was
+        answered with an error (not pending, not acknowledged, not given up) may be the one.
+        The records still in flight get sequences 0, 1, ... at the new epoch in send order
+        (``TransactionManager.bumpIdempotentProducerEpoch`` ->
+        ``TopicPartitionBookkeeper.startSequencesAtBeginning``, clients/src/main/java/org/apache/
+        kafka/clients/producer/internals/TransactionManager.java at 2.5.0), at once (KAFKA-14034, rule
+        ``epoch-bump-rewrites-in-flight``), or only when none is (the proposed fix)."""
+        if not self.may_bump:
+            return []
+        R = range(self.d.records)
+        live = [z3.And(k + 1 <= s.written, z3.Not(s.acked[k]), z3.Not(self.given_up(s, k + 1)))
+                for k in R]  # in flight: sent, neither acknowledged nor given up
+        guard = [s.pe < self.bumps, rec <= s.written, z3.Not(s.pend[rec - 1]),
+                 z3.Not(s.acked[rec - 1]), z3.Not(self.given_up(s, rec))]
+        if not self.rewrites_in_flight:
+            guard += [z3.Not(live[k]) for k in R if k != rec - 1]
+        rest = [z3.And(live[k], k != rec - 1) for k in R]
+        seqs = [num.val(GIVEN_UP) if k == rec - 1 else ite(rest[k], count(rest[:k]), s.seqs[k])
+                for k in R]
+        nxt = s.but(seqs=seqs, pe=s.pe + 1, nseq=count(rest))
+        return [(z3.And(guard), nxt)]
+
+    def at(self, xs: list, i):
+        """``xs[i]`` for a symbolic index ``i`` within ``xs``."""
+        out = xs[0]
+        for j in range(1, len(xs)):
+            out = ite(i == j, xs[j], out)
+        return out
+
+    def complete_delayed_produce(self, s: SState, l: int) -> SState:
+        """``DelayedProduce.tryComplete`` at leader ``l`` without a HW change (the kernel's
+        ``complete_delayed_produce``): a parked request below the HW is answered, acknowledged if
+        the maximal ISR has min.insync.replicas members (``checkEnoughReplicasReachOffset``)."""
+        r = s.reps[l]
+        enough = count(self.maximal_isr(r)) >= self.min_isr
+        pend, acked, acked_off = list(s.pend), list(s.acked), list(s.acked_off)
+        for k in range(self.d.records):
+            done = z3.And(s.pend[k], s.pend_leader[k] == l, s.pend_off[k] < r.hw)
+            pend[k] = z3.And(s.pend[k], z3.Not(done))
+            ok = z3.And(done, enough)
+            acked[k] = z3.Or(s.acked[k], ok)
+            acked_off[k] = ite(ok, s.pend_off[k], s.acked_off[k])
+        return s.but(pend=pend, acked=acked, acked_off=acked_off)
 
     def append_produced(self, s: SState, b: int, rid, new: bool = True) -> SState:
         """Leader ``b`` appends record ``rid`` at its LEO with its leader epoch
@@ -509,7 +692,10 @@ class Encoder:
         off = r.leo
         ids = [ite(off == i, rid, r.log_id[i]) for i in range(self.d.slots)]
         eps = [ite(off == i, r.lep, r.log_ep[i]) for i in range(self.d.slots)]
-        nxt = s.put(b, r.but(log_id=ids, log_ep=eps, leo=off + 1)).but(written=rid if new else s.written)
+        r2 = r.but(log_id=ids, log_ep=eps, leo=off + 1)
+        if r.log_pe:  # the batch's producer epoch (issue 29at)
+            r2 = r2.but(log_pe=[ite(off == i, s.pe, r.log_pe[i]) for i in range(self.d.slots)])
+        nxt = s.put(b, r2).but(written=rid if new else s.written)
         R = range(self.d.records)
         if self.acks == "1":
             nxt = nxt.but(acked=[z3.Or(nxt.acked[k], rid == k + 1) for k in R],
@@ -550,7 +736,7 @@ class Encoder:
         nxt = self.maybe_increment_leader_hw(s.put(lead, lr2).but(c_isr=c_isr), lead)
         resp_b = fr.but(fr=z3.BoolVal(True), fr_leader=num.val(lead), fr_epoch=fr.lep,
                         fr_offset=offset, fr_id=list(lr.log_id), fr_ep=list(lr.log_ep),
-                        fr_hw=nxt.reps[lead].hw, fr_leo=leader_leo)
+                        fr_pe=list(lr.log_pe), fr_hw=nxt.reps[lead].hw, fr_leo=leader_leo)
         case_b = (z3.And(guard + [z3.Not(out_of_range), z3.Not(pruned)]), nxt.put(f, resp_b))
         return [case_a, case_b]
 
@@ -566,6 +752,9 @@ class Encoder:
         ids = [ite(i < r.fr_offset, r.log_id[i], r.fr_id[i]) for i in range(self.d.slots)]
         eps = [ite(i < r.fr_offset, r.log_ep[i], r.fr_ep[i]) for i in range(self.d.slots)]
         r_app = self.no_fetch(r.but(log_id=ids, log_ep=eps, leo=r.fr_leo, hw=zmin(r.fr_leo, r.fr_hw)))
+        if r.log_pe:  # the batches' producer epochs (issue 29at)
+            r_app = r_app.but(log_pe=[ite(i < r.fr_offset, r.log_pe[i], r.fr_pe[i])
+                                      for i in range(self.d.slots)])
         case_app = (z3.And(base + [z3.Not(stale), z3.Not(oor)]), s.put(f, r_app))
         return [case_stale, case_oor, case_app]
 
@@ -1037,7 +1226,7 @@ class Encoder:
         nxt = self.maybe_increment_leader_hw(s.put(lead, lr2), lead)
         resp_b = fr.but(fr=z3.BoolVal(True), fr_leader=num.val(lead), fr_epoch=fr.lep,
                         fr_offset=offset, fr_id=list(lr.log_id), fr_ep=list(lr.log_ep),
-                        fr_hw=nxt.reps[lead].hw, fr_leo=leader_leo)
+                        fr_pe=list(lr.log_pe), fr_hw=nxt.reps[lead].hw, fr_leo=leader_leo)
         case_b = (z3.And(guard + [z3.Not(offset > leader_leo), z3.Not(pruned)]), nxt.put(f, resp_b))
         return [case_a, case_b]
 

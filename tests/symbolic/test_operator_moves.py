@@ -79,16 +79,17 @@ def test_a_fault_bound_the_encoding_lacks_is_one_line_and_exit_2(flag):
 
 
 def test_require_encoded_names_only_the_refused_bounds():
-    config = config_from_options(kafka_version="2.1", replication_factor=2,
+    config = config_from_options(kafka_version="2.5", replication_factor=2,
                                  max_preferred_elections=1, max_reassignments=1,
                                  max_delayed_fetches=1, max_session_expiries=1,
                                  max_controller_failovers=1, max_retries=1,
-                                 enable_idempotence=True)[0]
+                                 enable_idempotence=True, max_producer_epoch_bumps=1,
+                                 consumer_commit="after", max_consumer_restarts=1)[0]
     with pytest.raises(ConfigError) as e:
         require_encoded(config)
-    # the retries are encoded without idempotence (issue 29aq): the idempotent producer is what
-    # is refused
-    assert "idempotent producer" in str(e.value) and "not --max-retries" not in str(e.value)
+    # the retries are encoded without idempotence (issue 29aq), and with it and its epoch bumps
+    # (issue 29at): the consumer's restarts are what is refused
+    assert "but not --max-consumer-restarts (" in str(e.value)
     assert "not --max-controller-failovers" not in str(e.value)  # encoded (issue 29ak)
     assert "not --max-session-expiries" not in str(e.value)  # encoded (issue 29ac)
     assert "not --max-delayed-fetches" not in str(e.value)  # encoded (issue 29z)

@@ -51,11 +51,13 @@ def test_the_newest_release_encoded_is_the_newest_kmc_models():
       "--max-controlled-shutdowns", "1", "--max-stale-metadata-reads", "1"],
      "--max-stale-metadata-reads"),
     # (controller failovers are encoded since issue 29ak, the producer's retries without
-    # idempotence since issue 29aq)
-    (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "2.1", "-r", "2", "-q",
+    # idempotence since issue 29aq, with it and its epoch bumps since issue 29at; the consumer's
+    # restarts are not)
+    (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "2.5", "-r", "2", "-q",
       "-p", "no-acked-loss", "--max-session-expiries", "1", "--max-controller-failovers", "1",
-      "--retries", "1", "--enable-idempotence"],
-     "idempotent producer"),
+      "--retries", "1", "--enable-idempotence", "--max-producer-epoch-bumps", "1",
+      "--consumer-commit", "after", "--max-consumer-restarts", "1"],
+     "but not --max-consumer-restarts"),
 ])
 def test_what_the_encoding_lacks_is_one_line_and_exit_2(argv, lacking):
     out = CliRunner().invoke(cli, argv)
