@@ -37,7 +37,7 @@ from checker.symbolic import numbers as num
 from checker.symbolic.formulas import holds_acked, holds_every_acked
 from checker.symbolic.state import count
 from checker.symbolic.strengthen.base import Strengthening, holds_below, holds_below_z3
-from model.constants import ALTER_ACCEPTED
+from model.constants import ALTER_ACCEPTED, NO_LEADER
 
 DISK_LOSS = "disk-loss"
 SHRINK_BUMPS = "alter-partition-shrink-bumps-leader-epoch"
@@ -239,6 +239,108 @@ def _only_z3(formula):
     return f
 
 
+# --------------------------------------------------------------- issue 29av
+
+FIRST_EPOCH_A_RESTARTED_BROKER_LEADS = 3
+"""Under 3.3-3.5's controller (every ISR removal a new leader epoch) without the ELR: the first
+leader epoch a broker that registered again can be named leader in. Since KIP-380 (2.2) the
+controller handles a broker's failure before its registration (``processBrokerChange``: the
+kernel's ``broker_restart`` waits for ``ControllerHandleBrokerFailure``), so at registration the
+partition's leader is another broker, or nobody with the restarted broker the last ISR member;
+it is named leader only by a later election of a leaderless partition (KRaft's
+``PartitionChangeBuilder.electLeader`` at 3.5.0 elects an ISR member when one is unfenced).
+The first epoch's ISR is every replica (``first-epoch-isr-full``), so the ISR comes down to one
+member only in epoch 1 at the earliest (a shrink, a new epoch), is left leaderless by that
+member's failure in epoch 2 at the earliest (a new epoch), and the election is epoch 3 or later.
+Within ``--max-leader-epoch 2`` no request to a waiting broker names it leader, which is why 3.5
+keeps every acked record there and loses one at 3 (docs/symbolic.md, issue 29an)."""
+
+
+def _waiting_named_late(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules:
+        return True
+    return all(x >= FIRST_EPOCH_A_RESTARTED_BROKER_LEADS for q, x, leader, _ in s.leader_and_isr
+               if leader == q and s.replicas[q].alive and s.replicas[q].leader_epoch == -1)
+
+
+def _waiting_named_late_z3(d, s):
+    if d.shrink_keeps:
+        return z3.BoolVal(True)
+    out = []
+    for q, r in enumerate(s.reps):
+        for x in range(min(len(s.lai[q]), FIRST_EPOCH_A_RESTARTED_BROKER_LEADS)):
+            out.append(z3.Not(z3.And(s.lai[q][x], s.lai_leader[q][x] == q, r.alive, r.lep == -1)))
+    return z3.And(out)
+
+
+
+def _stale_answer_member_moved_on(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules:
+        return True
+    for r in s.replicas:
+        a = r.alter_partition
+        if not a or a[0] != ALTER_ACCEPTED or a[4]:
+            continue
+        for f in set(a[1]) - set(r.isr):
+            fr = s.replicas[f]
+            if fr.alive and 0 <= fr.leader_epoch <= a[2]:
+                return False
+    return True
+
+
+def _stale_answer_member_moved_on_z3(d, s):
+    if d.shrink_keeps or not d.alter or not d.fetch_epochs:
+        return z3.BoolVal(True)
+    out = []
+    for r in s.reps:
+        for f, fr in enumerate(s.reps):
+            stale = z3.And(r.alt == ALTER_ACCEPTED, z3.Not(r.alt_mcur), r.alt_isr[f], z3.Not(r.isr[f]))
+            out.append(z3.Implies(stale, z3.Not(z3.And(fr.alive, fr.lep >= 0, fr.lep <= r.alt_ep))))
+    return z3.And(out)
+
+
+FIRST_LEADERLESS_EPOCH = 2
+"""Under the same controller (every ISR removal a new epoch, no ELR, KRaft ignoring unclean
+election before 3.9): the first epoch the partition can be leaderless in. The first epoch's ISR
+is every replica; a failure of a member of an ISR of several removes it (a new epoch, 1 at the
+earliest), and only the failure of the last member leaves the partition without a leader (a new
+epoch again: ``PartitionChangeBuilder`` at 3.5.0 keeps the last member in the ISR, leader -1)."""
+
+
+def _leaderless_late(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules:
+        return True
+    epochs = [x for _, x, leader, _ in s.leader_and_isr if leader == NO_LEADER]
+    if s.controller.leader == NO_LEADER:
+        epochs.append(s.controller.leader_epoch)
+    return all(x >= FIRST_LEADERLESS_EPOCH for x in epochs)
+
+
+def _leaderless_late_z3(d, s):
+    if d.shrink_keeps:
+        return z3.BoolVal(True)
+    out = [z3.Implies(s.c_leader == NO_LEADER, s.c_epoch >= FIRST_LEADERLESS_EPOCH)]
+    for q in range(d.n):
+        for x in range(min(len(s.lai[q]), FIRST_LEADERLESS_EPOCH)):
+            out.append(z3.Not(z3.And(s.lai[q][x], s.lai_leader[q][x] == NO_LEADER)))
+    return z3.And(out)
+
+
+
+def _first_epoch_leader_isr_full(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules:
+        return True
+    return all(set(r.isr) == set(range(len(s.replicas))) for b, r in enumerate(s.replicas)
+               if r.alive and r.leader == b and r.leader_epoch == 0)
+
+
+def _first_epoch_leader_isr_full_z3(d, s):
+    if d.shrink_keeps:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alive, r.leader == b, r.lep == 0), z3.And(list(r.isr)))
+                   for b, r in enumerate(s.reps)])
+
+
 STRENGTHENINGS = (
     Strengthening("down-or-waiting-broker-empty", "(disk loss) a broker that is down, or running "
                   "and has applied no epoch since it started, has an empty log and HW 0",
@@ -285,4 +387,26 @@ STRENGTHENINGS = (
                   "every replica: every removal makes a new epoch",
                   lambda s, config: not _on(config) or _first_epoch_isr_full(s, config),
                   _only_z3(_first_epoch_isr_full_z3), uses_config=True),
+    Strengthening("restarted-broker-led-late", "(disk loss, KIP-903, the controller's ISR change "
+                  "bumping the leader epoch, no ELR) a LeaderAndIsr on its way to a running broker "
+                  "that has applied no epoch since it started names it leader only in epoch 3 or later",
+                  _acked_only(_waiting_named_late, True), _acked_only_z3(_waiting_named_late_z3),
+                  uses_config=True),
+    Strengthening("stale-answer-member-moved-on", "(disk loss, KIP-903, the controller's ISR change "
+                  "bumping the leader epoch) a member an accepted AlterPartition answer adds whose "
+                  "broker epoch is stale, if running, has applied no epoch at or below the answer's "
+                  "since it started",
+                  lambda s, config: not _on(config) or _stale_answer_member_moved_on(s, config),
+                  _only_z3(_stale_answer_member_moved_on_z3), uses_config=True),
+    Strengthening("leaderless-from-epoch-2", "(disk loss, KIP-903, the controller's ISR change "
+                  "bumping the leader epoch, no ELR) the controller's partition, and every "
+                  "LeaderAndIsr, is leaderless only in epoch 2 or later",
+                  _acked_only(_leaderless_late, True), _acked_only_z3(_leaderless_late_z3),
+                  uses_config=True),
+    Strengthening("first-epoch-leader-isr-full", "(disk loss, KIP-903, the controller's ISR "
+                  "change bumping the leader epoch) a running leader in the first leader epoch has "
+                  "every replica in its ISR: its ISR changes only by the controller's, and every "
+                  "removal makes a new epoch",
+                  lambda s, config: not _on(config) or _first_epoch_leader_isr_full(s, config),
+                  _only_z3(_first_epoch_leader_isr_full_z3), uses_config=True),
 )
