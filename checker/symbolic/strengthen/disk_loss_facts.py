@@ -37,6 +37,7 @@ from checker.symbolic import numbers as num
 from checker.symbolic.formulas import holds_acked, holds_every_acked
 from checker.symbolic.state import count
 from checker.symbolic.strengthen.base import Strengthening, holds_below, holds_below_z3
+from checker.symbolic.strengthen.history import follower_kept_log_since, follower_kept_log_since_z3
 from model.constants import ALTER_ACCEPTED, NO_LEADER
 
 DISK_LOSS = "disk-loss"
@@ -341,6 +342,85 @@ def _first_epoch_leader_isr_full_z3(d, s):
                    for b, r in enumerate(s.reps)])
 
 
+
+def _first_epoch_holds_acked(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules or config.min_insync_replicas < config.replication_factor:
+        return True
+    return all(off < len(r.log) and r.log[off][0] == rid
+               for r in s.replicas if r.alive and r.leader_epoch == 0 for rid, off in s.acked)
+
+
+def _first_epoch_holds_acked_z3(d, s):
+    if d.shrink_keeps or d.min_isr < d.n:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alive, r.lep == 0), holds_every_acked(d, s, r)) for r in s.reps])
+
+
+
+def _no_operator_moves(config) -> bool:
+    """No preferred-replica election nor reassignment: their new epochs keep the ISR whole."""
+    return config.bounds.max_preferred_elections == 0 and config.bounds.max_reassignments == 0
+
+
+def _later_requests_shrunk(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules or not _no_operator_moves(config):
+        return True
+    n = len(s.replicas)
+    return all(len(isr) < n for _, x, _, isr in s.leader_and_isr if x > 0)
+
+
+def _later_requests_shrunk_z3(d, s):
+    if d.shrink_keeps or d.max_preferred or d.max_reassign:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.lai[q][x], z3.Not(z3.And(list(s.lai_isr[q][x]))))
+                   for q in range(d.n) for x in range(1, len(s.lai[q]))])
+
+
+
+def _current_member_caught_up(s) -> bool:
+    """``alter-partition-added-member-caught-up`` (alter_partition.py) for a member running
+    in the incarnation the proposal counted (``member_epoch_current``): it fetched in the
+    leader's epoch, and no disk loss can have emptied it since."""
+    for b, r in enumerate(s.replicas):
+        a = r.alter_partition
+        if not a or not (r.alive and r.leader == b):
+            continue
+        e = r.leader_epoch
+        for f in set(a[1]) - set(r.isr):
+            fe = s.replicas[f].leader_epoch
+            if f != b and 0 <= fe < e:
+                return False
+            if f != b and fe == -1 and any(q == f and x < e for q, x, _, _ in s.leader_and_isr):
+                return False
+            if f == b or not (a[4] and s.replicas[f].alive) or not follower_kept_log_since(s, f, b, e):
+                continue
+            log = s.replicas[f].log
+            if any(rec[1] < e and (i >= len(log) or log[i] != rec) for i, rec in enumerate(r.log)):
+                return False
+    return True
+
+
+def _current_member_caught_up_z3(d, s):
+    if not d.alter:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == b:
+                continue
+            proposed = z3.And(r.alive, r.leader == b, r.alt != 0, r.alt_isr[f], z3.Not(r.isr[f]))
+            added = z3.And(proposed, r.alt_mcur, fr.alive, follower_kept_log_since_z3(d, s, f, b, r.lep))
+            held = [z3.Implies(z3.And(i < r.leo, r.log_ep[i] < r.lep),
+                               z3.And(i < fr.leo, fr.log_id[i] == r.log_id[i],
+                                      fr.log_ep[i] == r.log_ep[i]))
+                    for i in range(d.slots)]
+            out.append(z3.Implies(added, z3.And(held)))
+            out.append(z3.Implies(proposed, z3.Not(z3.And(fr.lep >= 0, fr.lep < r.lep))))
+            out += [z3.Implies(z3.And(proposed, fr.lep == -1, s.lai[f][x]), x >= r.lep)
+                    for x in range(len(s.lai[f]))]
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("down-or-waiting-broker-empty", "(disk loss) a broker that is down, or running "
                   "and has applied no epoch since it started, has an empty log and HW 0",
@@ -409,4 +489,22 @@ STRENGTHENINGS = (
                   "removal makes a new epoch",
                   lambda s, config: not _on(config) or _first_epoch_leader_isr_full(s, config),
                   _only_z3(_first_epoch_leader_isr_full_z3), uses_config=True),
+    Strengthening("first-epoch-broker-holds-acked", "(disk loss, KIP-903, the controller's ISR "
+                  "change bumping the leader epoch, no ELR, min.insync.replicas = replication.factor) "
+                  "a running broker that has applied the first leader epoch since it started holds "
+                  "every acked record",
+                  _acked_only(_first_epoch_holds_acked, True), _acked_only_z3(_first_epoch_holds_acked_z3),
+                  uses_config=True),
+    Strengthening("later-requests-lack-a-replica", "(disk loss, KIP-903, the controller's ISR "
+                  "change bumping the leader epoch, no ELR, no operator moves) a LeaderAndIsr of an "
+                  "epoch after the first carries an ISR without some replica: every later epoch is "
+                  "made by a removal from the ISR, or by electing the last member of one",
+                  _acked_only(_later_requests_shrunk, True), _acked_only_z3(_later_requests_shrunk_z3),
+                  uses_config=True),
+    Strengthening("alter-partition-current-member-caught-up", "(disk loss, KIP-903) "
+                  "alter-partition-added-member-caught-up for a member still running in the "
+                  "incarnation the proposal counted: it holds the leader's records of older epochs "
+                  "when it cannot have truncated since the leader's epoch",
+                  _only(_current_member_caught_up), _only_z3(_current_member_caught_up_z3),
+                  uses_config=True),
 )
