@@ -25,6 +25,18 @@ acked records and hold on 3.5 only within leader epochs <= 2: at epochs <= 3, 3.
 record to one disk loss (the leader asks to shrink the ISR to itself, the record is acked over
 the maximal ISR, the leader loses its disk and, the last ISR member, is elected again), as it
 does to one power loss.
+
+Issue 29av added seven more, one CTI at a time, and with them ``kmc prove --kafka-version 3.5 -r 2
+--crash-model disk-loss -p no-acked-loss -s all`` is PROVED (docs/symbolic.md, "A PROVED under
+disk loss"). Five rest on 3.3-3.5's controller (every ISR removal a new leader epoch), with
+``first-epoch-isr-full``: a LeaderAndIsr after the first epoch lacks a replica; the partition is
+leaderless only from epoch 2; a broker back after a crash is named leader only from epoch 3 (the
+one that says why 3.5 keeps its acked records at epochs <= 2 and loses one at 3); the first
+epoch's leader has the full ISR, and a broker in the first epoch holds every acked record (with
+min.insync.replicas = replication.factor). Two rest on KIP-903: a member an accepted answer adds
+with a stale broker epoch has moved on to a later epoch, and a member a proposal adds in its
+current incarnation holds the leader's older records (``alter-partition-added-member-caught-up``,
+switched off under disk loss, for a member that cannot have lost its disk since).
 """
 
 from __future__ import annotations
@@ -246,10 +258,12 @@ FIRST_EPOCH_A_RESTARTED_BROKER_LEADS = 3
 """Under 3.3-3.5's controller (every ISR removal a new leader epoch) without the ELR: the first
 leader epoch a broker that registered again can be named leader in. Since KIP-380 (2.2) the
 controller handles a broker's failure before its registration (``processBrokerChange``: the
-kernel's ``broker_restart`` waits for ``ControllerHandleBrokerFailure``), so at registration the
-partition's leader is another broker, or nobody with the restarted broker the last ISR member;
-it is named leader only by a later election of a leaderless partition (KRaft's
-``PartitionChangeBuilder.electLeader`` at 3.5.0 elects an ISR member when one is unfenced).
+kernel's ``broker_restart`` waits for ``ControllerHandleBrokerFailure``; in KRaft
+``ReplicationControlManager.handleBrokerFenced`` at 3.5.0 takes the broker out of every ISR it is
+in), so at registration the partition's leader is another broker, or nobody with the restarted
+broker the last ISR member; it is named leader only by a later election of a leaderless
+partition (``ReplicationControlManager.handleBrokerUnfenced`` at 3.5.0 elects the partitions
+with no leader).
 The first epoch's ISR is every replica (``first-epoch-isr-full``), so the ISR comes down to one
 member only in epoch 1 at the earliest (a shrink, a new epoch), is left leaderless by that
 member's failure in epoch 2 at the earliest (a new epoch), and the election is epoch 3 or later.
