@@ -106,3 +106,70 @@ def test_the_facts_are_off_without_kip_903():
         assert STRENGTHENINGS[name].formula(d, None).eq(__import__("z3").BoolVal(True)), name
     _, complete, false = false_on_reachable(config, list(NEW) + list(disk_loss.AS_POWER_LOSS))
     assert complete and not false, sorted(false)
+
+
+# ------------------------------------------------------------------ issue 29av
+
+NEW_29AV = ("restarted-broker-led-late", "stale-answer-member-moved-on", "leaderless-from-epoch-2",
+            "first-epoch-leader-isr-full", "first-epoch-broker-holds-acked",
+            "later-requests-lack-a-replica", "alter-partition-current-member-caught-up")
+
+
+def _breaking_29av(state):
+    """States one change from ``state`` aimed at 29av's facts' premises: a LeaderAndIsr in
+    flight naming its receiver leader, nobody, or with every replica in its ISR; the controller
+    leaderless; a leader of the first epoch with an ISR of one; an accepted AlterPartition's
+    member epoch gone stale; a broker's log cut by one record."""
+    out = list(_one_change_away(state))
+    n = len(state.replicas)
+    for i, (q, x, leader, isr) in enumerate(state.leader_and_isr):
+        for m in ((q, x, q, isr), (q, x, -1, isr), (q, x, leader, tuple(range(n)))):
+            lai = list(state.leader_and_isr)
+            lai[i] = m
+            out.append(state._replace(leader_and_isr=tuple(lai)))
+    if state.controller.leader != -1:
+        out.append(state._replace(controller=state.controller._replace(leader=-1)))
+    for b, r in enumerate(state.replicas):
+        reps = list(state.replicas)
+        if r.alive and r.leader == b and len(r.isr) > 1:
+            reps[b] = r._replace(isr=(b,))
+            out.append(state._replace(replicas=tuple(reps)))
+        if r.alter_partition and r.alter_partition[4]:
+            reps = list(state.replicas)
+            reps[b] = r._replace(alter_partition=r.alter_partition[:4] + (False,))
+            out.append(state._replace(replicas=tuple(reps)))
+    return out
+
+
+# 29av's seven facts together, predicate against formula, on every reachable state and on states
+# one change away (a fifteenth of them), each false somewhere there (make test-slow; the proof that needs
+# them, test_disk_loss.py's test_prove_on_kip_903_proves, is in make test)
+@pytest.mark.slow
+def test_29av_facts_agree_with_their_formulas(states_3_5):
+    config, states = states_3_5
+    evaluate = formula_evaluator(Dims.of(config), {n: STRENGTHENINGS[n].formula for n in NEW_29AV})
+    for s in states:
+        values = evaluate(s)
+        assert all(values[n] and STRENGTHENINGS[n].holds(s, config) for n in NEW_29AV), s
+    falses = dict.fromkeys(NEW_29AV, 0)
+    for s in states[::15]:
+        for m in _breaking_29av(s):
+            values = evaluate(m)
+            for n in NEW_29AV:
+                holds = STRENGTHENINGS[n].holds(m, config)
+                falses[n] += not holds
+                assert values[n] == holds, (n, m)
+    assert all(falses.values()), falses
+
+
+def test_29av_facts_are_off_where_their_argument_fails():
+    # 3.6 on keeps the leader epoch on an ISR shrink (KAFKA-15021), 4.1 has the ELR: the facts
+    # resting on 3.3-3.5's bump are True there (the one about the proposal's member is not: it
+    # rests on KIP-903 alone); without KIP-903 (3.3) all are
+    import z3
+    for version, on in (("3.3", ()), ("3.7", ("alter-partition-current-member-caught-up",)),
+                        ("4.1", ("alter-partition-current-member-caught-up",))):
+        d = Dims.of(_config(version))
+        for name in NEW_29AV:
+            off = STRENGTHENINGS[name].formula(d, None).eq(z3.BoolVal(True)) if name not in on else None
+            assert name in on or off, (version, name)

@@ -25,6 +25,18 @@ acked records and hold on 3.5 only within leader epochs <= 2: at epochs <= 3, 3.
 record to one disk loss (the leader asks to shrink the ISR to itself, the record is acked over
 the maximal ISR, the leader loses its disk and, the last ISR member, is elected again), as it
 does to one power loss.
+
+Issue 29av added seven more, one CTI at a time, and with them ``kmc prove --kafka-version 3.5 -r 2
+--crash-model disk-loss -p no-acked-loss -s all`` is PROVED (docs/symbolic.md, "A PROVED under
+disk loss"). Five rest on 3.3-3.5's controller (every ISR removal a new leader epoch), with
+``first-epoch-isr-full``: a LeaderAndIsr after the first epoch lacks a replica; the partition is
+leaderless only from epoch 2; a broker back after a crash is named leader only from epoch 3 (the
+one that says why 3.5 keeps its acked records at epochs <= 2 and loses one at 3); the first
+epoch's leader has the full ISR, and a broker in the first epoch holds every acked record (with
+min.insync.replicas = replication.factor). Two rest on KIP-903: a member an accepted answer adds
+with a stale broker epoch has moved on to a later epoch, and a member a proposal adds in its
+current incarnation holds the leader's older records (``alter-partition-added-member-caught-up``,
+switched off under disk loss, for a member that cannot have lost its disk since).
 """
 
 from __future__ import annotations
@@ -37,7 +49,8 @@ from checker.symbolic import numbers as num
 from checker.symbolic.formulas import holds_acked, holds_every_acked
 from checker.symbolic.state import count
 from checker.symbolic.strengthen.base import Strengthening, holds_below, holds_below_z3
-from model.constants import ALTER_ACCEPTED
+from checker.symbolic.strengthen.history import follower_kept_log_since, follower_kept_log_since_z3
+from model.constants import ALTER_ACCEPTED, NO_LEADER
 
 DISK_LOSS = "disk-loss"
 SHRINK_BUMPS = "alter-partition-shrink-bumps-leader-epoch"
@@ -239,6 +252,189 @@ def _only_z3(formula):
     return f
 
 
+# --------------------------------------------------------------- issue 29av
+
+FIRST_EPOCH_A_RESTARTED_BROKER_LEADS = 3
+"""Under 3.3-3.5's controller (every ISR removal a new leader epoch) without the ELR: the first
+leader epoch a broker that registered again can be named leader in. Since KIP-380 (2.2) the
+controller handles a broker's failure before its registration (``processBrokerChange``: the
+kernel's ``broker_restart`` waits for ``ControllerHandleBrokerFailure``; in KRaft
+``ReplicationControlManager.handleBrokerFenced`` at 3.5.0 takes the broker out of every ISR it is
+in), so at registration the partition's leader is another broker, or nobody with the restarted
+broker the last ISR member; it is named leader only by a later election of a leaderless
+partition (``ReplicationControlManager.handleBrokerUnfenced`` at 3.5.0 elects the partitions
+with no leader).
+The first epoch's ISR is every replica (``first-epoch-isr-full``), so the ISR comes down to one
+member only in epoch 1 at the earliest (a shrink, a new epoch), is left leaderless by that
+member's failure in epoch 2 at the earliest (a new epoch), and the election is epoch 3 or later.
+Within ``--max-leader-epoch 2`` no request to a waiting broker names it leader, which is why 3.5
+keeps every acked record there and loses one at 3 (docs/symbolic.md, issue 29an)."""
+
+
+def _waiting_named_late(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules:
+        return True
+    return all(x >= FIRST_EPOCH_A_RESTARTED_BROKER_LEADS for q, x, leader, _ in s.leader_and_isr
+               if leader == q and s.replicas[q].alive and s.replicas[q].leader_epoch == -1)
+
+
+def _waiting_named_late_z3(d, s):
+    if d.shrink_keeps:
+        return z3.BoolVal(True)
+    out = []
+    for q, r in enumerate(s.reps):
+        for x in range(min(len(s.lai[q]), FIRST_EPOCH_A_RESTARTED_BROKER_LEADS)):
+            out.append(z3.Not(z3.And(s.lai[q][x], s.lai_leader[q][x] == q, r.alive, r.lep == -1)))
+    return z3.And(out)
+
+
+
+def _stale_answer_member_moved_on(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules:
+        return True
+    for r in s.replicas:
+        a = r.alter_partition
+        if not a or a[0] != ALTER_ACCEPTED or a[4]:
+            continue
+        for f in set(a[1]) - set(r.isr):
+            fr = s.replicas[f]
+            if fr.alive and 0 <= fr.leader_epoch <= a[2]:
+                return False
+    return True
+
+
+def _stale_answer_member_moved_on_z3(d, s):
+    if d.shrink_keeps or not d.alter or not d.fetch_epochs:
+        return z3.BoolVal(True)
+    out = []
+    for r in s.reps:
+        for f, fr in enumerate(s.reps):
+            stale = z3.And(r.alt == ALTER_ACCEPTED, z3.Not(r.alt_mcur), r.alt_isr[f], z3.Not(r.isr[f]))
+            out.append(z3.Implies(stale, z3.Not(z3.And(fr.alive, fr.lep >= 0, fr.lep <= r.alt_ep))))
+    return z3.And(out)
+
+
+FIRST_LEADERLESS_EPOCH = 2
+"""Under the same controller (every ISR removal a new epoch, no ELR, KRaft ignoring unclean
+election before 3.9): the first epoch the partition can be leaderless in. The first epoch's ISR
+is every replica; a failure of a member of an ISR of several removes it (a new epoch, 1 at the
+earliest), and only the failure of the last member leaves the partition without a leader (a new
+epoch again: ``PartitionChangeBuilder`` at 3.5.0 keeps the last member in the ISR, leader -1)."""
+
+
+def _leaderless_late(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules:
+        return True
+    epochs = [x for _, x, leader, _ in s.leader_and_isr if leader == NO_LEADER]
+    if s.controller.leader == NO_LEADER:
+        epochs.append(s.controller.leader_epoch)
+    return all(x >= FIRST_LEADERLESS_EPOCH for x in epochs)
+
+
+def _leaderless_late_z3(d, s):
+    if d.shrink_keeps:
+        return z3.BoolVal(True)
+    out = [z3.Implies(s.c_leader == NO_LEADER, s.c_epoch >= FIRST_LEADERLESS_EPOCH)]
+    for q in range(d.n):
+        for x in range(min(len(s.lai[q]), FIRST_LEADERLESS_EPOCH)):
+            out.append(z3.Not(z3.And(s.lai[q][x], s.lai_leader[q][x] == NO_LEADER)))
+    return z3.And(out)
+
+
+
+def _first_epoch_leader_isr_full(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules:
+        return True
+    return all(set(r.isr) == set(range(len(s.replicas))) for b, r in enumerate(s.replicas)
+               if r.alive and r.leader == b and r.leader_epoch == 0)
+
+
+def _first_epoch_leader_isr_full_z3(d, s):
+    if d.shrink_keeps:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alive, r.leader == b, r.lep == 0), z3.And(list(r.isr)))
+                   for b, r in enumerate(s.reps)])
+
+
+
+def _first_epoch_holds_acked(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules or config.min_insync_replicas < config.replication_factor:
+        return True
+    return all(off < len(r.log) and r.log[off][0] == rid
+               for r in s.replicas if r.alive and r.leader_epoch == 0 for rid, off in s.acked)
+
+
+def _first_epoch_holds_acked_z3(d, s):
+    if d.shrink_keeps or d.min_isr < d.n:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alive, r.lep == 0), holds_every_acked(d, s, r)) for r in s.reps])
+
+
+
+def _no_operator_moves(config) -> bool:
+    """No preferred-replica election nor reassignment: their new epochs keep the ISR whole."""
+    return config.bounds.max_preferred_elections == 0 and config.bounds.max_reassignments == 0
+
+
+def _later_requests_shrunk(s, config) -> bool:
+    if SHRINK_KEEPS in config.rules or not _no_operator_moves(config):
+        return True
+    n = len(s.replicas)
+    return all(len(isr) < n for _, x, _, isr in s.leader_and_isr if x > 0)
+
+
+def _later_requests_shrunk_z3(d, s):
+    if d.shrink_keeps or d.max_preferred or d.max_reassign:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.lai[q][x], z3.Not(z3.And(list(s.lai_isr[q][x]))))
+                   for q in range(d.n) for x in range(1, len(s.lai[q]))])
+
+
+
+def _current_member_caught_up(s) -> bool:
+    """``alter-partition-added-member-caught-up`` (alter_partition.py) for a member running
+    in the incarnation the proposal counted (``member_epoch_current``): it fetched in the
+    leader's epoch, and no disk loss can have emptied it since."""
+    for b, r in enumerate(s.replicas):
+        a = r.alter_partition
+        if not a or not (r.alive and r.leader == b):
+            continue
+        e = r.leader_epoch
+        for f in set(a[1]) - set(r.isr):
+            fe = s.replicas[f].leader_epoch
+            if f != b and 0 <= fe < e:
+                return False
+            if f != b and fe == -1 and any(q == f and x < e for q, x, _, _ in s.leader_and_isr):
+                return False
+            if f == b or not (a[4] and s.replicas[f].alive) or not follower_kept_log_since(s, f, b, e):
+                continue
+            log = s.replicas[f].log
+            if any(rec[1] < e and (i >= len(log) or log[i] != rec) for i, rec in enumerate(r.log)):
+                return False
+    return True
+
+
+def _current_member_caught_up_z3(d, s):
+    if not d.alter:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == b:
+                continue
+            proposed = z3.And(r.alive, r.leader == b, r.alt != 0, r.alt_isr[f], z3.Not(r.isr[f]))
+            added = z3.And(proposed, r.alt_mcur, fr.alive, follower_kept_log_since_z3(d, s, f, b, r.lep))
+            held = [z3.Implies(z3.And(i < r.leo, r.log_ep[i] < r.lep),
+                               z3.And(i < fr.leo, fr.log_id[i] == r.log_id[i],
+                                      fr.log_ep[i] == r.log_ep[i]))
+                    for i in range(d.slots)]
+            out.append(z3.Implies(added, z3.And(held)))
+            out.append(z3.Implies(proposed, z3.Not(z3.And(fr.lep >= 0, fr.lep < r.lep))))
+            out += [z3.Implies(z3.And(proposed, fr.lep == -1, s.lai[f][x]), x >= r.lep)
+                    for x in range(len(s.lai[f]))]
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("down-or-waiting-broker-empty", "(disk loss) a broker that is down, or running "
                   "and has applied no epoch since it started, has an empty log and HW 0",
@@ -285,4 +481,44 @@ STRENGTHENINGS = (
                   "every replica: every removal makes a new epoch",
                   lambda s, config: not _on(config) or _first_epoch_isr_full(s, config),
                   _only_z3(_first_epoch_isr_full_z3), uses_config=True),
+    Strengthening("restarted-broker-led-late", "(disk loss, KIP-903, the controller's ISR change "
+                  "bumping the leader epoch, no ELR) a LeaderAndIsr on its way to a running broker "
+                  "that has applied no epoch since it started names it leader only in epoch 3 or later",
+                  _acked_only(_waiting_named_late, True), _acked_only_z3(_waiting_named_late_z3),
+                  uses_config=True),
+    Strengthening("stale-answer-member-moved-on", "(disk loss, KIP-903, the controller's ISR change "
+                  "bumping the leader epoch) a member an accepted AlterPartition answer adds whose "
+                  "broker epoch is stale, if running, has applied no epoch at or below the answer's "
+                  "since it started",
+                  lambda s, config: not _on(config) or _stale_answer_member_moved_on(s, config),
+                  _only_z3(_stale_answer_member_moved_on_z3), uses_config=True),
+    Strengthening("leaderless-from-epoch-2", "(disk loss, KIP-903, the controller's ISR change "
+                  "bumping the leader epoch, no ELR) the controller's partition, and every "
+                  "LeaderAndIsr, is leaderless only in epoch 2 or later",
+                  _acked_only(_leaderless_late, True), _acked_only_z3(_leaderless_late_z3),
+                  uses_config=True),
+    Strengthening("first-epoch-leader-isr-full", "(disk loss, KIP-903, the controller's ISR "
+                  "change bumping the leader epoch) a running leader in the first leader epoch has "
+                  "every replica in its ISR: its ISR changes only by the controller's, and every "
+                  "removal makes a new epoch",
+                  lambda s, config: not _on(config) or _first_epoch_leader_isr_full(s, config),
+                  _only_z3(_first_epoch_leader_isr_full_z3), uses_config=True),
+    Strengthening("first-epoch-broker-holds-acked", "(disk loss, KIP-903, the controller's ISR "
+                  "change bumping the leader epoch, no ELR, min.insync.replicas = replication.factor) "
+                  "a running broker that has applied the first leader epoch since it started holds "
+                  "every acked record",
+                  _acked_only(_first_epoch_holds_acked, True), _acked_only_z3(_first_epoch_holds_acked_z3),
+                  uses_config=True),
+    Strengthening("later-requests-lack-a-replica", "(disk loss, KIP-903, the controller's ISR "
+                  "change bumping the leader epoch, no ELR, no operator moves) a LeaderAndIsr of an "
+                  "epoch after the first carries an ISR without some replica: every later epoch is "
+                  "made by a removal from the ISR, or by electing the last member of one",
+                  _acked_only(_later_requests_shrunk, True), _acked_only_z3(_later_requests_shrunk_z3),
+                  uses_config=True),
+    Strengthening("alter-partition-current-member-caught-up", "(disk loss, KIP-903) "
+                  "alter-partition-added-member-caught-up for a member still running in the "
+                  "incarnation the proposal counted: it holds the leader's records of older epochs "
+                  "when it cannot have truncated since the leader's epoch",
+                  _only(_current_member_caught_up), _only_z3(_current_member_caught_up_z3),
+                  uses_config=True),
 )
