@@ -135,7 +135,10 @@ def _never_refused_z3(d, s):
     return z3.And([r.alt != ALTER_REFUSED for r in s.reps])
 
 
-def _added_member_caught_up(s) -> bool:
+def _added_member_caught_up(s, current_only: bool = False) -> bool:
+    """``current_only`` (issue 29av, under disk loss): only a member running in the incarnation
+    the proposal counted (``member_epoch_current``) must hold the leader's older records; the
+    two fencing halves stay for every proposed member."""
     for b, r in enumerate(s.replicas):
         a = r.alter_partition
         if not a or not (r.alive and r.leader == b):
@@ -149,13 +152,15 @@ def _added_member_caught_up(s) -> bool:
                 return False  # restarted before e: it never fetched in e
             if f == b or not follower_kept_log_since(s, f, b, e):
                 continue
+            if current_only and not (a[4] and s.replicas[f].alive):
+                continue
             log = s.replicas[f].log
             if any(rec[1] < e and (i >= len(log) or log[i] != rec) for i, rec in enumerate(r.log)):
                 return False
     return True
 
 
-def _added_member_caught_up_z3(d, s):
+def _added_member_caught_up_z3(d, s, current_only: bool = False):
     if not d.alter:
         return z3.BoolVal(True)
     out = []
@@ -163,8 +168,9 @@ def _added_member_caught_up_z3(d, s):
         for f, fr in enumerate(s.reps):
             if f == b:
                 continue
+            current = [r.alt_mcur, fr.alive] if current_only else []
             added = z3.And(r.alive, r.leader == b, r.alt != 0, r.alt_isr[f], z3.Not(r.isr[f]),
-                           follower_kept_log_since_z3(d, s, f, b, r.lep))
+                           *current, follower_kept_log_since_z3(d, s, f, b, r.lep))
             held = [z3.Implies(z3.And(i < r.leo, r.log_ep[i] < r.lep),
                                z3.And(i < fr.leo, fr.log_id[i] == r.log_id[i],
                                       fr.log_ep[i] == r.log_ep[i]))

@@ -48,6 +48,7 @@ import z3
 from checker.symbolic import numbers as num
 from checker.symbolic.formulas import holds_acked, holds_every_acked
 from checker.symbolic.state import count
+from checker.symbolic.strengthen.alter_partition import _added_member_caught_up, _added_member_caught_up_z3
 from checker.symbolic.strengthen.base import Strengthening, holds_below, holds_below_z3
 from checker.symbolic.strengthen.history import follower_kept_log_since, follower_kept_log_since_z3
 from model.constants import ALTER_ACCEPTED, NO_LEADER
@@ -395,44 +396,11 @@ def _current_member_caught_up(s) -> bool:
     """``alter-partition-added-member-caught-up`` (alter_partition.py) for a member running
     in the incarnation the proposal counted (``member_epoch_current``): it fetched in the
     leader's epoch, and no disk loss can have emptied it since."""
-    for b, r in enumerate(s.replicas):
-        a = r.alter_partition
-        if not a or not (r.alive and r.leader == b):
-            continue
-        e = r.leader_epoch
-        for f in set(a[1]) - set(r.isr):
-            fe = s.replicas[f].leader_epoch
-            if f != b and 0 <= fe < e:
-                return False
-            if f != b and fe == -1 and any(q == f and x < e for q, x, _, _ in s.leader_and_isr):
-                return False
-            if f == b or not (a[4] and s.replicas[f].alive) or not follower_kept_log_since(s, f, b, e):
-                continue
-            log = s.replicas[f].log
-            if any(rec[1] < e and (i >= len(log) or log[i] != rec) for i, rec in enumerate(r.log)):
-                return False
-    return True
+    return _added_member_caught_up(s, current_only=True)
 
 
 def _current_member_caught_up_z3(d, s):
-    if not d.alter:
-        return z3.BoolVal(True)
-    out = []
-    for b, r in enumerate(s.reps):
-        for f, fr in enumerate(s.reps):
-            if f == b:
-                continue
-            proposed = z3.And(r.alive, r.leader == b, r.alt != 0, r.alt_isr[f], z3.Not(r.isr[f]))
-            added = z3.And(proposed, r.alt_mcur, fr.alive, follower_kept_log_since_z3(d, s, f, b, r.lep))
-            held = [z3.Implies(z3.And(i < r.leo, r.log_ep[i] < r.lep),
-                               z3.And(i < fr.leo, fr.log_id[i] == r.log_id[i],
-                                      fr.log_ep[i] == r.log_ep[i]))
-                    for i in range(d.slots)]
-            out.append(z3.Implies(added, z3.And(held)))
-            out.append(z3.Implies(proposed, z3.Not(z3.And(fr.lep >= 0, fr.lep < r.lep))))
-            out += [z3.Implies(z3.And(proposed, fr.lep == -1, s.lai[f][x]), x >= r.lep)
-                    for x in range(len(s.lai[f]))]
-    return z3.And(out)
+    return _added_member_caught_up_z3(d, s, current_only=True)
 
 
 STRENGTHENINGS = (
