@@ -73,7 +73,11 @@ def test_strengthening_formulas_agree_with_their_predicates_on_unreachable_state
     assert len(falsified & applicable) >= len(applicable) // 2
 
 
-@pytest.mark.parametrize("picks", [1, pytest.param(3, marks=pytest.mark.slow)])
+# both in make test-slow since issue 29av: with its seven disk-loss facts one pick each way ran
+# for over 4 minutes of a fresh clone's make test (load 1); make test keeps the mutated-state
+# check above (kip-320) and each topic's own predicate-against-formula tests
+@pytest.mark.parametrize("picks", [pytest.param(1, marks=pytest.mark.slow),
+                                   pytest.param(3, marks=pytest.mark.slow)])
 def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks(picks):
     # for each invariant, z3 picks well-formed states where its formula is true and where it is
     # false; the predicate must say the same of each (RF=2 with 2 records, RF=3 with 1: together
