@@ -74,7 +74,7 @@ def test_strengthening_formulas_agree_with_their_predicates_on_unreachable_state
 
 
 # both in make test-slow since issue 29av: with its seven disk-loss facts one pick each way ran
-# for over 4 minutes of a fresh clone's make test (load 1); make test keeps the mutated-state
+# for at least 3 minutes of a fresh clone's make test (load 1); make test keeps the mutated-state
 # check above (kip-320) and each topic's own predicate-against-formula tests
 @pytest.mark.parametrize("picks", [pytest.param(1, marks=pytest.mark.slow),
                                    pytest.param(3, marks=pytest.mark.slow)])
