@@ -2,10 +2,35 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from checker import check
 from model import Bounds, ModelConfig, make_model
+
+
+SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
+
+
+def slow_list() -> set[str]:
+    """The node ids tests/slow_tests.txt names: tests a measured make test found over its
+    threshold (bench/slow_tests.py writes it; docs/testing.md, "The fourth trim")."""
+    ids = set()
+    for line in SLOW_LIST.read_text().splitlines():
+        nid = line.split("  # ")[0].strip()
+        if nid and not nid.startswith("#"):
+            ids.add(nid)
+    return ids
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` every test the measured list names, before ``-m 'not slow'`` deselects."""
+    listed = slow_list()
+    for item in items:
+        if item.nodeid in listed:
+            item.add_marker(pytest.mark.slow)
 
 
 LOOSE = ("+unordered-leader-moves", "-leader-and-isr-in-order")
