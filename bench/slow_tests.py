@@ -31,6 +31,8 @@ KEEP = {
         "the one real Kafka cluster in make test (kill -9 of the leader, acks=all)",
     "test_kernel_successors_equal_the_reference_models_on_every_reachable_state":
         "the kernel (the model) against the reference model on every reachable state",
+    "test_killed_executor_gives_the_same_result":
+        "the one real Spark standalone master and worker (127.0.0.1) in make test",
     "test_the_library_proves_no_acked_loss_and_committed_consistency_for_kip_320":
         "one k-induction proof of the z3 library end to end",
 }
