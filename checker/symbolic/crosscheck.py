@@ -642,6 +642,25 @@ CONFIGS: dict[str, ModelConfig] = {
          dict(max_in_flight_requests_per_connection=2,
               bounds=Bounds(2, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1))),
     )},
+    # the HW checkpoint file written at intervals (``--hw-checkpoint interval``: the kernel's
+    # CheckpointHighWatermark and ``stop_broker``; ``Encoder._enc_CheckpointHighWatermark``): 0.10
+    # (a restarted follower truncates to the HW it read back), 2.1, 2.7 (AlterPartition), 3.5
+    # (KRaft, KIP-903) and 4.1 (the ELR), and with the crash models and the controlled shutdown
+    # that write or lose the file
+    "hw-truncation hw checkpoint interval": _config(
+        "hw-truncation", hw_checkpoint="interval", bounds=Bounds(2, 2, 2, 1)),
+    **{label: _release(version, rules, hw_checkpoint="interval", **settings)
+       for label, version, rules, settings in (
+        ("--kafka-version 2.1 hw checkpoint interval", "2.1", (), {}),
+        ("--kafka-version 2.1 power-loss hw checkpoint interval", "2.1", (),
+         dict(crash_model="power-loss", bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 2.1 controlled shutdowns hw checkpoint interval", "2.1", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_controlled_shutdowns=1))),
+        ("--kafka-version 2.7 hw checkpoint interval", "2.7", (), dict(bounds=Bounds(1, 2, 1, 1))),
+        ("--kafka-version 3.5 disk-loss hw checkpoint interval", "3.5", (),
+         dict(crash_model="disk-loss", bounds=Bounds(1, 2, 2, 1))),
+        ("--kafka-version 4.1 hw checkpoint interval", "4.1", (), dict(bounds=Bounds(1, 2, 1, 1))),
+    )},
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 
@@ -655,13 +674,16 @@ CROSSCHECK_ONLY = (frozenset(label for label in CONFIGS if "delayed fetches" in 
     - {"--kafka-version 2.1 controller failovers"}) | (frozenset(
     label for label in CONFIGS if "idempotent" in label)
     - {"--kafka-version 2.1 idempotent retries max.in.flight 2",
-       "--kafka-version 2.5 idempotent retries epoch bumps max.in.flight 2"})
+       "--kafka-version 2.5 idempotent retries epoch bumps max.in.flight 2"}) | (frozenset(
+    label for label in CONFIGS if "hw checkpoint interval" in label)
+    - {"hw-truncation hw checkpoint interval", "--kafka-version 2.1 hw checkpoint interval"})
 """Rows ``make test`` leaves to ``make crosscheck`` (marked slow in test_kernel_crosscheck): the
 delayed-fetch rows (issue 29z) but three, and the controlled-shutdown and session-expiry rows
 (issue 29ac) but the six with one fault on one release, and the controller-failover rows (issue
 29ak) but 2.1 at RF=2 with one failover (the two-failover row of issue 29am among them), and the
 idempotent producer's rows (issue 29at) but 2.1 at max.in.flight 2 and 2.5 with a bump
-(tests/symbolic/test_idempotent_producer.py has its own)."""
+(tests/symbolic/test_idempotent_producer.py has its own), and the HW checkpoint rows but 0.10's
+and 2.1's (tests/symbolic/test_hw_checkpoint.py has the mutants)."""
 
 
 def main(argv=None) -> int:

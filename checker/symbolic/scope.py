@@ -156,6 +156,15 @@ def without_disk_loss(config):
     return replace(config, crash_model="process")
 
 
+def with_immediate_checkpoint(config):
+    """``config`` with the HW checkpoint file following the HW (kmc's default): what the oracle
+    can build. Under ``--hw-checkpoint interval`` the encoding reads the setting from
+    ``KernelReplayed.config`` (``Dims.ckpt``; ``Encoder._enc_CheckpointHighWatermark``)."""
+    if config.hw_checkpoint == "immediate":
+        return config
+    return replace(config, hw_checkpoint="immediate")
+
+
 def without_operator_moves(config):
     """``config`` with the operator's bounds (and ``FAULT_BOUNDS``) at 0: what the oracle can
     build."""
@@ -217,7 +226,6 @@ def require_encoded(config) -> None:
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     settings = [name for name, on in (
-        ("--hw-checkpoint interval", config.hw_checkpoint != "immediate"),
         ("--fetch-from-followers", config.fetch_from_followers),
         ("--consumer-commit", config.consumer_commit),
         ("what consumers read (no-read-loss)", config.track_reads)) if on]
@@ -225,7 +233,7 @@ def require_encoded(config) -> None:
         raise ConfigError(
             f"kmc prove and --engine bmc do not encode {', '.join(settings)} (docs/symbolic.md, "
             f"'What the encoding lacks'); kmc check explores it")
-    config = without_disk_loss(without_operator_moves(config))
+    config = with_immediate_checkpoint(without_disk_loss(without_operator_moves(config)))
     lacking = lacking_rules(config)  # first: the rules asked for, as given
     if not lacking:
         return
@@ -298,7 +306,8 @@ class KernelReplayed:
         from model.compiled_model import CompiledModel  # lazy: the kernel loads on first use
 
         self.oracle = make_reference_model(with_preset_producer_rules(with_preset_switches(
-            without_oracle_lacks(without_operator_moves(without_disk_loss(config))))))
+            without_oracle_lacks(without_operator_moves(without_disk_loss(
+                with_immediate_checkpoint(config)))))))
         self.config = config
         self.kernel = CompiledModel(config)
 
@@ -334,7 +343,7 @@ def symbolic_model(config):
     try:
         if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)
                 or any(n in config.rules for n in ORACLE_LACKS) or switches_off_preset(config)
-                or config.crash_model == DISK_LOSS):
+                or config.crash_model == DISK_LOSS or config.hw_checkpoint != "immediate"):
             return KernelReplayed(config)
         return make_reference_model(config)
     except ConfigError as e:  # the oracle's words point to --engine compiled, which kmc prove and

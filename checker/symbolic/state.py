@@ -139,6 +139,14 @@ class Dims:
     # kernel's ``producer_epoch``), its next sequence, each record's sequence (-1: given up) and
     # each batch's producer epoch in the logs and fetch responses; the bound, 0 when off
     bumps: int = 0
+    # ``--hw-checkpoint interval``: each broker's HW checkpoint file (the kernel's
+    # ``checkpointed_hw``), written by CheckpointHighWatermark at any time and read back when the
+    # broker stops, so a restart may bring back an older HW than the last one it had
+    ckpt: bool = False
+    # KIP-380 (Kafka 2.2, rule ``broker-epoch``): a restart waits for the controller to handle the
+    # failure, so a broker that leads an epoch has not restarted since it took it (read by the
+    # library's lagging-checkpoint form of ``fetch-response-from-leader-log``)
+    bounce_noticed: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -175,7 +183,9 @@ class Dims:
                    stale_rejected="stale-fetch-rejected" in config.rules,
                    shutdowns=b.max_controlled_shutdowns, expiries=b.max_session_expiries,
                    failovers=b.max_controller_failovers, retries=b.max_retries,
-                   bumps=b.max_producer_epoch_bumps if b.max_retries else 0)
+                   bumps=b.max_producer_epoch_bumps if b.max_retries else 0,
+                   ckpt=config.hw_checkpoint != "immediate",
+                   bounce_noticed="broker-epoch" in config.rules)
 
     @property
     def operators(self) -> bool:
@@ -245,6 +255,9 @@ class SReplica:
     # zombie controller's LeaderAndIsr is on its way to it (``zombie_request``)
     cseen: object = None
     zreq: object = None
+    # ``--hw-checkpoint interval`` (``Dims.ckpt``; the constant 0 otherwise): the HW in this
+    # broker's checkpoint file (``replication-offset-checkpoint``), what a stop leaves it with
+    ckpt: object = None
 
     # issue 29at (``Dims.bumps``; empty otherwise): each batch's producer epoch, in the log and
     # in the fetch response (at absolute offsets, as ``fr_id``)
@@ -393,6 +406,7 @@ def fresh(d: Dims, tag: str) -> SState:
                                 lambda name, p=p: B(f"{p}_{name}")),
             log_pe=[I(f"{p}_pe{i}") for i in range(d.slots)] if d.bumps else [],
             fr_pe=[I(f"{p}_frpe{i}") for i in range(d.slots)] if d.bumps else [],
+            ckpt=I(f"{p}_ckpt") if d.ckpt else num.val(0),
         ))
     E = d.max_epoch + 1
     return SState(
@@ -599,6 +613,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
                if d.failovers else _failover_replica(d, None, None)),
             log_pe=slots(r.log_producer_epochs) if d.bumps else [],
             fr_pe=slots(fr_pe) if d.bumps else [],
+            ckpt=V(r.checkpointed_hw if d.ckpt else 0),
         ))
     c = s.controller
     E = d.max_epoch + 1
@@ -722,6 +737,8 @@ def eq_replica(a: SReplica, b: SReplica) -> list:
                                           a.dreq_offset == b.dreq_offset, a.dreq_cur == b.dreq_cur))]
     out += [x == y for x, y in ((a.sd, b.sd), (a.clean, b.clean)) if not x.eq(y)]  # (29ac)
     out += [x == y for x, y in ((a.cseen, b.cseen), (a.zreq, b.zreq)) if not x.eq(y)]  # (29ak)
+    if not a.ckpt.eq(b.ckpt):  # --hw-checkpoint interval
+        out.append(a.ckpt == b.ckpt)
     return out
 
 
@@ -783,6 +800,8 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         for i in range(L):
             out += [z3.Implies(i < r.leo, z3.And(rng(r.log_id[i], 1, d.records), rng(r.log_ep[i], 0, E)))]
         out += [rng(x, -1, L) for x in r.remote]
+        if d.ckpt:  # the checkpoint holds an HW the broker had (a truncation may leave it above the LEO)
+            out.append(rng(r.ckpt, 0, L))
         out += [z3.Implies(r.fr, z3.And(
             [rng(r.fr_leader, 0, n - 1), rng(r.fr_epoch, -1, E), rng(r.fr_offset, 0, L),
              rng(r.fr_hw, 0, L), rng(r.fr_leo, 0, L)]
@@ -848,7 +867,8 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
     ok = lambda x, lo, hi: lo <= x <= hi  # noqa: E731
     for r in s.replicas:
         if not (ok(len(r.log), 0, L) and ok(r.high_watermark, 0, L) and ok(r.leader_epoch, -1, E)
-                and ok(r.leader, -1, n - 1) and ok(r.flushed_offset, 0, L)):
+                and ok(r.leader, -1, n - 1) and ok(r.flushed_offset, 0, L)
+                and (not d.ckpt or ok(r.checkpointed_hw, 0, L))):
             return False
         if not all(ok(rid, 1, d.records) and ok(ep, 0, E) for rid, ep in r.log):
             return False
@@ -968,6 +988,9 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
         out = _failover_decode(d, iv, bv, s, out)
     if d.retries:  # issue 29aq
         out = out._replace(retries=iv(s.retr))
+    if d.ckpt:  # --hw-checkpoint interval: the kernel's state, which a trace replays in
+        out = out._replace(replicas=tuple(rep._replace(checkpointed_hw=iv(r.ckpt))
+                                          for r, rep in zip(s.reps, out.replicas)))
     if d.bumps:  # issue 29at
         seqs = tuple(iv(x) for x in s.seqs) + (0,) * (d.slots - d.records)
         out = out._replace(producer_epoch=iv(s.pe), next_sequence=iv(s.nseq), sequences=seqs,

@@ -1023,7 +1023,9 @@ class Encoder:
         out = []
         for kept, losses, cond in cases:
             leo = kept.leo
-            r2 = r.but(alive=z3.BoolVal(False), leo=leo, hw=zmin(kept.hw, leo), lep=num.val(-1),
+            # the HW read back on restart: the checkpoint file's (``stop_broker``), capped at the LEO
+            r2 = r.but(alive=z3.BoolVal(False), leo=leo, hw=zmin(self.hw_on_disk(kept), leo),
+                       lep=num.val(-1),
                        leader=num.val(NO_LEADER), isr=[z3.BoolVal(False)] * self.n,
                        remote=self.unknown(), truncating=z3.BoolVal(False), fr=z3.BoolVal(False),
                        flushed=r.flushed if self.power_loss else num.val(0))
@@ -1049,7 +1051,32 @@ class Encoder:
         which is what keeps a stale AlterPartition from putting the empty replica back in the
         ISR (KAFKA-14139, fixed in 3.5); before it nothing tells the controller the disk is new.
         Slots at or above the LEO are don't-care (``state.py``), as the kernel zeroes them."""
-        return r.but(leo=num.val(0), hw=num.val(0))
+        return r.but(leo=num.val(0), hw=num.val(0), ckpt=num.val(0) if self.d.ckpt else r.ckpt)
+
+    # ------------------------------------------------------------------ the HW checkpoint file
+    #
+    # ``--hw-checkpoint interval`` (the kernel's ``checkpoint_high_watermark`` and
+    # ``stop_broker``, model/kernel/actions/broker.py): a broker writes its HW to
+    # ``replication-offset-checkpoint`` every ``replica.high.watermark.checkpoint.interval.ms``
+    # (``ReplicaManager.checkpointHighWatermarks`` at 2.1.0, scheduled in
+    # ``ReplicaManager.startHighWatermarkCheckPointThread``), so at any time as far as the order of
+    # events goes, and a broker that stops reads its HW back from that file when it starts
+    # (``Partition.getOrCreateReplica`` -> ``highWatermarkCheckpoints ... .read()``), capped at
+    # its LEO. A controlled shutdown writes it last (``ReplicaManager.shutdown(checkpointHW =
+    # true)``); a lost disk loses it. Without the setting the file follows the HW (kmc's default
+    # abstraction) and ``ckpt`` is the constant 0, never read.
+
+    def hw_on_disk(self, r: SReplica):
+        """The HW ``r`` would restart with, before the cap at its LEO."""
+        return r.ckpt if self.d.ckpt else r.hw
+
+    def _enc_CheckpointHighWatermark(self, s: SState, b: int) -> list:
+        """CheckpointHighWatermark(broker): a running broker writes its HW to its checkpoint file
+        (an action only when that changes the file, as the kernel's)."""
+        if not self.d.ckpt:
+            return []
+        r = s.reps[b]
+        return [(z3.And(r.alive, r.ckpt != r.hw), s.put(b, r.but(ckpt=r.hw)))]
 
     def _enc_BrokerRestart(self, s: SState, b: int) -> list:
         if self.d.elr:  # KIP-966 (issue 29l)
@@ -2019,6 +2046,7 @@ class Encoder:
             return []
         r = s.reps[b]
         r2 = r.but(alive=z3.BoolVal(False), hw=zmin(r.hw, r.leo), lep=num.val(-1),
+                   ckpt=r.hw if self.d.ckpt else r.ckpt,  # (written on a clean stop)
                    leader=num.val(NO_LEADER), isr=[z3.BoolVal(False)] * self.n,
                    remote=self.unknown(), truncating=z3.BoolVal(False), fr=z3.BoolVal(False),
                    flushed=r.leo if self.power_loss else num.val(0),

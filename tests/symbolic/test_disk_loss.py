@@ -7,7 +7,8 @@ encoding (``Encoder.lose_disk``) is held to the kernel on states where a disk ca
 ZooKeeper release, KRaft without and with KIP-903, and the ELR; an encoding that keeps the log on
 a disk loss, or counts the crash of an empty disk as a loss, is caught there. (One that keeps the
 HW is not: the HW is capped at the LEO when the broker stops, ``stop_broker``, so the state is
-the same; the kernel's HW checkpoint, ``--hw-checkpoint interval``, the encoding refuses.) BMC's
+the same; under ``--hw-checkpoint interval`` the lost file is the encoding's ``ckpt``, held to
+the kernel by the row "--kafka-version 3.5 disk-loss hw checkpoint interval".) BMC's
 shortest counterexample equals BFS's, ``kmc prove`` answers as BFS does, and the library's facts
 a replaced disk breaks are off under it (strengthen/disk_loss.py), each false on a reachable
 state without the switch.

@@ -225,9 +225,9 @@ def test_the_cli_exit_codes():
     out = CliRunner().invoke(cli, args)
     assert out.exit_code == 2 and "needs --depth" in out.output
     # a dimension the encoding lacks (retries are encoded since issue 29aq, the idempotent
-    # producer's since issue 29at; the periodic HW checkpoint is not)
-    out = CliRunner().invoke(cli, args + ["--depth", "3", "--hw-checkpoint", "interval"])
-    assert out.exit_code == 2 and "do not encode --hw-checkpoint" in out.output, out.output
+    # producer's since issue 29at, the periodic HW checkpoint since; fetch from followers is not)
+    out = CliRunner().invoke(cli, args + ["--depth", "3", "--fetch-from-followers"])
+    assert out.exit_code == 2 and "do not encode --fetch-from-followers" in out.output, out.output
     assert "Traceback" not in out.output
     for bad in ("-1", "0"):  # (review s14: --depth -1 searched nothing and exited 3)
         out = CliRunner().invoke(cli, args + ["--depth", bad])

@@ -167,8 +167,8 @@ def test_a_kip_320_fix_added_to_an_older_release_is_refused(version, change):
 
 
 @pytest.mark.parametrize("setting, named", [
-    (["--hw-checkpoint", "interval"], "--hw-checkpoint interval"),
     (["--fetch-from-followers"], "--fetch-from-followers"),
+    (["--consumer-commit", "after"], "--consumer-commit"),
 ])
 def test_a_setting_the_encoding_lacks_is_refused_in_its_own_words(setting, named):
     # review s13: the oracle's refusal listed disk loss, failovers, shutdowns... as lacking (all

@@ -40,7 +40,13 @@ def _fetch_response_current_z3(d, s):
     return z3.And(out)
 
 
-def _fetch_response_from_leader_log(s, kept=kept_log_since) -> bool:
+def _fetch_response_from_leader_log(s, kept=kept_log_since, hw_bound=True) -> bool:
+    """``hw_bound`` False: without "the sender's HW is no lower than the response's", false when a
+    crash moves the sender's HW back to its checkpoint file's (``--hw-checkpoint interval``);
+    ``"leading"``: that clause only while the response's epoch is the controller's and the
+    sender, running, leads it or has taken no epoch since it started (with KIP-380's broker
+    epochs the controller handles a leader's restart with a new leader epoch, so such a sender
+    has not restarted since it sent the response, and its HW has only grown)."""
     for f, r in enumerate(s.replicas):
         if not r.fetch_response:
             continue
@@ -51,14 +57,18 @@ def _fetch_response_from_leader_log(s, kept=kept_log_since) -> bool:
         if kept(s, lead, epoch):
             # the sender has not truncated since it served the fetch: its log still holds what it
             # sent, and its HW has only grown
-            if leo > len(lr.log) or lr.log[offset:leo] != records or hw > lr.high_watermark:
+            hw_clause = hw_bound is True or (
+                hw_bound == "leading" and epoch == s.controller.leader_epoch and lr.alive
+                and (leads_in(lr, lead, epoch) or lr.leader_epoch == -1))
+            if (leo > len(lr.log) or lr.log[offset:leo] != records
+                    or (hw_clause and hw > lr.high_watermark)):
                 return False
         if leads_in(lr, lead, epoch) and offset <= leo and lr.remote_log_end_offsets[f] not in (offset, -1):
             return False
     return True
 
 
-def _fetch_response_from_leader_log_z3(d, s, kept=kept_log_since_z3):
+def _fetch_response_from_leader_log_z3(d, s, kept=kept_log_since_z3, hw_bound=True):
     out = []
     for f, r in enumerate(s.reps):
         for lead in range(d.n):
@@ -69,8 +79,13 @@ def _fetch_response_from_leader_log_z3(d, s, kept=kept_log_since_z3):
                                z3.And(r.fr_id[i] == lr.log_id[i], r.fr_ep[i] == lr.log_ep[i]))
                     for i in range(d.slots)]
             sent = z3.And(r.fr, r.fr_leader == lead)
-            out.append(z3.Implies(z3.And(sent, kept(d, s, lead, r.fr_epoch)), z3.And([r.fr_leo <= lr.leo, r.fr_hw <= lr.hw] + same)))
-            in_epoch = z3.And(sent, lr.alive, lr.leader == lead, lr.lep == r.fr_epoch, r.fr_offset <= r.fr_leo)
+            leading = z3.And(lr.alive, lr.leader == lead, lr.lep == r.fr_epoch)
+            hw_le = r.fr_hw <= lr.hw
+            current = z3.And(r.fr_epoch == s.c_epoch, lr.alive, z3.Or(leading, lr.lep == -1))
+            bounds = [r.fr_leo <= lr.leo] + ([hw_le] if hw_bound is True else
+                                             [z3.Implies(current, hw_le)] if hw_bound == "leading" else [])
+            out.append(z3.Implies(z3.And(sent, kept(d, s, lead, r.fr_epoch)), z3.And(bounds + same)))
+            in_epoch = z3.And(sent, leading, r.fr_offset <= r.fr_leo)
             out.append(z3.Implies(in_epoch, z3.Or(lr.remote[f] == r.fr_offset, lr.remote[f] == -1)))
     return z3.And(out)
 

@@ -41,6 +41,7 @@ from checker.symbolic.strengthen import disk_loss
 from checker.symbolic.strengthen import disk_loss_facts
 from checker.symbolic.strengthen import shutdowns
 from checker.symbolic.strengthen import failovers
+from checker.symbolic.strengthen import hw_checkpoint
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
@@ -85,6 +86,10 @@ STRENGTHENINGS.update({st.name: st for st in disk_loss_facts.STRENGTHENINGS})
 # zombie controller's stale view break are off (failovers.py)
 STRENGTHENINGS = {name: failovers.switch(st) for name, st in STRENGTHENINGS.items()}
 STRENGTHENINGS.update({st.name: st for st in failovers.STRENGTHENINGS})
+# ``--hw-checkpoint interval``: a crash may move a broker's HW back to its checkpoint file's, so the
+# facts that bound offsets by a broker's HW from above are off (hw_checkpoint.py)
+STRENGTHENINGS = {name: hw_checkpoint.switch(st) for name, st in STRENGTHENINGS.items()}
+STRENGTHENINGS.update({st.name: st for st in hw_checkpoint.STRENGTHENINGS})
 
 
 def takes_another_form(name: str, d) -> bool:
@@ -148,4 +153,6 @@ def all_names(config=None) -> list:
         left_out = tuple(n for n in left_out if n not in _DISK_LOSS_PL_ONLY) + disk_loss.NOT_IN_ALL
     else:  # issue 29an: the invariants only disk loss needs, true by definition elsewhere
         left_out += tuple(st.name for st in disk_loss_facts.STRENGTHENINGS)
+    if config is None or not hw_checkpoint.lagging(config):  # likewise the lagging checkpoint's
+        left_out += tuple(st.name for st in hw_checkpoint.STRENGTHENINGS)
     return [n for n in library_names() if n not in left_out]

@@ -78,6 +78,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-controlled-shutdowns", type=int)  # issue 29ac
     ap.add_argument("--max-session-expiries", type=int)  # issue 29ac
     ap.add_argument("--max-controller-failovers", type=int)  # issue 29ak
+    ap.add_argument("--hw-checkpoint", choices=("immediate", "interval"))  # the HW checkpoint file
     ap.add_argument("--max-states", type=int)
     ap.add_argument("--only", action="append", help="an invariant's name (repeatable; default all)")
     args = ap.parse_args(argv)
@@ -94,6 +95,8 @@ def main(argv=None) -> int:
               if v is not None}
     if args.crash_model:  # the library is built for process crashes (docs/symbolic.md, issue 29e)
         bounds["crash_model"] = args.crash_model
+    if args.hw_checkpoint:
+        bounds["hw_checkpoint"] = args.hw_checkpoint
     try:
         config = config_from_options(kafka_version=args.kafka_version, protocol=args.protocol,
                                      replication_factor=args.replication_factor,

@@ -1,0 +1,133 @@
+"""The library under a lagging HW checkpoint file (``--hw-checkpoint interval``).
+
+kmc's default abstraction has each broker's HW checkpoint file (``replication-offset-checkpoint``)
+follow its HW, so a broker that stops keeps its HW. With ``--hw-checkpoint interval`` the file is
+written at intervals (the kernel's CheckpointHighWatermark; ``ReplicaManager.checkpointHighWatermarks``
+every ``replica.high.watermark.checkpoint.interval.ms``, 5 s by default, at 2.1.0) and a broker that
+stops reads its HW back from the file when it starts (``stop_broker``), so a crash can move a
+broker's HW *back*, below records it had already counted committed. The facts that bound some
+other offset by a broker's HW from above ("an acked record is below its writer's HW", "a
+follower's HW is at most its epoch leader's", "a fetch response's HW is the leader's") then fail
+on the leader that crashed: false on reachable states (BFS, ``python -m
+checker.symbolic.strengthen.reachable --kafka-version V -r 2 --hw-checkpoint interval``, the counts
+in docs/symbolic.md, "The HW checkpoint file in the proof") and switched off under the setting.
+Facts that bound by the HW from below (a broker holds the records below its HW) stay: the HW only
+goes down. ``kmc prove -p NAME`` refuses an invariant switched here (``library.takes_another_form``).
+"""
+
+from __future__ import annotations
+
+import z3
+
+from checker.symbolic import numbers as num
+from checker.symbolic.formulas import holds_acked
+from checker.symbolic.state import count
+from checker.symbolic.strengthen.base import Strengthening
+
+OFF_UNDER_LAGGING_CHECKPOINT = (
+    "acked-below-writer-hw", "hw-behind-epoch-leader", "fetch-response-from-leader-log",
+)
+"""False under ``--hw-checkpoint interval`` (BFS, the module's docstring): off there, but
+``fetch-response-from-leader-log``, which keeps its form without the HW clause (``WITHOUT_HW``)
+where no other switch has changed it."""
+
+WITHOUT_HW = "fetch-response-from-leader-log"
+
+
+def lagging(config) -> bool:
+    return config.hw_checkpoint != "immediate"
+
+
+def _written_form(config) -> bool:
+    """No other switch of the library takes ``fetch-response-from-leader-log`` to another form:
+    process crashes and none of the faults whose forms change it (power_loss.py, delayed.py)."""
+    return config.crash_model == "process" and not config.bounds.max_delayed_fetches
+
+
+def _written_form_z3(d) -> bool:
+    return not (d.power_loss or d.disk_loss or d.delayed)
+
+
+def switch(st: Strengthening) -> Strengthening:
+    """``st`` under ``--hw-checkpoint interval``: off if it is in ``OFF_UNDER_LAGGING_CHECKPOINT``;
+    unchanged otherwise, and unchanged for every configuration without the setting."""
+    if st.name not in OFF_UNDER_LAGGING_CHECKPOINT:
+        return st
+    from checker.symbolic.strengthen import fetches
+
+    def check(s, config, _st=st):
+        if not lagging(config):
+            return _st.holds(s, config)
+        if st.name == WITHOUT_HW and _written_form(config):
+            return fetches._fetch_response_from_leader_log(
+                s, hw_bound="leading" if "broker-epoch" in config.rules else False)
+        return True
+
+    def formula(d, s, _st=st):
+        if not d.ckpt:
+            return _st.formula(d, s)
+        if st.name == WITHOUT_HW and _written_form_z3(d):
+            return fetches._fetch_response_from_leader_log_z3(
+                d, s, hw_bound="leading" if d.bounce_noticed else False)
+        return z3.BoolVal(True)
+
+    return Strengthening(st.name, st.description, check, formula, uses_config=True)
+
+
+def _process_crashes(crash_model: str) -> bool:
+    return crash_model == "process"
+
+
+def _acked_copies(s, config) -> bool:
+    if not (lagging(config) and _process_crashes(config.crash_model)):
+        return True
+    return all(sum(1 for r in s.replicas if off < len(r.log) and r.log[off][0] == rid)
+               >= config.min_insync_replicas for rid, off in s.acked)
+
+
+def _acked_copies_z3(d, s):
+    if not d.ckpt or d.power_loss or d.disk_loss:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.acked[k], count([holds_acked(s, r, k) for r in s.reps])
+                              >= num.val(d.min_isr)) for k in range(d.records)])
+
+
+def _checkpoint_behind(s, config) -> bool:
+    if not lagging(config):
+        return True
+    elr = "eligible-leader-replicas" in config.rules
+    return all(r.checkpointed_hw <= (len(r.log) if elr and r.alive and r.leader != b
+                                     else r.high_watermark)
+               for b, r in enumerate(s.replicas)) and (elr or all(
+                   r.high_watermark <= r.fetch_response[4] for r in s.replicas if r.fetch_response))
+
+
+def _checkpoint_behind_z3(d, s):
+    if not d.ckpt:
+        return z3.BoolVal(True)
+    out = [r.ckpt <= z3.If(z3.And(z3.BoolVal(d.elr), r.alive, r.leader != b), r.leo, r.hw)
+           for b, r in enumerate(s.reps)]
+    if not d.elr:
+        out += [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps]
+    return z3.And(out)
+
+
+STRENGTHENINGS = (
+    Strengthening("checkpoint-behind-running-hw",
+                  "(--hw-checkpoint interval) a broker's checkpoint file holds no higher an HW "
+                  "than its own (under the ELR a running follower's only no higher than its "
+                  "LEO), and "
+                  "without the ELR a fetch response on its way to a broker carries an HW no lower "
+                  "than the broker's, so no follower's HW falls below its file: the file is "
+                  "written with the HW and a stop reads it back; on 4.1's reachable states a "
+                  "running follower can take a lower HW from its new leader after the write",
+                  _checkpoint_behind, _checkpoint_behind_z3, uses_config=True),
+    Strengthening("acked-copies-lagging-checkpoint",
+                  "(--hw-checkpoint interval, process crashes) an acked record is in at least "
+                  "min.insync.replicas logs, at its offset: the ack needed that many copies, a "
+                  "process crash keeps the log, and no truncation reaches a committed record "
+                  "(the HW a crash moves back is not what a follower truncates to since KIP-101)",
+                  _acked_copies, _acked_copies_z3, uses_config=True),
+)
+"""Facts only the lagging checkpoint needs (true by definition elsewhere): ``--strengthen all``
+leaves them out unless the setting is on (``library.all_names``)."""
