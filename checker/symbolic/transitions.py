@@ -1059,11 +1059,11 @@ class Encoder:
     # ``stop_broker``, model/kernel/actions/broker.py): a broker writes its HW to
     # ``replication-offset-checkpoint`` every ``replica.high.watermark.checkpoint.interval.ms``
     # (``ReplicaManager.checkpointHighWatermarks`` at 2.1.0, scheduled in
-    # ``ReplicaManager.startHighWatermarkCheckPointThread``), so at any time as far as the order of
+    # ``ReplicaManager.startHighWaterMarksCheckPointThread``), so at any time as far as the order of
     # events goes, and a broker that stops reads its HW back from that file when it starts
-    # (``Partition.getOrCreateReplica`` -> ``highWatermarkCheckpoints ... .read()``), capped at
-    # its LEO. A controlled shutdown writes it last (``ReplicaManager.shutdown(checkpointHW =
-    # true)``); a lost disk loses it. Without the setting the file follows the HW (kmc's default
+    # (``Partition.getOrCreateReplica`` at 2.1.0: the file's offset for the partition, 0 if it
+    # has none, capped at the log end offset). A controlled shutdown writes it last
+    # (``ReplicaManager.shutdown(checkpointHW = true)``); a lost disk loses it. Without the setting the file follows the HW (kmc's default
     # abstraction) and ``ckpt`` is the constant 0, never read.
 
     def hw_on_disk(self, r: SReplica):
