@@ -28,10 +28,16 @@ OFF_UNDER_LAGGING_CHECKPOINT = (
     "acked-below-writer-hw", "hw-behind-epoch-leader", "fetch-response-from-leader-log",
 )
 """False under ``--hw-checkpoint interval`` (BFS, the module's docstring): off there, but
-``fetch-response-from-leader-log``, which keeps its form without the HW clause (``WITHOUT_HW``)
-where no other switch has changed it."""
+``fetch-response-from-leader-log`` (``WITHOUT_HW``) and, with broker epochs,
+``hw-behind-epoch-leader`` (``NOT_FOR_A_DOWN_LEADER``), which keep weaker forms where no other
+switch has changed them."""
 
 WITHOUT_HW = "fetch-response-from-leader-log"
+NOT_FOR_A_DOWN_LEADER = "hw-behind-epoch-leader"
+"""Kept with KIP-380's broker epochs (2.2+) for running and restarted leaders of the controller's
+epoch, not for the controller's leader while it is down (its HW moved back): a leader that
+restarted cannot lead the epoch it led before, so a running one has not restarted since it took
+it."""
 
 
 def lagging(config) -> bool:
@@ -39,21 +45,24 @@ def lagging(config) -> bool:
 
 
 def _written_form(config) -> bool:
-    """No other switch of the library takes ``fetch-response-from-leader-log`` to another form:
-    process crashes and none of the faults whose forms change it (power_loss.py, delayed.py)."""
-    return config.crash_model == "process" and not config.bounds.max_delayed_fetches
+    """No other switch of the library takes the facts kept here in a form of their own to another
+    form: process crashes and no fault bound (power_loss.py, delayed.py, shutdowns.py,
+    failovers.py switch some of them)."""
+    return config.crash_model == "process" and not config.bounds.faults()
 
 
 def _written_form_z3(d) -> bool:
-    return not (d.power_loss or d.disk_loss or d.delayed)
+    return not (d.power_loss or d.disk_loss or d.delayed or d.shutdowns or d.expiries
+                or d.failovers or d.retries or d.bumps or d.max_preferred or d.max_reassign)
 
 
 def switch(st: Strengthening) -> Strengthening:
-    """``st`` under ``--hw-checkpoint interval``: off if it is in ``OFF_UNDER_LAGGING_CHECKPOINT``;
-    unchanged otherwise, and unchanged for every configuration without the setting."""
+    """``st`` under ``--hw-checkpoint interval``: off (or its weaker form, above) if it is in
+    ``OFF_UNDER_LAGGING_CHECKPOINT``; unchanged otherwise, and unchanged for every configuration
+    without the setting."""
     if st.name not in OFF_UNDER_LAGGING_CHECKPOINT:
         return st
-    from checker.symbolic.strengthen import fetches
+    from checker.symbolic.strengthen import fetches, isr_hw
 
     def check(s, config, _st=st):
         if not lagging(config):
@@ -61,6 +70,9 @@ def switch(st: Strengthening) -> Strengthening:
         if st.name == WITHOUT_HW and _written_form(config):
             return fetches._fetch_response_from_leader_log(
                 s, hw_bound="leading" if "broker-epoch" in config.rules else False)
+        if (st.name == NOT_FOR_A_DOWN_LEADER and _written_form(config)
+                and "broker-epoch" in config.rules):
+            return isr_hw._hw_behind_epoch_leader(s, config, down=False)
         return True
 
     def formula(d, s, _st=st):
@@ -69,6 +81,8 @@ def switch(st: Strengthening) -> Strengthening:
         if st.name == WITHOUT_HW and _written_form_z3(d):
             return fetches._fetch_response_from_leader_log_z3(
                 d, s, hw_bound="leading" if d.bounce_noticed else False)
+        if st.name == NOT_FOR_A_DOWN_LEADER and _written_form_z3(d) and d.bounce_noticed:
+            return isr_hw._hw_behind_epoch_leader_z3(d, s, down=False)
         return z3.BoolVal(True)
 
     return Strengthening(st.name, st.description, check, formula, uses_config=True)

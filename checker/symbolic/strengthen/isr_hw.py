@@ -402,7 +402,9 @@ def _epoch_leaders(s, dead_leader=True):
         yield c.leader, c.leader_epoch
 
 
-def _hw_behind_epoch_leader(s, config, power_loss=False) -> bool:
+def _hw_behind_epoch_leader(s, config, power_loss=False, down=True) -> bool:
+    """``down`` False: not for a down leader, and only for the controller's epoch
+    (``--hw-checkpoint interval``: a leader's HW moves back when it crashes)."""
     if (config.bounds.max_preferred_elections or config.bounds.max_reassignments
             or "unordered-leader-moves" in config.rules):
         # the operator's moves and the over-approximation move healthy leaders: false on
@@ -410,7 +412,9 @@ def _hw_behind_epoch_leader(s, config, power_loss=False) -> bool:
         return True
     reps = s.replicas
     # (a leader that is down may have lost power: issue 29p)
-    for lead, e in _epoch_leaders(s, not (power_loss and s.unflushed_losses > 0)):
+    for lead, e in _epoch_leaders(s, down and not (power_loss and s.unflushed_losses > 0)):
+        if not down and e != s.controller.leader_epoch:
+            continue
         hw = reps[lead].high_watermark
         for f, fr in enumerate(reps):
             if f == lead:
@@ -421,7 +425,7 @@ def _hw_behind_epoch_leader(s, config, power_loss=False) -> bool:
     return True
 
 
-def _hw_behind_epoch_leader_z3(d, s, power_loss=False):
+def _hw_behind_epoch_leader_z3(d, s, power_loss=False, down=True):
     if d.operators or not d.ordered:
         return z3.BoolVal(True)
     out = []
@@ -429,8 +433,11 @@ def _hw_behind_epoch_leader_z3(d, s, power_loss=False):
         cases = [(z3.And(lr.alive, lr.leader == lead), lr.lep)]
         cases += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead), e)
                   for e in range(len(s.lai[lead]))]
-        down = z3.And(z3.Not(lr.alive), s.c_leader == lead)
-        cases.append((z3.And(down, s.losses == 0) if power_loss else down, s.c_epoch))
+        if not down:
+            cases = [(z3.And(leads, e == s.c_epoch), e) for leads, e in cases]
+        if down:
+            stopped = z3.And(z3.Not(lr.alive), s.c_leader == lead)
+            cases.append((z3.And(stopped, s.losses == 0) if power_loss else stopped, s.c_epoch))
         for leads, e in cases:
             for f, fr in enumerate(s.reps):
                 if f == lead:
