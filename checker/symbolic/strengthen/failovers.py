@@ -410,6 +410,25 @@ def _zombie_leader_holds_its_records_z3(d, s):
     return z3.And(out)
 
 
+def _zombie_epoch_passed_crashed(s, config) -> bool:
+    z = s.zombie_controller
+    if not _epoch_counts_apply(config) or not z:
+        return True
+    later = sum(1 for r in s.replicas if (not r.alive or r.leader_epoch == -1)
+                and any(ep > z[2] for _, ep in r.log))
+    return later + (1 if s.controller.leader_epoch > z[2] else 0) <= s.crashes
+
+
+def _zombie_epoch_passed_crashed_z3(d, s):
+    if (not d.failovers or d.expiries or d.shutdowns or not d.ordered or d.operators
+            or d.shrink_bumps):
+        return z3.BoolVal(True)
+    later = [z3.And(z3.Or(z3.Not(r.alive), r.lep == -1),
+                    z3.Or([z3.And(i < r.leo, r.log_ep[i] > s.z_lep) for i in range(d.slots)]))
+             for r in s.reps]
+    return z3.Implies(s.zomb, count(later + [s.c_epoch > s.z_lep]) <= s.crashes)
+
+
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
                   "that has applied no leader epoch since it restarted has a LeaderAndIsr of the "
@@ -515,6 +534,14 @@ STRENGTHENINGS = (
                   "every reachable state at RF=2 only, where a truncation removes only records "
                   "the other broker, the next leader, lacks)",
                   _zombie_leader_holds_its_records, _zombie_leader_holds_its_records_z3,
+                  uses_config=True),
+    Strengthening("zombie-epoch-passed-crashed", "under controller failovers (where "
+                  "leaderless-epochs-crashed applies), a leader epoch newer than the zombie's "
+                  "view took a crash to make (the controller makes one only by handling a "
+                  "failure, or by a restart's election after a leaderless epoch, itself a failure "
+                  "handled), and a broker down, or restarted and waiting, that holds a record of "
+                  "such an epoch crashed after it was made: each is a crash of its own",
+                  _zombie_epoch_passed_crashed, _zombie_epoch_passed_crashed_z3,
                   uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
