@@ -301,8 +301,9 @@ def test_the_failover_facts_and_the_switched_forms_match_their_formulas_on_reach
 
 def test_no_acked_loss_with_a_failover_still_holds_by_search_on_a_new_cti():
     # 29ak's last CTI (a broker two epochs behind with no request on its way) is gone, and so are
-    # the three after it (docs/symbolic.md); the next is a running broker taking the zombie's view
-    # of an epoch no other holder names, which epoch-bumps-crashed does not count: not PROVED yet
+    # the rounds after it (29ap's, then 29ay's seven facts: docs/symbolic.md, "After 29ap"); the
+    # CTI left is on committed-consistency (a leader that took the zombie's older ISR keeps its
+    # HW across the new controller's resend): not PROVED yet
     result = CliRunner().invoke(cli, ["prove", "--kafka-version", "2.1", "-r", "2",
                                       "--max-controller-failovers", "1", "--max-records", "1",
                                       "-p", "no-acked-loss", "-s", "all"])

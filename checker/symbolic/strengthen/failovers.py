@@ -208,6 +208,227 @@ def _requests_not_stale_z3(d, s):
                    for b, r in enumerate(s.reps) for e in range(len(s.lai[b]))])
 
 
+def _leaderless_counts(config) -> bool:
+    """Is a leaderless view's ISR made of brokers that crashed? The controller leaves a
+    partition leaderless only when it takes out a failed leader with no live ISR member to
+    elect (the kernel's ``controller_remove_broker``; ``KafkaController.onBrokerFailure`` ->
+    ``OfflinePartitionLeaderElectionStrategy`` at 2.1.0), and a broker leaves its live set only
+    when its failure is handled: after a crash, unless a session expiry fenced it (a controlled
+    shutdown in ZooKeeper mode never elects nobody, but stops the broker uncounted)."""
+    b = config.bounds
+    return (b.max_controller_failovers > 0 and b.max_session_expiries == 0
+            and b.max_controlled_shutdowns == 0)
+
+
+def _crashed(s) -> set:
+    """Brokers the state shows to have crashed at some time: down, restarted and waiting for an
+    epoch, or in the ISR of a leaderless view (the controller's, a LeaderAndIsr in flight, the
+    zombie's)."""
+    out = {b for b, r in enumerate(s.replicas) if not r.alive or r.leader_epoch == -1}
+    c = s.controller
+    if c.leader == -1:
+        out |= set(c.isr)
+    for _, _, leader, isr in s.leader_and_isr:
+        if leader == -1:
+            out |= set(isr)
+    z = s.zombie_controller
+    if z and z[1] == -1:
+        out |= set(z[3])
+    return out
+
+
+def _leaderless_isr_crashed(s, config) -> bool:
+    if not _leaderless_counts(config):
+        return True
+    return len(_crashed(s)) <= s.crashes
+
+
+def _crashed_z3(d, s) -> list:
+    out = []
+    for b, r in enumerate(s.reps):
+        views = [z3.And(s.c_leader == -1, s.c_isr[b])]
+        views += [z3.And(s.lai[x][e], s.lai_leader[x][e] == -1, s.lai_isr[x][e][b])
+                  for x in range(d.n) for e in range(len(s.lai[x]))]
+        views.append(z3.And(s.zomb, s.z_leader == -1, s.z_isr[b]))
+        out.append(z3.Or([z3.Not(r.alive), r.lep == -1] + views))
+    return out
+
+
+def _leaderless_isr_crashed_z3(d, s):
+    if not d.failovers or d.expiries or d.shutdowns:
+        return z3.BoolVal(True)
+    return count(_crashed_z3(d, s)) <= s.crashes
+
+
+def _newer_epochs_from_the_active_controller(s, config) -> bool:
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z:
+        return True
+    zep = z[2]
+    if any(r.alive and r.leader_epoch > zep and r.controller_epoch_seen != s.controller_epoch
+           for r in s.replicas):
+        return False
+    return all(c == s.controller_epoch for _, e, c in s.leader_and_isr_controller_epochs
+               if e > zep)
+
+
+def _newer_epochs_from_the_active_controller_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    out = [z3.Implies(z3.And(r.alive, r.lep > s.z_lep), r.cseen == s.cep) for r in s.reps]
+    out += [z3.Implies(z3.And(s.lai[b][e], e > s.z_lep), s.lai_cep[b][e] == s.cep)
+            for b in range(d.n) for e in range(len(s.lai[b]))]
+    return z3.Implies(s.zomb, z3.And(out))
+
+
+def _active_controller_from_the_zombie_epoch_on(s, config) -> bool:
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z:
+        return True
+    zep = z[2]
+    if any(r.alive and r.controller_epoch_seen == s.controller_epoch and r.leader_epoch < zep
+           for r in s.replicas):
+        return False
+    return all(e >= zep for _, e, c in s.leader_and_isr_controller_epochs
+               if c == s.controller_epoch)
+
+
+def _active_controller_from_the_zombie_epoch_on_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    out = [z3.Implies(z3.And(r.alive, r.cseen == s.cep), r.lep >= s.z_lep) for r in s.reps]
+    out += [z3.Implies(z3.And(s.lai[b][e], s.lai_cep[b][e] == s.cep), e >= s.z_lep)
+            for b in range(d.n) for e in range(len(s.lai[b]))]
+    return z3.Implies(s.zomb, z3.And(out))
+
+
+def _leaderless_epochs(s) -> set:
+    """The leader epochs a view names no leader for: the controller's, a LeaderAndIsr in flight,
+    the zombie's."""
+    out = {e for _, e, leader, _ in s.leader_and_isr if leader == -1}
+    if s.controller.leader == -1:
+        out.add(s.controller.leader_epoch)
+    z = s.zombie_controller
+    if z and z[1] == -1:
+        out.add(z[2])
+    return out
+
+
+def _leaderless_epochs_hold_no_records(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    none = _leaderless_epochs(s)
+    return not any(ep in none for r in s.replicas for _, ep in r.log)
+
+
+def _leaderless_epochs_hold_no_records_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    views = [(z3.BoolVal(True), s.c_leader, s.c_epoch), (s.zomb, s.z_leader, s.z_lep)]
+    views += [(s.lai[b][e], s.lai_leader[b][e], e) for b in range(d.n) for e in range(len(s.lai[b]))]
+    out = []
+    for present, leader, e in views:
+        held = z3.Or([z3.And(i < r.leo, r.log_ep[i] == e) for r in s.reps for i in range(d.slots)])
+        out.append(z3.Implies(z3.And(present, leader == -1), z3.Not(held)))
+    return z3.And(out)
+
+
+def _no_leader_epochs(s) -> set:
+    """``_leaderless_epochs`` and the epochs running brokers applied with no leader."""
+    return _leaderless_epochs(s) | {r.leader_epoch for r in s.replicas
+                                    if r.alive and r.leader_epoch >= 0 and r.leader == -1}
+
+
+def _epoch_counts_apply(config) -> bool:
+    """Where ``epoch-bumps-crashed`` applies (Kafka's elections, no operator moves, no epoch from
+    an AlterPartition shrink), under the bound, without session expiries or controlled
+    shutdowns (``_leaderless_counts``)."""
+    from checker.symbolic.strengthen.crashes_restarts import _operator_moves
+
+    return (_leaderless_counts(config) and "unordered-leader-moves" not in config.rules
+            and not _operator_moves(config)
+            and "alter-partition-shrink-bumps-leader-epoch" not in config.rules)
+
+
+def _leaderless_epochs_crashed(s, config) -> bool:
+    from checker.symbolic.strengthen.crashes_restarts import _leaders_by_epoch, _unhandled_failures
+
+    if not _epoch_counts_apply(config):
+        return True
+    from checker.symbolic.strengthen.base import held_records
+
+    named, none = _leaders_by_epoch(s), _no_leader_epochs(s)
+    named = set(named) | {ep for _, _, ep in held_records(s)}  # a record's epoch had a leader
+    bumps = sum(1 for y in range(1, s.controller.leader_epoch + 1) if y - 1 in named or y in none)
+    return bumps + _unhandled_failures(s, config) <= s.crashes
+
+
+def _leaderless_epochs_crashed_z3(d, s):
+    from checker.symbolic.strengthen.crashes_restarts import _named_epochs_z3
+
+    if (not d.failovers or d.expiries or d.shutdowns or not d.ordered or d.operators
+            or d.shrink_bumps):
+        return z3.BoolVal(True)
+    from checker.symbolic.strengthen.base import held_slots_z3
+
+    _, known = _named_epochs_z3(d, s)
+    slots = held_slots_z3(d, s)  # a record's epoch had a leader
+    known = {x: z3.Or([k] + [z3.And(p, ep == x) for p, _, _, ep in slots]) for x, k in known.items()}
+    views = [(s.c_leader == -1, s.c_epoch), (z3.And(s.zomb, s.z_leader == -1), s.z_lep)]
+    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e))
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views += [(z3.And(r.alive, r.lep >= 0, r.leader == -1), r.lep) for r in s.reps]
+    bumps = [z3.And(y <= s.c_epoch, z3.Or([known[y - 1]] + [z3.And(p, e == y) for p, e in views]))
+             for y in range(1, d.max_epoch + 1)]
+    unhandled = [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
+    return count(bumps + unhandled) <= s.crashes
+
+
+def _zombie_leader_holds_its_records(s, config) -> bool:
+    from checker.symbolic.strengthen.base import held_records
+
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z or z[1] == -1:
+        return True
+    if config.crash_model != "process":
+        return True
+    log = s.replicas[z[1]].log
+    return all(off < len(log) and log[off] == (rid, ep)
+               for off, rid, ep in held_records(s) if ep == z[2])
+
+
+def _zombie_leader_holds_its_records_z3(d, s):
+    from checker.symbolic.strengthen.base import held_slots_z3
+
+    if not d.failovers or d.power_loss or d.disk_loss:
+        return z3.BoolVal(True)
+    out = []
+    for present, i, rid, ep in held_slots_z3(d, s):
+        for lead, lr in enumerate(s.reps):
+            out.append(z3.Implies(z3.And(s.zomb, s.z_leader == lead, present, ep == s.z_lep),
+                                  z3.And(i < lr.leo, lr.log_id[i] == rid, lr.log_ep[i] == ep)))
+    return z3.And(out)
+
+
+def _zombie_epoch_passed_crashed(s, config) -> bool:
+    z = s.zombie_controller
+    if not _epoch_counts_apply(config) or not z:
+        return True
+    later = sum(1 for r in s.replicas if (not r.alive or r.leader_epoch == -1)
+                and any(ep > z[2] for _, ep in r.log))
+    return later + (1 if s.controller.leader_epoch > z[2] else 0) <= s.crashes
+
+
+def _zombie_epoch_passed_crashed_z3(d, s):
+    if (not d.failovers or d.expiries or d.shutdowns or not d.ordered or d.operators
+            or d.shrink_bumps):
+        return z3.BoolVal(True)
+    later = [z3.And(z3.Or(z3.Not(r.alive), r.lep == -1),
+                    z3.Or([z3.And(i < r.leo, r.log_ep[i] > s.z_lep) for i in range(d.slots)]))
+             for r in s.reps]
+    return z3.Implies(s.zomb, count(later + [s.c_epoch > s.z_lep]) <= s.crashes)
+
+
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
                   "that has applied no leader epoch since it restarted has a LeaderAndIsr of the "
@@ -259,6 +480,68 @@ STRENGTHENINGS = (
                   "takes the first controller's request it gets (waiting-broker-has-a-request "
                   "needs it of the broker that restarts)",
                   _stopped_broker_obeys_no_controller, _stopped_broker_obeys_no_controller_z3,
+                  uses_config=True),
+    Strengthening("leaderless-isr-crashed", "under controller failovers (without session "
+                  "expiries or controlled shutdowns), the brokers that are down, restarted and "
+                  "waiting for an epoch, or in the ISR of a leaderless view (the controller's, a "
+                  "LeaderAndIsr in flight, the zombie's) are at most the crashes: each crashed at "
+                  "least once, as the controller elects nobody only when it takes out a failed "
+                  "leader with no live ISR member (``onBrokerFailure`` at 2.1.0), and a broker "
+                  "leaves its live set only when its failure is handled. The zombie keeps a "
+                  "leaderless view after the broker has restarted, so crashes-counted alone "
+                  "forgets that crash",
+                  _leaderless_isr_crashed, _leaderless_isr_crashed_z3, uses_config=True),
+    Strengthening("newer-epochs-from-the-active-controller", "under controller failovers, a "
+                  "leader epoch newer than the zombie's view is one the active controller made "
+                  "(the zombie's view is the deposed controller's last, and a new controller "
+                  "resends the current epoch, ``KafkaController.onControllerFailover`` at 2.1.0): "
+                  "every LeaderAndIsr in flight of such an epoch carries the active controller "
+                  "epoch, and a running broker in such an epoch has obeyed the active controller "
+                  "(``becomeLeaderOrFollower`` records the request's controller epoch)",
+                  _newer_epochs_from_the_active_controller,
+                  _newer_epochs_from_the_active_controller_z3, uses_config=True),
+    Strengthening("active-controller-from-the-zombie-epoch-on", "under controller failovers, "
+                  "the active controller has sent no leader epoch older than the zombie's view: "
+                  "the view is the partition as the active controller found it when it took over "
+                  "and resent it (``KafkaController.onControllerFailover`` at 2.1.0), and it "
+                  "only makes newer epochs since; so every LeaderAndIsr in flight that carries "
+                  "the active controller epoch is of the view's epoch or newer, and so is a "
+                  "running broker that has obeyed the active controller",
+                  _active_controller_from_the_zombie_epoch_on,
+                  _active_controller_from_the_zombie_epoch_on_z3, uses_config=True),
+    Strengthening("leaderless-epochs-hold-no-records", "under controller failovers, no log "
+                  "holds a record of a leader epoch that a view names no leader for (the "
+                  "controller's, a LeaderAndIsr in flight, the zombie's): only a leader appends, "
+                  "and the controller that made the epoch elected nobody in it (the zombie only "
+                  "resends a view it held, never a new epoch)",
+                  _leaderless_epochs_hold_no_records, _leaderless_epochs_hold_no_records_z3,
+                  uses_config=True),
+    Strengthening("leaderless-epochs-crashed", "under controller failovers (with Kafka's "
+                  "elections, no operator moves, no session expiries or controlled shutdowns), "
+                  "epoch-bumps-crashed counting a leader epoch that a view names no leader for "
+                  "(the controller's, a LeaderAndIsr in flight, the zombie's, a running broker's) "
+                  "as a crash too, and an epoch a record is of as one that named a leader (only "
+                  "a leader appends): the controller elects nobody only when it handles a broker's "
+                  "failure (``onBrokerFailure`` at 2.1.0), so only an epoch after a leaderless "
+                  "one that names a leader can be a restart's; the zombie keeps leaderless views "
+                  "that the active controller has left behind",
+                  _leaderless_epochs_crashed, _leaderless_epochs_crashed_z3, uses_config=True),
+    Strengthening("zombie-leader-holds-its-records", "under controller failovers with process "
+                  "crashes, the leader the zombie's view names holds every record of the view's "
+                  "epoch held anywhere (a log, a fetch response), at its offset: epoch-leader-holds-"
+                  "its-records for the one holder history.epoch_claims leaves out (a leader "
+                  "appends its epoch's records itself and a process crash keeps them; checked on "
+                  "every reachable state at RF=2 only, where a truncation removes only records "
+                  "the other broker, the next leader, lacks)",
+                  _zombie_leader_holds_its_records, _zombie_leader_holds_its_records_z3,
+                  uses_config=True),
+    Strengthening("zombie-epoch-passed-crashed", "under controller failovers (where "
+                  "leaderless-epochs-crashed applies), a leader epoch newer than the zombie's "
+                  "view took a crash to make (the controller makes one only by handling a "
+                  "failure, or by a restart's election after a leaderless epoch, itself a failure "
+                  "handled), and a broker down, or restarted and waiting, that holds a record of "
+                  "such an epoch crashed after it was made: each is a crash of its own",
+                  _zombie_epoch_passed_crashed, _zombie_epoch_passed_crashed_z3,
                   uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
