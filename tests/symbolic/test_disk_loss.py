@@ -163,6 +163,21 @@ def test_prove_on_kip_903_at_epoch_3_is_violated():
     assert result.status == VIOLATED and len(result.trace) == 10, result
 
 
+# Kafka 4.1 (the ELR) at one crash: with issue 29az's acked-record facts on within one crash the
+# induction closes, PROVED; without them the step stops on a CTI (r1 acked in no log) and BFS
+# says HOLDS (about 25 s of CPU for the two: make test-slow)
+@pytest.mark.slow
+def test_prove_under_the_elr_within_one_crash_proves():
+    config = config_from_options(kafka_version="4.1", replication_factor=2, crash_model="disk-loss",
+                                 max_records=1)[0]
+    result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, result
+    acked = {"acked-on-isr-of-several", "acked-copies-past-losses", "controller-leader-holds-acked"}
+    names = [n for n in all_names(config) if n not in acked]
+    result = prove(config, "no-acked-loss", strengthen=names, search="none")
+    assert result.status != PROVED and result.cti, result
+
+
 def test_prove_never_proves_a_lost_record():
     config = config_from_options(kafka_version="2.1", replication_factor=2,
                                  crash_model="disk-loss")[0]

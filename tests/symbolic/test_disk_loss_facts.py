@@ -174,3 +174,57 @@ def test_29av_facts_are_off_where_their_argument_fails():
         for name in NEW_29AV:
             off = STRENGTHENINGS[name].formula(d, None).eq(z3.BoolVal(True)) if name not in on else None
             assert name in on or off, (version, name)
+
+
+# ------------------------------------------------------------------ issue 29az
+
+ACKED_FACTS = ("acked-on-isr-of-several", "acked-copies-past-losses", "controller-leader-holds-acked")
+
+
+def test_acked_facts_off_under_kafka_15021_and_on_under_3_5():
+    # 3.6 on keeps the leader epoch on an ISR shrink (KAFKA-15021), so 3.7 RF=2 loses an acked
+    # record to one disk loss at leader epoch 2 (issue 29ax: kmc check VIOLATED, 10 steps) and
+    # reaches states with r1 acked and in no log, where no acked-record fact can hold: the three
+    # are off there (True, formula and predicate), and on under 3.5 (which keeps its acked records
+    # within epochs <= 2), where that state breaks each of them
+    import z3
+    for version, on in (("3.5", True), ("3.7", False)):
+        config = _config(version)
+        d = Dims.of(config)
+        assert d.shrink_keeps is not on and d.fetch_epochs and not d.elr
+        start = make_model(config).init_states()[0]
+        lost = start._replace(acked=((1, 0),), records_written=1)  # r1 acked, in no log
+        values = formula_evaluator(d, {n: STRENGTHENINGS[n].formula for n in ACKED_FACTS})(lost)
+        for name in ACKED_FACTS:
+            st = STRENGTHENINGS[name]
+            assert st.holds(start, config) and st.holds(lost, config) is not on, (version, name)
+            assert values[name] is not on, (version, name)
+            if not on:  # switched off: the formula is True itself, whatever the state
+                assert st.formula(d, None).eq(z3.BoolVal(True)), name
+        assert set(ACKED_FACTS) <= set(all_names(config))  # in --strengthen all, True on 3.7
+
+
+def test_acked_facts_on_under_the_elr_only_within_one_crash():
+    # 4.1 (the ELR, and KAFKA-15021's shrink too) keeps every acked record at one crash (the
+    # ELR keeps the follower the shrink left out eligible) and loses one at two (issue 29az:
+    # kmc check --max-crashes 2, 12 steps): the three are on at one crash, broken there by an
+    # acked record in no log, and True at two crashes and with --unbounded crashes
+    import dataclasses
+
+    import z3
+    for crashes, on in ((1, True), (2, False)):
+        config = _config("4.1", max_crashes=crashes)
+        d = Dims.of(config)
+        assert d.elr and d.shrink_keeps and d.max_crashes == crashes
+        start = make_model(config).init_states()[0]
+        lost = start._replace(acked=((1, 0),), records_written=1)  # r1 acked, in no log
+        values = formula_evaluator(d, {n: STRENGTHENINGS[n].formula for n in ACKED_FACTS})(lost)
+        for name in ACKED_FACTS:
+            st = STRENGTHENINGS[name]
+            assert st.holds(start, config) and st.holds(lost, config) is not on, (crashes, name)
+            assert values[name] is not on, (crashes, name)
+            if not on:
+                assert st.formula(d, None).eq(z3.BoolVal(True)), name
+    unbounded = dataclasses.replace(Dims.of(_config("4.1", max_crashes=1)), unbounded_crashes=True)
+    for name in ACKED_FACTS:
+        assert STRENGTHENINGS[name].formula(unbounded, None).eq(z3.BoolVal(True)), name
