@@ -187,21 +187,29 @@ def test_acked_facts_off_under_kafka_15021_and_on_under_3_5():
     # reaches states with r1 acked and in no log, where no acked-record fact can hold: the three
     # are off there (True, formula and predicate), and on under 3.5 (which keeps its acked records
     # within epochs <= 2), where that state breaks each of them
-    import z3
     for version, on in (("3.5", True), ("3.7", False)):
         config = _config(version)
         d = Dims.of(config)
         assert d.shrink_keeps is not on and d.fetch_epochs and not d.elr
-        start = make_model(config).init_states()[0]
-        lost = start._replace(acked=((1, 0),), records_written=1)  # r1 acked, in no log
-        values = formula_evaluator(d, {n: STRENGTHENINGS[n].formula for n in ACKED_FACTS})(lost)
-        for name in ACKED_FACTS:
-            st = STRENGTHENINGS[name]
-            assert st.holds(start, config) and st.holds(lost, config) is not on, (version, name)
-            assert values[name] is not on, (version, name)
-            if not on:  # switched off: the formula is True itself, whatever the state
-                assert st.formula(d, None).eq(z3.BoolVal(True)), name
+        _acked_facts_on_or_off(config, d, on, version)
         assert set(ACKED_FACTS) <= set(all_names(config))  # in --strengthen all, True on 3.7
+
+
+def _acked_facts_on_or_off(config, d, on, label):
+    """The three acked-record facts hold on the initial state and, when ``on``, are broken by a
+    state with r1 acked and in no log (predicate and formula); when off, each is True there and
+    its formula is True itself, whatever the state."""
+    import z3
+
+    start = make_model(config).init_states()[0]
+    lost = start._replace(acked=((1, 0),), records_written=1)  # r1 acked, in no log
+    values = formula_evaluator(d, {n: STRENGTHENINGS[n].formula for n in ACKED_FACTS})(lost)
+    for name in ACKED_FACTS:
+        st = STRENGTHENINGS[name]
+        assert st.holds(start, config) and st.holds(lost, config) is not on, (label, name)
+        assert values[name] is not on, (label, name)
+        if not on:
+            assert st.formula(d, None).eq(z3.BoolVal(True)), name
 
 
 def test_acked_facts_on_under_the_elr_only_within_one_crash():
@@ -216,15 +224,7 @@ def test_acked_facts_on_under_the_elr_only_within_one_crash():
         config = _config("4.1", max_crashes=crashes)
         d = Dims.of(config)
         assert d.elr and d.shrink_keeps and d.max_crashes == crashes
-        start = make_model(config).init_states()[0]
-        lost = start._replace(acked=((1, 0),), records_written=1)  # r1 acked, in no log
-        values = formula_evaluator(d, {n: STRENGTHENINGS[n].formula for n in ACKED_FACTS})(lost)
-        for name in ACKED_FACTS:
-            st = STRENGTHENINGS[name]
-            assert st.holds(start, config) and st.holds(lost, config) is not on, (crashes, name)
-            assert values[name] is not on, (crashes, name)
-            if not on:
-                assert st.formula(d, None).eq(z3.BoolVal(True)), name
+        _acked_facts_on_or_off(config, d, on, crashes)
     unbounded = dataclasses.replace(Dims.of(_config("4.1", max_crashes=1)), unbounded_crashes=True)
     for name in ACKED_FACTS:
         assert STRENGTHENINGS[name].formula(unbounded, None).eq(z3.BoolVal(True)), name
