@@ -144,8 +144,8 @@ class Dims:
     # broker stops, so a restart may bring back an older HW than the last one it had
     ckpt: bool = False
     # KIP-380 (Kafka 2.2, rule ``broker-epoch``): a restart waits for the controller to handle the
-    # failure, so a broker that leads an epoch has not restarted since it took it (read by the
-    # library's lagging-checkpoint form of ``fetch-response-from-leader-log``)
+    # failure, so a broker that leads an epoch has not restarted since it took it (read by
+    # ``Encoder.restart_waits_for_failure`` and the library's lagging-checkpoint forms)
     bounce_noticed: bool = False
 
     @classmethod

@@ -47,7 +47,6 @@ NO_LEADER = -1
 UNDEFINED = -1
 UNORDERED = "unordered-leader-moves"
 IN_ORDER = "leader-and-isr-in-order"
-BROKER_EPOCH = "broker-epoch"
 
 
 class UnsupportedVariant(Exception):
@@ -125,7 +124,7 @@ class Encoder:
         self.max_reassign = self.d.max_reassign
         # broker-epoch (KIP-380, Kafka 2.2): a restart the controller has not noticed waits for
         # ControllerHandleBrokerFailure (``restart_waits_for_failure``, issue 29e)
-        self.bounce_noticed = BROKER_EPOCH in rules
+        self.bounce_noticed = self.d.bounce_noticed  # (``Dims.of`` reads the rule)
         # KIP-497 (Kafka 2.7, rule alter-partition; issue 29i): the leader proposes ISR changes
         # to the controller (the state's AlterPartition fields) and counts the maximal ISR
         self.alter = self.d.alter
@@ -1063,8 +1062,9 @@ class Encoder:
     # events goes, and a broker that stops reads its HW back from that file when it starts
     # (``Partition.getOrCreateReplica`` at 2.1.0: the file's offset for the partition, 0 if it
     # has none, capped at the log end offset). A controlled shutdown writes it last
-    # (``ReplicaManager.shutdown(checkpointHW = true)``); a lost disk loses it. Without the setting the file follows the HW (kmc's default
-    # abstraction) and ``ckpt`` is the constant 0, never read.
+    # (``ReplicaManager.shutdown(checkpointHW = true)``); a lost disk loses it. Without the
+    # setting the file follows the HW (kmc's default abstraction) and ``ckpt`` is the constant 0,
+    # never read.
 
     def hw_on_disk(self, r: SReplica):
         """The HW ``r`` would restart with, before the cap at its LEO."""
