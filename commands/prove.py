@@ -15,7 +15,9 @@ from model.options import config_from_options
 @click.option("--property", "-p", "prop", required=True, metavar="NAME", help="The property to prove.")
 @click.option("--strengthen", "-s", multiple=True, metavar="NAME",
               help="A strengthening invariant (or built-in property) to prove with it; repeatable; "
-              "'all' for the whole library (kmc list shows it).")
+              "'all' for the whole library (kmc list shows it); 'auto' to take in from the "
+              "library only what the counterexamples to induction need (proves what 'all' "
+              "proves, with fewer conjuncts; the result names them).")
 @click.option("--k", "k", type=BoundedInt(None, None), default=1, show_default=True, help="Induction depth (1-64).")
 @click.option("--search", type=click.Choice(["both", "bfs", "bmc", "none"]), default="both",
               show_default=True,

@@ -29,6 +29,8 @@ def render_proof(result: ProofResult, config) -> str:
     head = f"{result.property_name}{with_}, {result.k}-induction: {result.status}{how}"
     lines = [f"{head} ({result.seconds:.1f} s)"]
     lines += ["  " + line for line in describe_config(config.as_dict())]
+    if result.selection:
+        lines.append(_chosen(result))
     phase = PHASE_WORDS.get(result.phase, result.phase)
     if result.status == PROVED:
         lines.append("  " + (scope_line(result.unbounded, config) if result.unbounded  # issue 29y
@@ -71,6 +73,15 @@ def render_proof(result: ProofResult, config) -> str:
     return "\n".join(lines)
 
 
+def _chosen(result: ProofResult) -> str:
+    """What ``--strengthen auto`` chose (``inductive_step.py``), named so a run can repeat it."""
+    sel = result.selection
+    rounds = len(sel["rounds"])
+    return (f"  strengthening chosen by --strengthen auto: {len(result.strengthen)} of the "
+            f"{sel['candidates']} library invariants, in {rounds} round{'s' if rounds != 1 else ''} "
+            f"of the inductive step ({', '.join(result.strengthen) or 'none'})")
+
+
 def _vacuous(result: ProofResult, config) -> str:
     """Why a PROVED or HOLDS says nothing here: acks=0 (nothing is ever acknowledged), or a
     formula that is true of every state of the configuration."""
@@ -99,6 +110,9 @@ def _unused(result: ProofResult, config) -> str:
     unused = [n for n in all_names(config) if n not in result.strengthen and n != result.property_name]
     reach = ("to prove it by induction instead" if result.status == HOLDS
              else "it may be unreachable")
+    if result.selection:  # --strengthen auto stops only on a CTI that every library invariant allows
+        return (f"  {reach}: every library invariant holds on the CTI's state, so --strengthen all "
+                f"meets such a CTI too; try a larger --k, or an invariant of your own that rules it out")
     if unused:
         return (f"  {reach}: {len(unused)} library invariants are not in use (`kmc list` shows "
                 f"them); try --strengthen all, or a larger --k")

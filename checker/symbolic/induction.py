@@ -45,13 +45,15 @@ from checker.interrupt import interrupted
 from checker.limits import check_limit
 from checker.symbolic import numbers as num
 from checker.symbolic.bmc import MAX_REJECTED, decode_trace, unroll_init
+from checker.symbolic.conjunction import conjunction
+from checker.symbolic.inductive_step import AUTO, inductive_step
 from checker.symbolic.outcome import (  # noqa: F401 (re-exported: callers take the statuses from here)
     FAILED, HOLDS, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, VIOLATED, ProofResult,
 )
 from checker.symbolic.scope import require_encoded, symbolic_model
 from checker.symbolic.settle import SEARCH, in_kernel, require_search, settle
 from checker.symbolic.solving import solve
-from checker.symbolic.state import decode, fresh, leaves, well_formed
+from checker.symbolic.state import fresh, well_formed
 from checker.symbolic.strengthen import all_names, check_of, formula_of
 from checker.symbolic.strengthen.library import takes_another_form
 from checker.symbolic.transitions import Encoder
@@ -80,9 +82,16 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     PROVED holds past them (the search after a CTI can then only find a real counterexample)."""
     require_encoded(config)
     unbounded = require_unbounded(config, unbounded)
+    if "all" in strengthen and AUTO in strengthen:
+        raise ConfigError("--strengthen all and --strengthen auto exclude each other: all uses the "
+                          "whole library, auto chooses from it by the CTIs")
+    auto = AUTO in strengthen
+    strengthen = [s for s in strengthen if s != AUTO]
     if "all" in strengthen:  # the library and the built-in properties (strengthen.all_names)
         strengthen = [s for s in strengthen if s != "all"] + all_names(config)
     names = [prop_name] + list(dict.fromkeys(s for s in strengthen if s != prop_name))
+    # --strengthen auto (choose.py): the library's other invariants, taken in as CTIs need them
+    candidates = [n for n in all_names(config) if n not in names] if auto else None
     for n in names:
         if formula_of(n) is None and n in LIVENESS:  # (review s14)
             raise ConfigError(f"{n!r} is a liveness property: kmc prove proves invariants; kmc check "
@@ -112,7 +121,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     phase = ["base"]  # where we are, for an interruption's report
     try:
         result = _prove(config, prop_name, names, k, time_limit, progress, started, phase,
-                        unbounded)
+                        unbounded, candidates)
         if result.status == INCONCLUSIVE:
             phase[0] = "search"
             result = settle(config, result, search=search, bmc_depth=bmc_depth,
@@ -131,7 +140,8 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
         return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
 
 
-def _prove(config, prop_name, names, k, time_limit, progress, started, phase, unbounded=()):
+def _prove(config, prop_name, names, k, time_limit, progress, started, phase, unbounded=(),
+           candidates=None):
     tell = progress or (lambda line: None)
     beat = None if progress is None else (
         lambda seconds: progress(f"  z3 still working on it ({seconds:.0f} s so far)"))
@@ -162,7 +172,14 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
             s.set("timeout", max(1, int((time_limit - (time.monotonic() - started)) * 1000)))
         return s
 
-    conj = conjunction(d, names)
+    # the base case checks every conjunct that may be used: with --strengthen auto, the library's
+    # candidates too (as --strengthen all would), so whichever the step then chooses holds there
+    # Each conjunct's formula is built once (the costly part) and renamed for every state of the
+    # base case and the step (conjunction.py)
+    formulas = {n: conjunction(d, [n]) for n in names + list(candidates or ())}
+
+    def conj(s):
+        return z3.And([formula(s) for formula in formulas.values()])
     # a property whose formula is true of every state here (it speaks of a fault these bounds
     # leave out) is PROVED, but says nothing: the result says so (review 2026-11-28, finding 5)
     vacuous = z3.is_true(z3.simplify(formula_of(prop_name)(d, fresh(d, "v"))))
@@ -207,65 +224,5 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
             return ProofResult(prop_name, names[1:], k, UNKNOWN, time.monotonic() - started, "base")
     # inductive step
     phase[0] = "step"
-    path = [fresh(d, f"i{j}") for j in range(k + 1)]
-    step_acts = [num.action_var(f"ia{j}") for j in range(k)]
-    sv = solver()
-    # Every state of the path is assumed well-formed (each field within the range the explicit
-    # model gives it): a fact about the model, not the property, checked on every reachable state
-    # of the tests' configurations (tests/symbolic/test_induction.py).
-    for j in range(k + 1):
-        sv.add(well_formed(d, path[j]))
-    for j in range(k):
-        sv.add(conj(path[j]))
-        sv.add(enc.step(path[j], path[j + 1], step_acts[j], tag=f"it{j}"))
-    sv.add(z3.Not(conj(path[k])))
-    tell(f"inductive step: can {k} step(s) from states satisfying every conjunct leave them? "
-         f"({time.monotonic() - started:.1f} s; the long part)")
-    answer = solve(sv, beat)
-    seconds = time.monotonic() - started
-    if answer == z3.unsat:
-        return ProofResult(prop_name, names[1:], k, PROVED, seconds, settled_by="induction",
-                           vacuous=vacuous)
-    if answer == z3.unknown:
-        return ProofResult(prop_name, names[1:], k, UNKNOWN, seconds, "step")
-    m = sv.model()
-    pre, post = decode(d, m, path[k - 1]), decode(d, m, path[k])
-    act = enc.instances()[num.to_int(m.eval(step_acts[k - 1], model_completion=True))]
-    failing = []
-    for n in names:
-        if z3.is_false(m.eval(formula_of(n)(d, path[k]), model_completion=True)):
-            failing.append(n)
-    return ProofResult(prop_name, names[1:], k, INCONCLUSIVE, seconds, "step", pre=pre, action=act,
-                       post=post, failing=failing)
-
-
-def conjunction(d, names):
-    """``conj(s)``: the conjunction of the ``names`` formulas over the state ``s``.
-
-    Built once in Python, over the first state asked for, and then *renamed* for every other
-    state with ``z3.substitute`` (in C): the formulas of a large library take seconds to build
-    (12 s for the 85 conjuncts of Kafka 2.1 RF=3 at 1 record, epochs <= 3, 2 crashes, on a loaded
-    machine), and k-induction asks for them over k + 1 states and the base case's k. A formula
-    reads a state only through its leaves (``state.leaves``): variables, or constants that are
-    the same in every state ``fresh`` makes. So between two ``fresh`` states the renaming gives
-    the very term building would (z3 hash-conses terms); renamed into a state with values for
-    variables (``encode``), it is that term with the values put in: the same meaning, though
-    building over Python values would have folded some tests away (``test_induction.py`` checks
-    both). A state whose leaves differ from the first one's where the first one has a constant
-    is built directly."""
-    cache = {}
-
-    def conj(s):
-        if not cache:
-            cache["template"], cache["formula"] = s, z3.And([formula_of(n)(d, s) for n in names])
-            return cache["formula"]
-        pairs = []
-        for a, b in zip(leaves(cache["template"]), leaves(s)):
-            if a.eq(b):
-                continue
-            if not (z3.is_const(a) and a.decl().kind() == z3.Z3_OP_UNINTERPRETED):
-                return z3.And([formula_of(n)(d, s) for n in names])
-            pairs.append((a, b))
-        return z3.substitute(cache["formula"], pairs) if pairs else cache["formula"]
-
-    return conj
+    return inductive_step(enc, d, prop_name, names, candidates or [], formulas, k, solver, tell,
+                          beat, started, vacuous)

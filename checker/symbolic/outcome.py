@@ -73,6 +73,8 @@ class ProofResult:
     settled_by: str = ""  # "induction", "base case", "bfs" or "bmc"; "" when nothing was decided
     searches: list = field(default_factory=list)  # SearchRun, in the order they ran
     unbounded: tuple = ()  # the bounds the proof dropped (kmc prove --unbounded, issue 29y)
+    selection: dict = field(default_factory=dict)  # --strengthen auto: {"candidates": how many
+    # library invariants it chose from, "rounds": [{"seconds", "added": names}]} (inductive_step.py)
     vacuous: bool = False  # it cannot fail here: its formula is true of every state of this
     # configuration (shutting-down-counted without shutdowns), or no-acked-loss with acks=0
 

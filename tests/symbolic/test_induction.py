@@ -288,7 +288,7 @@ def test_conjunction_renamed_is_the_built_formula():
     """``induction.conjunction`` builds the library's conjunction once and renames it for the
     other states (z3.substitute, issue 29x): the renamed term is the very term building it over
     that state gives, so the proof asks z3 the same questions, only sooner."""
-    from checker.symbolic.induction import conjunction
+    from checker.symbolic.conjunction import conjunction
     from checker.symbolic.scope import symbolic_model
     from checker.symbolic.state import fresh
     from checker.symbolic.strengthen import all_names, formula_of
@@ -322,7 +322,7 @@ def test_conjunction_renaming_and_its_fallback(label):
     values, as ``encode`` makes them, not variables), no renaming can turn it into another state,
     so ``conj`` builds the formula directly."""
     from checker.symbolic.crosscheck import kernel_reachable
-    from checker.symbolic.induction import conjunction
+    from checker.symbolic.conjunction import conjunction
     from checker.symbolic.scope import symbolic_model
     from checker.symbolic.state import encode, fresh
     from checker.symbolic.strengthen import all_names, formula_of
