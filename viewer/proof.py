@@ -77,9 +77,12 @@ def _chosen(result: ProofResult) -> str:
     """What ``--strengthen auto`` chose (``inductive_step.py``), named so a run can repeat it."""
     sel = result.selection
     rounds = len(sel["rounds"])
+    seed = sel.get("seed")
+    first = (f"; {seed['taken']} of them chosen first at {seed['bounds']} in {seed['rounds']} "
+             f"round{'s' if seed['rounds'] != 1 else ''} ({seed['seconds']:.1f} s)") if seed else ""
     return (f"  strengthening chosen by --strengthen auto: {len(result.strengthen)} of the "
             f"{sel['candidates']} library invariants, in {rounds} round{'s' if rounds != 1 else ''} "
-            f"of the inductive step ({', '.join(result.strengthen) or 'none'})")
+            f"of the inductive step{first} ({', '.join(result.strengthen) or 'none'})")
 
 
 def _vacuous(result: ProofResult, config) -> str:

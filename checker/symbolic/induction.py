@@ -46,7 +46,7 @@ from checker.limits import check_limit
 from checker.symbolic import numbers as num
 from checker.symbolic.bmc import MAX_REJECTED, decode_trace, unroll_init
 from checker.symbolic.conjunction import conjunction
-from checker.symbolic.inductive_step import AUTO, inductive_step
+from checker.symbolic.inductive_step import AUTO, inductive_step, seed_bounds
 from checker.symbolic.outcome import (  # noqa: F401 (re-exported: callers take the statuses from here)
     FAILED, HOLDS, INCONCLUSIVE, INTERRUPTED, PROVED, UNKNOWN, VIOLATED, ProofResult,
 )
@@ -120,8 +120,15 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     started = time.monotonic()
     phase = ["base"]  # where we are, for an interruption's report
     try:
+        seed = {}
+        if candidates is not None:  # --strengthen auto: first choose at the smallest bounds
+            names, candidates, seed = _seeded(config, prop_name, names, candidates, k, time_limit,
+                                              progress, started, phase, unbounded)
         result = _prove(config, prop_name, names, k, time_limit, progress, started, phase,
                         unbounded, candidates)
+        if seed:
+            result.selection = {**result.selection, "seed": seed,
+                                "candidates": result.selection.get("candidates", 0) + seed["taken"]}
         if result.status == INCONCLUSIVE:
             phase[0] = "search"
             result = settle(config, result, search=search, bmc_depth=bmc_depth,
@@ -138,6 +145,28 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
         if not interrupted():
             raise
         return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
+
+
+def _seeded(config, prop_name, names, candidates, k, time_limit, progress, started, phase,
+            unbounded):
+    """``--strengthen auto`` at large bounds: the rounds run first at the smallest bounds
+    (``inductive_step.seed_bounds``), where a round takes seconds, not minutes, and what they
+    chose is taken in before the first round at the bounds asked for. The names, the candidates
+    left, and what the seeding did (empty when the bounds are the smallest already)."""
+    small = seed_bounds(config)
+    if small is None:
+        return names, candidates, {}
+    what = ", ".join(f"{n.replace('_', '-')}={v}" for n, v in small.bounds.as_dict().items()
+                     if v != getattr(config.bounds, n))
+    (progress or (lambda line: None))(f"--strengthen auto: choosing first at {what}")
+    began = time.monotonic()
+    result = _prove(small, prop_name, names, k, time_limit, progress, started, phase, unbounded,
+                    candidates)
+    taken = [n for n in candidates if n in result.strengthen]
+    seed = {"bounds": what, "taken": len(taken), "names": taken, "status": result.status,
+            "rounds": len(result.selection.get("rounds", [])),
+            "seconds": round(time.monotonic() - began, 3)}
+    return names + taken, [n for n in candidates if n not in taken], seed
 
 
 def _prove(config, prop_name, names, k, time_limit, progress, started, phase, unbounded=(),

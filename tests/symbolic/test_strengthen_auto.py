@@ -5,6 +5,8 @@ satisfies every library invariant (so ``all`` is no help there)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from click.testing import CliRunner
 
@@ -30,19 +32,25 @@ def _chose_a_part(result, config):
     rounds = result.selection["rounds"]
     # every round but the last met a CTI and took in what rules it out; the last proved
     assert len(rounds) >= 2 and all(r["added"] for r in rounds[:-1]) and not rounds[-1]["added"]
-    assert sorted(n for r in rounds for n in r["added"]) == sorted(result.strengthen)
+    seeded = result.selection.get("seed", {}).get("names", [])
+    assert sorted(seeded + [n for r in rounds for n in r["added"]]) == sorted(result.strengthen)
 
 
 def test_auto_proves_with_a_part_of_the_library_and_says_which():
-    _chose_a_part(prove(SMALL, "no-acked-loss", strengthen=["auto"], search="none"), SMALL)
+    result = prove(SMALL, "no-acked-loss", strengthen=["auto"], search="none")
+    _chose_a_part(result, SMALL)
+    assert "seed" not in result.selection  # the bounds are the smallest already
 
 
 @pytest.mark.slow
-def test_the_part_auto_chooses_is_inductive_on_its_own():
-    result = prove(KIP320, "no-acked-loss", strengthen=["auto"], search="none")
-    _chose_a_part(result, KIP320)
+def test_the_part_auto_chooses_at_one_record_first_is_inductive_on_its_own():
+    two = replace(KIP320, bounds=replace(KIP320.bounds, max_records=2))
+    result = prove(two, "no-acked-loss", strengthen=["auto"], search="none")
+    _chose_a_part(result, two)
+    seed = result.selection["seed"]  # chosen first at 1 record (the other bounds are small)
+    assert seed["bounds"] == "max-records=1" and seed["taken"] == len(seed["names"]) > 0
     # a plain proof with the chosen part named goes through
-    again = prove(KIP320, "no-acked-loss", strengthen=result.strengthen, search="none")
+    again = prove(two, "no-acked-loss", strengthen=result.strengthen, search="none")
     assert again.status == PROVED and again.strengthen == result.strengthen
 
 
