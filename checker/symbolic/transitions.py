@@ -2115,7 +2115,7 @@ class Encoder:
             return []
         fr, lr = s.reps[f], s.reps[lead]
         offset, leader_leo = fr.leo, lr.leo
-        guard = [self.may_fetch(s, f), z3.Not(self.may_lead(s, f)), fr.leader == lead,
+        guard = [self.may_fetch(s, f), self.stale_view_differs(s, f), fr.leader == lead,
                  lr.alive, lr.leader == lead, offset <= leader_leo, z3.Not(lr.isr[f]),
                  lr.alt == 0, self.is_caught_up_for_isr(lr, offset)]
         if self.fenced:
@@ -2131,6 +2131,12 @@ class Encoder:
                       fr_offset=offset, fr_id=list(lr.log_id), fr_ep=list(lr.log_ep),
                       fr_pe=list(lr.log_pe), fr_hw=nxt.reps[lead].hw, fr_leo=leader_leo)
         return [(z3.And(guard), nxt.put(f, resp))]
+
+    def stale_view_differs(self, s: SState, f: int):
+        """May leader's stale cache show ``f`` eligible where the controller does not: ``f`` is
+        not one the controller lets lead (``may_lead``: fenced, or shutting down). An eligible
+        ``f`` is LeaderHandleFetch's, on a fresh view (the kernel's ``continue``)."""
+        return z3.Not(self.may_lead(s, f))
 
     # ------------------------------------------------------------------ controller failovers (issue 29ak)
 
