@@ -23,8 +23,9 @@ Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
 ``--max-preferred-elections``, ``--max-reassignments``), a fetch held up in flight
 (``FAULT_BOUNDS``: ``--max-delayed-fetches``, issue 29z), controlled shutdowns and session
 expiries (``--max-controlled-shutdowns``, ``--max-session-expiries``, issue 29ac) and
-ZooKeeper controller failovers (``--max-controller-failovers``, issue 29ak), which the oracle
-lacks: for those
+ZooKeeper controller failovers (``--max-controller-failovers``, issue 29ak) and a KRaft
+leader's ISR expansion on a stale metadata cache (``--max-stale-metadata-reads``, issue 29bc),
+which the oracle lacks: for those
 ``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
@@ -121,7 +122,8 @@ last-known-leader or unclean election; ``Encoder.shrink_without``)."""
 OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
 
 FAULT_BOUNDS = ("max_delayed_fetches", "max_controlled_shutdowns", "max_session_expiries",
-                "max_controller_failovers", "max_retries", "max_producer_epoch_bumps")
+                "max_controller_failovers", "max_retries", "max_producer_epoch_bumps",
+                "max_stale_metadata_reads")
 """The world's faults the encoding has beside the crashes (issue 29z): a fetch held up in flight
 (``--max-delayed-fetches``, ``Encoder._enc_FetchDelayed``); since issue 29ac a controlled
 shutdown (``--max-controlled-shutdowns``, ``Encoder._enc_ControllerHandleControlledShutdown``
@@ -134,8 +136,10 @@ configuration refuses); since issue 29aq the producer's retries without idempote
 (``--max-retries``, ``Encoder._enc_ProducerRetry`` and ``Encoder.may_send``), and since issue
 29at the idempotent producer's (the leader's sequence check, ``Encoder.send_idempotent``) and
 its epoch bumps (``--max-producer-epoch-bumps``, KIP-360: ``Encoder._enc_ProducerBumpEpoch``,
-``Encoder.send_by_epoch``). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is
-built on ``KernelReplayed``."""
+``Encoder.send_by_epoch``); since issue 29bc a KRaft leader's ISR expansion on a stale
+metadata cache (``--max-stale-metadata-reads``, ``Encoder._enc_LeaderHandleFetchOnStaleMetadata``).
+The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is built on
+``KernelReplayed``."""
 
 CRASH_MODELS = ("process", "power-loss", "disk-loss")
 """The crash models the encoding has (``--crash-model``): all three the kernel has. The oracle
@@ -222,7 +226,8 @@ def require_encoded(config) -> None:
             f"kmc prove and --engine bmc have the operator's leader moves "
             f"(--max-preferred-elections, --max-reassignments), --max-delayed-fetches, "
             f"--max-controlled-shutdowns, --max-session-expiries, --max-controller-failovers, "
-            f"--max-retries (idempotent or not) and --max-producer-epoch-bumps but not "
+            f"--max-retries (idempotent or not), --max-producer-epoch-bumps and "
+            f"--max-stale-metadata-reads but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     settings = [name for name, on in (

@@ -125,6 +125,10 @@ class Dims:
     # ControllerUnfenceBroker); the bounds, 0 when off
     shutdowns: int = 0
     expiries: int = 0
+    # ``--max-stale-metadata-reads`` (issue 29bc): a KRaft leader proposes a follower the
+    # controller has fenced (or has shutting down) on its lagging metadata cache (the kernel's
+    # LeaderHandleFetchOnStaleMetadata); the counter's bound, 0 when off
+    stale_reads: int = 0
     # ``--max-controller-failovers`` (issue 29ak, ZooKeeper mode): the controller epoch, each
     # broker's newest controller epoch obeyed, the epoch each LeaderAndIsr in flight carries,
     # the deposed (zombie) controller's frozen view and its request to each broker, and the
@@ -182,6 +186,7 @@ class Dims:
                    fenced="fenced-fetch" in config.rules,
                    stale_rejected="stale-fetch-rejected" in config.rules,
                    shutdowns=b.max_controlled_shutdowns, expiries=b.max_session_expiries,
+                   stale_reads=b.max_stale_metadata_reads,
                    failovers=b.max_controller_failovers, retries=b.max_retries,
                    bumps=b.max_producer_epoch_bumps if b.max_retries else 0,
                    ckpt=config.hw_checkpoint != "immediate",
@@ -307,6 +312,8 @@ class SState:
     # issue 29ac: controlled shutdowns and session expiries so far (the constant 0 when off)
     cshut: object = None
     sexp: object = None
+    # issue 29bc: stale metadata reads so far (the constant 0 when off)
+    smr: object = None
     # issue 29ak (``Dims.failovers``; constants otherwise): the active controller's epoch, the
     # failovers so far, the epoch each LeaderAndIsr in flight carries (lai_cep[b][e]), and the
     # zombie controller: there is one, its controller epoch, and its frozen view of the
@@ -432,6 +439,7 @@ def fresh(d: Dims, tag: str) -> SState:
         delayed=I("delayed") if d.delayed else num.val(0),
         cshut=I("cshut") if d.shutdowns else num.val(0),
         sexp=I("sexp") if d.expiries else num.val(0),
+        smr=I("smr") if d.stale_reads else num.val(0),
         **_failover_state(d, I, B),
         retr=I("retr") if d.retries else num.val(0),
         pe=I("pe") if d.bumps else num.val(0), nseq=I("nseq") if d.bumps else num.val(0),
@@ -651,6 +659,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
         delayed=V(s.delayed_fetches if d.delayed else 0),
         cshut=V(s.controlled_shutdowns if d.shutdowns else 0),
         sexp=V(s.session_expiries if d.expiries else 0),
+        smr=V(s.stale_metadata_reads if d.stale_reads else 0),
         **_failover_encode(d, s),
         retr=V(s.retries if d.retries else 0),
         pe=V(s.producer_epoch if d.bumps else 0), nseq=V(s.next_sequence if d.bumps else 0),
@@ -776,6 +785,8 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
     if not a.delayed.eq(b.delayed):
         out.append(a.delayed == b.delayed)
     out += [x == y for x, y in ((a.cshut, b.cshut), (a.sexp, b.sexp)) if not x.eq(y)]  # (29ac)
+    if not a.smr.eq(b.smr):  # (issue 29bc)
+        out.append(a.smr == b.smr)
     if a.lai_cep:  # issue 29ak: a request's controller epoch means something while it is in flight
         out += [a.cep == b.cep, a.cfail == b.cfail, a.zomb == b.zomb,
                 z3.Implies(a.zomb, z3.And([a.z_cep == b.z_cep, a.z_leader == b.z_leader,
@@ -840,6 +851,8 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out.append(rng(s.cshut, 0, d.shutdowns))
     if d.expiries:
         out.append(rng(s.sexp, 0, d.expiries))
+    if d.stale_reads:  # issue 29bc
+        out.append(rng(s.smr, 0, d.stale_reads))
     if d.failovers:  # issue 29ak: one controller epoch per failover, from 0
         F = d.failovers
         out += [rng(s.cfail, 0, F), s.cep == s.cfail]
@@ -923,6 +936,8 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
         return False
     if d.expiries and not ok(s.session_expiries, 0, d.expiries):
         return False
+    if d.stale_reads and not ok(s.stale_metadata_reads, 0, d.stale_reads):  # (issue 29bc)
+        return False
     if d.failovers:  # (issue 29ak)
         F = d.failovers
         z = s.zombie_controller
@@ -988,6 +1003,8 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
         out = _failover_decode(d, iv, bv, s, out)
     if d.retries:  # issue 29aq
         out = out._replace(retries=iv(s.retr))
+    if d.stale_reads:  # issue 29bc
+        out = out._replace(stale_metadata_reads=iv(s.smr))
     if d.ckpt:  # --hw-checkpoint interval: the kernel's state, which a trace replays in
         out = out._replace(replicas=tuple(rep._replace(checkpointed_hw=iv(r.ckpt))
                                           for r, rep in zip(s.reps, out.replicas)))

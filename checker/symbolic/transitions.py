@@ -2082,6 +2082,62 @@ class Encoder:
             return self.register_with_elr(s, b, guard)
         return [(z3.And(guard + [g]), x) for g, x in self.register_broker(s, s, b)]
 
+    # ------------------------------------------------------------------ stale metadata reads (issue 29bc)
+    #
+    # ``--max-stale-metadata-reads`` (KRaft, 3.3+): a leader's metadata cache lags the
+    # controller. ``Partition.canAddReplicaToIsr`` -> ``isReplicaIsrEligible`` (3.3.0; 3.5.0 adds
+    # ``isBrokerEpochIsrEligible``) reads ``KRaftMetadataCache.isBrokerFenced`` /
+    # ``isBrokerShuttingDown`` off the broker's own metadata image, which may still show a
+    # follower the controller has fenced (a session expiry) or has in a controlled shutdown as
+    # eligible. The leader then proposes it (``maybeExpandIsr`` -> ``prepareIsrExpand``) and,
+    # while that AlterPartition is pending, its maximal ISR counts it (the HW waits for it,
+    # ``checkEnoughReplicasReachOffset`` compares min.insync.replicas with the maximal ISR). The
+    # controller refuses it as before (``ReplicationControlManager.ineligibleReplicasForIsr``,
+    # INELIGIBLE_REPLICA; ``members_eligible``). The encoding is the compiled kernel's (model/
+    # kernel/actions/leader.py ``leader_handle_fetch_on_stale_metadata``), which keeps no history
+    # of the follower's fencing: any running follower the controller does not let lead may be
+    # seen stale, within the bound.
+
+    def _enc_LeaderHandleFetchOnStaleMetadata(self, s: SState, lead: int, f: int) -> list:
+        """LeaderHandleFetchOnStaleMetadata(leader, follower) (the kernel's
+        ``leader_handle_fetch_on_stale_metadata``): a fetch from ``f``, which may fetch but which
+        the controller does not let lead (not live, or shutting down), handled by the broker it
+        follows (a leader; KIP-320: in ``f``'s leader epoch) as LeaderHandleFetch handles it, but
+        on a stale cache: if ``f`` is in sync (``is_caught_up_for_isr``), outside the ISR, its
+        offset within the leader's log and no change pending, the leader records the offset
+        (under KIP-903 from ``f``'s current incarnation), proposes the ISR with ``f``
+        (``propose_isr``, the member's broker epoch current), may advance its HW on the maximal
+        ISR and answers the fetch; the counter goes up. Only under KIP-841's eligibility and
+        KIP-497 (``options.py`` refuses the bound otherwise); no step when nothing would be
+        proposed (the kernel's guards, none of them pruning: the proposal always changes the
+        state)."""
+        if not self.d.stale_reads or not self.d.eligibility or not self.alter or lead == f:
+            return []
+        fr, lr = s.reps[f], s.reps[lead]
+        offset, leader_leo = fr.leo, lr.leo
+        guard = [self.may_fetch(s, f), self.stale_view_differs(s, f), fr.leader == lead,
+                 lr.alive, lr.leader == lead, offset <= leader_leo, z3.Not(lr.isr[f]),
+                 lr.alt == 0, self.is_caught_up_for_isr(lr, offset)]
+        if self.fenced:
+            guard.append(fr.lep == lr.lep)
+        if self.bounded:
+            guard.append(s.smr < self.d.stale_reads)
+        remote = [offset if j == f else lr.remote[j] for j in range(self.n)]
+        lr2 = self.record_current_fetch(lr.but(remote=remote), f)
+        larger = [z3.BoolVal(True) if j == f else lr.isr[j] for j in range(self.n)]
+        lr2 = self.propose_isr(lr2, larger)
+        nxt = self.maybe_increment_leader_hw(s.put(lead, lr2).but(smr=s.smr + 1), lead)
+        resp = fr.but(fr=z3.BoolVal(True), fr_leader=num.val(lead), fr_epoch=fr.lep,
+                      fr_offset=offset, fr_id=list(lr.log_id), fr_ep=list(lr.log_ep),
+                      fr_pe=list(lr.log_pe), fr_hw=nxt.reps[lead].hw, fr_leo=leader_leo)
+        return [(z3.And(guard), nxt.put(f, resp))]
+
+    def stale_view_differs(self, s: SState, f: int):
+        """May leader's stale cache show ``f`` eligible where the controller does not: ``f`` is
+        not one the controller lets lead (``may_lead``: fenced, or shutting down). An eligible
+        ``f`` is LeaderHandleFetch's, on a fresh view (the kernel's ``continue``)."""
+        return z3.Not(self.may_lead(s, f))
+
     # ------------------------------------------------------------------ controller failovers (issue 29ak)
 
     def _enc_ControllerFailover(self, s: SState) -> list:

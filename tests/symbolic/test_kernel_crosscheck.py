@@ -23,7 +23,9 @@ refused by the encoding (no row covers it). A disk lost with the crash (issue 29
 (ZooKeeper, KRaft without and with KIP-903, the ELR, RF=3 slow); its mutants are in
 test_disk_loss.py. ZooKeeper controller failovers (issue 29ak) have
 eight rows, 2.1 at RF=2 here and the others marked slow; their broken encodings are in
-``test_controller_failovers.py``.
+``test_controller_failovers.py``. A KRaft leader's ISR expansion on a stale metadata cache
+(issue 29bc) has seven rows, all marked slow (a random sample seldom meets the action); the
+states where it is enabled and its broken encodings are in ``test_stale_metadata.py``.
 """
 
 from __future__ import annotations

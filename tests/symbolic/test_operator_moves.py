@@ -63,14 +63,15 @@ def test_the_operators_moves_replay_in_the_kernel_and_the_rest_in_the_oracle():
     assert not isinstance(symbolic_model(plain), KernelReplayed)
 
 
-@pytest.mark.parametrize("flag", ["--max-stale-metadata-reads"])  # (retries since 29aq; controlled shutdowns and session
-# expiries: encoded since issue 29ac; controller failovers since issue 29ak)
+@pytest.mark.parametrize("flag", ["--max-consumer-restarts"])  # (retries since 29aq; controlled
+# shutdowns and session expiries: encoded since issue 29ac; controller failovers since issue 29ak;
+# stale metadata reads since issue 29bc; the consumer's restarts need its commits)
 def test_a_fault_bound_the_encoding_lacks_is_one_line_and_exit_2(flag):
     name = "--max-retries" if flag == "--retries" else flag
     for argv in (["prove", "--kafka-version", "3.3", "-r", "2", "-p", "no-acked-loss", flag, "1",
-                  "--max-preferred-elections", "1"],
+                  "--consumer-commit", "after", "--max-preferred-elections", "1"],
                  ["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "3.3", "-r", "2",
-                  "-q", "-p", "no-acked-loss", flag, "1"]):
+                  "-q", "-p", "no-acked-loss", flag, "1", "--consumer-commit", "after"]):
         out = CliRunner().invoke(cli, argv)
         assert out.exit_code == 2, out.output
         assert "Traceback" not in out.output

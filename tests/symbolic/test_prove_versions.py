@@ -44,15 +44,10 @@ def test_the_newest_release_encoded_is_the_newest_kmc_models():
 
 
 @pytest.mark.parametrize("argv, lacking", [
-    # (controlled shutdowns and session expiries are encoded since issue 29ac)
-    (["prove", "--kafka-version", "4.1", "-r", "3", "-p", "no-acked-loss", "--max-delayed-fetches",
-      "1", "--max-stale-metadata-reads", "1"], "--max-stale-metadata-reads"),
-    (["prove", "--kafka-version", "3.5", "-r", "2", "-p", "no-acked-loss",
-      "--max-controlled-shutdowns", "1", "--max-stale-metadata-reads", "1"],
-     "--max-stale-metadata-reads"),
-    # (controller failovers are encoded since issue 29ak, the producer's retries without
-    # idempotence since issue 29aq, with it and its epoch bumps since issue 29at; the consumer's
-    # restarts are not)
+    # (controlled shutdowns and session expiries are encoded since issue 29ac, stale metadata
+    # reads since issue 29bc: tests/symbolic/test_stale_metadata.py; controller failovers since
+    # issue 29ak, the producer's retries without idempotence since issue 29aq, with it and its
+    # epoch bumps since issue 29at; the consumer's restarts are not)
     (["check", "--engine", "bmc", "--depth", "2", "--kafka-version", "2.5", "-r", "2", "-q",
       "-p", "no-acked-loss", "--max-session-expiries", "1", "--max-controller-failovers", "1",
       "--retries", "1", "--enable-idempotence", "--max-producer-epoch-bumps", "1",

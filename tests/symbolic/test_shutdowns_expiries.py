@@ -20,7 +20,8 @@ from checker.symbolic.state import Dims, well_formed_values
 from checker.symbolic.strengthen.library import UNSWITCHED, takes_another_form
 from checker.symbolic.strengthen.reachable import false_on_reachable
 from checker.symbolic.strengthen.shutdowns import (
-    FORMS_UNDER_EXPIRIES, FORMS_UNDER_SHUTDOWNS, OFF_UNDER_EXPIRIES, OFF_UNDER_SHUTDOWNS,
+    FORMS_UNDER_EXPIRIES, FORMS_UNDER_SHUTDOWNS, KRAFT_OFF_UNDER_EXPIRIES, OFF_UNDER_EXPIRIES,
+    OFF_UNDER_SHUTDOWNS,
     STRENGTHENINGS as SHUTDOWN_FACTS,
 )
 from checker.symbolic.transitions import Encoder
@@ -113,7 +114,9 @@ def test_the_switched_facts_hold_on_every_reachable_state_and_prove_refuses_them
         assert complete and states > 1000
         assert false == {}, {n: c for n, (c, _) in false.items()}
         d = Dims.of(config)
-        assert all(takes_another_form(n, d) for n in switched)
+        # (the KRaft facts issue 29bc switched off are True on 2.1 as written:
+        # tests/symbolic/test_stale_metadata.py checks them on 4.1)
+        assert all(takes_another_form(n, d) for n in switched if n not in KRAFT_OFF_UNDER_EXPIRIES)
         assert not takes_another_form("crashes-counted", Dims.of(small("2.1")))
     out = CliRunner().invoke(cli, ["prove", "--kafka-version", "2.1", "-r", "2", "-p",
                                    "crashes-counted", "--max-controlled-shutdowns", "1"])

@@ -78,6 +78,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-controlled-shutdowns", type=int)  # issue 29ac
     ap.add_argument("--max-session-expiries", type=int)  # issue 29ac
     ap.add_argument("--max-controller-failovers", type=int)  # issue 29ak
+    ap.add_argument("--max-stale-metadata-reads", type=int)  # issue 29bc
     ap.add_argument("--hw-checkpoint", choices=("immediate", "interval"))  # the HW checkpoint file
     ap.add_argument("--max-states", type=int)
     ap.add_argument("--only", action="append", help="an invariant's name (repeatable; default all)")
@@ -91,7 +92,8 @@ def main(argv=None) -> int:
                                 ("max_delayed_fetches", args.max_delayed_fetches),
                                 ("max_controlled_shutdowns", args.max_controlled_shutdowns),
                                 ("max_session_expiries", args.max_session_expiries),
-                                ("max_controller_failovers", args.max_controller_failovers))
+                                ("max_controller_failovers", args.max_controller_failovers),
+                                ("max_stale_metadata_reads", args.max_stale_metadata_reads))
               if v is not None}
     if args.crash_model:  # the library is built for process crashes (docs/symbolic.md, issue 29e)
         bounds["crash_model"] = args.crash_model
