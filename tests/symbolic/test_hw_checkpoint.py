@@ -227,7 +227,7 @@ def test_the_29bb_facts_only_under_the_setting():
         assert STRENGTHENINGS[n].formula(d, s).eq(z3.BoolVal(True)), n
 
 
-@pytest.mark.slow  # about a minute: every fact on 8,188 states and one change away
+@pytest.mark.slow  # 817 s at 29bb (07:18-07:32, load 7 to 9, 2 cores): every fact on 8,188 states and one change away
 def test_the_29bb_facts_on_kafka_4_1():
     config = LAGGING_41
     states = reachable(make_model(config))
@@ -251,7 +251,7 @@ def test_the_29bb_facts_on_kafka_4_1():
     assert all(falses[n] > 0 for n in NEW_29BB + ("checkpoint-behind-running-hw",)), falses
 
 
-@pytest.mark.slow  # about a minute of z3: two proofs
+@pytest.mark.slow  # 83 s at 29bb (load 7 to 9): two proofs
 def test_prove_4_1_with_a_lagging_checkpoint_and_without_29bb_facts():
     args = ["prove", "--kafka-version", "4.1", "-r", "2", "-p", "no-acked-loss",
             "--hw-checkpoint", "interval", "-q"]
