@@ -22,7 +22,7 @@ import z3
 from checker.symbolic import numbers as num
 from checker.symbolic.formulas import holds_acked
 from checker.symbolic.state import count
-from checker.symbolic.strengthen.base import Strengthening
+from checker.symbolic.strengthen.base import Strengthening, holds_below, holds_below_z3
 
 OFF_UNDER_LAGGING_CHECKPOINT = (
     "acked-below-writer-hw", "hw-behind-epoch-leader", "fetch-response-from-leader-log",
@@ -88,6 +88,24 @@ def switch(st: Strengthening) -> Strengthening:
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
 
 
+def _spent(s, config) -> bool:
+    """Issue 29bb: on Kafka 2.1 (no broker epochs, no ELR) at RF=3 a leader may restart into its
+    own epoch with its HW moved back while its followers keep theirs, and then add a follower
+    that lacks a committed record to its ISR: ``checkpoint-behind-running-hw`` and
+    ``checkpoint-committed`` are false on reachable states there (2.1 ``+reset-followers-on-epoch``
+    RF=3, 764 and 20 of 23,476 states). They hold while a crash is left in the bound: with none
+    left no file is read back again. True (the facts as written) elsewhere."""
+    return (len(s.replicas) >= 3 and "broker-epoch" not in config.rules
+            and "eligible-leader-replicas" not in config.rules
+            and s.crashes >= config.bounds.max_crashes)
+
+
+def _spent_z3(d, s):
+    if d.n < 3 or d.bounce_noticed or d.elr or d.unbounded_crashes:
+        return z3.BoolVal(False)
+    return s.crashes >= num.val(d.max_crashes)
+
+
 def _process_crashes(crash_model: str) -> bool:
     return crash_model == "process"
 
@@ -106,23 +124,137 @@ def _acked_copies_z3(d, s):
                               >= num.val(d.min_isr)) for k in range(d.records)])
 
 
+def _epoch_start(r) -> int:
+    """The offset a leader's epoch starts at: its first record of its epoch, or its LEO (a leader
+    appends its epoch's records after the log it had as it took the epoch, and does not truncate)."""
+    return next((i for i, (_, ep) in enumerate(r.log) if ep == r.leader_epoch), len(r.log))
+
+
+def _epoch_start_z3(d, r):
+    out = r.leo
+    for i in reversed(range(d.slots)):
+        out = z3.If(z3.And(i < r.leo, r.log_ep[i] == r.lep), i, out)
+    return out
+
+
 def _checkpoint_behind(s, config) -> bool:
-    if not lagging(config):
+    if not lagging(config) or _spent(s, config):
         return True
     elr = "eligible-leader-replicas" in config.rules
-    return all(r.checkpointed_hw <= (len(r.log) if elr and r.alive and r.leader != b
-                                     else r.high_watermark)
-               for b, r in enumerate(s.replicas)) and (elr or all(
-                   r.high_watermark <= r.fetch_response[4] for r in s.replicas if r.fetch_response))
+    for b, r in enumerate(s.replicas):
+        if not elr or not r.alive or r.leader_epoch < 0:
+            bound = r.high_watermark
+        elif r.leader == b:
+            bound = max(r.high_watermark, _epoch_start(r))
+        else:
+            bound = len(r.log)
+        if r.checkpointed_hw > bound:
+            return False
+    return elr or all(r.high_watermark <= r.fetch_response[4]
+                      for r in s.replicas if r.fetch_response)
 
 
 def _checkpoint_behind_z3(d, s):
     if not d.ckpt:
         return z3.BoolVal(True)
-    out = [r.ckpt <= z3.If(z3.And(z3.BoolVal(d.elr), r.alive, r.leader != b), r.leo, r.hw)
-           for b, r in enumerate(s.reps)]
     if not d.elr:
-        out += [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps]
+        return z3.Or(_spent_z3(d, s), z3.And([r.ckpt <= r.hw for r in s.reps]
+                                             + [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps]))
+    out = []
+    for b, r in enumerate(s.reps):
+        start = _epoch_start_z3(d, r)
+        leading = z3.If(r.hw >= start, r.hw, start)
+        out.append(r.ckpt <= z3.If(z3.Or(z3.Not(r.alive), r.lep < 0), r.hw,
+                                   z3.If(r.leader == b, leading, r.leo)))
+    return z3.And(out)
+
+
+def _fetch_hw_on_elr(s, config) -> bool:
+    if not (lagging(config) and _process_crashes(config.crash_model)):
+        return True
+    from checker.symbolic.strengthen import elr, fetches
+
+    holders = elr._vouched(s, config)
+    for r in s.replicas:
+        if not r.fetch_response:
+            continue
+        for i, record in fetches._fetch_hw_slots(r):
+            if any(i >= len(h.log) or h.log[i] != record for h in holders):
+                return False
+    return True
+
+
+def _fetch_hw_on_elr_z3(d, s):
+    if not d.ckpt or not d.elr or d.power_loss or d.disk_loss:
+        return z3.BoolVal(True)
+    from checker.symbolic.strengthen import elr, fetches
+
+    vouched = elr._vouched_z3(d, s)
+    out = []
+    for r in s.reps:
+        for i in range(d.slots):
+            covered, rid, ep = fetches._fetch_hw_slot_z3(r, i)
+            for member, h in zip(vouched, s.reps):
+                out.append(z3.Implies(z3.And(covered, member),
+                                      z3.And(i < h.leo, h.log_id[i] == rid, h.log_ep[i] == ep)))
+    return z3.And(out)
+
+
+def _checkpoint_committed(s, config) -> bool:
+    if not (lagging(config) and _process_crashes(config.crash_model)) or _spent(s, config):
+        return True
+    from checker.symbolic.strengthen import elr
+
+    holders = [s.replicas[b] for b in s.controller.isr] + elr._vouched(s, config)
+    return all(holds_below(h, r, r.checkpointed_hw) for h in holders for r in s.replicas)
+
+
+def _checkpoint_committed_z3(d, s):
+    if not d.ckpt or d.power_loss or d.disk_loss:
+        return z3.BoolVal(True)
+    from checker.symbolic.strengthen import elr
+
+    vouched = elr._vouched_z3(d, s) if d.elr else [z3.BoolVal(False)] * d.n
+    return z3.Or(_spent_z3(d, s), z3.And([
+        z3.Implies(z3.Or(s.c_isr[b], vouched[b]), holds_below_z3(d, h, r, r.ckpt))
+        for b, h in enumerate(s.reps) for r in s.reps if r is not h]))
+
+
+def _checkpoint_behind_epoch_leader(s, config) -> bool:
+    if not (lagging(config) and _written_form(config)):
+        return True
+    if "unordered-leader-moves" in config.rules or "broker-epoch" not in config.rules:
+        return True  # (2.1: a leader may restart into its own epoch, as for hw-behind-epoch-leader)
+    from checker.symbolic.strengthen import isr_hw
+
+    reps = s.replicas
+    for lead, e in isr_hw._epoch_leaders(s, dead_leader=False):
+        if e != s.controller.leader_epoch:
+            continue
+        hw = reps[lead].high_watermark
+        for f, fr in enumerate(reps):
+            if f != lead and any(ep == e and i >= hw
+                                 for i, (_, ep) in enumerate(fr.log[:fr.checkpointed_hw])):
+                return False
+    return True
+
+
+def _checkpoint_behind_epoch_leader_z3(d, s):
+    if (not d.ckpt or not _written_form_z3(d) or d.power_loss or d.disk_loss or not d.ordered
+            or not d.bounce_noticed):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        cases = [(z3.And(lr.alive, lr.leader == lead), lr.lep)]
+        cases += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead), e)
+                  for e in range(len(s.lai[lead]))]
+        for leads, e in cases:
+            for f, fr in enumerate(s.reps):
+                if f == lead:
+                    continue
+                out += [z3.Implies(z3.And(leads, e == s.c_epoch, i < fr.ckpt, i < fr.leo,
+                                          fr.log_ep[i] == e), i < lr.hw)
+                        for i in range(d.slots)]
     return z3.And(out)
 
 
@@ -142,6 +274,32 @@ STRENGTHENINGS = (
                   "process crash keeps the log, and no truncation reaches a committed record "
                   "(the HW a crash moves back is not what a follower truncates to since KIP-101)",
                   _acked_copies, _acked_copies_z3, uses_config=True),
+    Strengthening("fetch-hw-on-elr",
+                  "(--hw-checkpoint interval, process crashes, KIP-966) the records a fetch "
+                  "response's HW covers (the follower's log to the fetch offset, then the "
+                  "response's records) are in the log of the last known leader and, under "
+                  "hw-needs-min-isr, of every ELR member, at their offsets: the HW the response "
+                  "carries moved only while the ISR had min.insync.replicas members, and a "
+                  "replica joins the ELR as it leaves such an ISR (the sender's HW, which bounds "
+                  "the response's without the setting, can move back in a crash)",
+                  _fetch_hw_on_elr, _fetch_hw_on_elr_z3, uses_config=True),
+    Strengthening("checkpoint-committed",
+                  "(--hw-checkpoint interval, process crashes) every member of the controller's "
+                  "ISR, the last known leader and (under hw-needs-min-isr) every ELR member holds "
+                  "every broker's records below that broker's checkpointed HW, as it holds them "
+                  "below its HW (isr-holds-every-hw): the file holds an HW the broker had, and a "
+                  "committed record stays committed",
+                  _checkpoint_committed, _checkpoint_committed_z3, uses_config=True),
+    Strengthening("checkpoint-behind-epoch-leader",
+                  "(--hw-checkpoint interval, process crashes, no other fault bound, KIP-380's "
+                  "broker epochs) no broker's "
+                  "checkpointed HW covers a record of the controller's leader epoch unless the "
+                  "HW of the broker leading that epoch, running (or restarted, with a request on "
+                  "its way that makes it leader again), does: hw-behind-epoch-leader for the "
+                  "HW a broker wrote to its file (only that leader, in that epoch, sends an HW "
+                  "past its records, and its HW only grows while it leads)",
+                  _checkpoint_behind_epoch_leader, _checkpoint_behind_epoch_leader_z3,
+                  uses_config=True),
 )
 """Facts only the lagging checkpoint needs (true by definition elsewhere): ``--strengthen all``
 leaves them out unless the setting is on (``library.all_names``)."""
