@@ -410,12 +410,25 @@ def _zombie_leader_holds_its_records_z3(d, s):
     return z3.And(out)
 
 
+def _followed_past(s, b: int, zep: int) -> bool:
+    """A running follower that is done truncating, with records, follows broker ``b`` in an epoch
+    newer than ``zep``: ``b`` took that epoch (truncated-against-a-leader: a follower truncates
+    against its leader's OffsetsForLeaderEpoch answer, fenced on the epoch)."""
+    return any(r.alive and r.leader == b and f != b and r.leader_epoch > zep and not r.truncating
+               and r.log for f, r in enumerate(s.replicas))
+
+
+def _followed_past_z3(d, s, b: int):
+    return z3.Or([z3.And(r.alive, r.leader == b, r.lep > s.z_lep, z3.Not(r.truncating), r.leo > 0)
+                  for f, r in enumerate(s.reps) if f != b])
+
+
 def _zombie_epoch_passed_crashed(s, config) -> bool:
     z = s.zombie_controller
     if not _epoch_counts_apply(config) or not z:
         return True
-    later = sum(1 for r in s.replicas if (not r.alive or r.leader_epoch == -1)
-                and any(ep > z[2] for _, ep in r.log))
+    later = sum(1 for b, r in enumerate(s.replicas) if (not r.alive or r.leader_epoch == -1)
+                and (any(ep > z[2] for _, ep in r.log) or _followed_past(s, b, z[2])))
     return later + (1 if s.controller.leader_epoch > z[2] else 0) <= s.crashes
 
 
@@ -424,10 +437,61 @@ def _zombie_epoch_passed_crashed_z3(d, s):
             or d.shrink_bumps):
         return z3.BoolVal(True)
     later = [z3.And(z3.Or(z3.Not(r.alive), r.lep == -1),
-                    z3.Or([z3.And(i < r.leo, r.log_ep[i] > s.z_lep) for i in range(d.slots)]))
-             for r in s.reps]
+                    z3.Or([z3.And(i < r.leo, r.log_ep[i] > s.z_lep) for i in range(d.slots)]
+                          + [_followed_past_z3(d, s, b)]))
+             for b, r in enumerate(s.reps)]
     return z3.Implies(s.zomb, count(later + [s.c_epoch > s.z_lep]) <= s.crashes)
 
+
+
+def _zombie_leaderless_isr_is_last_leader(s, config) -> bool:
+    from checker.symbolic.strengthen.history import epoch_claims
+
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z or z[1] != -1:
+        return True
+    if not _leaderless_isr_is_one(config):
+        return True
+    _, _, epoch, isr = z
+    claims = epoch_claims(s) + [(0, 0)]  # epoch 0: the leader the partition was created with
+    return all(leader in isr for e, leader in claims if e == epoch - 1 and leader >= 0)
+
+
+def _zombie_leaderless_isr_is_last_leader_z3(d, s):
+    from checker.symbolic.strengthen.history import epoch_claims_z3
+
+    if not d.failovers or d.expands_dead or d.alter:
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s) + [(z3.BoolVal(True), num.val(0), num.val(0))]
+    out = []
+    for present, e, leader in claims:
+        member = z3.Or([z3.And(leader == j, s.z_isr[j]) for j in range(d.n)])
+        out.append(z3.Implies(z3.And(present, e + 1 == s.z_lep, leader >= 0), member))
+    return z3.Implies(z3.And(s.zomb, s.z_leader == -1), z3.And(out))
+
+
+def _zombie_leaderless_next_leader_from_isr(s, config) -> bool:
+    from checker.symbolic.strengthen.history import epoch_claims
+
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z or z[1] != -1:
+        return True
+    if "eligible-leader-replicas" in config.rules:
+        return True  # KIP-966: a leader from the ELR or the last known leader
+    _, _, epoch, isr = z
+    return all(leader in isr for e, leader in epoch_claims(s) if e == epoch + 1 and leader >= 0)
+
+
+def _zombie_leaderless_next_leader_from_isr_z3(d, s):
+    from checker.symbolic.strengthen.history import epoch_claims_z3
+
+    if not d.failovers or d.elr:
+        return z3.BoolVal(True)
+    out = []
+    for present, e, leader in epoch_claims_z3(d, s):
+        member = z3.Or([z3.And(leader == j, s.z_isr[j]) for j in range(d.n)])
+        out.append(z3.Implies(z3.And(present, e == s.z_lep + 1, leader >= 0), member))
+    return z3.Implies(z3.And(s.zomb, s.z_leader == -1), z3.And(out))
 
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
@@ -540,8 +604,27 @@ STRENGTHENINGS = (
                   "view took a crash to make (the controller makes one only by handling a "
                   "failure, or by a restart's election after a leaderless epoch, itself a failure "
                   "handled), and a broker down, or restarted and waiting, that holds a record of "
-                  "such an epoch crashed after it was made: each is a crash of its own",
+                  "such an epoch, or that a running follower done truncating (with records) "
+                  "follows in such an epoch (it took the epoch: truncated-against-a-leader), "
+                  "crashed after it was made: each is a crash of its own",
                   _zombie_epoch_passed_crashed, _zombie_epoch_passed_crashed_z3,
                   uses_config=True),
+    Strengthening("zombie-leaderless-isr-is-last-leader", "under controller failovers, a "
+                  "leaderless zombie view's ISR holds the leader of the epoch before it, when a "
+                  "request in flight, a running broker or the controller names one (epoch 0 names "
+                  "broker 0): leaderless-isr-is-last-leader for the zombie's view, which is a view "
+                  "the deposed controller held (``removeReplicasFromIsr`` keeps the failed leader, "
+                  "the last live ISR member, in the ISR, at 2.1.0); off where that fact is off",
+                  _zombie_leaderless_isr_is_last_leader, _zombie_leaderless_isr_is_last_leader_z3,
+                  uses_config=True),
+    Strengthening("zombie-leaderless-next-leader-from-isr", "under controller failovers, the "
+                  "leader a request in flight, a running broker or the controller names for the "
+                  "epoch after a leaderless zombie view is in that view's ISR: next-leader-from-isr "
+                  "for the zombie's view (switched off under failovers for the others): the "
+                  "controller leaves the ISR of a leaderless partition alone and elects a member "
+                  "that comes back (``OfflinePartitionLeaderElectionStrategy`` at 2.1.0, unclean "
+                  "election off, the library's premise); off with KIP-966's ELR",
+                  _zombie_leaderless_next_leader_from_isr,
+                  _zombie_leaderless_next_leader_from_isr_z3, uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
