@@ -493,6 +493,31 @@ def _zombie_leaderless_next_leader_from_isr_z3(d, s):
         out.append(z3.Implies(z3.And(present, e == s.z_lep + 1, leader >= 0), member))
     return z3.Implies(z3.And(s.zomb, s.z_leader == -1), z3.And(out))
 
+
+def _zombie_leader_acked_below_hw(s, config) -> bool:
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z or z[1] == -1:
+        return True
+    r = s.replicas[z[1]]
+    return all(off < r.high_watermark for rid, off in s.acked
+               if off < len(r.log) and r.log[off] == (rid, z[2]))
+
+
+def _zombie_leader_acked_below_hw_z3(d, s):
+    from checker.symbolic.formulas import holds_acked
+    from checker.symbolic.state import sel
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        for k in range(d.records):
+            o = s.acked_off[k]
+            own = z3.And(s.zomb, s.z_leader == b, s.acked[k], holds_acked(s, r, k),
+                         sel(r.log_ep, o, -1) == s.z_lep)
+            out.append(z3.Implies(own, o < r.hw))
+    return z3.And(out)
+
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
                   "that has applied no leader epoch since it restarted has a LeaderAndIsr of the "
@@ -626,5 +651,12 @@ STRENGTHENINGS = (
                   "election off, the library's premise); off with KIP-966's ELR",
                   _zombie_leaderless_next_leader_from_isr,
                   _zombie_leaderless_next_leader_from_isr_z3, uses_config=True),
+    Strengthening("zombie-leader-acked-below-hw", "under controller failovers, the broker the "
+                  "zombie's view names leader has its HW above every acked record of the view's "
+                  "epoch it holds: acked-below-writer-hw with the zombie's view among the epochs "
+                  "a broker is named leader of (its request may still make the broker that "
+                  "leader again, ``becomeLeaderOrFollower`` at 2.1.0, which keeps the HW)",
+                  _zombie_leader_acked_below_hw, _zombie_leader_acked_below_hw_z3,
+                  uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
