@@ -350,7 +350,7 @@ def _epoch_counts_apply(config) -> bool:
             and "alter-partition-shrink-bumps-leader-epoch" not in config.rules)
 
 
-def _leaderless_epochs_crashed(s, config) -> bool:
+def _leaderless_epochs_crashed(s, config, extra=lambda s: 0) -> bool:
     from checker.symbolic.strengthen.crashes_restarts import _leaders_by_epoch, _unhandled_failures
 
     if not _epoch_counts_apply(config):
@@ -360,10 +360,10 @@ def _leaderless_epochs_crashed(s, config) -> bool:
     named, none = _leaders_by_epoch(s), _no_leader_epochs(s)
     named = set(named) | {ep for _, _, ep in held_records(s)}  # a record's epoch had a leader
     bumps = sum(1 for y in range(1, s.controller.leader_epoch + 1) if y - 1 in named or y in none)
-    return bumps + _unhandled_failures(s, config) <= s.crashes
+    return bumps + _unhandled_failures(s, config) + extra(s) <= s.crashes
 
 
-def _leaderless_epochs_crashed_z3(d, s):
+def _leaderless_epochs_crashed_z3(d, s, extra=lambda d, s: []):
     from checker.symbolic.strengthen.crashes_restarts import _named_epochs_z3
 
     if (not d.failovers or d.expiries or d.shutdowns or not d.ordered or d.operators
@@ -381,7 +381,7 @@ def _leaderless_epochs_crashed_z3(d, s):
     bumps = [z3.And(y <= s.c_epoch, z3.Or([known[y - 1]] + [z3.And(p, e == y) for p, e in views]))
              for y in range(1, d.max_epoch + 1)]
     unhandled = [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
-    return count(bumps + unhandled) <= s.crashes
+    return count(bumps + unhandled + extra(d, s)) <= s.crashes
 
 
 def _zombie_leader_holds_its_records(s, config) -> bool:
@@ -499,6 +499,8 @@ def _zombie_leader_acked_below_hw(s, config) -> bool:
     if config.bounds.max_controller_failovers == 0 or not z or z[1] == -1:
         return True
     r = s.replicas[z[1]]
+    if r.alive and r.leader_epoch >= z[2]:
+        return True  # the zombie's request no longer reaches it (a crash first)
     return all(off < r.high_watermark for rid, off in s.acked
                if off < len(r.log) and r.log[off] == (rid, z[2]))
 
@@ -513,10 +515,106 @@ def _zombie_leader_acked_below_hw_z3(d, s):
     for b, r in enumerate(s.reps):
         for k in range(d.records):
             o = s.acked_off[k]
-            own = z3.And(s.zomb, s.z_leader == b, s.acked[k], holds_acked(s, r, k),
+            own = z3.And(s.zomb, s.z_leader == b, z3.Or(z3.Not(r.alive), r.lep < s.z_lep),
+                         s.acked[k], holds_acked(s, r, k),
                          sel(r.log_ep, o, -1) == s.z_lep)
             out.append(z3.Implies(own, o < r.hw))
     return z3.And(out)
+
+
+def _kept_alone(s, b: int, e: int) -> bool:
+    """``history.kept_log_since``, or: no other broker can have taken any epoch broker ``b`` may
+    have been in since ``e`` (each has, since its last restart, applied only older epochs, or
+    waits for an older request: ``history.never_took``). A broker truncates only as a follower,
+    against a leader that took the follower's epoch (truncated-against-a-leader; OffsetsForLeaderEpoch
+    is fenced), so then ``b`` kept its log since ``e``: no epoch in between need be named, which a
+    failover leaves unnamed (the new controller resends only the current epoch)."""
+    from checker.symbolic.strengthen.history import kept_log_since, never_took, upto_epoch
+
+    if kept_log_since(s, b, e):
+        return True
+    return all(never_took(s, m, x) for x in range(e + 1, upto_epoch(s, b) + 1)
+               for m in range(len(s.replicas)) if m != b)
+
+
+def _kept_alone_z3(d, s, b: int, e):
+    from checker.symbolic.strengthen.history import kept_log_since_z3, never_took_z3, upto_epoch_z3
+
+    upto = upto_epoch_z3(s, b)
+    alone = [z3.Implies(z3.And(e < x, x <= upto), z3.And([never_took_z3(d, s, num.val(m), x)
+                                                          for m in range(d.n) if m != b]))
+             for x in range(d.max_epoch + 1)]
+    return z3.Or(kept_log_since_z3(d, s, b, e), z3.And(alone))
+
+
+def _fetch_response_from_lone_leader_log(s, config) -> bool:
+    from checker.symbolic.strengthen.fetches import _fetch_response_from_leader_log
+
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    return _fetch_response_from_leader_log(s, kept=_kept_alone)
+
+
+def _fetch_response_from_lone_leader_log_z3(d, s):
+    from checker.symbolic.strengthen.fetches import _fetch_response_from_leader_log_z3
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return _fetch_response_from_leader_log_z3(d, s, kept=_kept_alone_z3)
+
+
+def _named_lone_leader_holds_its_records(s, config) -> bool:
+    from checker.symbolic.strengthen.logs import _named_leader_holds_its_records
+
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    return _named_leader_holds_its_records(s, kept=_kept_alone)
+
+
+def _named_lone_leader_holds_its_records_z3(d, s):
+    from checker.symbolic.strengthen.logs import _named_leader_holds_its_records_z3
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return _named_leader_holds_its_records_z3(d, s, kept=_kept_alone_z3)
+
+
+def _leader_isr_is_controller_isr_past_the_zombie(s, config) -> bool:
+    from checker.symbolic.strengthen.isr_hw import _leader_isr_is_controller_isr
+
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z or s.controller.leader_epoch <= z[2]:
+        return True
+    return _leader_isr_is_controller_isr(s, config)
+
+
+def _leader_isr_is_controller_isr_past_the_zombie_z3(d, s):
+    from checker.symbolic.strengthen.isr_hw import _leader_isr_is_controller_isr_z3
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return z3.Implies(z3.And(s.zomb, s.c_epoch > s.z_lep), _leader_isr_is_controller_isr_z3(d, s))
+
+
+def _waiting_in_isr(s) -> int:
+    """Running brokers waiting for an epoch since a restart that are in the controller's ISR under
+    another leader."""
+    c = s.controller
+    return sum(1 for b, r in enumerate(s.replicas)
+               if r.alive and r.leader_epoch == -1 and b in c.isr and c.leader not in (-1, b))
+
+
+def _waiting_in_isr_z3(d, s) -> list:
+    return [z3.And(r.alive, r.lep == -1, s.c_isr[b], s.c_leader != -1, s.c_leader != b)
+            for b, r in enumerate(s.reps)]
+
+
+def _waiting_isr_members_crashed(s, config) -> bool:
+    return _leaderless_epochs_crashed(s, config, extra=_waiting_in_isr)
+
+
+def _waiting_isr_members_crashed_z3(d, s):
+    return _leaderless_epochs_crashed_z3(d, s, extra=_waiting_in_isr_z3)
 
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
@@ -652,11 +750,49 @@ STRENGTHENINGS = (
                   _zombie_leaderless_next_leader_from_isr,
                   _zombie_leaderless_next_leader_from_isr_z3, uses_config=True),
     Strengthening("zombie-leader-acked-below-hw", "under controller failovers, the broker the "
-                  "zombie's view names leader has its HW above every acked record of the view's "
-                  "epoch it holds: acked-below-writer-hw with the zombie's view among the epochs "
+                  "zombie's view names leader, while down or behind the view's epoch, has its HW "
+                  "above every acked record of the view's epoch it holds: acked-below-writer-hw "
+                  "with the zombie's view among the epochs "
                   "a broker is named leader of (its request may still make the broker that "
                   "leader again, ``becomeLeaderOrFollower`` at 2.1.0, which keeps the HW)",
                   _zombie_leader_acked_below_hw, _zombie_leader_acked_below_hw_z3,
+                  uses_config=True),
+    Strengthening("fetch-response-from-lone-leader-log", "under controller failovers, "
+                  "fetch-response-from-leader-log also when no other broker can have taken an "
+                  "epoch the sender may have been in since the response's (each applied only "
+                  "older epochs since it last started): the sender cannot have truncated, as a "
+                  "follower truncates only against a leader that took its epoch "
+                  "(``ReplicaFetcherThread`` / OffsetsForLeaderEpoch at 2.1.0), while the epochs in "
+                  "between need no longer be named by any request (the new controller resends only "
+                  "the current epoch, ``onControllerFailover``)",
+                  _fetch_response_from_lone_leader_log, _fetch_response_from_lone_leader_log_z3,
+                  uses_config=True),
+    Strengthening("named-lone-leader-holds-its-records", "under controller failovers, "
+                  "named-leader-holds-its-records also when no other broker can have taken an "
+                  "epoch the named leader may have been in since (fetch-response-from-lone-leader-"
+                  "log's reason): a leader appends its epoch's records itself and truncates only "
+                  "as a follower of a leader that took its epoch",
+                  _named_lone_leader_holds_its_records, _named_lone_leader_holds_its_records_z3,
+                  uses_config=True),
+    Strengthening("leader-isr-is-controller-isr-past-the-zombie", "under controller "
+                  "failovers, leader-isr-is-controller-isr while the controller's epoch is newer "
+                  "than the zombie's view: that epoch is the active controller's own "
+                  "(newer-epochs-from-the-active-controller), every request of it carries the ISR "
+                  "the controller wrote to ZooKeeper, and its leader's ISR changes go through "
+                  "ZooKeeper too (``Partition.updateIsr`` at 2.1.0); only a view the zombie sent, "
+                  "of its older epoch, carries an ISR the leader has changed since",
+                  _leader_isr_is_controller_isr_past_the_zombie,
+                  _leader_isr_is_controller_isr_past_the_zombie_z3, uses_config=True),
+    Strengthening("waiting-isr-members-crashed", "under controller failovers (where "
+                  "leaderless-epochs-crashed applies), leaderless-epochs-crashed counting too "
+                  "each running broker that waits for an epoch since a restart while in the "
+                  "controller's ISR under another leader: the controller takes a failed broker "
+                  "out of the ISR when it handles the failure (``onBrokerFailure`` -> "
+                  "``removeReplicasFromIsr`` at 2.1.0, a new epoch, counted), and only its leader "
+                  "adds it back after it fetched in the epoch; so its crash was not handled (a "
+                  "quick restart), or it crashed again after it was added back: a crash no epoch "
+                  "counts",
+                  _waiting_isr_members_crashed, _waiting_isr_members_crashed_z3,
                   uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
