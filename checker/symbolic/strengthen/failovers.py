@@ -412,14 +412,20 @@ def _zombie_leader_holds_its_records_z3(d, s):
 
 def _followed_past(s, b: int, zep: int) -> bool:
     """A running follower that is done truncating, with records, follows broker ``b`` in an epoch
-    newer than ``zep``: ``b`` took that epoch (truncated-against-a-leader: a follower truncates
-    against its leader's OffsetsForLeaderEpoch answer, fenced on the epoch)."""
-    return any(r.alive and r.leader == b and f != b and r.leader_epoch > zep and not r.truncating
-               and r.log for f, r in enumerate(s.replicas))
+    newer than ``zep``, or holds a fetch response ``b`` sent in such an epoch: ``b`` took that
+    epoch (truncated-against-a-leader: a follower truncates against its leader's
+    OffsetsForLeaderEpoch answer, fenced on the epoch; only a leader in the epoch answers a
+    fetch)."""
+    return any((r.alive and r.leader == b and f != b and r.leader_epoch > zep and not r.truncating
+                and r.log) or (r.fetch_response and r.fetch_response[0] == b and f != b
+                               and r.fetch_response[1] > zep)
+               for f, r in enumerate(s.replicas))
 
 
 def _followed_past_z3(d, s, b: int):
-    return z3.Or([z3.And(r.alive, r.leader == b, r.lep > s.z_lep, z3.Not(r.truncating), r.leo > 0)
+    return z3.Or([z3.Or(z3.And(r.alive, r.leader == b, r.lep > s.z_lep, z3.Not(r.truncating),
+                               r.leo > 0),
+                        z3.And(r.fr, r.fr_leader == b, r.fr_epoch > s.z_lep))
                   for f, r in enumerate(s.reps) if f != b])
 
 
@@ -598,23 +604,169 @@ def _leader_isr_is_controller_isr_past_the_zombie_z3(d, s):
 
 def _waiting_in_isr(s) -> int:
     """Running brokers waiting for an epoch since a restart that are in the controller's ISR under
-    another leader."""
+    another leader, and running brokers behind the controller's epoch (or waiting) that a running
+    leader of that epoch, new leader in it (the epoch before names another leader, or none),
+    holds a remote LEO of (a fetch in that epoch: ``Partition.makeLeader`` resets them for a new
+    leader at 2.1.0, and a restart too; a broker leaves an epoch it took only by a crash, and the
+    zombie's older view then)."""
+    from checker.symbolic.strengthen.crashes_restarts import _leaders_by_epoch
+
     c = s.controller
-    return sum(1 for b, r in enumerate(s.replicas)
-               if r.alive and r.leader_epoch == -1 and b in c.isr and c.leader not in (-1, b))
+    named, none = _leaders_by_epoch(s), _no_leader_epochs(s)
+    fresh = [lead for lead, lr in enumerate(s.replicas)
+             if lr.alive and lr.leader == lead and lr.leader_epoch == c.leader_epoch >= 1
+             and (named.get(c.leader_epoch - 1, set()) - {lead} or c.leader_epoch - 1 in none)]
+    return sum(1 for b, r in enumerate(s.replicas) if r.alive and (
+        (r.leader_epoch == -1 and b in c.isr and c.leader not in (-1, b))
+        or (r.leader_epoch < c.leader_epoch
+            and any(lead != b and s.replicas[lead].remote_log_end_offsets[b] >= 0
+                    for lead in fresh))))
 
 
 def _waiting_in_isr_z3(d, s) -> list:
-    return [z3.And(r.alive, r.lep == -1, s.c_isr[b], s.c_leader != -1, s.c_leader != b)
-            for b, r in enumerate(s.reps)]
+    from checker.symbolic.strengthen.crashes_restarts import _named_epochs_z3
+
+    at, _ = _named_epochs_z3(d, s)
+    views = [(s.c_leader == -1, s.c_epoch), (z3.And(s.zomb, s.z_leader == -1), s.z_lep)]
+    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e))
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views += [(z3.And(r.alive, r.lep >= 0, r.leader == -1), r.lep) for r in s.reps]
+    fresh = []
+    for lead, lr in enumerate(s.reps):
+        before = []
+        for x in range(d.max_epoch):
+            before += [z3.And(s.c_epoch == x + 1, named, cl != lead) for named, cl in at[x]]
+        before += [z3.And(p, e + 1 == s.c_epoch) for p, e in views]
+        fresh.append(z3.And(lr.alive, lr.leader == lead, lr.lep == s.c_epoch, s.c_epoch >= 1,
+                            z3.Or(before)))
+    out = []
+    for b, r in enumerate(s.reps):
+        fetched = [z3.And(fresh[lead], s.reps[lead].remote[b] >= 0) for lead in range(d.n) if lead != b]
+        out.append(z3.And(r.alive, z3.Or(z3.And(r.lep == -1, s.c_isr[b], s.c_leader != -1,
+                                                s.c_leader != b),
+                                         z3.And(r.lep < s.c_epoch, z3.Or(fetched)))))
+    return out
+
+
+def _unnamed_bumps(s, config) -> int:
+    """Epochs ``y`` of the controller's, not leaderless, whose epoch before no view names a leader
+    for (leaderless-epochs-crashed counts those already) but that name a leader other than the
+    one epoch ``y - 2`` names: epoch ``y - 1`` had a leader then (a leaderless epoch's ISR is its
+    last leader alone, whom the next election picks: ``leaderless-isr-is-last-leader``), so
+    ``y`` was made by handling a failure. Not with AlterPartition or kmc 0.1's
+    isr-expansion-as-own-step, where a leaderless ISR may hold more."""
+    from checker.symbolic.strengthen.crashes_restarts import _leaders_by_epoch
+    from checker.symbolic.strengthen.base import held_records
+
+    if not _leaderless_isr_is_one(config):
+        return 0
+    named, none = _leaders_by_epoch(s), _no_leader_epochs(s)
+    known = set(named) | {ep for _, _, ep in held_records(s)}  # counted already
+    return sum(1 for y in range(2, s.controller.leader_epoch + 1)
+               if y - 1 not in known and y not in none
+               and named.get(y, set()) - named.get(y - 2, set()))
+
+
+def _unnamed_bumps_z3(d, s) -> list:
+    from checker.symbolic.strengthen.base import held_slots_z3
+    from checker.symbolic.strengthen.crashes_restarts import _named_epochs_z3
+
+    if d.expands_dead or d.alter:
+        return []
+    at, known = _named_epochs_z3(d, s)
+    slots = held_slots_z3(d, s)
+    views = [(s.c_leader == -1, s.c_epoch), (z3.And(s.zomb, s.z_leader == -1), s.z_lep)]
+    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e))
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views += [(z3.And(r.alive, r.lep >= 0, r.leader == -1), r.lep) for r in s.reps]
+    out = []
+    for y in range(2, d.max_epoch + 1):
+        before = z3.Or([known[y - 1]] + [z3.And(p, ep == y - 1) for p, _, _, ep in slots])
+        leaderless = z3.Or([z3.And(p, e == y) for p, e in views])
+        other = z3.Or([z3.And(n, z3.And([z3.Not(z3.And(m, cm == c)) for m, cm in at[y - 2]]))
+                       for n, c in at[y]])
+        out.append(z3.And(y <= s.c_epoch, z3.Not(before), z3.Not(leaderless), other))
+    return out
 
 
 def _waiting_isr_members_crashed(s, config) -> bool:
-    return _leaderless_epochs_crashed(s, config, extra=_waiting_in_isr)
+    return _leaderless_epochs_crashed(
+        s, config, extra=lambda s: _waiting_in_isr(s) + _unnamed_bumps(s, config))
 
 
 def _waiting_isr_members_crashed_z3(d, s):
-    return _leaderless_epochs_crashed_z3(d, s, extra=_waiting_in_isr_z3)
+    return _leaderless_epochs_crashed_z3(
+        d, s, extra=lambda d, s: _waiting_in_isr_z3(d, s) + _unnamed_bumps_z3(d, s))
+
+
+def _leaderless_epoch_leader_restarted(s, config) -> bool:
+    from checker.symbolic.strengthen.crashes_restarts import _leaders_by_epoch
+
+    if not _leaderless_counts(config):
+        return True
+    named = _leaders_by_epoch(s)
+    for y in _no_leader_epochs(s):
+        for lead in named.get(y - 1, ()):
+            if any(b == lead and e < y for b, e, _, _ in s.leader_and_isr):
+                return False
+    return True
+
+
+def _leaderless_epoch_leader_restarted_z3(d, s):
+    from checker.symbolic.strengthen.crashes_restarts import _named_epochs_z3
+
+    if not d.failovers or d.expiries or d.shutdowns:
+        return z3.BoolVal(True)
+    at, _ = _named_epochs_z3(d, s)
+    views = [(s.c_leader == -1, s.c_epoch), (z3.And(s.zomb, s.z_leader == -1), s.z_lep)]
+    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e))
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views += [(z3.And(r.alive, r.lep >= 0, r.leader == -1), r.lep) for r in s.reps]
+    out = []
+    for present, y in views:
+        for x in range(d.max_epoch):
+            for named, lead in at[x]:
+                for b in range(d.n):
+                    older = z3.Or([z3.And(s.lai[b][e], e < y) for e in range(len(s.lai[b]))])
+                    out.append(z3.Implies(z3.And(present, y == x + 1, named, lead == b), z3.Not(older)))
+    return z3.And(out)
+
+
+def _untaken_epoch_isr_agrees(s, config) -> bool:
+    from checker.symbolic.strengthen.history import never_took
+
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    c = s.controller
+    views = [(c.leader_epoch, c.leader, set(c.isr))]
+    views += [(e, leader, set(isr)) for _, e, leader, isr in s.leader_and_isr]
+    if z:
+        views.append((z[2], z[1], set(z[3])))
+    for e, leader, isr in views:
+        if leader < 0 or not never_took(s, leader, e):
+            continue
+        if any(e2 == e and isr2 != isr for e2, _, isr2 in views):
+            return False
+    return True
+
+
+def _untaken_epoch_isr_agrees_z3(d, s):
+    from checker.symbolic.strengthen.history import never_took_z3
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    views = [(z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr), (s.zomb, s.z_lep, s.z_leader, s.z_isr)]
+    views += [(s.lai[b][e], num.val(e), s.lai_leader[b][e], s.lai_isr[b][e])
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    out = []
+    for i, (p, e, leader, isr) in enumerate(views):
+        untaken = z3.And(p, leader >= 0, never_took_z3(d, s, leader, e))
+        for j, (p2, e2, _, isr2) in enumerate(views):
+            if i != j:
+                out.append(z3.Implies(z3.And(untaken, p2, e2 == e),
+                                      z3.And([x == y for x, y in zip(isr, isr2)])))
+    return z3.And(out)
 
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
@@ -728,7 +880,8 @@ STRENGTHENINGS = (
                   "failure, or by a restart's election after a leaderless epoch, itself a failure "
                   "handled), and a broker down, or restarted and waiting, that holds a record of "
                   "such an epoch, or that a running follower done truncating (with records) "
-                  "follows in such an epoch (it took the epoch: truncated-against-a-leader), "
+                  "follows in such an epoch (it took the epoch: truncated-against-a-leader), or "
+                  "whose fetch response of such an epoch is on its way, "
                   "crashed after it was made: each is a crash of its own",
                   _zombie_epoch_passed_crashed, _zombie_epoch_passed_crashed_z3,
                   uses_config=True),
@@ -791,8 +944,31 @@ STRENGTHENINGS = (
                   "``removeReplicasFromIsr`` at 2.1.0, a new epoch, counted), and only its leader "
                   "adds it back after it fetched in the epoch; so its crash was not handled (a "
                   "quick restart), or it crashed again after it was added back: a crash no epoch "
-                  "counts",
+                  "counts; likewise a waiting broker, or one behind the controller's epoch, that "
+                  "a new leader of that epoch has a remote LEO of (it fetched in that epoch, then "
+                  "crashed, and took the zombie's older view if behind: "
+                  "``Partition.makeLeader`` resets the remote LEOs for a new leader); and an "
+                  "epoch after one no view names that names another leader than the epoch two "
+                  "before (the one between had a leader, as a leaderless ISR is its last leader "
+                  "alone and elects it back)",
                   _waiting_isr_members_crashed, _waiting_isr_members_crashed_z3,
                   uses_config=True),
+    Strengthening("leaderless-epoch-leader-restarted", "under controller failovers (without "
+                  "session expiries or controlled shutdowns), the leader named for the epoch "
+                  "before a leaderless one (by a request, a running broker, the controller, the "
+                  "zombie; epoch 0 broker 0) has no LeaderAndIsr older than the leaderless epoch "
+                  "on its way: the controller elects nobody only when it handles the failure of "
+                  "the leader (``onBrokerFailure`` at 2.1.0), a stop drops the requests on their "
+                  "way to a broker, and after its restart a broker is sent only the current epoch "
+                  "(the zombie's request, of an older one, is not among those in flight)",
+                  _leaderless_epoch_leader_restarted, _leaderless_epoch_leader_restarted_z3,
+                  uses_config=True),
+    Strengthening("untaken-epoch-isr-agrees", "under controller failovers, the views of a "
+                  "leader epoch whose leader has not taken it (the controller's, a LeaderAndIsr in "
+                  "flight, the zombie's) carry one ISR: the controller writes an epoch's ISR when "
+                  "it makes the epoch and changes it only with a new epoch (``onBrokerFailure`` "
+                  "at 2.1.0), only the epoch's leader changes it within the epoch, and the new "
+                  "controller resends what it read (``onControllerFailover``)",
+                  _untaken_epoch_isr_agrees, _untaken_epoch_isr_agrees_z3, uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
