@@ -602,9 +602,16 @@ def _leader_isr_is_controller_isr_past_the_zombie_z3(d, s):
     return z3.Implies(z3.And(s.zomb, s.c_epoch > s.z_lep), _leader_isr_is_controller_isr_z3(d, s))
 
 
-def _waiting_in_isr(s) -> int:
+def _waiting_in_isr(s, config) -> int:
     """Running brokers waiting for an epoch since a restart that are in the controller's ISR under
-    another leader, and running brokers behind the controller's epoch (or waiting) that a running
+    another leader, or that are its leader in an epoch after one that had a leader (it was live
+    when elected, so it restarted without the controller handling it) or with others in its ISR
+    (after a leaderless epoch the restart's election makes the leaderless ISR, the broker alone,
+    the new ISR; only the leader adds members once it took the epoch) or a request of the epoch
+    carrying another ISR than the controller's (only the leader changes it within the epoch);
+    running brokers behind the epoch they are the controller's leader of, after a leaderless
+    epoch, with others in the ISR (they took it, then crashed and took the zombie's view); and
+    running brokers behind the controller's epoch (or waiting) that a running
     leader of that epoch, new leader in it (the epoch before names another leader, or none),
     holds a remote LEO of (a fetch in that epoch: ``Partition.makeLeader`` resets them for a new
     leader at 2.1.0, and a restart too; a broker leaves an epoch it took only by a crash, and the
@@ -616,9 +623,18 @@ def _waiting_in_isr(s) -> int:
     fresh = [lead for lead, lr in enumerate(s.replicas)
              if lr.alive and lr.leader == lead and lr.leader_epoch == c.leader_epoch >= 1
              and (named.get(c.leader_epoch - 1, set()) - {lead} or c.leader_epoch - 1 in none)]
-    return sum(1 for b, r in enumerate(s.replicas) if r.alive and (
-        (r.leader_epoch == -1 and b in c.isr and c.leader not in (-1, b))
-        or (r.leader_epoch < c.leader_epoch
+    from checker.symbolic.strengthen.base import held_records
+
+    had_leader = (c.leader_epoch - 1 in named
+                  or any(ep == c.leader_epoch - 1 for _, _, ep in held_records(s)))
+    quick = had_leader or (len(c.isr) > 1 and _leaderless_isr_is_one(config)) or any(
+        e == c.leader_epoch and set(isr) != set(c.isr) for _, e, _, isr in s.leader_and_isr)
+    return sum(1 for b, r in enumerate(s.replicas) if (
+        (r.alive and r.leader_epoch == -1 and b in c.isr and c.leader not in (-1, b))
+        or (r.alive and r.leader_epoch == -1 and b == c.leader and quick)
+        or (r.alive and 0 <= r.leader_epoch < c.leader_epoch and b == c.leader
+            and c.leader_epoch - 1 in none and len(c.isr) > 1 and _leaderless_isr_is_one(config))
+        or ((r.leader_epoch < c.leader_epoch if r.alive else b not in c.live_brokers)
             and any(lead != b and s.replicas[lead].remote_log_end_offsets[b] >= 0
                     for lead in fresh))))
 
@@ -640,11 +656,28 @@ def _waiting_in_isr_z3(d, s) -> list:
         fresh.append(z3.And(lr.alive, lr.leader == lead, lr.lep == s.c_epoch, s.c_epoch >= 1,
                             z3.Or(before)))
     out = []
+    from checker.symbolic.strengthen.base import held_slots_z3
+
+    _, known = _named_epochs_z3(d, s)
+    restarted = z3.Or([z3.And(known[x], s.c_epoch == x + 1) for x in range(d.max_epoch)]
+                      + [z3.And(p, ep + 1 == s.c_epoch) for p, _, _, ep in held_slots_z3(d, s)])
+    if not (d.expands_dead or d.alter):  # (_leaderless_isr_is_one)
+        restarted = z3.Or(restarted, count(s.c_isr) > 1)
+    restarted = z3.Or([restarted] + [
+        z3.And(s.lai[b][e], s.c_epoch == e, z3.Or([x != y for x, y in zip(s.lai_isr[b][e], s.c_isr)]))
+        for b in range(d.n) for e in range(len(s.lai[b]))])
+    behind = z3.BoolVal(False)
+    if not (d.expands_dead or d.alter):  # (_leaderless_isr_is_one)
+        behind = z3.And(z3.Or([z3.And(p, e + 1 == s.c_epoch) for p, e in views]),
+                        count(s.c_isr) > 1)
     for b, r in enumerate(s.reps):
         fetched = [z3.And(fresh[lead], s.reps[lead].remote[b] >= 0) for lead in range(d.n) if lead != b]
-        out.append(z3.And(r.alive, z3.Or(z3.And(r.lep == -1, s.c_isr[b], s.c_leader != -1,
-                                                s.c_leader != b),
-                                         z3.And(r.lep < s.c_epoch, z3.Or(fetched)))))
+        out.append(z3.And(r.alive, r.lep >= 0, r.lep < s.c_epoch, s.c_leader == b, behind))
+        out.append(z3.Or(z3.And(r.alive, r.lep == -1, s.c_isr[b], s.c_leader != -1,
+                                s.c_leader != b),
+                         z3.And(r.alive, r.lep == -1, s.c_leader == b, restarted),
+                         z3.And(z3.If(r.alive, r.lep < s.c_epoch, z3.Not(s.c_live[b])),
+                                z3.Or(fetched))))
     return out
 
 
@@ -691,7 +724,7 @@ def _unnamed_bumps_z3(d, s) -> list:
 
 def _waiting_isr_members_crashed(s, config) -> bool:
     return _leaderless_epochs_crashed(
-        s, config, extra=lambda s: _waiting_in_isr(s) + _unnamed_bumps(s, config))
+        s, config, extra=lambda s: _waiting_in_isr(s, config) + _unnamed_bumps(s, config))
 
 
 def _waiting_isr_members_crashed_z3(d, s):
@@ -705,9 +738,13 @@ def _leaderless_epoch_leader_restarted(s, config) -> bool:
     if not _leaderless_counts(config):
         return True
     named = _leaders_by_epoch(s)
+    z = s.zombie_controller
     for y in _no_leader_epochs(s):
         for lead in named.get(y - 1, ()):
             if any(b == lead and e < y for b, e, _, _ in s.leader_and_isr):
+                return False
+            r = s.replicas[lead]
+            if r.alive and 0 <= r.leader_epoch < y and not (z and r.leader_epoch == z[2]):
                 return False
     return True
 
@@ -726,8 +763,10 @@ def _leaderless_epoch_leader_restarted_z3(d, s):
     for present, y in views:
         for x in range(d.max_epoch):
             for named, lead in at[x]:
-                for b in range(d.n):
+                for b, r in enumerate(s.reps):
                     older = z3.Or([z3.And(s.lai[b][e], e < y) for e in range(len(s.lai[b]))])
+                    older = z3.Or(older, z3.And(r.alive, r.lep >= 0, r.lep < y,
+                                                z3.Not(z3.And(s.zomb, r.lep == s.z_lep))))
                     out.append(z3.Implies(z3.And(present, y == x + 1, named, lead == b), z3.Not(older)))
     return z3.And(out)
 
@@ -767,6 +806,22 @@ def _untaken_epoch_isr_agrees_z3(d, s):
                 out.append(z3.Implies(z3.And(untaken, p2, e2 == e),
                                       z3.And([x == y for x, y in zip(isr, isr2)])))
     return z3.And(out)
+
+
+def _kept_remote_leo_is_lone_follower_prefix(s, config) -> bool:
+    from checker.symbolic.strengthen.remote_leos import _kept_remote_leo_is_follower_prefix
+
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    return _kept_remote_leo_is_follower_prefix(s, config, kept=_kept_alone)
+
+
+def _kept_remote_leo_is_lone_follower_prefix_z3(d, s):
+    from checker.symbolic.strengthen.remote_leos import _kept_remote_leo_is_follower_prefix_z3
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return _kept_remote_leo_is_follower_prefix_z3(d, s, kept=_kept_alone_z3)
 
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
@@ -944,7 +999,14 @@ STRENGTHENINGS = (
                   "``removeReplicasFromIsr`` at 2.1.0, a new epoch, counted), and only its leader "
                   "adds it back after it fetched in the epoch; so its crash was not handled (a "
                   "quick restart), or it crashed again after it was added back: a crash no epoch "
-                  "counts; likewise a waiting broker, or one behind the controller's epoch, that "
+                  "counts; likewise a waiting broker that is the controller's leader, in an "
+                  "epoch after one with a leader (it was live when elected) or with others in "
+                  "its ISR (after a leaderless epoch it took the epoch to add them), or with a "
+                  "request of the epoch carrying another ISR than the controller's (only the "
+                  "leader changes it within its epoch), or running behind such an epoch after a "
+                  "leaderless one with others in its ISR; and "
+                  "a waiting broker, one behind the controller's epoch, or one down whose "
+                  "failure the controller handled, that "
                   "a new leader of that epoch has a remote LEO of (it fetched in that epoch, then "
                   "crashed, and took the zombie's older view if behind: "
                   "``Partition.makeLeader`` resets the remote LEOs for a new leader); and an "
@@ -957,10 +1019,12 @@ STRENGTHENINGS = (
                   "session expiries or controlled shutdowns), the leader named for the epoch "
                   "before a leaderless one (by a request, a running broker, the controller, the "
                   "zombie; epoch 0 broker 0) has no LeaderAndIsr older than the leaderless epoch "
-                  "on its way: the controller elects nobody only when it handles the failure of "
+                  "on its way, and if running is not in an older epoch than the leaderless one "
+                  "but the zombie's view's: the controller elects nobody only when it handles the failure of "
                   "the leader (``onBrokerFailure`` at 2.1.0), a stop drops the requests on their "
                   "way to a broker, and after its restart a broker is sent only the current epoch "
-                  "(the zombie's request, of an older one, is not among those in flight)",
+                  "(the zombie's request, of an older one, is not among those in flight, and "
+                  "is the one way back to an older epoch)",
                   _leaderless_epoch_leader_restarted, _leaderless_epoch_leader_restarted_z3,
                   uses_config=True),
     Strengthening("untaken-epoch-isr-agrees", "under controller failovers, the views of a "
@@ -970,5 +1034,11 @@ STRENGTHENINGS = (
                   "at 2.1.0), only the epoch's leader changes it within the epoch, and the new "
                   "controller resends what it read (``onControllerFailover``)",
                   _untaken_epoch_isr_agrees, _untaken_epoch_isr_agrees_z3, uses_config=True),
+    Strengthening("kept-remote-leo-is-lone-follower-prefix", "under controller failovers, "
+                  "kept-remote-leo-is-follower-prefix also when no other broker can have taken an "
+                  "epoch the follower may have been in since the leader's (fetch-response-from-"
+                  "lone-leader-log's reason: it cannot have truncated since)",
+                  _kept_remote_leo_is_lone_follower_prefix,
+                  _kept_remote_leo_is_lone_follower_prefix_z3, uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
