@@ -42,6 +42,24 @@ OFF_UNDER_FAILOVERS = (
 )
 """False under controller failovers (BFS, the module's docstring): off there."""
 
+NOT_IN_ALL = ("committed-consistency",)
+"""Left out of ``--strengthen all`` where ``committed_consistency_violated`` (issue 29ba)."""
+
+
+def committed_consistency_violated(config) -> bool:
+    """Is ``committed-consistency`` false on reachable states of ``config``? Under a controller
+    failover with 2 records or more on Kafka 2.1's rules (without KIP-380's ``broker-epoch`` or
+    KIP-497's ``alter-partition``): ``kmc check --kafka-version 2.1 -r 2 --max-records 2
+    --max-leader-epoch 2 --max-crashes 1 --max-controller-failovers 1 -p committed-consistency``
+    is VIOLATED in 11 steps (a shrink to the leader alone, a failover, the ISR grows back, a
+    second record, the leader crashes and restarts, the zombie's view makes it leader again with
+    the record uncommitted; docs/symbolic.md, issue 29ak), and larger bounds reach those states
+    too. At 1 record it HOLDS (3,147 states), and at 2 records it HOLDS on 2.4 (12,513 states)
+    and 2.7 (28,505), so it stays in the conjunction there (2026-11-29 06:52, issue 29ba)."""
+    b = config.bounds
+    return (b.max_controller_failovers > 0 and b.max_records >= 2
+            and "broker-epoch" not in config.rules and "alter-partition" not in config.rules)
+
 
 def switch(st: Strengthening) -> Strengthening:
     """``st`` under ``--max-controller-failovers``: held only until the first failover; unchanged
