@@ -159,4 +159,6 @@ def all_names(config=None) -> list:
         left_out += tuple(st.name for st in hw_checkpoint.STRENGTHENINGS)
     if config is not None and failovers.committed_consistency_violated(config):  # (issue 29ba)
         left_out += failovers.NOT_IN_ALL
+    if config is None or config.bounds.max_controller_failovers == 0:  # True there (issue 29ba)
+        left_out += failovers.ONLY_UNDER_FAILOVERS
     return [n for n in library_names() if n not in left_out]
