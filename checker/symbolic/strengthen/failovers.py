@@ -626,9 +626,13 @@ def _waiting_in_isr(s, config) -> int:
     when elected, so it restarted without the controller handling it) or with others in its ISR
     (after a leaderless epoch the restart's election makes the leaderless ISR, the broker alone,
     the new ISR; only the leader adds members once it took the epoch) or a request of the epoch
-    carrying another ISR than the controller's (only the leader changes it within the epoch);
+    carrying another ISR than the controller's, or the zombie's view of the epoch doing so (only
+    the leader changes it within the epoch);
     running brokers behind the epoch they are the controller's leader of, after a leaderless
-    epoch, with others in the ISR (they took it, then crashed and took the zombie's view); and
+    epoch, with others in the ISR (they took it, then crashed and took the zombie's view); a
+    running leader of the controller's epoch, the zombie's view's too, with another ISR than the
+    controller's (it changed the ISR in that epoch, then restarted and took the zombie's view:
+    a crash no epoch counts; not with AlterPartition, whose pending changes differ); and
     running brokers behind the controller's epoch (or waiting) that a running
     leader of that epoch, new leader in it (the epoch before names another leader, or none),
     holds a remote LEO of (a fetch in that epoch: ``Partition.makeLeader`` resets them for a new
@@ -645,11 +649,16 @@ def _waiting_in_isr(s, config) -> int:
 
     had_leader = (c.leader_epoch - 1 in named
                   or any(ep == c.leader_epoch - 1 for _, _, ep in held_records(s)))
+    z = s.zombie_controller  # the zombie's view is of the controller's epoch (not with AlterPartition)
+    zombie_epoch = bool(z) and z[2] == c.leader_epoch and "alter-partition" not in config.rules
     quick = had_leader or (len(c.isr) > 1 and _leaderless_isr_is_one(config)) or any(
-        e == c.leader_epoch and set(isr) != set(c.isr) for _, e, _, isr in s.leader_and_isr)
+        e == c.leader_epoch and set(isr) != set(c.isr) for _, e, _, isr in s.leader_and_isr) or (
+        zombie_epoch and set(z[3]) != set(c.isr))
     return sum(1 for b, r in enumerate(s.replicas) if (
         (r.alive and r.leader_epoch == -1 and b in c.isr and c.leader not in (-1, b))
         or (r.alive and r.leader_epoch == -1 and b == c.leader and quick)
+        or (r.alive and r.leader == b and r.leader_epoch == c.leader_epoch and zombie_epoch
+            and set(r.isr) != set(c.isr))
         or (r.alive and 0 <= r.leader_epoch < c.leader_epoch and b == c.leader
             and c.leader_epoch - 1 in none and len(c.isr) > 1 and _leaderless_isr_is_one(config))
         or ((r.leader_epoch < c.leader_epoch if r.alive else b not in c.live_brokers)
@@ -684,6 +693,9 @@ def _waiting_in_isr_z3(d, s) -> list:
     restarted = z3.Or([restarted] + [
         z3.And(s.lai[b][e], s.c_epoch == e, z3.Or([x != y for x, y in zip(s.lai_isr[b][e], s.c_isr)]))
         for b in range(d.n) for e in range(len(s.lai[b]))])
+    if not d.alter:
+        restarted = z3.Or(restarted, z3.And(s.zomb, s.z_lep == s.c_epoch,
+                                            z3.Or([x != y for x, y in zip(s.z_isr, s.c_isr)])))
     behind = z3.BoolVal(False)
     if not (d.expands_dead or d.alter):  # (_leaderless_isr_is_one)
         behind = z3.And(z3.Or([z3.And(p, e + 1 == s.c_epoch) for p, e in views]),
@@ -691,6 +703,9 @@ def _waiting_in_isr_z3(d, s) -> list:
     for b, r in enumerate(s.reps):
         fetched = [z3.And(fresh[lead], s.reps[lead].remote[b] >= 0) for lead in range(d.n) if lead != b]
         out.append(z3.And(r.alive, r.lep >= 0, r.lep < s.c_epoch, s.c_leader == b, behind))
+        if not d.alter:
+            out.append(z3.And(r.alive, r.leader == b, r.lep == s.c_epoch, s.zomb, s.z_lep == s.c_epoch,
+                              z3.Or([x != y for x, y in zip(r.isr, s.c_isr)])))
         out.append(z3.Or(z3.And(r.alive, r.lep == -1, s.c_isr[b], s.c_leader != -1,
                                 s.c_leader != b),
                          z3.And(r.alive, r.lep == -1, s.c_leader == b, restarted),
@@ -1020,9 +1035,12 @@ STRENGTHENINGS = (
                   "counts; likewise a waiting broker that is the controller's leader, in an "
                   "epoch after one with a leader (it was live when elected) or with others in "
                   "its ISR (after a leaderless epoch it took the epoch to add them), or with a "
-                  "request of the epoch carrying another ISR than the controller's (only the "
+                  "request or the zombie's view of the epoch carrying another ISR than the "
+                  "controller's (only the "
                   "leader changes it within its epoch), or running behind such an epoch after a "
-                  "leaderless one with others in its ISR; and "
+                  "leaderless one with others in its ISR; a leader of the controller's epoch, "
+                  "the zombie's view's too, with another ISR than the controller's (it took the "
+                  "zombie's view after a restart; not with AlterPartition); and "
                   "a waiting broker, one behind the controller's epoch, or one down whose "
                   "failure the controller handled, that "
                   "a new leader of that epoch has a remote LEO of (it fetched in that epoch, then "
