@@ -856,6 +856,54 @@ def _kept_remote_leo_is_lone_follower_prefix_z3(d, s):
         return z3.BoolVal(True)
     return _kept_remote_leo_is_follower_prefix_z3(d, s, kept=_kept_alone_z3)
 
+def _untaken_epoch_lost_a_member_applies(config) -> bool:
+    return (config.bounds.max_controller_failovers > 0 and _epoch_counts_apply(config)
+            and "alter-partition" not in config.rules)
+
+
+def _untaken_epoch_lost_a_member(s, config) -> bool:
+    from checker.symbolic.strengthen.history import never_took
+
+    c = s.controller
+    if not _untaken_epoch_lost_a_member_applies(config) or c.leader < 0 or c.leader_epoch < 1:
+        return True
+    if not never_took(s, c.leader, c.leader_epoch):
+        return True
+    return len(c.isr) < len(s.replicas)
+
+
+def _untaken_epoch_lost_a_member_z3(d, s):
+    from checker.symbolic.strengthen.history import never_took_z3
+
+    if (not d.failovers or d.expiries or d.shutdowns or not d.ordered or d.operators
+            or d.shrink_bumps or d.alter):
+        return z3.BoolVal(True)
+    untaken = never_took_z3(d, s, s.c_leader, s.c_epoch)
+    return z3.Implies(z3.And(s.c_leader >= 0, s.c_epoch >= 1, untaken), count(s.c_isr) < d.n)
+
+
+def _waiting_leader_requests_current(s, config) -> bool:
+    c = s.controller
+    if config.bounds.max_controller_failovers == 0 or "alter-partition" in config.rules:
+        return True
+    if c.leader < 0 or s.replicas[c.leader].leader_epoch != -1 or not s.replicas[c.leader].alive:
+        return True
+    return all(set(isr) == set(c.isr) for b, e, _, isr in s.leader_and_isr
+               if b == c.leader and e == c.leader_epoch)
+
+
+def _waiting_leader_requests_current_z3(d, s):
+    if not d.failovers or d.alter:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        for e in range(len(s.lai[b])):
+            same = z3.And([x == y for x, y in zip(s.lai_isr[b][e], s.c_isr)])
+            out.append(z3.Implies(z3.And(s.c_leader == b, r.alive, r.lep == -1, s.lai[b][e],
+                                         s.c_epoch == e), same))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("waiting-broker-has-a-request", "under controller failovers, a running broker "
                   "that has applied no leader epoch since it restarted has a LeaderAndIsr of the "
@@ -1076,8 +1124,29 @@ STRENGTHENINGS = (
                   "lone-leader-log's reason: it cannot have truncated since)",
                   _kept_remote_leo_is_lone_follower_prefix,
                   _kept_remote_leo_is_lone_follower_prefix_z3, uses_config=True),
+    Strengthening("untaken-epoch-lost-a-member", "under controller failovers (where "
+                  "leaderless-epochs-crashed applies; not with AlterPartition), while the "
+                  "controller's leader has not taken its epoch (after the first), the "
+                  "controller's ISR lacks a broker: the controller makes an epoch only by taking "
+                  "a failed broker out of the ISR (its leader, or a follower: ``onBrokerFailure`` "
+                  "-> ``removeReplicasFromIsr`` at 2.1.0) or by a restart's election after a "
+                  "leaderless epoch, whose ISR is the last leader alone; only the leader, in the "
+                  "epoch, adds members (a running leader's view of its older epoch may be the "
+                  "zombie's, so isr-grows-only-under-its-leader does not see it)",
+                  _untaken_epoch_lost_a_member, _untaken_epoch_lost_a_member_z3,
+                  uses_config=True),
+    Strengthening("waiting-leader-requests-current", "under controller failovers (not with "
+                  "AlterPartition), a LeaderAndIsr of the controller's epoch on its way to the "
+                  "controller's leader while it waits after a restart carries the controller's "
+                  "ISR: a stop drops the requests on their way to a broker, the controller sends "
+                  "the ISR it has to a broker that registers, and only the epoch's leader changes "
+                  "the ISR within the epoch (``Partition.updateIsr`` at 2.1.0), which it cannot "
+                  "while it waits",
+                  _waiting_leader_requests_current, _waiting_leader_requests_current_z3,
+                  uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
+
 
 ONLY_UNDER_FAILOVERS = (
     "zombie-leaderless-isr-is-last-leader", "zombie-leaderless-next-leader-from-isr",
@@ -1085,6 +1154,7 @@ ONLY_UNDER_FAILOVERS = (
     "named-lone-leader-holds-its-records", "leader-isr-is-controller-isr-past-the-zombie",
     "waiting-isr-members-crashed", "leaderless-epoch-leader-restarted",
     "untaken-epoch-isr-agrees", "kept-remote-leo-is-lone-follower-prefix",
+    "untaken-epoch-lost-a-member", "waiting-leader-requests-current",
 )
 """The facts issue 29ba added: True by definition without ``--max-controller-failovers``, so left
 out of ``--strengthen all`` there (``library.all_names``), as ``hw_checkpoint``'s and
