@@ -301,7 +301,7 @@ def test_the_failover_facts_and_the_switched_forms_match_their_formulas_on_reach
 
 def test_no_acked_loss_with_a_failover_still_holds_by_search_on_a_new_cti():
     # 29ak's last CTI (a broker two epochs behind with no request on its way) is gone, and so are
-    # the rounds after it (29ap's, 29ay's seven facts, 29ba's ten: docs/symbolic.md); at 1 record
+    # the rounds after it (29ap's, 29ay's seven facts, 29ba's twelve: docs/symbolic.md); at 1 record
     # `-s all` keeps committed-consistency (it holds there) and the CTI left is on it (a leader
     # whose ISR came from the zombie's view, the controller's ISR larger): not PROVED at 1 record
     # with `-s all` (2 records: PROVED, the slow test below)
