@@ -42,6 +42,24 @@ OFF_UNDER_FAILOVERS = (
 )
 """False under controller failovers (BFS, the module's docstring): off there."""
 
+NOT_IN_ALL = ("committed-consistency",)
+"""Left out of ``--strengthen all`` where ``committed_consistency_violated`` (issue 29ba)."""
+
+
+def committed_consistency_violated(config) -> bool:
+    """Is ``committed-consistency`` false on reachable states of ``config``? Under a controller
+    failover with 2 records or more on Kafka 2.1's rules (without KIP-380's ``broker-epoch`` or
+    KIP-497's ``alter-partition``): ``kmc check --kafka-version 2.1 -r 2 --max-records 2
+    --max-leader-epoch 2 --max-crashes 1 --max-controller-failovers 1 -p committed-consistency``
+    is VIOLATED in 11 steps (a shrink to the leader alone, a failover, the ISR grows back, a
+    second record, the leader crashes and restarts, the zombie's view makes it leader again with
+    the record uncommitted; docs/symbolic.md, issue 29ak), and larger bounds reach those states
+    too. At 1 record it HOLDS (3,147 states), and at 2 records it HOLDS on 2.4 (12,513 states)
+    and 2.7 (28,505), so it stays in the conjunction there (2026-11-29 06:52, issue 29ba)."""
+    b = config.bounds
+    return (b.max_controller_failovers > 0 and b.max_records >= 2
+            and "broker-epoch" not in config.rules and "alter-partition" not in config.rules)
+
 
 def switch(st: Strengthening) -> Strengthening:
     """``st`` under ``--max-controller-failovers``: held only until the first failover; unchanged
@@ -350,7 +368,7 @@ def _epoch_counts_apply(config) -> bool:
             and "alter-partition-shrink-bumps-leader-epoch" not in config.rules)
 
 
-def _leaderless_epochs_crashed(s, config) -> bool:
+def _leaderless_epochs_crashed(s, config, extra=lambda s: 0) -> bool:
     from checker.symbolic.strengthen.crashes_restarts import _leaders_by_epoch, _unhandled_failures
 
     if not _epoch_counts_apply(config):
@@ -360,10 +378,10 @@ def _leaderless_epochs_crashed(s, config) -> bool:
     named, none = _leaders_by_epoch(s), _no_leader_epochs(s)
     named = set(named) | {ep for _, _, ep in held_records(s)}  # a record's epoch had a leader
     bumps = sum(1 for y in range(1, s.controller.leader_epoch + 1) if y - 1 in named or y in none)
-    return bumps + _unhandled_failures(s, config) <= s.crashes
+    return bumps + _unhandled_failures(s, config) + extra(s) <= s.crashes
 
 
-def _leaderless_epochs_crashed_z3(d, s):
+def _leaderless_epochs_crashed_z3(d, s, extra=lambda d, s: []):
     from checker.symbolic.strengthen.crashes_restarts import _named_epochs_z3
 
     if (not d.failovers or d.expiries or d.shutdowns or not d.ordered or d.operators
@@ -381,7 +399,7 @@ def _leaderless_epochs_crashed_z3(d, s):
     bumps = [z3.And(y <= s.c_epoch, z3.Or([known[y - 1]] + [z3.And(p, e == y) for p, e in views]))
              for y in range(1, d.max_epoch + 1)]
     unhandled = [z3.And(z3.Not(r.alive), s.c_live[b]) for b, r in enumerate(s.reps)]
-    return count(bumps + unhandled) <= s.crashes
+    return count(bumps + unhandled + extra(d, s)) <= s.crashes
 
 
 def _zombie_leader_holds_its_records(s, config) -> bool:
@@ -410,12 +428,31 @@ def _zombie_leader_holds_its_records_z3(d, s):
     return z3.And(out)
 
 
+def _followed_past(s, b: int, zep: int) -> bool:
+    """A running follower that is done truncating, with records, follows broker ``b`` in an epoch
+    newer than ``zep``, or holds a fetch response ``b`` sent in such an epoch: ``b`` took that
+    epoch (truncated-against-a-leader: a follower truncates against its leader's
+    OffsetsForLeaderEpoch answer, fenced on the epoch; only a leader in the epoch answers a
+    fetch)."""
+    return any((r.alive and r.leader == b and f != b and r.leader_epoch > zep and not r.truncating
+                and r.log) or (r.fetch_response and r.fetch_response[0] == b and f != b
+                               and r.fetch_response[1] > zep)
+               for f, r in enumerate(s.replicas))
+
+
+def _followed_past_z3(d, s, b: int):
+    return z3.Or([z3.Or(z3.And(r.alive, r.leader == b, r.lep > s.z_lep, z3.Not(r.truncating),
+                               r.leo > 0),
+                        z3.And(r.fr, r.fr_leader == b, r.fr_epoch > s.z_lep))
+                  for f, r in enumerate(s.reps) if f != b])
+
+
 def _zombie_epoch_passed_crashed(s, config) -> bool:
     z = s.zombie_controller
     if not _epoch_counts_apply(config) or not z:
         return True
-    later = sum(1 for r in s.replicas if (not r.alive or r.leader_epoch == -1)
-                and any(ep > z[2] for _, ep in r.log))
+    later = sum(1 for b, r in enumerate(s.replicas) if (not r.alive or r.leader_epoch == -1)
+                and (any(ep > z[2] for _, ep in r.log) or _followed_past(s, b, z[2])))
     return later + (1 if s.controller.leader_epoch > z[2] else 0) <= s.crashes
 
 
@@ -424,9 +461,447 @@ def _zombie_epoch_passed_crashed_z3(d, s):
             or d.shrink_bumps):
         return z3.BoolVal(True)
     later = [z3.And(z3.Or(z3.Not(r.alive), r.lep == -1),
-                    z3.Or([z3.And(i < r.leo, r.log_ep[i] > s.z_lep) for i in range(d.slots)]))
-             for r in s.reps]
+                    z3.Or([z3.And(i < r.leo, r.log_ep[i] > s.z_lep) for i in range(d.slots)]
+                          + [_followed_past_z3(d, s, b)]))
+             for b, r in enumerate(s.reps)]
     return z3.Implies(s.zomb, count(later + [s.c_epoch > s.z_lep]) <= s.crashes)
+
+
+
+def _zombie_leaderless_isr_is_last_leader(s, config) -> bool:
+    from checker.symbolic.strengthen.history import epoch_claims
+
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z or z[1] != -1:
+        return True
+    if not _leaderless_isr_is_one(config):
+        return True
+    _, _, epoch, isr = z
+    claims = epoch_claims(s) + [(0, 0)]  # epoch 0: the leader the partition was created with
+    return all(leader in isr for e, leader in claims if e == epoch - 1 and leader >= 0)
+
+
+def _zombie_leaderless_isr_is_last_leader_z3(d, s):
+    from checker.symbolic.strengthen.history import epoch_claims_z3
+
+    if not d.failovers or d.expands_dead or d.alter:
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s) + [(z3.BoolVal(True), num.val(0), num.val(0))]
+    out = []
+    for present, e, leader in claims:
+        member = z3.Or([z3.And(leader == j, s.z_isr[j]) for j in range(d.n)])
+        out.append(z3.Implies(z3.And(present, e + 1 == s.z_lep, leader >= 0), member))
+    return z3.Implies(z3.And(s.zomb, s.z_leader == -1), z3.And(out))
+
+
+def _zombie_leaderless_next_leader_from_isr(s, config) -> bool:
+    from checker.symbolic.strengthen.history import epoch_claims
+
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z or z[1] != -1:
+        return True
+    if "eligible-leader-replicas" in config.rules:
+        return True  # KIP-966: a leader from the ELR or the last known leader
+    _, _, epoch, isr = z
+    return all(leader in isr for e, leader in epoch_claims(s) if e == epoch + 1 and leader >= 0)
+
+
+def _zombie_leaderless_next_leader_from_isr_z3(d, s):
+    from checker.symbolic.strengthen.history import epoch_claims_z3
+
+    if not d.failovers or d.elr:
+        return z3.BoolVal(True)
+    out = []
+    for present, e, leader in epoch_claims_z3(d, s):
+        member = z3.Or([z3.And(leader == j, s.z_isr[j]) for j in range(d.n)])
+        out.append(z3.Implies(z3.And(present, e == s.z_lep + 1, leader >= 0), member))
+    return z3.Implies(z3.And(s.zomb, s.z_leader == -1), z3.And(out))
+
+
+def _zombie_leader_acked_below_hw(s, config) -> bool:
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z or z[1] == -1:
+        return True
+    r = s.replicas[z[1]]
+    if r.alive and r.leader_epoch >= z[2]:
+        return True  # the zombie's request no longer reaches it (a crash first)
+    return all(off < r.high_watermark for rid, off in s.acked
+               if off < len(r.log) and r.log[off] == (rid, z[2]))
+
+
+def _zombie_leader_acked_below_hw_z3(d, s):
+    from checker.symbolic.formulas import holds_acked
+    from checker.symbolic.state import sel
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        for k in range(d.records):
+            o = s.acked_off[k]
+            own = z3.And(s.zomb, s.z_leader == b, z3.Or(z3.Not(r.alive), r.lep < s.z_lep),
+                         s.acked[k], holds_acked(s, r, k),
+                         sel(r.log_ep, o, -1) == s.z_lep)
+            out.append(z3.Implies(own, o < r.hw))
+    return z3.And(out)
+
+
+def _kept_alone(s, b: int, e: int) -> bool:
+    """``history.kept_log_since``, or: no other broker can have taken any epoch broker ``b`` may
+    have been in since ``e`` (each has, since its last restart, applied only older epochs, or
+    waits for an older request: ``history.never_took``). A broker truncates only as a follower,
+    against a leader that took the follower's epoch (truncated-against-a-leader; OffsetsForLeaderEpoch
+    is fenced), so then ``b`` kept its log since ``e``: no epoch in between need be named, which a
+    failover leaves unnamed (the new controller resends only the current epoch)."""
+    from checker.symbolic.strengthen.history import kept_log_since, never_took, upto_epoch
+
+    if kept_log_since(s, b, e):
+        return True
+    return all(never_took(s, m, x) for x in range(e + 1, upto_epoch(s, b) + 1)
+               for m in range(len(s.replicas)) if m != b)
+
+
+def _kept_alone_z3(d, s, b: int, e):
+    from checker.symbolic.strengthen.history import kept_log_since_z3, never_took_z3, upto_epoch_z3
+
+    upto = upto_epoch_z3(s, b)
+    alone = [z3.Implies(z3.And(e < x, x <= upto), z3.And([never_took_z3(d, s, num.val(m), x)
+                                                          for m in range(d.n) if m != b]))
+             for x in range(d.max_epoch + 1)]
+    return z3.Or(kept_log_since_z3(d, s, b, e), z3.And(alone))
+
+
+def _fetch_response_from_lone_leader_log(s, config) -> bool:
+    from checker.symbolic.strengthen.fetches import _fetch_response_from_leader_log
+
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    return _fetch_response_from_leader_log(s, kept=_kept_alone)
+
+
+def _fetch_response_from_lone_leader_log_z3(d, s):
+    from checker.symbolic.strengthen.fetches import _fetch_response_from_leader_log_z3
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return _fetch_response_from_leader_log_z3(d, s, kept=_kept_alone_z3)
+
+
+def _named_lone_leader_holds_its_records(s, config) -> bool:
+    from checker.symbolic.strengthen.logs import _named_leader_holds_its_records
+
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    return _named_leader_holds_its_records(s, kept=_kept_alone)
+
+
+def _named_lone_leader_holds_its_records_z3(d, s):
+    from checker.symbolic.strengthen.logs import _named_leader_holds_its_records_z3
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return _named_leader_holds_its_records_z3(d, s, kept=_kept_alone_z3)
+
+
+def _leader_isr_is_controller_isr_past_the_zombie(s, config) -> bool:
+    from checker.symbolic.strengthen.isr_hw import _leader_isr_is_controller_isr
+
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0 or not z or s.controller.leader_epoch <= z[2]:
+        return True
+    return _leader_isr_is_controller_isr(s, config)
+
+
+def _leader_isr_is_controller_isr_past_the_zombie_z3(d, s):
+    from checker.symbolic.strengthen.isr_hw import _leader_isr_is_controller_isr_z3
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return z3.Implies(z3.And(s.zomb, s.c_epoch > s.z_lep), _leader_isr_is_controller_isr_z3(d, s))
+
+
+def _waiting_in_isr(s, config) -> int:
+    """Running brokers waiting for an epoch since a restart that are in the controller's ISR under
+    another leader, or that are its leader in an epoch after one that had a leader (it was live
+    when elected, so it restarted without the controller handling it) or with others in its ISR
+    (after a leaderless epoch the restart's election makes the leaderless ISR, the broker alone,
+    the new ISR; only the leader adds members once it took the epoch) or a request of the epoch
+    carrying another ISR than the controller's, or the zombie's view of the epoch doing so (only
+    the leader changes it within the epoch);
+    running brokers behind the epoch they are the controller's leader of, after a leaderless
+    epoch, with others in the ISR (they took it, then crashed and took the zombie's view); a
+    running leader of the controller's epoch, the zombie's view's too, with another ISR than the
+    controller's (it changed the ISR in that epoch, then restarted and took the zombie's view:
+    a crash no epoch counts; not with AlterPartition, whose pending changes differ); and
+    running brokers behind the controller's epoch (or waiting) that a running
+    leader of that epoch, new leader in it (the epoch before names another leader, or none),
+    holds a remote LEO of (a fetch in that epoch: ``Partition.makeLeader`` resets them for a new
+    leader at 2.1.0, and a restart too; a broker leaves an epoch it took only by a crash, and the
+    zombie's older view then)."""
+    from checker.symbolic.strengthen.crashes_restarts import _leaders_by_epoch
+
+    c = s.controller
+    named, none = _leaders_by_epoch(s), _no_leader_epochs(s)
+    fresh = [lead for lead, lr in enumerate(s.replicas)
+             if lr.alive and lr.leader == lead and lr.leader_epoch == c.leader_epoch >= 1
+             and (named.get(c.leader_epoch - 1, set()) - {lead} or c.leader_epoch - 1 in none)]
+    from checker.symbolic.strengthen.base import held_records
+
+    had_leader = (c.leader_epoch - 1 in named
+                  or any(ep == c.leader_epoch - 1 for _, _, ep in held_records(s)))
+    z = s.zombie_controller  # the zombie's view is of the controller's epoch (not with AlterPartition)
+    zombie_epoch = bool(z) and z[2] == c.leader_epoch and "alter-partition" not in config.rules
+    quick = had_leader or (len(c.isr) > 1 and _leaderless_isr_is_one(config)) or any(
+        e == c.leader_epoch and set(isr) != set(c.isr) for _, e, _, isr in s.leader_and_isr) or (
+        zombie_epoch and set(z[3]) != set(c.isr))
+    return sum(1 for b, r in enumerate(s.replicas) if (
+        (r.alive and r.leader_epoch == -1 and b in c.isr and c.leader not in (-1, b))
+        or (r.alive and r.leader_epoch == -1 and b == c.leader and quick)
+        or (r.alive and r.leader == b and r.leader_epoch == c.leader_epoch and zombie_epoch
+            and set(r.isr) != set(c.isr))
+        or (r.alive and 0 <= r.leader_epoch < c.leader_epoch and b == c.leader
+            and c.leader_epoch - 1 in none and len(c.isr) > 1 and _leaderless_isr_is_one(config))
+        or ((r.leader_epoch < c.leader_epoch if r.alive else b not in c.live_brokers)
+            and any(lead != b and s.replicas[lead].remote_log_end_offsets[b] >= 0
+                    for lead in fresh))))
+
+
+def _waiting_in_isr_z3(d, s) -> list:
+    from checker.symbolic.strengthen.crashes_restarts import _named_epochs_z3
+
+    at, _ = _named_epochs_z3(d, s)
+    views = [(s.c_leader == -1, s.c_epoch), (z3.And(s.zomb, s.z_leader == -1), s.z_lep)]
+    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e))
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views += [(z3.And(r.alive, r.lep >= 0, r.leader == -1), r.lep) for r in s.reps]
+    fresh = []
+    for lead, lr in enumerate(s.reps):
+        before = []
+        for x in range(d.max_epoch):
+            before += [z3.And(s.c_epoch == x + 1, named, cl != lead) for named, cl in at[x]]
+        before += [z3.And(p, e + 1 == s.c_epoch) for p, e in views]
+        fresh.append(z3.And(lr.alive, lr.leader == lead, lr.lep == s.c_epoch, s.c_epoch >= 1,
+                            z3.Or(before)))
+    out = []
+    from checker.symbolic.strengthen.base import held_slots_z3
+
+    _, known = _named_epochs_z3(d, s)
+    restarted = z3.Or([z3.And(known[x], s.c_epoch == x + 1) for x in range(d.max_epoch)]
+                      + [z3.And(p, ep + 1 == s.c_epoch) for p, _, _, ep in held_slots_z3(d, s)])
+    if not (d.expands_dead or d.alter):  # (_leaderless_isr_is_one)
+        restarted = z3.Or(restarted, count(s.c_isr) > 1)
+    restarted = z3.Or([restarted] + [
+        z3.And(s.lai[b][e], s.c_epoch == e, z3.Or([x != y for x, y in zip(s.lai_isr[b][e], s.c_isr)]))
+        for b in range(d.n) for e in range(len(s.lai[b]))])
+    if not d.alter:
+        restarted = z3.Or(restarted, z3.And(s.zomb, s.z_lep == s.c_epoch,
+                                            z3.Or([x != y for x, y in zip(s.z_isr, s.c_isr)])))
+    behind = z3.BoolVal(False)
+    if not (d.expands_dead or d.alter):  # (_leaderless_isr_is_one)
+        behind = z3.And(z3.Or([z3.And(p, e + 1 == s.c_epoch) for p, e in views]),
+                        count(s.c_isr) > 1)
+    for b, r in enumerate(s.reps):
+        fetched = [z3.And(fresh[lead], s.reps[lead].remote[b] >= 0) for lead in range(d.n) if lead != b]
+        out.append(z3.And(r.alive, r.lep >= 0, r.lep < s.c_epoch, s.c_leader == b, behind))
+        if not d.alter:
+            out.append(z3.And(r.alive, r.leader == b, r.lep == s.c_epoch, s.zomb, s.z_lep == s.c_epoch,
+                              z3.Or([x != y for x, y in zip(r.isr, s.c_isr)])))
+        out.append(z3.Or(z3.And(r.alive, r.lep == -1, s.c_isr[b], s.c_leader != -1,
+                                s.c_leader != b),
+                         z3.And(r.alive, r.lep == -1, s.c_leader == b, restarted),
+                         z3.And(z3.If(r.alive, r.lep < s.c_epoch, z3.Not(s.c_live[b])),
+                                z3.Or(fetched))))
+    return out
+
+
+def _unnamed_bumps(s, config) -> int:
+    """Epochs ``y`` of the controller's, not leaderless, whose epoch before no view names a leader
+    for (leaderless-epochs-crashed counts those already) but that name a leader other than the
+    one epoch ``y - 2`` names: epoch ``y - 1`` had a leader then (a leaderless epoch's ISR is its
+    last leader alone, whom the next election picks: ``leaderless-isr-is-last-leader``), so
+    ``y`` was made by handling a failure. Not with AlterPartition or kmc 0.1's
+    isr-expansion-as-own-step, where a leaderless ISR may hold more."""
+    from checker.symbolic.strengthen.crashes_restarts import _leaders_by_epoch
+    from checker.symbolic.strengthen.base import held_records
+
+    if not _leaderless_isr_is_one(config):
+        return 0
+    named, none = _leaders_by_epoch(s), _no_leader_epochs(s)
+    known = set(named) | {ep for _, _, ep in held_records(s)}  # counted already
+    return sum(1 for y in range(2, s.controller.leader_epoch + 1)
+               if y - 1 not in known and y not in none
+               and named.get(y, set()) - named.get(y - 2, set()))
+
+
+def _unnamed_bumps_z3(d, s) -> list:
+    from checker.symbolic.strengthen.base import held_slots_z3
+    from checker.symbolic.strengthen.crashes_restarts import _named_epochs_z3
+
+    if d.expands_dead or d.alter:
+        return []
+    at, known = _named_epochs_z3(d, s)
+    slots = held_slots_z3(d, s)
+    views = [(s.c_leader == -1, s.c_epoch), (z3.And(s.zomb, s.z_leader == -1), s.z_lep)]
+    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e))
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views += [(z3.And(r.alive, r.lep >= 0, r.leader == -1), r.lep) for r in s.reps]
+    out = []
+    for y in range(2, d.max_epoch + 1):
+        before = z3.Or([known[y - 1]] + [z3.And(p, ep == y - 1) for p, _, _, ep in slots])
+        leaderless = z3.Or([z3.And(p, e == y) for p, e in views])
+        other = z3.Or([z3.And(n, z3.And([z3.Not(z3.And(m, cm == c)) for m, cm in at[y - 2]]))
+                       for n, c in at[y]])
+        out.append(z3.And(y <= s.c_epoch, z3.Not(before), z3.Not(leaderless), other))
+    return out
+
+
+def _waiting_isr_members_crashed(s, config) -> bool:
+    return _leaderless_epochs_crashed(
+        s, config, extra=lambda s: _waiting_in_isr(s, config) + _unnamed_bumps(s, config))
+
+
+def _waiting_isr_members_crashed_z3(d, s):
+    return _leaderless_epochs_crashed_z3(
+        d, s, extra=lambda d, s: _waiting_in_isr_z3(d, s) + _unnamed_bumps_z3(d, s))
+
+
+def _leaderless_epoch_leader_restarted(s, config) -> bool:
+    from checker.symbolic.strengthen.crashes_restarts import _leaders_by_epoch
+
+    if not _leaderless_counts(config):
+        return True
+    named = _leaders_by_epoch(s)
+    z = s.zombie_controller
+    for y in _no_leader_epochs(s):
+        for lead in named.get(y - 1, ()):
+            if any(b == lead and e < y for b, e, _, _ in s.leader_and_isr):
+                return False
+            r = s.replicas[lead]
+            if r.alive and 0 <= r.leader_epoch < y and not (z and r.leader_epoch == z[2]):
+                return False
+    return True
+
+
+def _leaderless_epoch_leader_restarted_z3(d, s):
+    from checker.symbolic.strengthen.crashes_restarts import _named_epochs_z3
+
+    if not d.failovers or d.expiries or d.shutdowns:
+        return z3.BoolVal(True)
+    at, _ = _named_epochs_z3(d, s)
+    views = [(s.c_leader == -1, s.c_epoch), (z3.And(s.zomb, s.z_leader == -1), s.z_lep)]
+    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e))
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views += [(z3.And(r.alive, r.lep >= 0, r.leader == -1), r.lep) for r in s.reps]
+    out = []
+    for present, y in views:
+        for x in range(d.max_epoch):
+            for named, lead in at[x]:
+                for b, r in enumerate(s.reps):
+                    older = z3.Or([z3.And(s.lai[b][e], e < y) for e in range(len(s.lai[b]))])
+                    older = z3.Or(older, z3.And(r.alive, r.lep >= 0, r.lep < y,
+                                                z3.Not(z3.And(s.zomb, r.lep == s.z_lep))))
+                    out.append(z3.Implies(z3.And(present, y == x + 1, named, lead == b), z3.Not(older)))
+    return z3.And(out)
+
+
+def _untaken_epoch_isr_agrees(s, config) -> bool:
+    from checker.symbolic.strengthen.history import never_took
+
+    z = s.zombie_controller
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    c = s.controller
+    views = [(c.leader_epoch, c.leader, set(c.isr))]
+    views += [(e, leader, set(isr)) for _, e, leader, isr in s.leader_and_isr]
+    if z:
+        views.append((z[2], z[1], set(z[3])))
+    for e, leader, isr in views:
+        if leader < 0 or not never_took(s, leader, e):
+            continue
+        if any(e2 == e and isr2 != isr for e2, _, isr2 in views):
+            return False
+    return True
+
+
+def _untaken_epoch_isr_agrees_z3(d, s):
+    from checker.symbolic.strengthen.history import never_took_z3
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    views = [(z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr), (s.zomb, s.z_lep, s.z_leader, s.z_isr)]
+    views += [(s.lai[b][e], num.val(e), s.lai_leader[b][e], s.lai_isr[b][e])
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    out = []
+    for i, (p, e, leader, isr) in enumerate(views):
+        untaken = z3.And(p, leader >= 0, never_took_z3(d, s, leader, e))
+        for j, (p2, e2, _, isr2) in enumerate(views):
+            if i != j:
+                out.append(z3.Implies(z3.And(untaken, p2, e2 == e),
+                                      z3.And([x == y for x, y in zip(isr, isr2)])))
+    return z3.And(out)
+
+
+def _kept_remote_leo_is_lone_follower_prefix(s, config) -> bool:
+    from checker.symbolic.strengthen.remote_leos import _kept_remote_leo_is_follower_prefix
+
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    return _kept_remote_leo_is_follower_prefix(s, config, kept=_kept_alone)
+
+
+def _kept_remote_leo_is_lone_follower_prefix_z3(d, s):
+    from checker.symbolic.strengthen.remote_leos import _kept_remote_leo_is_follower_prefix_z3
+
+    if not d.failovers:
+        return z3.BoolVal(True)
+    return _kept_remote_leo_is_follower_prefix_z3(d, s, kept=_kept_alone_z3)
+
+def _untaken_epoch_lost_a_member_applies(config) -> bool:
+    return (config.bounds.max_controller_failovers > 0 and _epoch_counts_apply(config)
+            and "alter-partition" not in config.rules)
+
+
+def _untaken_epoch_lost_a_member(s, config) -> bool:
+    from checker.symbolic.strengthen.history import never_took
+
+    c = s.controller
+    if not _untaken_epoch_lost_a_member_applies(config) or c.leader < 0 or c.leader_epoch < 1:
+        return True
+    if not never_took(s, c.leader, c.leader_epoch):
+        return True
+    return len(c.isr) < len(s.replicas)
+
+
+def _untaken_epoch_lost_a_member_z3(d, s):
+    from checker.symbolic.strengthen.history import never_took_z3
+
+    if (not d.failovers or d.expiries or d.shutdowns or not d.ordered or d.operators
+            or d.shrink_bumps or d.alter):
+        return z3.BoolVal(True)
+    untaken = never_took_z3(d, s, s.c_leader, s.c_epoch)
+    return z3.Implies(z3.And(s.c_leader >= 0, s.c_epoch >= 1, untaken), count(s.c_isr) < d.n)
+
+
+def _waiting_leader_requests_current(s, config) -> bool:
+    c = s.controller
+    if config.bounds.max_controller_failovers == 0 or "alter-partition" in config.rules:
+        return True
+    if c.leader < 0 or s.replicas[c.leader].leader_epoch != -1 or not s.replicas[c.leader].alive:
+        return True
+    return all(set(isr) == set(c.isr) for b, e, _, isr in s.leader_and_isr
+               if b == c.leader and e == c.leader_epoch)
+
+
+def _waiting_leader_requests_current_z3(d, s):
+    if not d.failovers or d.alter:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        for e in range(len(s.lai[b])):
+            same = z3.And([x == y for x, y in zip(s.lai_isr[b][e], s.c_isr)])
+            out.append(z3.Implies(z3.And(s.c_leader == b, r.alive, r.lep == -1, s.lai[b][e],
+                                         s.c_epoch == e), same))
+    return z3.And(out)
 
 
 STRENGTHENINGS = (
@@ -540,8 +1015,148 @@ STRENGTHENINGS = (
                   "view took a crash to make (the controller makes one only by handling a "
                   "failure, or by a restart's election after a leaderless epoch, itself a failure "
                   "handled), and a broker down, or restarted and waiting, that holds a record of "
-                  "such an epoch crashed after it was made: each is a crash of its own",
+                  "such an epoch, or that a running follower done truncating (with records) "
+                  "follows in such an epoch (it took the epoch: truncated-against-a-leader), or "
+                  "whose fetch response of such an epoch is on its way, "
+                  "crashed after it was made: each is a crash of its own",
                   _zombie_epoch_passed_crashed, _zombie_epoch_passed_crashed_z3,
+                  uses_config=True),
+    Strengthening("zombie-leaderless-isr-is-last-leader", "under controller failovers, a "
+                  "leaderless zombie view's ISR holds the leader of the epoch before it, when a "
+                  "request in flight, a running broker or the controller names one (epoch 0 names "
+                  "broker 0): leaderless-isr-is-last-leader for the zombie's view, which is a view "
+                  "the deposed controller held (``removeReplicasFromIsr`` keeps the failed leader, "
+                  "the last live ISR member, in the ISR, at 2.1.0); off where that fact is off",
+                  _zombie_leaderless_isr_is_last_leader, _zombie_leaderless_isr_is_last_leader_z3,
+                  uses_config=True),
+    Strengthening("zombie-leaderless-next-leader-from-isr", "under controller failovers, the "
+                  "leader a request in flight, a running broker or the controller names for the "
+                  "epoch after a leaderless zombie view is in that view's ISR: next-leader-from-isr "
+                  "for the zombie's view (switched off under failovers for the others): the "
+                  "controller leaves the ISR of a leaderless partition alone and elects a member "
+                  "that comes back (``OfflinePartitionLeaderElectionStrategy`` at 2.1.0, unclean "
+                  "election off, the library's premise); off with KIP-966's ELR",
+                  _zombie_leaderless_next_leader_from_isr,
+                  _zombie_leaderless_next_leader_from_isr_z3, uses_config=True),
+    Strengthening("zombie-leader-acked-below-hw", "under controller failovers, the broker the "
+                  "zombie's view names leader, while down or behind the view's epoch, has its HW "
+                  "above every acked record of the view's epoch it holds: acked-below-writer-hw "
+                  "with the zombie's view among the epochs "
+                  "a broker is named leader of (its request may still make the broker that "
+                  "leader again, ``becomeLeaderOrFollower`` at 2.1.0, which keeps the HW)",
+                  _zombie_leader_acked_below_hw, _zombie_leader_acked_below_hw_z3,
+                  uses_config=True),
+    Strengthening("fetch-response-from-lone-leader-log", "under controller failovers, "
+                  "fetch-response-from-leader-log also when no other broker can have taken an "
+                  "epoch the sender may have been in since the response's (each applied only "
+                  "older epochs since it last started): the sender cannot have truncated, as a "
+                  "follower truncates only against a leader that took its epoch "
+                  "(``ReplicaFetcherThread`` / OffsetsForLeaderEpoch at 2.1.0), while the epochs in "
+                  "between need no longer be named by any request (the new controller resends only "
+                  "the current epoch, ``onControllerFailover``)",
+                  _fetch_response_from_lone_leader_log, _fetch_response_from_lone_leader_log_z3,
+                  uses_config=True),
+    Strengthening("named-lone-leader-holds-its-records", "under controller failovers, "
+                  "named-leader-holds-its-records also when no other broker can have taken an "
+                  "epoch the named leader may have been in since (fetch-response-from-lone-leader-"
+                  "log's reason): a leader appends its epoch's records itself and truncates only "
+                  "as a follower of a leader that took its epoch",
+                  _named_lone_leader_holds_its_records, _named_lone_leader_holds_its_records_z3,
+                  uses_config=True),
+    Strengthening("leader-isr-is-controller-isr-past-the-zombie", "under controller "
+                  "failovers, leader-isr-is-controller-isr while the controller's epoch is newer "
+                  "than the zombie's view: that epoch is the active controller's own "
+                  "(newer-epochs-from-the-active-controller), every request of it carries the ISR "
+                  "the controller wrote to ZooKeeper, and its leader's ISR changes go through "
+                  "ZooKeeper too (``Partition.updateIsr`` at 2.1.0); only a view the zombie sent, "
+                  "of its older epoch, carries an ISR the leader has changed since",
+                  _leader_isr_is_controller_isr_past_the_zombie,
+                  _leader_isr_is_controller_isr_past_the_zombie_z3, uses_config=True),
+    Strengthening("waiting-isr-members-crashed", "under controller failovers (where "
+                  "leaderless-epochs-crashed applies), leaderless-epochs-crashed counting too "
+                  "each running broker that waits for an epoch since a restart while in the "
+                  "controller's ISR under another leader: the controller takes a failed broker "
+                  "out of the ISR when it handles the failure (``onBrokerFailure`` -> "
+                  "``removeReplicasFromIsr`` at 2.1.0, a new epoch, counted), and only its leader "
+                  "adds it back after it fetched in the epoch; so its crash was not handled (a "
+                  "quick restart), or it crashed again after it was added back: a crash no epoch "
+                  "counts; likewise a waiting broker that is the controller's leader, in an "
+                  "epoch after one with a leader (it was live when elected) or with others in "
+                  "its ISR (after a leaderless epoch it took the epoch to add them), or with a "
+                  "request or the zombie's view of the epoch carrying another ISR than the "
+                  "controller's (only the "
+                  "leader changes it within its epoch), or running behind such an epoch after a "
+                  "leaderless one with others in its ISR; a leader of the controller's epoch, "
+                  "the zombie's view's too, with another ISR than the controller's (it took the "
+                  "zombie's view after a restart; not with AlterPartition); and "
+                  "a waiting broker, one behind the controller's epoch, or one down whose "
+                  "failure the controller handled, that "
+                  "a new leader of that epoch has a remote LEO of (it fetched in that epoch, then "
+                  "crashed, and took the zombie's older view if behind: "
+                  "``Partition.makeLeader`` resets the remote LEOs for a new leader); and an "
+                  "epoch after one no view names that names another leader than the epoch two "
+                  "before (the one between had a leader, as a leaderless ISR is its last leader "
+                  "alone and elects it back)",
+                  _waiting_isr_members_crashed, _waiting_isr_members_crashed_z3,
+                  uses_config=True),
+    Strengthening("leaderless-epoch-leader-restarted", "under controller failovers (without "
+                  "session expiries or controlled shutdowns), the leader named for the epoch "
+                  "before a leaderless one (by a request, a running broker, the controller, the "
+                  "zombie; epoch 0 broker 0) has no LeaderAndIsr older than the leaderless epoch "
+                  "on its way, and if running is not in an older epoch than the leaderless one "
+                  "but the zombie's view's: the controller elects nobody only when it handles the failure of "
+                  "the leader (``onBrokerFailure`` at 2.1.0), a stop drops the requests on their "
+                  "way to a broker, and after its restart a broker is sent only the current epoch "
+                  "(the zombie's request, of an older one, is not among those in flight, and "
+                  "is the one way back to an older epoch)",
+                  _leaderless_epoch_leader_restarted, _leaderless_epoch_leader_restarted_z3,
+                  uses_config=True),
+    Strengthening("untaken-epoch-isr-agrees", "under controller failovers, the views of a "
+                  "leader epoch whose leader has not taken it (the controller's, a LeaderAndIsr in "
+                  "flight, the zombie's) carry one ISR: the controller writes an epoch's ISR when "
+                  "it makes the epoch and changes it only with a new epoch (``onBrokerFailure`` "
+                  "at 2.1.0), only the epoch's leader changes it within the epoch, and the new "
+                  "controller resends what it read (``onControllerFailover``)",
+                  _untaken_epoch_isr_agrees, _untaken_epoch_isr_agrees_z3, uses_config=True),
+    Strengthening("kept-remote-leo-is-lone-follower-prefix", "under controller failovers, "
+                  "kept-remote-leo-is-follower-prefix also when no other broker can have taken an "
+                  "epoch the follower may have been in since the leader's (fetch-response-from-"
+                  "lone-leader-log's reason: it cannot have truncated since)",
+                  _kept_remote_leo_is_lone_follower_prefix,
+                  _kept_remote_leo_is_lone_follower_prefix_z3, uses_config=True),
+    Strengthening("untaken-epoch-lost-a-member", "under controller failovers (where "
+                  "leaderless-epochs-crashed applies; not with AlterPartition), while the "
+                  "controller's leader has not taken its epoch (after the first), the "
+                  "controller's ISR lacks a broker: the controller makes an epoch only by taking "
+                  "a failed broker out of the ISR (its leader, or a follower: ``onBrokerFailure`` "
+                  "-> ``removeReplicasFromIsr`` at 2.1.0) or by a restart's election after a "
+                  "leaderless epoch, whose ISR is the last leader alone; only the leader, in the "
+                  "epoch, adds members (a running leader's view of its older epoch may be the "
+                  "zombie's, so isr-grows-only-under-its-leader does not see it)",
+                  _untaken_epoch_lost_a_member, _untaken_epoch_lost_a_member_z3,
+                  uses_config=True),
+    Strengthening("waiting-leader-requests-current", "under controller failovers (not with "
+                  "AlterPartition), a LeaderAndIsr of the controller's epoch on its way to the "
+                  "controller's leader while it waits after a restart carries the controller's "
+                  "ISR: a stop drops the requests on their way to a broker, the controller sends "
+                  "the ISR it has to a broker that registers, and only the epoch's leader changes "
+                  "the ISR within the epoch (``Partition.updateIsr`` at 2.1.0), which it cannot "
+                  "while it waits",
+                  _waiting_leader_requests_current, _waiting_leader_requests_current_z3,
                   uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
+
+
+ONLY_UNDER_FAILOVERS = (
+    "zombie-leaderless-isr-is-last-leader", "zombie-leaderless-next-leader-from-isr",
+    "zombie-leader-acked-below-hw", "fetch-response-from-lone-leader-log",
+    "named-lone-leader-holds-its-records", "leader-isr-is-controller-isr-past-the-zombie",
+    "waiting-isr-members-crashed", "leaderless-epoch-leader-restarted",
+    "untaken-epoch-isr-agrees", "kept-remote-leo-is-lone-follower-prefix",
+    "untaken-epoch-lost-a-member", "waiting-leader-requests-current",
+)
+"""The facts issue 29ba added: True by definition without ``--max-controller-failovers``, so left
+out of ``--strengthen all`` there (``library.all_names``), as ``hw_checkpoint``'s and
+``disk_loss_facts``' are where they do not apply; the no-failover conjunction and its count
+stay as they were."""

@@ -143,7 +143,9 @@ def all_names(config=None) -> list:
     invariants only power loss needs (``power_loss_kraft.POWER_LOSS_ONLY``, true by definition there);
     under disk loss also without the properties a replaced disk breaks (``disk_loss.NOT_IN_ALL``),
     but with the power-loss-only invariants used there and the disk-loss-only ones
-    (``disk_loss_facts``), which are left out everywhere else (issue 29an)."""
+    (``disk_loss_facts``), which are left out everywhere else (issue 29an); and under a controller
+    failover on Kafka 2.1's rules at 2 records or more without ``committed-consistency``, which is
+    violated there (``failovers.committed_consistency_violated``, issue 29ba)."""
     if config is not None and config.crash_model == power_loss.POWER_LOSS:
         left_out = NOT_IN_ALL + power_loss.NOT_IN_ALL
     else:
@@ -155,4 +157,8 @@ def all_names(config=None) -> list:
         left_out += tuple(st.name for st in disk_loss_facts.STRENGTHENINGS)
     if config is None or not hw_checkpoint.lagging(config):  # likewise the lagging checkpoint's
         left_out += tuple(st.name for st in hw_checkpoint.STRENGTHENINGS)
+    if config is not None and failovers.committed_consistency_violated(config):  # (issue 29ba)
+        left_out += failovers.NOT_IN_ALL
+    if config is None or config.bounds.max_controller_failovers == 0:  # True there (issue 29ba)
+        left_out += failovers.ONLY_UNDER_FAILOVERS
     return [n for n in library_names() if n not in left_out]
