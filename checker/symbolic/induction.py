@@ -102,7 +102,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
                               "'Properties asked by name'); kmc check checks it")
         if formula_of(n) is None:
             raise ConfigError(f"unknown property or strengthening invariant {n!r}; `kmc list` shows "
-                              "them all (or use --strengthen all)")
+                              "them all (or use --strengthen all, or auto)")
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise ConfigError(f"--k must be a whole number from 1 to {MAX_K}, got {k!r}")
     if isinstance(bmc_depth, bool) or not isinstance(bmc_depth, int) or not 0 <= bmc_depth <= MAX_BMC_DEPTH:
