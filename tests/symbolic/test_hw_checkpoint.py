@@ -179,18 +179,6 @@ def test_the_library_under_a_lagging_checkpoint(states_2_1):
     assert not set(NEW) & set(all_names(plain))
 
 
-@pytest.mark.slow  # about 25 s: two proofs
-def test_prove_with_a_lagging_checkpoint_and_without_its_facts():
-    args = ["prove", "--kafka-version", "2.1", "-r", "2", "-p", "no-acked-loss",
-            "--hw-checkpoint", "interval", "-q"]
-    out = CliRunner().invoke(cli, [*args, "-s", "all"])
-    assert out.exit_code == 0 and "PROVED" in out.output, out.output
-    # the mutant: the library without the two facts only the lagging checkpoint needs
-    without = [n for n in all_names(LAGGING) if n not in NEW]
-    out = CliRunner().invoke(cli, [*args] + [x for n in without for x in ("-s", n)])
-    assert out.exit_code == 0 and "HOLDS by exhaustive search" in out.output, out.output
-
-
 # Issue 29bb: Kafka 4.1 (KIP-966's ELR, hw-needs-min-isr) at RF=2 under the setting. The CTIs the
 # 4.1 proof stopped on (docs/symbolic.md, "The lagging HW checkpoint on Kafka 4.1") each led to a
 # fact: a fetch response's HW is on the ELR (``fetch-hw-on-elr``), the records below a broker's
@@ -251,13 +239,16 @@ def test_the_29bb_facts_on_kafka_4_1():
     assert all(falses[n] > 0 for n in NEW_29BB + ("checkpoint-behind-running-hw",)), falses
 
 
-@pytest.mark.slow  # 83 s at 29bb (load 7 to 9): two proofs
-def test_prove_4_1_with_a_lagging_checkpoint_and_without_29bb_facts():
-    args = ["prove", "--kafka-version", "4.1", "-r", "2", "-p", "no-acked-loss",
+@pytest.mark.slow  # two proofs each: about 25 s (2.1), 83 s (4.1, at 29bb, load 7 to 9)
+@pytest.mark.parametrize("version, config, new", [("2.1", LAGGING, NEW),
+                                                  ("4.1", LAGGING_41, NEW_29BB)])
+def test_prove_with_a_lagging_checkpoint_and_without_its_facts(version, config, new):
+    args = ["prove", "--kafka-version", version, "-r", "2", "-p", "no-acked-loss",
             "--hw-checkpoint", "interval", "-q"]
     out = CliRunner().invoke(cli, [*args, "-s", "all"])
     assert out.exit_code == 0 and "PROVED" in out.output, out.output
-    # the mutant: the library without the three facts this change adds
-    without = [n for n in all_names(LAGGING_41) if n not in NEW_29BB]
+    # the mutant: the library without the facts only the lagging checkpoint needs (2.1: the
+    # lead's two; 4.1: also 29bb's three)
+    without = [n for n in all_names(config) if n not in new]
     out = CliRunner().invoke(cli, [*args] + [x for n in without for x in ("-s", n)])
     assert out.exit_code == 0 and "HOLDS by exhaustive search" in out.output, out.output

@@ -243,12 +243,11 @@ def _checkpoint_behind_epoch_leader_z3(d, s):
     if (not d.ckpt or not _written_form_z3(d) or d.power_loss or d.disk_loss or not d.ordered
             or not d.bounce_noticed):
         return z3.BoolVal(True)
+    from checker.symbolic.strengthen.isr_hw import epochs_led_z3
+
     out = []
     for lead, lr in enumerate(s.reps):
-        cases = [(z3.And(lr.alive, lr.leader == lead), lr.lep)]
-        cases += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead), e)
-                  for e in range(len(s.lai[lead]))]
-        for leads, e in cases:
+        for leads, e in epochs_led_z3(s, lead):
             for f, fr in enumerate(s.reps):
                 if f == lead:
                     continue

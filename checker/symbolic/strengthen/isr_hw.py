@@ -425,14 +425,22 @@ def _hw_behind_epoch_leader(s, config, power_loss=False, down=True) -> bool:
     return True
 
 
+def epochs_led_z3(s, lead):
+    """``(leads, e)`` pairs: ``lead`` leads epoch ``e`` when ``leads`` holds, running as its
+    leader, or restarted and waiting (no epoch yet) with a LeaderAndIsr of ``e`` naming it on its
+    way (the epoch it is about to lead)."""
+    lr = s.reps[lead]
+    return [(z3.And(lr.alive, lr.leader == lead), lr.lep)] + [
+        (z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead), e)
+        for e in range(len(s.lai[lead]))]
+
+
 def _hw_behind_epoch_leader_z3(d, s, power_loss=False, down=True):
     if d.operators or not d.ordered:
         return z3.BoolVal(True)
     out = []
     for lead, lr in enumerate(s.reps):
-        cases = [(z3.And(lr.alive, lr.leader == lead), lr.lep)]
-        cases += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead), e)
-                  for e in range(len(s.lai[lead]))]
+        cases = epochs_led_z3(s, lead)
         if not down:
             cases = [(z3.And(leads, e == s.c_epoch), e) for leads, e in cases]
         if down:
