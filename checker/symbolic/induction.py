@@ -90,7 +90,8 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     if "all" in strengthen:  # the library and the built-in properties (strengthen.all_names)
         strengthen = [s for s in strengthen if s != "all"] + all_names(config)
     names = [prop_name] + list(dict.fromkeys(s for s in strengthen if s != prop_name))
-    # --strengthen auto (choose.py): the library's other invariants, taken in as CTIs need them
+    # --strengthen auto (inductive_step.py): the library's other invariants, taken in as the
+    # CTIs need them
     candidates = [n for n in all_names(config) if n not in names] if auto else None
     for n in names:
         if formula_of(n) is None and n in LIVENESS:  # (review s14)
@@ -201,10 +202,10 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
             s.set("timeout", max(1, int((time_limit - (time.monotonic() - started)) * 1000)))
         return s
 
-    # the base case checks every conjunct that may be used: with --strengthen auto, the library's
-    # candidates too (as --strengthen all would), so whichever the step then chooses holds there
     # Each conjunct's formula is built once (the costly part) and renamed for every state of the
-    # base case and the step (conjunction.py)
+    # base case and the step (conjunction.py). The base case checks every conjunct that may be
+    # used: with --strengthen auto the library's candidates too (as --strengthen all would), so
+    # whichever the step then chooses holds there.
     formulas = {n: conjunction(d, [n]) for n in names + list(candidates or ())}
 
     def conj(s):
@@ -234,7 +235,7 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
             kernel_trace, _ = in_kernel(replayed_in, trace)
             if kernel_trace is not None:
                 last = kernel_trace.states[-1]
-                failing = [n for n in names if not check_of(n, replayed_in)(last)]
+                failing = [n for n in formulas if not check_of(n, replayed_in)(last)]
                 return ProofResult(prop_name, names[1:], k, FAILED, time.monotonic() - started,
                                    "base", failing=failing, trace=kernel_trace, settled_by="base case")
             # only an encoding wider than the kernel has it (a defect): ask for another; after
