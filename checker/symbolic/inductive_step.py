@@ -4,11 +4,10 @@ The step asks z3 for a path ``s0 -> ... -> sk`` of well-formed states whose firs
 every conjunct and whose last violates one (``induction.py``). Unsatisfiable: PROVED. A model is
 a counterexample to induction (CTI).
 
-``--strengthen all`` puts the whole library into the conjunction. That is what the step needs
-least often: each fact rules out some unreachable states, but a proof of one configuration
-uses a part of the library, and every conjunct costs z3 time on every query (on Kafka 2.1
-``+reset-followers-on-epoch`` RF=3, 1 record, epochs <= 6, any number of crashes, 93 invariants
-proved in about 20 minutes while the 140-odd of ``all`` gave no answer in 35). ``--strengthen
+``--strengthen all`` puts the whole library into the conjunction, though a proof of one
+configuration uses a part of it, and at large bounds every conjunct costs z3 time on every query
+(Kafka 2.1 ``+reset-followers-on-epoch``, RF=3, 1 record, epochs <= 6, any number of crashes: 93
+invariants proved in about 20 minutes, the 108 of ``all`` gave no answer in 35). ``--strengthen
 auto`` chooses the part, counterexample-guided, as IC3/PDR-style tools and Houdini's users do:
 
 1. start from the property and the invariants named with ``-s``;
@@ -23,6 +22,8 @@ So auto proves exactly what ``all`` proves (at the same k), with a conjunction t
 larger and usually much smaller. Its soundness is k-induction's: the base case checks every
 candidate (so any chosen set holds there), and the last step's conjunction is inductive; nothing
 is assumed of an invariant that was not chosen.
+
+At bounds larger than ``SEED_BOUNDS`` the rounds run there first (``induction._seeded``).
 
 The terms (the transition relation, each invariant's formula over the k + 1 states) are built
 once; each round asks a solver of its own over the conjuncts in use. One solver for every round,
