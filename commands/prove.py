@@ -16,7 +16,7 @@ from model.options import config_from_options
 @click.option("--strengthen", "-s", multiple=True, metavar="NAME",
               help="A strengthening invariant (or built-in property) to prove with it; repeatable; "
               "'all' for the whole library (kmc list shows it); 'auto' to take in from the "
-              "library only what the counterexamples to induction need (proves what 'all' "
+              "library only what the counterexamples to induction need (proves whatever 'all' "
               "proves, with fewer conjuncts; the result names them).")
 @click.option("--k", "k", type=BoundedInt(None, None), default=1, show_default=True, help="Induction depth (1-64).")
 @click.option("--search", type=click.Choice(["both", "bfs", "bmc", "none"]), default="both",

@@ -18,8 +18,9 @@ auto`` chooses the part, counterexample-guided, as IC3/PDR-style tools and Houdi
    CTI too (this one is one of its: its first k states satisfy the whole library, its last
    violates a conjunct), and the proof goes on as after any CTI (BFS settles it).
 
-So auto proves exactly what ``all`` proves (at the same k), with a conjunction that is never
-larger and usually much smaller. Its soundness is k-induction's: the base case checks every
+So auto proves whatever ``all`` proves (at the same k), with a conjunction that is never larger
+and usually much smaller; it may prove more, since a part of the library can be inductive where
+the whole is not. Its soundness is k-induction's: the base case checks every
 candidate (so any chosen set holds there), and the last step's conjunction is inductive; nothing
 is assumed of an invariant that was not chosen.
 

@@ -1,5 +1,5 @@
 """``kmc prove --strengthen auto`` (checker/symbolic/inductive_step.py): the conjuncts chosen from
-the library by the counterexamples to induction. It proves what ``--strengthen all`` proves,
+the library by the counterexamples to induction. It proves whatever ``--strengthen all`` proves,
 with a part of the library, names that part, and when it stops on a CTI, that CTI's state
 satisfies every library invariant (so ``all`` is no help there)."""
 
