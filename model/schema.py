@@ -72,6 +72,7 @@ FEATURES = (
     "reassignment",  # --max-reassignments > 0
     "stale_metadata",  # --max-stale-metadata-reads > 0
     "producer_epoch",  # --max-producer-epoch-bumps > 0: the producer epoch (KIP-360, issue 26g)
+    "epoch_start_offset",  # rule isr-join-needs-epoch-start without broker-epoch (Kafka 2.1)
 )
 """Optional groups of fields (what brings each: ``model/rules.py`` and ``spec.ENVIRONMENT``). A
 configuration without a feature gets rows without its slots (width 0), so a feature costs
@@ -248,6 +249,12 @@ REPLICA: tuple[Field, ...] = (
            doc="this replica's place in the partition's replica assignment (0 = the preferred "
                "replica): the order every election reads (``PartitionLeaderElectionAlgorithms``, "
                "``PartitionChangeBuilder.electLeader``)"),
+    scalar("epoch_start_offset", feature="epoch_start_offset", default=-1,
+           doc="on a leader that took up an epoch it already had records of (a restart into its "
+               "own epoch: before KIP-380 the controller need not notice the bounce), the start "
+               "offset of its epoch as ``Partition.makeLeader`` recorded it (its LEO then, "
+               "``leaderEpochStartOffsetOpt``); -1 otherwise, where that offset is read off the "
+               "log (its first record of the epoch, else its LEO: the same number)"),
     Field("log_producer_epochs", PRODUCER_EPOCHS, (
         Slot("log_producer_epoch", width=RECORDS, get="producer_epoch_at", set=None),
     ), feature="producer_epoch", default=(), optional=True, uses=("log_end_offset",),

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 import z3
 
 from checker.symbolic import numbers as num
+from model.kernel.spec import layout_features
 from model.state import ClusterState, PartitionState, ReplicaState
 
 
@@ -147,6 +148,11 @@ class Dims:
     # ``checkpointed_hw``), written by CheckpointHighWatermark at any time and read back when the
     # broker stops, so a restart may bring back an older HW than the last one it had
     ckpt: bool = False
+    # KAFKA-7128 without KIP-380 (Kafka 2.1, rules ``isr-join-needs-epoch-start`` without
+    # ``broker-epoch``): a broker may restart into its own leader epoch, and its epoch's start
+    # offset (``Partition.makeLeader``'s LEO) is then state of its own (the kernel's
+    # ``epoch_start_offset``); with KIP-380 it is the first record of the epoch, read off the log
+    epoch_start: bool = False
     # KIP-380 (Kafka 2.2, rule ``broker-epoch``): a restart waits for the controller to handle the
     # failure, so a broker that leads an epoch has not restarted since it took it (read by
     # ``Encoder.restart_waits_for_failure`` and the library's lagging-checkpoint forms)
@@ -190,6 +196,7 @@ class Dims:
                    failovers=b.max_controller_failovers, retries=b.max_retries,
                    bumps=b.max_producer_epoch_bumps if b.max_retries else 0,
                    ckpt=config.hw_checkpoint != "immediate",
+                   epoch_start="epoch_start_offset" in layout_features(config),
                    bounce_noticed="broker-epoch" in config.rules)
 
     @property
@@ -263,6 +270,9 @@ class SReplica:
     # ``--hw-checkpoint interval`` (``Dims.ckpt``; the constant 0 otherwise): the HW in this
     # broker's checkpoint file (``replication-offset-checkpoint``), what a stop leaves it with
     ckpt: object = None
+    # Kafka 2.1 (``Dims.epoch_start``; the constant -1 otherwise): the start offset of the epoch
+    # a broker restarted into as its leader (the kernel's ``epoch_start_offset``), -1 if none
+    esta: object = None
 
     # issue 29at (``Dims.bumps``; empty otherwise): each batch's producer epoch, in the log and
     # in the fetch response (at absolute offsets, as ``fr_id``)
@@ -414,6 +424,7 @@ def fresh(d: Dims, tag: str) -> SState:
             log_pe=[I(f"{p}_pe{i}") for i in range(d.slots)] if d.bumps else [],
             fr_pe=[I(f"{p}_frpe{i}") for i in range(d.slots)] if d.bumps else [],
             ckpt=I(f"{p}_ckpt") if d.ckpt else num.val(0),
+            esta=I(f"{p}_esta") if d.epoch_start else num.val(-1),
         ))
     E = d.max_epoch + 1
     return SState(
@@ -622,6 +633,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
             log_pe=slots(r.log_producer_epochs) if d.bumps else [],
             fr_pe=slots(fr_pe) if d.bumps else [],
             ckpt=V(r.checkpointed_hw if d.ckpt else 0),
+            esta=V(r.epoch_start_offset if d.epoch_start else -1),
         ))
     c = s.controller
     E = d.max_epoch + 1
@@ -748,6 +760,8 @@ def eq_replica(a: SReplica, b: SReplica) -> list:
     out += [x == y for x, y in ((a.cseen, b.cseen), (a.zreq, b.zreq)) if not x.eq(y)]  # (29ak)
     if not a.ckpt.eq(b.ckpt):  # --hw-checkpoint interval
         out.append(a.ckpt == b.ckpt)
+    if not a.esta.eq(b.esta):  # Kafka 2.1's epoch start offset
+        out.append(a.esta == b.esta)
     return out
 
 
@@ -813,6 +827,8 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out += [rng(x, -1, L) for x in r.remote]
         if d.ckpt:  # the checkpoint holds an HW the broker had (a truncation may leave it above the LEO)
             out.append(rng(r.ckpt, 0, L))
+        if d.epoch_start:
+            out.append(rng(r.esta, -1, L))
         out += [z3.Implies(r.fr, z3.And(
             [rng(r.fr_leader, 0, n - 1), rng(r.fr_epoch, -1, E), rng(r.fr_offset, 0, L),
              rng(r.fr_hw, 0, L), rng(r.fr_leo, 0, L)]
@@ -881,7 +897,8 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
     for r in s.replicas:
         if not (ok(len(r.log), 0, L) and ok(r.high_watermark, 0, L) and ok(r.leader_epoch, -1, E)
                 and ok(r.leader, -1, n - 1) and ok(r.flushed_offset, 0, L)
-                and (not d.ckpt or ok(r.checkpointed_hw, 0, L))):
+                and (not d.ckpt or ok(r.checkpointed_hw, 0, L))
+                and (not d.epoch_start or ok(r.epoch_start_offset, -1, L))):
             return False
         if not all(ok(rid, 1, d.records) and ok(ep, 0, E) for rid, ep in r.log):
             return False
@@ -1007,6 +1024,9 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
         out = out._replace(stale_metadata_reads=iv(s.smr))
     if d.ckpt:  # --hw-checkpoint interval: the kernel's state, which a trace replays in
         out = out._replace(replicas=tuple(rep._replace(checkpointed_hw=iv(r.ckpt))
+                                          for r, rep in zip(s.reps, out.replicas)))
+    if d.epoch_start:  # Kafka 2.1: the kernel's state, which a trace replays in
+        out = out._replace(replicas=tuple(rep._replace(epoch_start_offset=iv(r.esta))
                                           for r, rep in zip(s.reps, out.replicas)))
     if d.bumps:  # issue 29at
         seqs = tuple(iv(x) for x in s.seqs) + (0,) * (d.slots - d.records)

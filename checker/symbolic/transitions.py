@@ -283,7 +283,10 @@ class Encoder:
 
     def stopped(self, r: SReplica) -> SReplica:
         """A stopped broker has obeyed no controller yet and no zombie request is on its way to
-        it (the kernel's ``stop_broker`` under ``--max-controller-failovers``, issue 29ak)."""
+        it (the kernel's ``stop_broker`` under ``--max-controller-failovers``, issue 29ak); its
+        ``Partition`` object, with the epoch start offset it recorded, is gone."""
+        if self.d.epoch_start:
+            r = r.but(esta=num.val(-1))
         if not self.failovers:
             return r
         return r.but(cseen=num.val(0), zreq=z3.BoolVal(False))
@@ -446,11 +449,23 @@ class Encoder:
             return r.but(leo=self.truncate_to(r.leo, r.hw), truncating=z3.BoolVal(False))
         return r.but(truncating=r.leo > 0)
 
-    def leader_epoch_start_offset(self, r: SReplica):
+    def first_offset_of_epoch(self, r: SReplica, epoch):
+        """``r``'s first record of ``epoch``, or its LEO if it has none (the kernel's
+        ``first_offset_of_epoch``)."""
         off = r.leo
         for i in range(self.d.slots - 1, -1, -1):
-            off = ite(z3.And(i < r.leo, r.log_ep[i] == r.lep), num.val(i), off)
+            off = ite(z3.And(i < r.leo, r.log_ep[i] == epoch), num.val(i), off)
         return off
+
+    def leader_epoch_start_offset(self, r: SReplica):
+        """``Partition.leaderEpochStartOffsetOpt``: the LEO when ``r`` took up its epoch, which
+        is its first record of the epoch (or its LEO while it has none) unless it restarted into
+        its own epoch (Kafka 2.1, ``Dims.epoch_start``: ``esta``; the kernel's
+        ``leader_epoch_start_offset``)."""
+        derived = self.first_offset_of_epoch(r, r.lep)
+        if not self.d.epoch_start:
+            return derived
+        return ite(r.esta >= 0, r.esta, derived)
 
     def is_caught_up_for_isr(self, r: SReplica, follower_leo):
         ok = follower_leo >= r.hw
@@ -845,6 +860,8 @@ class Encoder:
         remote = [ite(z3.Or(reset, z3.Not(isr[j])), num.val(-1), r.remote[j]) for j in range(self.n)]
         rl = r.but(lep=e, leader=num.val(b), isr=list(isr), remote=remote,
                    truncating=z3.BoolVal(False), fr=z3.BoolVal(False))
+        if self.d.epoch_start:  # leaderEpochStartOffsetOpt: the LEO, kept if records of e precede it
+            rl = rl.but(esta=ite(self.first_offset_of_epoch(r, e) < r.leo, r.leo, num.val(-1)))
         if self.d.fetch_epochs:  # the kernel's make_leader: brokerEpoch := None with the LEO
             rl = rl.but(rcur=[z3.And(z3.Not(reset), isr[j], r.rcur[j]) for j in range(self.n)])
         # KIP-497: the request's partition-epoch bit becomes the leader's; a pending ISR change is
@@ -857,6 +874,8 @@ class Encoder:
         new_leader = r.leader != leader
         rf = r.but(lep=e, leader=leader, isr=[z3.BoolVal(False)] * self.n,
                    remote=self.unknown(), fr=z3.BoolVal(False))
+        if self.d.epoch_start:  # (the kernel's make_follower)
+            rf = rf.but(esta=num.val(-1))
         rf = self.clear_alter(rf, pec=z3.BoolVal(False))  # a follower never uses it (make_follower)
         truncated = self.trim_flushed(self.truncate_on_become_follower(rf))
         retrunc = z3.BoolVal(True) if self.truncate_every_epoch else new_leader

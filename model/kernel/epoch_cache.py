@@ -11,10 +11,11 @@ against ``LeaderEpochFileCache.endOffsetFor``'s cases.
 from __future__ import annotations
 
 from model.kernel.jit import kernel
+from model.kernel.params import EPOCH_START_OFFSET
 
 from model.kernel.fields import (
-    UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, high_watermark, latest_epoch, leader_epoch,
-    log_end_offset, record_epoch_at,
+    UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, epoch_start_offset, high_watermark, latest_epoch,
+    leader_epoch, log_end_offset, record_epoch_at,
 )
 
 
@@ -89,15 +90,30 @@ def end_offset_for_epoch_v0_11(s, lay, b, length, requested, current_leader_epoc
 
 
 @kernel
-def leader_epoch_start_offset(s, lay, leader):
-    """The offset the leader's current epoch started at: its first record of that epoch, or its
-    LEO if it has written none yet."""
-    epoch = leader_epoch(s, lay, leader)
-    leo = log_end_offset(s, lay, leader)
+def first_offset_of_epoch(s, lay, b, epoch):
+    """``b``'s first record of ``epoch``, or its LEO if it has none."""
+    leo = log_end_offset(s, lay, b)
     for offset in range(leo):
-        if record_epoch_at(s, lay, leader, offset) == epoch:
+        if record_epoch_at(s, lay, b, offset) == epoch:
             return offset
     return leo
+
+
+@kernel
+def leader_epoch_start_offset(s, lay, cfg, leader):
+    """The offset the leader's current epoch started at, ``Partition.leaderEpochStartOffsetOpt``:
+    ``makeLeader`` records the LEO when the broker takes up the epoch (Partition.scala lines
+    380-386 at 2.1.0; from 3.3.0 only for an epoch newer than the ``Partition`` object knew,
+    which on a restarted broker's fresh object every epoch is). A leader appends only in its own epoch, so that
+    LEO is its first record of the epoch, or its LEO while it has none, except where it already
+    had records of the epoch when it took it up: a broker restarting into its own epoch, which
+    ``make_leader`` stores (the ``epoch_start_offset`` slot, with rule
+    ``isr-join-needs-epoch-start``, the only rule that reads the offset; only without KIP-380,
+    which makes a restarted broker wait for the controller to handle its failure, and so for a
+    new epoch: ``spec.ENVIRONMENT``)."""
+    if cfg[EPOCH_START_OFFSET] != 0 and epoch_start_offset(s, lay, leader) >= 0:
+        return epoch_start_offset(s, lay, leader)
+    return first_offset_of_epoch(s, lay, leader, leader_epoch(s, lay, leader))
 
 
 @kernel

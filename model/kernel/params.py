@@ -40,6 +40,7 @@ MAX_STALE_METADATA_READS = _param("max_stale_metadata_reads")
 HW_CHECKPOINT_INTERVAL = _param("hw_checkpoint_interval")  # 1: the HW checkpoint lags the HW
 TRACK_READS = _param("track_reads")  # 1: consumer reads are recorded (no-read-loss)
 FETCH_FROM_FOLLOWERS = _param("fetch_from_followers")  # KIP-392: followers serve consumers
+EPOCH_START_OFFSET = _param("epoch_start_offset")  # 1: the slot of Kafka 2.1's epoch start offset
 # -- the producer (0 retries: each record sent once, none of these read)
 MAX_RETRIES = _param("max_retries")  # bound: produce requests sent again, in total
 IDEMPOTENCE = _param("idempotence")  # 1: the idempotent producer (KIP-98) is in force

@@ -99,6 +99,14 @@ ENVIRONMENT = (
            actions=("ProducerBumpEpoch",)),
     Brings("--max-consumer-restarts", lambda c: c.bounds.max_consumer_restarts > 0,
            actions=("ConsumerRestart",)),
+    # KAFKA-7128's check reads the start offset of the leader's epoch, which a broker that takes
+    # up an epoch it has records of (only after a restart) records as its LEO then: without
+    # KIP-380, a restart before the controller noticed; with controller failovers, a zombie
+    # controller's request (the broker epoch KIP-380 puts in control requests is not modelled)
+    Brings("a restart into the broker's own leader epoch under KAFKA-7128's epoch-start check",
+           lambda c: "isr-join-needs-epoch-start" in c.rules
+           and ("broker-epoch" not in c.rules or c.bounds.max_controller_failovers > 0),
+           features=("epoch_start_offset",)),
     Brings("assignment order (every release; rule unordered-leader-moves leaves it out)",
            lambda c: "unordered-leader-moves" not in c.rules, features=("assignment",),
            actions=("ControllerPreferredElection", "ControllerReassignReplicas")),
@@ -171,6 +179,7 @@ def kernel_spec(config: ModelConfig) -> KernelSpec:
     cfg[P.MAX_STALE_METADATA_READS] = b.max_stale_metadata_reads
     cfg[P.HW_CHECKPOINT_INTERVAL] = 1 if "hw_checkpoint" in features else 0
     cfg[P.TRACK_READS] = 1 if "reads" in features else 0
+    cfg[P.EPOCH_START_OFFSET] = 1 if "epoch_start_offset" in features else 0
     cfg[P.FETCH_FROM_FOLLOWERS] = 1 if config.fetch_from_followers else 0
     cfg[P.MAX_RETRIES] = b.max_retries
     cfg[P.IDEMPOTENCE] = 1 if config.idempotent else 0

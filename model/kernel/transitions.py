@@ -29,7 +29,7 @@ from model.kernel.fields import (
 )
 from model.kernel.controller import may_lead
 from model.kernel.fields import read_offset, set_read_offset
-from model.kernel.params import FETCH_FROM_FOLLOWERS, TRACK_READS
+from model.kernel.params import EPOCH_START_OFFSET, FETCH_FROM_FOLLOWERS, TRACK_READS
 from model.kernel.params import (
     MAX_CONTROLLED_SHUTDOWNS, MAX_CONTROLLER_FAILOVERS, MIN_INSYNC_REPLICAS, POWER_LOSS, TRUNCATE_BY_EPOCH_0_11,
     TRUNCATE_BY_EPOCH_LOOP, TRUNCATE_TO_HW,
@@ -42,7 +42,8 @@ from model.rules import (
     RULE_RESET_FOLLOWERS_ON_EPOCH, RULE_TRUNCATE_ON_EPOCH_CHANGE,
 )
 from model.kernel.fields import remote_is_current
-from model.kernel.epoch_cache import leader_epoch_start_offset
+from model.kernel.epoch_cache import first_offset_of_epoch, leader_epoch_start_offset
+from model.kernel.fields import set_epoch_start_offset
 from model.kernel.fields import UNDEFINED_EPOCH
 
 
@@ -62,7 +63,7 @@ def is_follower_in_sync(s, lay, cfg, leader, follower_leo):
     if follower_leo < high_watermark(s, lay, leader) and not skipped(cfg, G_ISR_JOIN_NEEDS_HW):
         return False
     if cfg[RULE_ISR_JOIN_NEEDS_EPOCH_START] != 0:
-        return follower_leo >= leader_epoch_start_offset(s, lay, leader)
+        return follower_leo >= leader_epoch_start_offset(s, lay, cfg, leader)
     return True
 
 
@@ -363,6 +364,9 @@ def make_leader(t, lay, cfg, b, epoch, isr):
                     set_remote_current(t, lay, b, f, False)
     if cfg[RULE_ALTER_PARTITION] != 0:
         clear_alter(t, lay, b)  # a pending ISR change is replaced by the new state
+    if cfg[EPOCH_START_OFFSET] != 0:  # leaderEpochStartOffsetOpt = its LEO now
+        start = log_end_offset(t, lay, b)
+        set_epoch_start_offset(t, lay, b, start if first_offset_of_epoch(t, lay, b, epoch) < start else -1)
     set_leader_epoch(t, lay, b, epoch)
     set_leader_of(t, lay, b, b)
     set_isr_of(t, lay, b, isr)
@@ -383,6 +387,8 @@ def make_follower(t, lay, cfg, b, epoch, leader):
         set_partition_epoch_current(t, lay, b, False)  # a follower never uses it
     set_leader_epoch(t, lay, b, epoch)
     set_leader_of(t, lay, b, leader)
+    if cfg[EPOCH_START_OFFSET] != 0:
+        set_epoch_start_offset(t, lay, b, -1)  # leaderEpochStartOffsetOpt = None
     set_isr_of(t, lay, b, 0)
     forget_remote_leos(t, lay, b)
     clear_fetch_response(t, lay, b)

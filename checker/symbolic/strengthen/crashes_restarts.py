@@ -299,6 +299,32 @@ def _quick_restarts_crashed(s, config) -> bool:
     return _epoch_bumps(s) + _unhandled_failures(s, config) + quick <= s.crashes
 
 
+def _epoch_start_recorded(s) -> bool:
+    """Kafka 2.1 (the kernel's ``epoch_start_offset``): only a running leader holds a recorded
+    start of its epoch, and only above a record of that epoch (it took the epoch up again after
+    a restart) and at most at its LEO (a leader appends, never truncates)."""
+    for b, r in enumerate(s.replicas):
+        if r.epoch_start_offset < 0:
+            continue
+        first = next((i for i, (_, ep) in enumerate(r.log) if ep == r.leader_epoch), len(r.log))
+        if not (r.alive and r.leader == b and first < r.epoch_start_offset <= len(r.log)):
+            return False
+    return True
+
+
+def _epoch_start_recorded_z3(d, s):
+    if not d.epoch_start:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        first = r.leo
+        for i in reversed(range(d.slots)):
+            first = ite(z3.And(i < r.leo, r.log_ep[i] == r.lep), num.val(i), first)
+        out.append(z3.Implies(r.esta >= 0, z3.And(r.alive, r.leader == b, first < r.esta,
+                                                  r.esta <= r.leo)))
+    return z3.And(out)
+
+
 def _quick_restarts_crashed_z3(d, s):
     if not d.ordered or d.operators or d.shrink_bumps:
         return z3.BoolVal(True)
@@ -319,6 +345,10 @@ STRENGTHENINGS = (
     Strengthening("restarted-replica-reset", "a broker that has applied no LeaderAndIsr since "
                   "it restarted follows nobody and holds no ISR, remote LEO, truncation or fetch",
                   _restarted_replica_reset, _restarted_replica_reset_z3),
+    Strengthening("epoch-start-recorded", "a recorded start of a leader's epoch (Kafka 2.1: "
+                  "a broker that took its own epoch up again after a restart) is on a running "
+                  "leader, above its first record of the epoch and at most its LEO",
+                  _epoch_start_recorded, _epoch_start_recorded_z3),
     Strengthening("crashes-counted", "no more brokers are down or waiting after a restart "
                   "than crashes have happened", _crashes_counted, _crashes_counted_z3),
     Strengthening("stale-leader-still-leads", "with Kafka's elections and no operator moves, a "

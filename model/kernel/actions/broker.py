@@ -43,6 +43,8 @@ from model.rules import (
     RULE_ALTER_PARTITION, RULE_BROKER_EPOCH, RULE_BROKER_EPOCH_IN_FETCH, RULE_CONTROLLER_EPOCH,
     RULE_ELR, RULE_KRAFT, RULE_LEADER_AND_ISR_IN_ORDER,
 )
+from model.kernel.fields import set_epoch_start_offset
+from model.kernel.params import EPOCH_START_OFFSET
 
 
 @kernel
@@ -284,6 +286,8 @@ def stop_broker(t, lay, cfg, b):
     set_high_watermark(t, lay, b, min(hw, log_end_offset(t, lay, b)))
     set_leader_epoch(t, lay, b, UNDEFINED_EPOCH)
     set_leader_of(t, lay, b, NO_LEADER)
+    if cfg[EPOCH_START_OFFSET] != 0:
+        set_epoch_start_offset(t, lay, b, -1)  # the Partition object is gone
     set_isr_of(t, lay, b, 0)
     forget_remote_leos(t, lay, b)
     set_truncating(t, lay, b, False)
