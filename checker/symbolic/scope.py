@@ -123,7 +123,7 @@ OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
 
 FAULT_BOUNDS = ("max_delayed_fetches", "max_controlled_shutdowns", "max_session_expiries",
                 "max_controller_failovers", "max_retries", "max_producer_epoch_bumps",
-                "max_stale_metadata_reads")
+                "max_stale_metadata_reads", "max_consumer_restarts")
 """The world's faults the encoding has beside the crashes (issue 29z): a fetch held up in flight
 (``--max-delayed-fetches``, ``Encoder._enc_FetchDelayed``); since issue 29ac a controlled
 shutdown (``--max-controlled-shutdowns``, ``Encoder._enc_ControllerHandleControlledShutdown``
@@ -137,8 +137,9 @@ configuration refuses); since issue 29aq the producer's retries without idempote
 29at the idempotent producer's (the leader's sequence check, ``Encoder.send_idempotent``) and
 its epoch bumps (``--max-producer-epoch-bumps``, KIP-360: ``Encoder._enc_ProducerBumpEpoch``,
 ``Encoder.send_by_epoch``); since issue 29bc a KRaft leader's ISR expansion on a stale
-metadata cache (``--max-stale-metadata-reads``, ``Encoder._enc_LeaderHandleFetchOnStaleMetadata``).
-The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is built on
+metadata cache (``--max-stale-metadata-reads``, ``Encoder._enc_LeaderHandleFetchOnStaleMetadata``);
+since issue 29be the consumer's restarts (``--max-consumer-restarts``, with ``--consumer-commit``:
+``Encoder._enc_ConsumerRestart``; ``CONSUMER``). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is built on
 ``KernelReplayed``."""
 
 CRASH_MODELS = ("process", "power-loss", "disk-loss")
@@ -167,6 +168,23 @@ def with_immediate_checkpoint(config):
     if config.hw_checkpoint == "immediate":
         return config
     return replace(config, hw_checkpoint="immediate")
+
+
+CONSUMER = "consumer_commit"
+"""The consumer (``--consumer-commit``, issue 29be): encoded (``Encoder._enc_ConsumerFetch``,
+``_enc_ConsumerProcess``, ``_enc_ConsumerCommit``, ``_enc_ConsumerRestart``; its restarts are
+``FAULT_BOUNDS``). The oracle lacks it, so a configuration with a consumer is built on
+``KernelReplayed`` with the oracle of the configuration without it (``without_consumer``): the
+consumer changes no replica or controller state, which is all the encoding reads of the oracle."""
+
+
+def without_consumer(config):
+    """``config`` without the consumer (and so without its restarts, a bound only a consumer
+    may have): what the oracle can build (issue 29be)."""
+    if not config.consumer_commit:
+        return config
+    return replace(config, consumer_commit="",
+                   bounds=replace(config.bounds, max_consumer_restarts=0))
 
 
 def without_operator_moves(config):
@@ -226,19 +244,19 @@ def require_encoded(config) -> None:
             f"kmc prove and --engine bmc have the operator's leader moves "
             f"(--max-preferred-elections, --max-reassignments), --max-delayed-fetches, "
             f"--max-controlled-shutdowns, --max-session-expiries, --max-controller-failovers, "
-            f"--max-retries (idempotent or not), --max-producer-epoch-bumps and "
-            f"--max-stale-metadata-reads but not "
+            f"--max-retries (idempotent or not), --max-producer-epoch-bumps, "
+            f"--max-stale-metadata-reads and --max-consumer-restarts but not "
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     settings = [name for name, on in (
         ("--fetch-from-followers", config.fetch_from_followers),
-        ("--consumer-commit", config.consumer_commit),
         ("what consumers read (no-read-loss)", config.track_reads)) if on]
     if settings:  # (the oracle's refusal named what the encoding has since gained: review s13)
         raise ConfigError(
             f"kmc prove and --engine bmc do not encode {', '.join(settings)} (docs/symbolic.md, "
             f"'What the encoding lacks'); kmc check explores it")
-    config = with_immediate_checkpoint(without_disk_loss(without_operator_moves(config)))
+    config = with_immediate_checkpoint(without_disk_loss(without_operator_moves(
+        without_consumer(config))))
     lacking = lacking_rules(config)  # first: the rules asked for, as given
     if not lacking:
         return
@@ -312,7 +330,7 @@ class KernelReplayed:
 
         self.oracle = make_reference_model(with_preset_producer_rules(with_preset_switches(
             without_oracle_lacks(without_operator_moves(without_disk_loss(
-                with_immediate_checkpoint(config)))))))
+                with_immediate_checkpoint(without_consumer(config))))))))
         self.config = config
         self.kernel = CompiledModel(config)
 
@@ -348,7 +366,8 @@ def symbolic_model(config):
     try:
         if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)
                 or any(n in config.rules for n in ORACLE_LACKS) or switches_off_preset(config)
-                or config.crash_model == DISK_LOSS or config.hw_checkpoint != "immediate"):
+                or config.crash_model == DISK_LOSS or config.hw_checkpoint != "immediate"
+                or config.consumer_commit):
             return KernelReplayed(config)
         return make_reference_model(config)
     except ConfigError as e:  # the oracle's words point to --engine compiled, which kmc prove and
