@@ -183,3 +183,49 @@ def test_the_consumer_formulas_are_asked_by_name_only():
     # each is false for one commit order by design (KafkaConsumer javadoc): no proof assumes it
     assert {"at-least-once", "at-most-once"} <= set(FORMULAS)
     assert not {"at-least-once", "at-most-once"} & set(DEFAULT_FORMULAS)
+
+
+# ---------------------------------------------------------------------------- the proofs
+
+FACTS = ("consumer-position-near-committed", "consumer-before-processed-at-committed",
+         "consumer-after-processed-past-committed")
+PROMISED = {"before": ("at-most-once", FACTS[1]), "after": ("at-least-once", FACTS[2])}
+
+
+def _strict_before(s, config):
+    """A mutant of the before-order fact: processing strictly below the committed offset (false
+    once a record is processed: processing then reaches the committed offset)."""
+    return config.consumer_commit != "before" or s.consumer_processed < s.consumer_committed
+
+
+@pytest.mark.parametrize("order", ["before", "after"])
+def test_the_consumer_facts_hold_on_every_reachable_state_and_a_mutant_does_not(order):
+    from checker.symbolic.strengthen.base import Strengthening
+    from checker.symbolic.strengthen.library import STRENGTHENINGS
+    from checker.symbolic.strengthen.reachable import false_on_reachable
+
+    config = consumer(order, max_crashes=0, max_records=1)
+    n, complete, false = false_on_reachable(config, FACTS)
+    assert complete and n > 20 and not false, false
+    if order == "before":  # the check can fail: a mutant fact is false on reachable states
+        mutant = Strengthening("mutant", "", _strict_before, None, uses_config=True)
+        try:
+            STRENGTHENINGS["mutant"] = mutant
+            _, _, false = false_on_reachable(config, ["mutant"])
+        finally:
+            del STRENGTHENINGS["mutant"]
+        assert false["mutant"][0] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", ["before", "after"])
+def test_the_promised_order_is_proved_with_its_fact_and_the_other_violated(order):
+    from checker.symbolic.induction import HOLDS, PROVED, VIOLATED, prove
+
+    config = consumer(order)
+    promised, fact = PROMISED[order]
+    assert prove(config, promised, strengthen=[FACTS[0], fact]).status == PROVED
+    # without its fact the step fails, and only the search settles it (the fact is needed)
+    assert prove(config, promised, strengthen=[FACTS[0]]).status == HOLDS
+    other = "at-least-once" if promised == "at-most-once" else "at-most-once"
+    assert prove(config, other, strengthen=list(FACTS)).status == VIOLATED

@@ -42,6 +42,7 @@ from checker.symbolic.strengthen import disk_loss_facts
 from checker.symbolic.strengthen import shutdowns
 from checker.symbolic.strengthen import failovers
 from checker.symbolic.strengthen import hw_checkpoint
+from checker.symbolic.strengthen import consumer
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
@@ -90,6 +91,9 @@ STRENGTHENINGS.update({st.name: st for st in failovers.STRENGTHENINGS})
 # facts that bound offsets by a broker's HW from above are off (hw_checkpoint.py)
 STRENGTHENINGS = {name: hw_checkpoint.switch(st) for name, st in STRENGTHENINGS.items()}
 STRENGTHENINGS.update({st.name: st for st in hw_checkpoint.STRENGTHENINGS})
+# issue 29be: the consumer's three facts (consumer.py; True without a consumer, and each
+# order's fact True under the other order): no other fact speaks of the consumer
+STRENGTHENINGS.update({st.name: st for st in consumer.STRENGTHENINGS})
 
 
 def takes_another_form(name: str, d) -> bool:
