@@ -2199,16 +2199,17 @@ class Encoder:
     #
     # ``--consumer-commit`` and ``--max-consumer-restarts``: one consumer of the partition, as
     # the compiled kernel has it (model/kernel/actions/consumer.py). It reads what a consumer may
-    # read, the true leader's log below its HW (``Partition.fetchRecords`` with the HW as the
-    # consumer's fetch limit, ``FetchHighWatermark`` for READ_UNCOMMITTED clients, 2.1.0), one
-    # record a poll (``max.poll.records=1``), and commits its position before or after processing
-    # the record: the KafkaConsumer javadoc, "Manual Offset Control", read at 2.8.0 (commit after
-    # processing is at-least-once; a commit before it lets the committed offset pass a record not
-    # yet processed, so a crash between the two skips it). A restart (a new member of the group)
+    # read, the true leader's log below its HW (``ReplicaManager.fetchMessages`` gives a consumer
+    # at READ_UNCOMMITTED ``FetchHighWatermark``, and ``Partition.readRecords`` reads up to the
+    # HW then, 2.1.0; ``fetchRecords`` in later releases), one record a poll
+    # (``max.poll.records=1``), and commits its position before or after processing the record:
+    # the KafkaConsumer javadoc, "Manual Offset Control", read at 2.8.0 (commit after processing
+    # is at-least-once; a commit before it lets the committed offset pass a record not yet
+    # processed, so a crash between the two skips it). A restart (a new member of the group)
     # resumes from the committed offset (``ConsumerCoordinator.refreshCommittedOffsetsIfNeeded``
-    # -> ``fetchCommittedOffsets``, 2.8.0). The consumer changes no replica and no controller
-    # state: its four actions read the true leader and its HW and write the consumer's scalars
-    # only (``SState.cpos`` .. ``crst``).
+    # -> ``fetchCommittedOffsets``, read at 2.8.0). The consumer changes no replica and no
+    # controller state: its four actions read the true leader and its HW and write the
+    # consumer's scalars only (``SState.cpos`` .. ``crst``).
 
     def _consumer_on(self) -> bool:
         return bool(self.d.consumer)
