@@ -24,12 +24,14 @@ Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
 (``FAULT_BOUNDS``: ``--max-delayed-fetches``, issue 29z), controlled shutdowns and session
 expiries (``--max-controlled-shutdowns``, ``--max-session-expiries``, issue 29ac) and
 ZooKeeper controller failovers (``--max-controller-failovers``, issue 29ak) and a KRaft
-leader's ISR expansion on a stale metadata cache (``--max-stale-metadata-reads``, issue 29bc),
-which the oracle lacks: for those
+leader's ISR expansion on a stale metadata cache (``--max-stale-metadata-reads``, issue 29bc)
+and the consumer with its restarts (``--consumer-commit``, ``--max-consumer-restarts``, issue
+29be; ``CONSUMER``), which the oracle lacks: for those
 ``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
-and ``KRAFT_RULES``). Any other fault bound gets one line naming it (``require_encoded``).
+and ``KRAFT_RULES``). Any other fault bound gets one line naming it (``require_encoded``; none
+is left since issue 29be).
 All three crash models are encoded (``CRASH_MODELS``); the oracle lacks the disk loss (issue
 29aj), so it too is built on ``KernelReplayed`` (``without_disk_loss``).
 """
