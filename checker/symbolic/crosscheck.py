@@ -709,7 +709,7 @@ CONFIGS: dict[str, ModelConfig] = {
          dict(rf=3, bounds=Bounds(1, 2, 1, 1, max_consumer_restarts=1))),
         ("--kafka-version 4.1 consumer commit after, no restart", "4.1", (), "after",
          dict(bounds=Bounds(2, 2, 1, 1))),
-        ("--kafka-version 2.1 consumer commit after, a restart, retries max.in.flight 1", "2.1",
+        ("--kafka-version 2.1 consumer commit after, a restart, a producer retry", "2.1",
          (), "after", dict(max_in_flight_requests_per_connection=1,
                            bounds=Bounds(2, 2, 1, 1, max_retries=1, max_consumer_restarts=1))),
     )},
