@@ -108,7 +108,6 @@ def refusals(config, prop: str) -> list:
     settings = [(name, value) for name, value, off in (
         ("--hw-checkpoint", config.hw_checkpoint, "immediate"),
         ("--fetch-from-followers", config.fetch_from_followers, False),
-        ("--consumer-commit", config.consumer_commit, ""),
         ("what consumers read (track_reads)", config.track_reads, False)) if value != off]
     if settings:  # the kernel's environment features, which the oracle (and so the encoding) lacks
         out.append(("setting", ", ".join(name if value is True else f"{name} {value}"
@@ -116,8 +115,8 @@ def refusals(config, prop: str) -> list:
     stripped = replace(config, crash_model="process" if config.crash_model not in CRASH_MODELS
                        else config.crash_model,
                        bounds=replace(config.bounds, **{b: 0 for b in lacking}),
-                       hw_checkpoint="immediate", fetch_from_followers=False, consumer_commit="",
-                       track_reads=False)
+                       hw_checkpoint="immediate", fetch_from_followers=False,
+                       track_reads=False)  # (the consumer is encoded since issue 29be)
     try:
         symbolic_model(stripped)
     except KmcError as e:

@@ -688,6 +688,31 @@ CONFIGS: dict[str, ModelConfig] = {
          dict(crash_model="disk-loss", bounds=Bounds(1, 2, 2, 1))),
         ("--kafka-version 4.1 hw checkpoint interval", "4.1", (), dict(bounds=Bounds(1, 2, 1, 1))),
     )},
+    # the consumer (issue 29be: ``Encoder._enc_ConsumerFetch`` .. ``_enc_ConsumerRestart``): both
+    # commit orders with one restart on ZooKeeper (2.1) and KRaft (3.5), two restarts, RF=3, a
+    # consumer without restarts, and one that reads a record the producer's retry wrote twice
+    # (more log slots than records)
+    **{label: _release(version, rules, consumer_commit=order, **settings)
+       for label, version, rules, order, settings in (
+        ("--kafka-version 2.1 consumer commit after, a restart", "2.1", (), "after",
+         dict(bounds=Bounds(2, 2, 1, 1, max_consumer_restarts=1))),
+        ("--kafka-version 2.1 consumer commit before, a restart", "2.1", (), "before",
+         dict(bounds=Bounds(2, 2, 1, 1, max_consumer_restarts=1))),
+        ("--kafka-version 3.5 consumer commit after, a restart", "3.5", (), "after",
+         dict(bounds=Bounds(2, 2, 1, 1, max_consumer_restarts=1))),
+        ("--kafka-version 3.5 consumer commit before, a restart", "3.5", (), "before",
+         dict(bounds=Bounds(2, 2, 1, 1, max_consumer_restarts=1))),
+        ("--kafka-version 2.1 consumer commit before, two restarts, power-loss", "2.1", (),
+         "before", dict(crash_model="power-loss", bounds=Bounds(2, 2, 1, 1,
+                                                                 max_consumer_restarts=2))),
+        ("--kafka-version 2.1 RF=3 consumer commit after, a restart", "2.1", (), "after",
+         dict(rf=3, bounds=Bounds(1, 2, 1, 1, max_consumer_restarts=1))),
+        ("--kafka-version 4.1 consumer commit after, no restart", "4.1", (), "after",
+         dict(bounds=Bounds(2, 2, 1, 1))),
+        ("--kafka-version 2.1 consumer commit after, a restart, a producer retry", "2.1",
+         (), "after", dict(max_in_flight_requests_per_connection=1,
+                           bounds=Bounds(2, 2, 1, 1, max_retries=1, max_consumer_restarts=1))),
+    )},
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 
@@ -704,7 +729,9 @@ CROSSCHECK_ONLY = (frozenset(label for label in CONFIGS if "delayed fetches" in 
        "--kafka-version 2.5 idempotent retries epoch bumps max.in.flight 2"}) | (frozenset(
     label for label in CONFIGS if "hw checkpoint interval" in label)
     - {"hw-truncation hw checkpoint interval", "--kafka-version 2.1 hw checkpoint interval"}) | (
-    frozenset(label for label in CONFIGS if "stale metadata reads" in label))
+    frozenset(label for label in CONFIGS if "stale metadata reads" in label)) | (frozenset(
+    label for label in CONFIGS if "consumer commit" in label)
+    - {"--kafka-version 2.1 consumer commit after, a restart"})
 """Rows ``make test`` leaves to ``make crosscheck`` (marked slow in test_kernel_crosscheck): the
 delayed-fetch rows (issue 29z) but three, and the controlled-shutdown and session-expiry rows
 (issue 29ac) but the six with one fault on one release, and the controller-failover rows (issue
@@ -715,7 +742,9 @@ and 2.1's (tests/symbolic/test_hw_checkpoint.py has the mutants), and the seven
 stale-metadata-read rows (issue 29bc): a random sample seldom meets a state where the stale read
 is enabled (59 of 11,097 reachable states at 3.5), so ``make test`` checks it on
 tests/symbolic/test_stale_metadata.py's walks instead, and that file's slow tests aim the
-cross-check at those states and hold its mutants."""
+cross-check at those states and hold its mutants. The consumer's rows (issue 29be) but 2.1's
+with commit after processing and a restart: tests/symbolic/test_consumer.py aims the cross-check
+at states where each consumer action is enabled and holds its mutants."""
 
 
 def main(argv=None) -> int:

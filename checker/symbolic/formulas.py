@@ -13,11 +13,13 @@ invariants (``properties.BUILT_IN``), which hold on every reachable state of the
 (``strengthen.library_names``). The others are asked by name: ``isr-members-eligible`` is false
 by design on ZooKeeper mode and KRaft before 3.3, a reachability question is false wherever its
 state is reached; ``no-duplicates``, ``in-order`` and ``exactly-once-to-log`` (issue 29as)
-are false with ``--retries`` without idempotence, as Kafka documents.
+are false with ``--retries`` without idempotence, as Kafka documents; ``at-least-once`` and
+``at-most-once`` (issue 29be) read the consumer's scalars and are each false for one commit
+order, as the KafkaConsumer javadoc says.
 
 Which properties have no formula, and why (issue 29ai; docs/symbolic.md, "What the 20 refused
-rows lack"): ``no-read-loss`` reads what consumers read (``track_reads``), ``at-least-once``
-and ``at-most-once`` the consumer's position and commits, none of which the encoding holds; the
+rows lack"): ``no-read-loss`` reads what consumers read (``track_reads``), which the encoding
+does not hold; the
 liveness properties (``properties/liveness.py``) speak of infinite behaviours, which BMC's
 finite paths do not.
 """
@@ -185,6 +187,25 @@ def exactly_once_to_log(d: Dims, s: SState):
     return z3.And(no_duplicates(d, s), in_order(d, s))
 
 
+def at_least_once(d: Dims, s: SState):
+    """``at-least-once`` (issue 26; formula issue 29be): the group's committed offset passes no
+    offset the consumer did not process, aside from the record it holds, committed before
+    processing and about to be processed (``properties.invariants._skipped_offset``; the
+    kernel's ``at_least_once``). True without a consumer (``Dims.consumer`` 0: the constants
+    fold). Kafka promises it to a consumer that commits after processing (KafkaConsumer javadoc,
+    "Manual Offset Control", 2.8.0), so it is false with ``--consumer-commit before`` and a
+    restart."""
+    holding = z3.And(s.chand, s.ccom == s.cpos, s.ccom == s.cproc + 1)
+    return z3.Or(s.ccom <= s.cproc, holding)
+
+
+def at_most_once(d: Dims, s: SState):
+    """``at-most-once`` (issue 26; formula issue 29be): no offset was processed twice
+    (``consumer_processed_twice``). Promised to a consumer that commits before processing;
+    false with ``--consumer-commit after`` and a restart."""
+    return z3.Not(s.ctwice)
+
+
 FORMULAS = {
     "no-acked-loss": no_acked_loss,
     "committed-consistency": committed_consistency,
@@ -198,6 +219,8 @@ FORMULAS = {
     "no-duplicates": no_duplicates,
     "in-order": in_order,
     "exactly-once-to-log": exactly_once_to_log,
+    "at-least-once": at_least_once,  # the consumer (issue 29be)
+    "at-most-once": at_most_once,
 }
 
 DEFAULT_FORMULAS = ("no-acked-loss", "committed-consistency", "log-matching",

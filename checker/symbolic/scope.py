@@ -24,12 +24,14 @@ Of the fault bounds it has the operator's leader moves (``OPERATOR_BOUNDS``:
 (``FAULT_BOUNDS``: ``--max-delayed-fetches``, issue 29z), controlled shutdowns and session
 expiries (``--max-controlled-shutdowns``, ``--max-session-expiries``, issue 29ac) and
 ZooKeeper controller failovers (``--max-controller-failovers``, issue 29ak) and a KRaft
-leader's ISR expansion on a stale metadata cache (``--max-stale-metadata-reads``, issue 29bc),
-which the oracle lacks: for those
+leader's ISR expansion on a stale metadata cache (``--max-stale-metadata-reads``, issue 29bc)
+and the consumer with its restarts (``--consumer-commit``, ``--max-consumer-restarts``, issue
+29be; ``CONSUMER``), which the oracle lacks: for those
 ``symbolic_model`` gives the oracle of the configuration without them (the switches the encoding
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
-and ``KRAFT_RULES``). Any other fault bound gets one line naming it (``require_encoded``).
+and ``KRAFT_RULES``). Any other fault bound gets one line naming it (``require_encoded``; none
+is left since issue 29be).
 All three crash models are encoded (``CRASH_MODELS``); the oracle lacks the disk loss (issue
 29aj), so it too is built on ``KernelReplayed`` (``without_disk_loss``).
 """
@@ -123,7 +125,7 @@ OPERATOR_BOUNDS = ("max_preferred_elections", "max_reassignments")
 
 FAULT_BOUNDS = ("max_delayed_fetches", "max_controlled_shutdowns", "max_session_expiries",
                 "max_controller_failovers", "max_retries", "max_producer_epoch_bumps",
-                "max_stale_metadata_reads")
+                "max_stale_metadata_reads", "max_consumer_restarts")
 """The world's faults the encoding has beside the crashes (issue 29z): a fetch held up in flight
 (``--max-delayed-fetches``, ``Encoder._enc_FetchDelayed``); since issue 29ac a controlled
 shutdown (``--max-controlled-shutdowns``, ``Encoder._enc_ControllerHandleControlledShutdown``
@@ -137,8 +139,9 @@ configuration refuses); since issue 29aq the producer's retries without idempote
 29at the idempotent producer's (the leader's sequence check, ``Encoder.send_idempotent``) and
 its epoch bumps (``--max-producer-epoch-bumps``, KIP-360: ``Encoder._enc_ProducerBumpEpoch``,
 ``Encoder.send_by_epoch``); since issue 29bc a KRaft leader's ISR expansion on a stale
-metadata cache (``--max-stale-metadata-reads``, ``Encoder._enc_LeaderHandleFetchOnStaleMetadata``).
-The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is built on
+metadata cache (``--max-stale-metadata-reads``, ``Encoder._enc_LeaderHandleFetchOnStaleMetadata``);
+since issue 29be the consumer's restarts (``--max-consumer-restarts``, with ``--consumer-commit``:
+``Encoder._enc_ConsumerRestart``; ``CONSUMER``). The oracle lacks them, so, as with ``OPERATOR_BOUNDS``, the engine is built on
 ``KernelReplayed``."""
 
 CRASH_MODELS = ("process", "power-loss", "disk-loss")
@@ -167,6 +170,23 @@ def with_immediate_checkpoint(config):
     if config.hw_checkpoint == "immediate":
         return config
     return replace(config, hw_checkpoint="immediate")
+
+
+CONSUMER = "consumer_commit"
+"""The consumer (``--consumer-commit``, issue 29be): encoded (``Encoder._enc_ConsumerFetch``,
+``_enc_ConsumerProcess``, ``_enc_ConsumerCommit``, ``_enc_ConsumerRestart``; its restarts are
+``FAULT_BOUNDS``). The oracle lacks it, so a configuration with a consumer is built on
+``KernelReplayed`` with the oracle of the configuration without it (``without_consumer``): the
+consumer changes no replica or controller state, which is all the encoding reads of the oracle."""
+
+
+def without_consumer(config):
+    """``config`` without the consumer (and so without its restarts, a bound only a consumer
+    may have): what the oracle can build (issue 29be)."""
+    if not config.consumer_commit:
+        return config
+    return replace(config, consumer_commit="",
+                   bounds=replace(config.bounds, max_consumer_restarts=0))
 
 
 def without_operator_moves(config):
@@ -209,6 +229,11 @@ def without_oracle_lacks(config):
     return replace(config, rule_changes=config.rule_changes + drop)
 
 
+def _flag(bound: str) -> str:
+    """A bound's command-line flag (``max_retries`` is also ``--retries``)."""
+    return "--" + bound.replace("_", "-")
+
+
 def require_encoded(config) -> None:
     """A ``ConfigError`` (one line, exit 2) if the encoding lacks a rule or a fault bound of
     ``config``. Other refusals (the lagging HW checkpoint, a mix of encoded rules no preset has)
@@ -222,23 +247,22 @@ def require_encoded(config) -> None:
             f"explores it")
     refused = [b for b in config.bounds.faults() if b not in OPERATOR_BOUNDS + FAULT_BOUNDS]
     if refused:
+        # (since issue 29be every fault bound kmc has is encoded: the line is built from the
+        # lists, for a bound added to ``Bounds`` before the encoding has it)
         raise ConfigError(
-            f"kmc prove and --engine bmc have the operator's leader moves "
-            f"(--max-preferred-elections, --max-reassignments), --max-delayed-fetches, "
-            f"--max-controlled-shutdowns, --max-session-expiries, --max-controller-failovers, "
-            f"--max-retries (idempotent or not), --max-producer-epoch-bumps and "
-            f"--max-stale-metadata-reads but not "
-            f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
+            f"kmc prove and --engine bmc have the fault bounds "
+            f"{', '.join(_flag(b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)} but not "
+            f"{', '.join(_flag(b) for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     settings = [name for name, on in (
         ("--fetch-from-followers", config.fetch_from_followers),
-        ("--consumer-commit", config.consumer_commit),
         ("what consumers read (no-read-loss)", config.track_reads)) if on]
     if settings:  # (the oracle's refusal named what the encoding has since gained: review s13)
         raise ConfigError(
             f"kmc prove and --engine bmc do not encode {', '.join(settings)} (docs/symbolic.md, "
             f"'What the encoding lacks'); kmc check explores it")
-    config = with_immediate_checkpoint(without_disk_loss(without_operator_moves(config)))
+    config = with_immediate_checkpoint(without_disk_loss(without_operator_moves(
+        without_consumer(config))))
     lacking = lacking_rules(config)  # first: the rules asked for, as given
     if not lacking:
         return
@@ -312,7 +336,7 @@ class KernelReplayed:
 
         self.oracle = make_reference_model(with_preset_producer_rules(with_preset_switches(
             without_oracle_lacks(without_operator_moves(without_disk_loss(
-                with_immediate_checkpoint(config)))))))
+                with_immediate_checkpoint(without_consumer(config))))))))
         self.config = config
         self.kernel = CompiledModel(config)
 
@@ -348,7 +372,8 @@ def symbolic_model(config):
     try:
         if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)
                 or any(n in config.rules for n in ORACLE_LACKS) or switches_off_preset(config)
-                or config.crash_model == DISK_LOSS or config.hw_checkpoint != "immediate"):
+                or config.crash_model == DISK_LOSS or config.hw_checkpoint != "immediate"
+                or config.consumer_commit):
             return KernelReplayed(config)
         return make_reference_model(config)
     except ConfigError as e:  # the oracle's words point to --engine compiled, which kmc prove and

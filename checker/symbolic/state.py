@@ -35,6 +35,10 @@ from checker.symbolic import numbers as num
 from model.kernel.spec import layout_features
 from model.state import ClusterState, PartitionState, ReplicaState
 
+CONSUMER_ORDERS = {"before": 1, "after": 2}
+"""``--consumer-commit`` as ``Dims.consumer`` (the kernel's ``COMMIT_BEFORE`` = 1, ``COMMIT_AFTER``
+= 2; issue 29be)."""
+
 
 @dataclass(frozen=True)
 class Dims:
@@ -157,6 +161,11 @@ class Dims:
     # failure, so a broker that leads an epoch has not restarted since it took it (read by
     # ``Encoder.restart_waits_for_failure`` and the library's lagging-checkpoint forms)
     bounce_noticed: bool = False
+    # the consumer (``--consumer-commit``, issue 29be): 0 none, 1 commit before processing, 2
+    # after (the kernel's ``COMMIT_BEFORE`` / ``COMMIT_AFTER``, model/kernel/actions/
+    # consumer.py), and ``--max-consumer-restarts``; the consumer's scalars are constants when off
+    consumer: int = 0
+    consumer_restarts: int = 0
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -197,7 +206,9 @@ class Dims:
                    bumps=b.max_producer_epoch_bumps if b.max_retries else 0,
                    ckpt=config.hw_checkpoint != "immediate",
                    epoch_start="epoch_start_offset" in layout_features(config),
-                   bounce_noticed="broker-epoch" in config.rules)
+                   bounce_noticed="broker-epoch" in config.rules,
+                   consumer=CONSUMER_ORDERS.get(config.consumer_commit, 0),
+                   consumer_restarts=b.max_consumer_restarts if config.consumer_commit else 0)
 
     @property
     def operators(self) -> bool:
@@ -344,6 +355,15 @@ class SState:
     nseq: object = None
     seqs: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
+    # the consumer (issue 29be; ``Dims.consumer``, constants otherwise): its position, the
+    # group's committed offset, whether it holds a fetched record not yet processed, where its
+    # processing has reached, whether an offset was processed twice, its restarts so far
+    cpos: object = None
+    ccom: object = None
+    chand: object = None
+    cproc: object = None
+    ctwice: object = None
+    crst: object = None
 
     def but(self, **changes) -> SState:
         return replace(self, **changes)
@@ -455,7 +475,29 @@ def fresh(d: Dims, tag: str) -> SState:
         retr=I("retr") if d.retries else num.val(0),
         pe=I("pe") if d.bumps else num.val(0), nseq=I("nseq") if d.bumps else num.val(0),
         seqs=[I(f"seq{r}") for r in range(1, d.records + 1)] if d.bumps else [],
+        **_consumer_state(d, I, B),
     )
+
+
+def _consumer_state(d: Dims, I, B) -> dict:
+    """The consumer's scalars (issue 29be): variables with ``--consumer-commit`` (the restart
+    counter only with ``--max-consumer-restarts``), else constants (no action changes them)."""
+    V, F = num.val, z3.BoolVal(False)
+    if not d.consumer:
+        return dict(cpos=V(0), ccom=V(0), chand=F, cproc=V(0), ctwice=F, crst=V(0))
+    return dict(cpos=I("cpos"), ccom=I("ccom"), chand=B("chand"), cproc=I("cproc"),
+                ctwice=B("ctwice"), crst=I("crst") if d.consumer_restarts else V(0))
+
+
+def _consumer_encode(d: Dims, s: ClusterState) -> dict:
+    """``_consumer_state`` for an explicit state."""
+    if not d.consumer:
+        return _consumer_state(d, None, None)
+    V, T = num.val, z3.BoolVal
+    return dict(cpos=V(s.consumer_position), ccom=V(s.consumer_committed),
+                chand=T(bool(s.consumer_in_hand)), cproc=V(s.consumer_processed),
+                ctwice=T(bool(s.consumer_processed_twice)),
+                crst=V(s.consumer_restarts if d.consumer_restarts else 0))
 
 
 def _alter_replica(d: Dims, I, B) -> dict:
@@ -676,6 +718,7 @@ def encode(d: Dims, s: ClusterState) -> SState:
         retr=V(s.retries if d.retries else 0),
         pe=V(s.producer_epoch if d.bumps else 0), nseq=V(s.next_sequence if d.bumps else 0),
         seqs=[V(x) for x in s.sequences[:d.records]] if d.bumps else [],
+        **_consumer_encode(d, s),
     )
 
 
@@ -808,6 +851,9 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
                                           + [x == y for x, y in zip(a.z_isr, b.z_isr)]))]
         out += [z3.Implies(a.lai[bb][e], a.lai_cep[bb][e] == b.lai_cep[bb][e])
                 for bb in range(len(a.lai)) for e in range(len(a.lai[bb]))]
+    out += [x == y for x, y in ((a.cpos, b.cpos), (a.ccom, b.ccom), (a.chand, b.chand),
+                                (a.cproc, b.cproc), (a.ctwice, b.ctwice), (a.crst, b.crst))
+            if not x.eq(y)]  # the consumer (issue 29be)
     return z3.And(out)
 
 
@@ -885,6 +931,9 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out += [rng(x, -1, d.records - 1) for x in s.seqs]
         for r in s.reps:
             out += [z3.Implies(i < r.leo, rng(r.log_pe[i], 0, d.bumps)) for i in range(d.slots)]
+    if d.consumer:  # issue 29be: offsets within the log's slots, the restarts within their bound
+        out += [rng(s.cpos, 0, L), rng(s.ccom, 0, L), rng(s.cproc, 0, L),
+                rng(s.crst, 0, d.consumer_restarts)]
     return z3.And(out)
 
 
@@ -964,6 +1013,10 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
                 and (not z or (ok(z[0], 0, F - 1) and ok(z[1], -1, n - 1) and ok(z[2], 0, E)))
                 and all(z or not r.zombie_request for r in s.replicas)):
             return False
+    if d.consumer and not (ok(s.consumer_position, 0, L) and ok(s.consumer_committed, 0, L)
+                           and ok(s.consumer_processed, 0, L)
+                           and ok(s.consumer_restarts, 0, d.consumer_restarts)):  # (issue 29be)
+        return False
     return not {rid for _, rid, _ in s.pending_acks} & {rid for rid, _ in s.acked}
 
 # ---------------------------------------------------------------------------- decoding
@@ -1022,6 +1075,10 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
         out = out._replace(retries=iv(s.retr))
     if d.stale_reads:  # issue 29bc
         out = out._replace(stale_metadata_reads=iv(s.smr))
+    if d.consumer:  # issue 29be: the kernel's state, which a trace replays in
+        out = out._replace(consumer_position=iv(s.cpos), consumer_committed=iv(s.ccom),
+                           consumer_in_hand=bv(s.chand), consumer_processed=iv(s.cproc),
+                           consumer_processed_twice=bv(s.ctwice), consumer_restarts=iv(s.crst))
     if d.ckpt:  # --hw-checkpoint interval: the kernel's state, which a trace replays in
         out = out._replace(replicas=tuple(rep._replace(checkpointed_hw=iv(r.ckpt))
                                           for r, rep in zip(s.reps, out.replicas)))

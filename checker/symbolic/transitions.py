@@ -174,6 +174,8 @@ class Encoder:
             return range(1, self.d.records + 1) if self.max_retries or self.bumps else range(0)
         if param == "followers":  # LeaderShrinkIsrSet: a set of brokers as a mask (issue 29l)
             return range(1 << self.n) if self.d.shrink_set else range(0)
+        if param == "offset":  # the consumer's actions: an offset in the log (issue 29be)
+            return range(self.d.slots + 1) if self.d.consumer else range(0)
         return range(self.n)
 
     def _build_instances(self) -> list:
@@ -2211,3 +2213,77 @@ class Encoder:
         return [(z3.And(guard + [z3.Not(applies)]), refused),
                 (z3.And(guard + [applies, s.z_leader == b]), as_leader),
                 (z3.And(guard + [applies, s.z_leader != b]), as_follower)]
+
+    # ------------------------------------------------------------------ the consumer (issue 29be)
+    #
+    # ``--consumer-commit`` and ``--max-consumer-restarts``: one consumer of the partition, as
+    # the compiled kernel has it (model/kernel/actions/consumer.py). It reads what a consumer may
+    # read, the true leader's log below its HW (``ReplicaManager.fetchMessages`` gives a consumer
+    # at READ_UNCOMMITTED ``FetchHighWatermark``, and ``Partition.readRecords`` reads up to the
+    # HW then, 2.1.0; ``fetchRecords`` in later releases), one record a poll
+    # (``max.poll.records=1``), and commits its position before or after processing the record:
+    # the KafkaConsumer javadoc, "Manual Offset Control", read at 2.8.0 (commit after processing
+    # is at-least-once; a commit before it lets the committed offset pass a record not yet
+    # processed, so a crash between the two skips it). A restart (a new member of the group)
+    # resumes from the committed offset (``ConsumerCoordinator.refreshCommittedOffsetsIfNeeded``
+    # -> ``fetchCommittedOffsets``, read at 2.8.0). The consumer changes no replica and no
+    # controller state: its four actions read the true leader and its HW and write the
+    # consumer's scalars only (``SState.cpos`` .. ``crst``).
+
+    def _consumer_on(self) -> bool:
+        return bool(self.d.consumer)
+
+    def _enc_ConsumerFetch(self, s: SState, offset: int) -> list:
+        """ConsumerFetch(offset) (the kernel's ``consumer_fetch``): ``poll`` returns the record
+        at the consumer's position ``offset`` from the true leader, if the leader's HW has
+        passed it, and the position moves past it. Only with nothing in hand and the last
+        record processed and committed (the committed offset is the position), in either
+        order. One case per possible true leader (the guards exclude each other: the
+        controller names one leader)."""
+        if not self._consumer_on():
+            return []
+        base = [z3.Not(s.chand), s.ccom == s.cpos, s.cpos == offset]
+        nxt = s.but(cpos=num.val(offset + 1), chand=z3.BoolVal(True))
+        return [(z3.And(base + [self.is_true_leader(s, l), offset < s.reps[l].hw]), nxt)
+                for l in range(self.n)]
+
+    def _enc_ConsumerProcess(self, s: SState, offset: int) -> list:
+        """ConsumerProcess(offset) (the kernel's ``consumer_process``): the application
+        processes the record it holds, at ``offset`` = position - 1; committing before
+        processing, only once that commit is done (committed offset = position). An offset
+        below where processing had reached is processed a second time (``ctwice``); otherwise
+        processing reaches the position."""
+        if not self._consumer_on():
+            return []
+        guard = [s.chand, s.cpos == offset + 1]
+        if self.d.consumer == 1:  # commit before processing (the kernel's COMMIT_BEFORE)
+            guard.append(s.ccom == s.cpos)
+        again = num.val(offset) < s.cproc
+        nxt = s.but(chand=z3.BoolVal(False), ctwice=z3.Or(s.ctwice, again),
+                    cproc=ite(again, s.cproc, s.cpos))
+        return [(z3.And(guard), nxt)]
+
+    def _enc_ConsumerCommit(self, s: SState, offset: int) -> list:
+        """ConsumerCommit(offset) (the kernel's ``consumer_commit``): the consumer commits its
+        position ``offset`` (``commitSync``, or auto-commit in the next poll) if the group's
+        committed offset differs from it: before processing while it holds the record, after
+        processing once it has processed it (holds nothing)."""
+        if not self._consumer_on():
+            return []
+        holds = s.chand if self.d.consumer == 1 else z3.Not(s.chand)
+        guard = [s.cpos == offset, s.ccom != s.cpos, holds]
+        return [(z3.And(guard), s.but(ccom=num.val(offset)))]
+
+    def _enc_ConsumerRestart(self, s: SState) -> list:
+        """ConsumerRestart (the kernel's ``consumer_restart``): the consumer crashes, what it
+        held unprocessed is gone, and a new member of the group resumes from the committed
+        offset; at most ``--max-consumer-restarts`` times. Only a restart that changes
+        something (in the middle of a poll: a record in hand, or a position not yet
+        committed), as the kernel explores."""
+        if not self._consumer_on() or not self.d.consumer_restarts:
+            return []
+        guard = [z3.Or(s.chand, s.ccom != s.cpos)]
+        if self.bounded:
+            guard.append(s.crst < self.d.consumer_restarts)
+        nxt = s.but(crst=s.crst + 1, chand=z3.BoolVal(False), cpos=s.ccom)
+        return [(z3.And(guard), nxt)]

@@ -85,3 +85,24 @@ def assert_formulas_agree(config, asked: dict, min_states: int) -> None:
     for n in asked:  # decided both ways
         assert 0 < false[n] < len(states), (n, false[n], len(states))
     assert all(caught.values()), caught  # every mutant disagrees somewhere
+
+
+def lacking_fault_bound(monkeypatch) -> str:
+    """A fault bound ``scope.require_encoded`` refuses, as its flag: one kmc has and the encoding
+    lacks (``scope.OPERATOR_BOUNDS`` + ``scope.FAULT_BOUNDS`` against ``Bounds``'s fault
+    bounds), if any is left. Since issue 29be none is (the consumer's restarts were the last),
+    so the refusal's path (one line, exit 2) is tested on ``--max-session-expiries`` taken out of
+    ``scope.FAULT_BOUNDS`` for the test: a bound ``Bounds`` has and the lists lack, as a new
+    one would be."""
+    from dataclasses import fields
+
+    from checker.symbolic import scope
+    from model import Bounds
+
+    faults = [f.name for f in fields(Bounds) if f.metadata.get("fault")]
+    lacking = [b for b in faults if b not in scope.OPERATOR_BOUNDS + scope.FAULT_BOUNDS]
+    if not lacking:
+        monkeypatch.setattr(scope, "FAULT_BOUNDS", tuple(
+            b for b in scope.FAULT_BOUNDS if b != "max_session_expiries"))
+        lacking = ["max_session_expiries"]
+    return "--" + lacking[0].replace("_", "-")

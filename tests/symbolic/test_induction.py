@@ -62,12 +62,13 @@ def test_strengthening_formulas_agree_with_their_predicates_on_unreachable_state
     # power-loss-only facts (29aa's fencing ones too), the controlled-shutdown facts and the
     # controller-failover facts (29ak) and the disk-loss facts (29an), are True on every one of
     # its states)
-    from checker.symbolic.strengthen import (alter_partition, disk_loss_facts, elr, failovers,
-                                             kraft, power_loss, power_loss_fence, shutdowns)
+    from checker.symbolic.strengthen import (alter_partition, consumer, disk_loss_facts, elr,
+                                             failovers, kraft, power_loss, power_loss_fence,
+                                             shutdowns)
 
     elsewhere = {st.name for topic in (alter_partition, elr, kraft, power_loss, shutdowns,
-                                       failovers, disk_loss_facts)
-                 for st in topic.STRENGTHENINGS}
+                                       failovers, disk_loss_facts, consumer)
+                 for st in topic.STRENGTHENINGS}  # (the consumer's: issue 29be)
     elsewhere |= {st.name for st in power_loss_fence.strengthenings(power_loss._pl_only)}
     applicable = set(STRENGTHENINGS) - elsewhere
     assert len(falsified & applicable) >= len(applicable) // 2
@@ -137,7 +138,11 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks(p
                # issue 29an: disk loss under KIP-903 (its facts are True elsewhere; the
                # power-loss forms it takes there)
                config_from_options(kafka_version="3.5", replication_factor=2, max_records=1,
-                                   crash_model="disk-loss")[0]]
+                                   crash_model="disk-loss")[0],
+               # issue 29be: the consumer, each commit order (its facts are True without one)
+               *(config_from_options(kafka_version="2.1", replication_factor=2, max_records=1,
+                                     consumer_commit=order, max_consumer_restarts=1)[0]
+                 for order in ("before", "after"))]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

@@ -51,9 +51,9 @@ def test_idempotent_retries_and_epoch_bumps_pass_the_scope():
                          max_in_flight_requests_per_connection=1,
                          bounds=Bounds(2, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1))
     require_encoded(config)
-    with pytest.raises(ConfigError, match="but not --max-consumer-restarts"):
-        require_encoded(replace(config, consumer_commit="after", bounds=Bounds(
-            2, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1, max_consumer_restarts=1)))
+    # and with the consumer and its restarts too (encoded since issue 29be; refused before)
+    require_encoded(replace(config, consumer_commit="after", bounds=Bounds(
+        2, 2, 1, 1, max_retries=1, max_producer_epoch_bumps=1, max_consumer_restarts=1)))
 
 
 def test_a_delivery_property_is_proved_and_one_without_a_formula_refused_as_such():
@@ -63,7 +63,14 @@ def test_a_delivery_property_is_proved_and_one_without_a_formula_refused_as_such
     from checker.symbolic.induction import VIOLATED, prove
     config = ModelConfig(protocol="kip-320", kafka_version="2.1", bounds=Bounds(2, 2, 1, 1, max_retries=1))
     assert prove(config, "no-duplicates").status == VIOLATED
-    with pytest.raises(ConfigError, match="no z3 formula for the property 'at-least-once'.*kmc check"):
-        prove(config, "at-least-once")
+    # (at-least-once was the example until it got its formula, issue 29be: a property still
+    # without one is picked from the registry)
+    from checker.symbolic.strengthen import formula_of
+    from properties import PROPERTIES
+    from properties.liveness import LIVENESS
+    lacking = [n for n in PROPERTIES if formula_of(n) is None and n not in LIVENESS]
+    for name in lacking[:1]:
+        with pytest.raises(ConfigError, match=f"no z3 formula for the property '{name}'.*kmc check"):
+            prove(config, name)
     with pytest.raises(ConfigError, match="unknown property or strengthening invariant 'nope'"):
         prove(config, "nope")

@@ -42,6 +42,7 @@ from checker.symbolic.strengthen import disk_loss_facts
 from checker.symbolic.strengthen import shutdowns
 from checker.symbolic.strengthen import failovers
 from checker.symbolic.strengthen import hw_checkpoint
+from checker.symbolic.strengthen import consumer
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
@@ -90,6 +91,9 @@ STRENGTHENINGS.update({st.name: st for st in failovers.STRENGTHENINGS})
 # facts that bound offsets by a broker's HW from above are off (hw_checkpoint.py)
 STRENGTHENINGS = {name: hw_checkpoint.switch(st) for name, st in STRENGTHENINGS.items()}
 STRENGTHENINGS.update({st.name: st for st in hw_checkpoint.STRENGTHENINGS})
+# issue 29be: the consumer's three facts (consumer.py; True without a consumer, and each
+# order's fact True under the other order): no other fact speaks of the consumer
+STRENGTHENINGS.update({st.name: st for st in consumer.STRENGTHENINGS})
 
 
 def takes_another_form(name: str, d) -> bool:
@@ -145,7 +149,8 @@ def all_names(config=None) -> list:
     but with the power-loss-only invariants used there and the disk-loss-only ones
     (``disk_loss_facts``), which are left out everywhere else (issue 29an); and under a controller
     failover on Kafka 2.1's rules at 2 records or more without ``committed-consistency``, which is
-    violated there (``failovers.committed_consistency_violated``, issue 29ba)."""
+    violated there (``failovers.committed_consistency_violated``, issue 29ba); the consumer's
+    facts only with a consumer (issue 29be: true by definition without one)."""
     if config is not None and config.crash_model == power_loss.POWER_LOSS:
         left_out = NOT_IN_ALL + power_loss.NOT_IN_ALL
     else:
@@ -161,4 +166,6 @@ def all_names(config=None) -> list:
         left_out += failovers.NOT_IN_ALL
     if config is None or config.bounds.max_controller_failovers == 0:  # True there (issue 29ba)
         left_out += failovers.ONLY_UNDER_FAILOVERS
+    if config is None or not config.consumer_commit:  # True without a consumer (issue 29be)
+        left_out += tuple(st.name for st in consumer.STRENGTHENINGS)
     return [n for n in library_names() if n not in left_out]

@@ -80,6 +80,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-controller-failovers", type=int)  # issue 29ak
     ap.add_argument("--max-stale-metadata-reads", type=int)  # issue 29bc
     ap.add_argument("--hw-checkpoint", choices=("immediate", "interval"))  # the HW checkpoint file
+    ap.add_argument("--consumer-commit", choices=("before", "after"))  # issue 29be
+    ap.add_argument("--max-consumer-restarts", type=int)  # issue 29be
     ap.add_argument("--max-states", type=int)
     ap.add_argument("--only", action="append", help="an invariant's name (repeatable; default all)")
     args = ap.parse_args(argv)
@@ -93,12 +95,15 @@ def main(argv=None) -> int:
                                 ("max_controlled_shutdowns", args.max_controlled_shutdowns),
                                 ("max_session_expiries", args.max_session_expiries),
                                 ("max_controller_failovers", args.max_controller_failovers),
-                                ("max_stale_metadata_reads", args.max_stale_metadata_reads))
+                                ("max_stale_metadata_reads", args.max_stale_metadata_reads),
+                                ("max_consumer_restarts", args.max_consumer_restarts))
               if v is not None}
     if args.crash_model:  # the library is built for process crashes (docs/symbolic.md, issue 29e)
         bounds["crash_model"] = args.crash_model
     if args.hw_checkpoint:
         bounds["hw_checkpoint"] = args.hw_checkpoint
+    if args.consumer_commit:
+        bounds["consumer_commit"] = args.consumer_commit
     try:
         config = config_from_options(kafka_version=args.kafka_version, protocol=args.protocol,
                                      replication_factor=args.replication_factor,
