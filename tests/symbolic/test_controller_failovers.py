@@ -311,7 +311,8 @@ def test_no_acked_loss_with_a_failover_still_holds_by_search_on_a_new_cti():
     assert result.exit_code == 0, result.output
     assert "HOLDS by exhaustive search" in result.output
     assert "PROVED" not in result.output
-    assert "3,147 states" in result.output  # BFS explored every reachable state
+    assert "3,230 states" in result.output  # BFS explored every reachable state (3,147 before
+    # the 2.1 epoch start slot of 2026-11-29: a zombie's request may restart a broker into its epoch)
 
 
 def test_committed_consistency_with_a_failover_stays_violated_with_bfs_trace():
