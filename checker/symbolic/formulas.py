@@ -16,8 +16,9 @@ state is reached; ``no-duplicates``, ``in-order`` and ``exactly-once-to-log`` (i
 are false with ``--retries`` without idempotence, as Kafka documents.
 
 Which properties have no formula, and why (issue 29ai; docs/symbolic.md, "What the 20 refused
-rows lack"): ``no-read-loss`` reads what consumers read (``track_reads``), ``at-least-once``
-and ``at-most-once`` the consumer's position and commits, none of which the encoding holds; the
+rows lack"): ``at-least-once`` and ``at-most-once`` read the consumer's position and commits,
+which the encoding does not hold (``no-read-loss``, what consumers read, has one since issue
+29bf); the
 liveness properties (``properties/liveness.py``) speak of infinite behaviours, which BMC's
 finite paths do not.
 """
@@ -185,6 +186,20 @@ def exactly_once_to_log(d: Dims, s: SState):
     return z3.And(no_duplicates(d, s), in_order(d, s))
 
 
+def no_read_loss(d: Dims, s: SState):
+    """``no-read-loss`` (issue 29bf): every record a consumer could have read (``SState.rd``,
+    the kernel's ``read_offsets``: below the HW of a broker serving reads, ``Encoder.record_reads``)
+    is in the true leader's log at the offset it was read at. True of every state without the
+    history (``Dims.reads`` off), as the kernel's ``no_read_loss`` is in a layout without it;
+    ``kmc check`` and ``kmc prove`` turn ``track_reads`` on when the property is asked."""
+    if not s.rd:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(true_leader_is(s, l), z3.And([
+        z3.Implies(s.rd[k] >= 0, z3.And(s.rd[k] < s.reps[l].leo,
+                                        sel(s.reps[l].log_id, s.rd[k], -1) == k + 1))
+        for k in range(d.records)])) for l in range(d.n)])
+
+
 FORMULAS = {
     "no-acked-loss": no_acked_loss,
     "committed-consistency": committed_consistency,
@@ -198,6 +213,7 @@ FORMULAS = {
     "no-duplicates": no_duplicates,
     "in-order": in_order,
     "exactly-once-to-log": exactly_once_to_log,
+    "no-read-loss": no_read_loss,
 }
 
 DEFAULT_FORMULAS = ("no-acked-loss", "committed-consistency", "log-matching",

@@ -169,6 +169,17 @@ def with_immediate_checkpoint(config):
     return replace(config, hw_checkpoint="immediate")
 
 
+def without_reads(config):
+    """``config`` without what consumers read (issue 29bf): ``track_reads`` (the history
+    ``no-read-loss`` judges) and ``--fetch-from-followers`` (KIP-392, which acts only on that
+    history: the kernel's ``record_reads``). The oracle has neither; the encoding reads both
+    from ``KernelReplayed.config`` (``Dims.reads``, ``Dims.followers``;
+    ``Encoder.record_reads``)."""
+    if not (config.track_reads or config.fetch_from_followers):
+        return config
+    return replace(config, track_reads=False, fetch_from_followers=False)
+
+
 def without_operator_moves(config):
     """``config`` with the operator's bounds (and ``FAULT_BOUNDS``) at 0: what the oracle can
     build."""
@@ -231,14 +242,13 @@ def require_encoded(config) -> None:
             f"{', '.join('--' + b.replace('_', '-') for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
     settings = [name for name, on in (
-        ("--fetch-from-followers", config.fetch_from_followers),
-        ("--consumer-commit", config.consumer_commit),
-        ("what consumers read (no-read-loss)", config.track_reads)) if on]
+        ("--consumer-commit", config.consumer_commit),) if on]
     if settings:  # (the oracle's refusal named what the encoding has since gained: review s13)
         raise ConfigError(
             f"kmc prove and --engine bmc do not encode {', '.join(settings)} (docs/symbolic.md, "
             f"'What the encoding lacks'); kmc check explores it")
-    config = with_immediate_checkpoint(without_disk_loss(without_operator_moves(config)))
+    config = without_reads(with_immediate_checkpoint(without_disk_loss(without_operator_moves(
+        config))))
     lacking = lacking_rules(config)  # first: the rules asked for, as given
     if not lacking:
         return
@@ -312,7 +322,7 @@ class KernelReplayed:
 
         self.oracle = make_reference_model(with_preset_producer_rules(with_preset_switches(
             without_oracle_lacks(without_operator_moves(without_disk_loss(
-                with_immediate_checkpoint(config)))))))
+                with_immediate_checkpoint(without_reads(config))))))))
         self.config = config
         self.kernel = CompiledModel(config)
 
@@ -348,7 +358,8 @@ def symbolic_model(config):
     try:
         if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)
                 or any(n in config.rules for n in ORACLE_LACKS) or switches_off_preset(config)
-                or config.crash_model == DISK_LOSS or config.hw_checkpoint != "immediate"):
+                or config.crash_model == DISK_LOSS or config.hw_checkpoint != "immediate"
+                or config.track_reads or config.fetch_from_followers):
             return KernelReplayed(config)
         return make_reference_model(config)
     except ConfigError as e:  # the oracle's words point to --engine compiled, which kmc prove and

@@ -151,6 +151,11 @@ class Dims:
     # failure, so a broker that leads an epoch has not restarted since it took it (read by
     # ``Encoder.restart_waits_for_failure`` and the library's lagging-checkpoint forms)
     bounce_noticed: bool = False
+    # what consumers read (issue 29bf): ``track_reads`` (kept when ``no-read-loss`` is asked),
+    # each record's first readable offset (the kernel's ``read_offsets``); ``followers``: KIP-392
+    # fetch from followers (Kafka 2.4, ``replica.selector.class``): a follower serves reads too
+    reads: bool = False
+    followers: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -190,7 +195,9 @@ class Dims:
                    failovers=b.max_controller_failovers, retries=b.max_retries,
                    bumps=b.max_producer_epoch_bumps if b.max_retries else 0,
                    ckpt=config.hw_checkpoint != "immediate",
-                   bounce_noticed="broker-epoch" in config.rules)
+                   bounce_noticed="broker-epoch" in config.rules,
+                   reads=bool(config.track_reads),
+                   followers=bool(config.track_reads and config.fetch_from_followers))
 
     @property
     def operators(self) -> bool:
@@ -334,6 +341,9 @@ class SState:
     nseq: object = None
     seqs: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
+    # issue 29bf (``Dims.reads``; empty otherwise): rd[r-1], the offset at which record r was
+    # first readable by a consumer (the kernel's ``read_offsets``), -1 if never
+    rd: list = field(default_factory=list)
 
     def but(self, **changes) -> SState:
         return replace(self, **changes)
@@ -444,6 +454,7 @@ def fresh(d: Dims, tag: str) -> SState:
         retr=I("retr") if d.retries else num.val(0),
         pe=I("pe") if d.bumps else num.val(0), nseq=I("nseq") if d.bumps else num.val(0),
         seqs=[I(f"seq{r}") for r in range(1, d.records + 1)] if d.bumps else [],
+        rd=[I(f"rd{r}") for r in range(1, d.records + 1)] if d.reads else [],
     )
 
 
@@ -664,7 +675,19 @@ def encode(d: Dims, s: ClusterState) -> SState:
         retr=V(s.retries if d.retries else 0),
         pe=V(s.producer_epoch if d.bumps else 0), nseq=V(s.next_sequence if d.bumps else 0),
         seqs=[V(x) for x in s.sequences[:d.records]] if d.bumps else [],
+        rd=_reads_encode(d, s),
     )
+
+
+def _reads_encode(d: Dims, s: ClusterState) -> list:
+    """``SState.rd`` for an explicit state (issue 29bf): ``read_offsets`` is ``(record,
+    offset)`` pairs; a record no consumer could read is -1."""
+    if not d.reads:
+        return []
+    rd = [-1] * d.records
+    for rid, off in s.read_offsets:
+        rd[rid - 1] = off
+    return [num.val(x) for x in rd]
 
 
 # ---------------------------------------------------------------------------- flattening
@@ -794,6 +817,7 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
                                           + [x == y for x, y in zip(a.z_isr, b.z_isr)]))]
         out += [z3.Implies(a.lai[bb][e], a.lai_cep[bb][e] == b.lai_cep[bb][e])
                 for bb in range(len(a.lai)) for e in range(len(a.lai[bb]))]
+    out += [x == y for x, y in zip(a.rd, b.rd)]  # what consumers read (issue 29bf)
     return z3.And(out)
 
 
@@ -869,6 +893,8 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out += [rng(x, -1, d.records - 1) for x in s.seqs]
         for r in s.reps:
             out += [z3.Implies(i < r.leo, rng(r.log_pe[i], 0, d.bumps)) for i in range(d.slots)]
+    if d.reads:  # issue 29bf: a record read was read at a log slot, or never (-1)
+        out += [rng(x, -1, L - 1) for x in s.rd]
     return z3.And(out)
 
 
@@ -947,6 +973,9 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
                 and (not z or (ok(z[0], 0, F - 1) and ok(z[1], -1, n - 1) and ok(z[2], 0, E)))
                 and all(z or not r.zombie_request for r in s.replicas)):
             return False
+    if d.reads and not all(ok(rid, 1, d.records) and ok(off, 0, L - 1)
+                           for rid, off in s.read_offsets):  # (issue 29bf)
+        return False
     return not {rid for _, rid, _ in s.pending_acks} & {rid for rid, _ in s.acked}
 
 # ---------------------------------------------------------------------------- decoding
@@ -1018,6 +1047,9 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
                                                                  rep.fetch_response[2] + len(rep.fetch_response[3])))
                                if rep.fetch_response else ())
                                for rep, r in zip(out.replicas, s.reps)))
+    if d.reads:  # issue 29bf: the kernel's read history (the oracle has none)
+        out = out._replace(read_offsets=tuple((k + 1, iv(s.rd[k])) for k in range(d.records)
+                                              if iv(s.rd[k]) >= 0))
     if (not d.operators and not d.alter and not d.delayed and not (d.shutdowns or d.expiries)
             and not d.failovers):  # the oracle's state: its fields keep their defaults
         return out
