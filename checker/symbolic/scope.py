@@ -30,6 +30,9 @@ which the oracle lacks: for those
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
 and ``KRAFT_RULES``). Any other fault bound gets one line naming it (``require_encoded``).
+What consumers read (``track_reads``, the history of ``no-read-loss``) and KIP-392's fetch
+from followers are encoded since issue 29bf (``Encoder.record_reads``); the oracle lacks both, so
+the engine is built on ``KernelReplayed`` (``without_reads``). ``--consumer-commit`` is refused.
 All three crash models are encoded (``CRASH_MODELS``); the oracle lacks the disk loss (issue
 29aj), so it too is built on ``KernelReplayed`` (``without_disk_loss``).
 """

@@ -73,6 +73,7 @@ def test_the_formula_agrees_with_the_predicate_on_every_reachable_state():
                                                _read_loss_on_broker_0)}, 100)
 
 
+@pytest.mark.slow
 def test_bmc_finds_bfs_shortest_read_loss():
     args = ["--kafka-version", "2.4", "-r", "2", "--max-records", "1", "--max-leader-epoch", "2",
             "--max-crashes", "1", "--fetch-from-followers", "--unclean-leader-election",
