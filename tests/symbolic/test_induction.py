@@ -3,6 +3,8 @@ reaches), proofs and CTIs come out as described, and the CLI exit codes follow t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import z3
 from click.testing import CliRunner
@@ -139,7 +141,12 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks(p
                # issue 29an: disk loss under KIP-903 (its facts are True elsewhere; the
                # power-loss forms it takes there)
                config_from_options(kafka_version="3.5", replication_factor=2, max_records=1,
-                                   crash_model="disk-loss")[0]]
+                                   crash_model="disk-loss")[0],
+               # issue 29bf: what consumers read, with fetch from followers (its facts are True
+               # without the history)
+               replace(config_from_options(kafka_version="2.4", replication_factor=2,
+                                           max_records=1, fetch_from_followers=True)[0],
+                       track_reads=True)]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)
