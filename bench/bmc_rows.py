@@ -107,8 +107,8 @@ def refusals(config, prop: str) -> list:
         out.append(("fault bound", ", ".join(_flag(b) for b in lacking) + " not encoded"))
     settings = [(name, value) for name, value, off in (
         ("--hw-checkpoint", config.hw_checkpoint, "immediate"),
-        ("--fetch-from-followers", config.fetch_from_followers, False),
-        ("what consumers read (track_reads)", config.track_reads, False)) if value != off]
+        ("--hw-checkpoint", config.hw_checkpoint, "immediate"),) if value != off]  # (the
+    # consumer since issue 29be, what consumers read and --fetch-from-followers since 29bf)
     if settings:  # the kernel's environment features, which the oracle (and so the encoding) lacks
         out.append(("setting", ", ".join(name if value is True else f"{name} {value}"
                                          for name, value in settings) + " not encoded"))
@@ -155,7 +155,7 @@ def classify(row, prop: str, budget: float) -> RowOutcome:
     from checker.symbolic.scope import symbolic_model
     from checker.symbolic.settle import in_kernel
     from model.errors import ConfigError
-    from properties import get_properties
+    from properties import PROPERTIES, get_properties
     from properties.liveness import LIVENESS
 
     pinned = row.trace_length
@@ -166,6 +166,8 @@ def classify(row, prop: str, budget: float) -> RowOutcome:
         out.detail = "; ".join(f"{d}: {why}" for d, why in lacks)
         return out
     config = row.config
+    if getattr(PROPERTIES.get(prop), "history", None) == "reads" and not config.track_reads:
+        config = replace(config, track_reads=True)  # as checker.api.check does (issue 29bf)
     if prop in LIVENESS:
         return classify_liveness(row, prop, budget, out)
     refused_traces: list = []

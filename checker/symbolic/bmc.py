@@ -109,6 +109,10 @@ def bmc_check(model, properties, *, max_depth=None, time_limit=None, progress=No
     results: dict = {}
     open_props = []
     for p in properties:
+        if getattr(p, "history", None) == "reads" and not d.reads:  # (issue 29bf)
+            raise ConfigError(f"{p.name} needs the history of what consumers read "
+                              f"(track_reads), which this configuration does not keep: without "
+                              f"it the formula is true of every state")
         if p.name in FORMULAS:
             open_props.append(p)
         else:

@@ -713,6 +713,23 @@ CONFIGS: dict[str, ModelConfig] = {
          (), "after", dict(max_in_flight_requests_per_connection=1,
                            bounds=Bounds(2, 2, 1, 1, max_retries=1, max_consumer_restarts=1))),
     )},
+    # what consumers read (issue 29bf: ``Encoder.record_reads``, the history ``no-read-loss``
+    # judges), with KIP-392's fetch from followers (2.4+) at RF=2 and RF=3, on KRaft (3.5) under
+    # power loss, and without it (2.1: the leader and a zombie leader serve); on kmc 0.1's
+    # hw-truncation preset, where a follower's HW can cover a record its leader never exposed at
+    # that offset (no 2.4+ row here reaches such a state: test_reads.py)
+    **{label: _release(version, rules, track_reads=True, **settings)
+       for label, version, rules, settings in (
+        ("--kafka-version 2.4 fetch from followers", "2.4", (),
+         dict(fetch_from_followers=True, bounds=Bounds(1, 2, 1, 1))),
+        ("--kafka-version 2.4 RF=3 fetch from followers", "2.4", (),
+         dict(fetch_from_followers=True, rf=3, bounds=Bounds(1, 2, 1, 1))),
+        ("--kafka-version 3.5 power-loss fetch from followers", "3.5", (),
+         dict(fetch_from_followers=True, crash_model="power-loss", bounds=Bounds(1, 2, 1, 1))),
+        ("--kafka-version 2.1 what consumers read", "2.1", (), dict(bounds=Bounds(2, 2, 1, 1))),
+    )},
+    "hw-truncation fetch from followers": _config(
+        "hw-truncation", LOOSE, track_reads=True, fetch_from_followers=True),
 }
 """Small RF=2 configurations covering every rule set the symbolic engine accepts."""
 
@@ -745,6 +762,15 @@ tests/symbolic/test_stale_metadata.py's walks instead, and that file's slow test
 cross-check at those states and hold its mutants. The consumer's rows (issue 29be) but 2.1's
 with commit after processing and a restart: tests/symbolic/test_consumer.py aims the cross-check
 at states where each consumer action is enabled and holds its mutants."""
+
+
+READS_IN_MAKE_TEST = "--kafka-version 2.4 fetch from followers"
+CROSSCHECK_ONLY = CROSSCHECK_ONLY | (frozenset(
+    label for label in CONFIGS if "fetch from followers" in label or "consumers read" in label)
+    - {READS_IN_MAKE_TEST})
+"""Issue 29bf's rows of what consumers read: ``make test`` keeps the 2.4 RF=2 row with fetch
+from followers; the others, and the broken encodings of ``tests/symbolic/test_reads.py``, are
+slow."""
 
 
 def main(argv=None) -> int:

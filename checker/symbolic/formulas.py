@@ -18,8 +18,7 @@ are false with ``--retries`` without idempotence, as Kafka documents; ``at-least
 order, as the KafkaConsumer javadoc says.
 
 Which properties have no formula, and why (issue 29ai; docs/symbolic.md, "What the 20 refused
-rows lack"): ``no-read-loss`` reads what consumers read (``track_reads``), which the encoding
-does not hold; the
+rows lack"): the
 liveness properties (``properties/liveness.py``) speak of infinite behaviours, which BMC's
 finite paths do not.
 """
@@ -206,6 +205,20 @@ def at_most_once(d: Dims, s: SState):
     return z3.Not(s.ctwice)
 
 
+def no_read_loss(d: Dims, s: SState):
+    """``no-read-loss`` (issue 29bf): every record a consumer could have read (``SState.rd``,
+    the kernel's ``read_offsets``: below the HW of a broker serving reads, ``Encoder.record_reads``)
+    is in the true leader's log at the offset it was read at. True of every state without the
+    history (``Dims.reads`` off), as the kernel's ``no_read_loss`` is in a layout without it;
+    ``kmc check`` and ``kmc prove`` turn ``track_reads`` on when the property is asked."""
+    if not s.rd:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(true_leader_is(s, l), z3.And([
+        z3.Implies(s.rd[k] >= 0, z3.And(s.rd[k] < s.reps[l].leo,
+                                        sel(s.reps[l].log_id, s.rd[k], -1) == k + 1))
+        for k in range(d.records)])) for l in range(d.n)])
+
+
 FORMULAS = {
     "no-acked-loss": no_acked_loss,
     "committed-consistency": committed_consistency,
@@ -221,6 +234,7 @@ FORMULAS = {
     "exactly-once-to-log": exactly_once_to_log,
     "at-least-once": at_least_once,  # the consumer (issue 29be)
     "at-most-once": at_most_once,
+    "no-read-loss": no_read_loss,
 }
 
 DEFAULT_FORMULAS = ("no-acked-loss", "committed-consistency", "log-matching",

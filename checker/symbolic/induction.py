@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ctypes
 import time
+from dataclasses import replace
 
 import z3
 
@@ -80,6 +81,10 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     steps (0: no BMC) when BFS stopped shallower; "bfs" or "bmc" one of them; "none"
     neither. ``unbounded`` (``unbounded.UNBOUNDED``, issue 29y): bounds the proof drops, so a
     PROVED holds past them (the search after a CTI can then only find a real counterexample)."""
+    if (any(p.history == "reads" for n in [prop_name] + list(strengthen) if n in PROPERTIES
+            for p in [PROPERTIES[n]]) and not config.track_reads):
+        config = replace(config, track_reads=True)  # no-read-loss: keep what consumers read
+        # (as ``checker.api.check`` does; issue 29bf)
     require_encoded(config)
     unbounded = require_unbounded(config, unbounded)
     if "all" in strengthen and AUTO in strengthen:

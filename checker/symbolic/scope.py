@@ -31,7 +31,10 @@ and the consumer with its restarts (``--consumer-commit``, ``--max-consumer-rest
 reads) with the traces replayed in the compiled kernel instead. The same holds for the rules the
 encoding has and the oracle lacks (``ORACLE_LACKS``: ``broker-epoch``, the AlterPartition rules
 and ``KRAFT_RULES``). Any other fault bound gets one line naming it (``require_encoded``; none
-is left since issue 29be).
+is left since issue 29be). What consumers read (``track_reads``, the history of
+``no-read-loss``) and KIP-392's fetch from followers are encoded since issue 29bf
+(``Encoder.record_reads``); the oracle lacks both, so the engine is built on
+``KernelReplayed`` (``without_reads``), as it is for the consumer (``without_consumer``).
 All three crash models are encoded (``CRASH_MODELS``); the oracle lacks the disk loss (issue
 29aj), so it too is built on ``KernelReplayed`` (``without_disk_loss``).
 """
@@ -189,6 +192,17 @@ def without_consumer(config):
                    bounds=replace(config.bounds, max_consumer_restarts=0))
 
 
+def without_reads(config):
+    """``config`` without what consumers read (issue 29bf): ``track_reads`` (the history
+    ``no-read-loss`` judges) and ``--fetch-from-followers`` (KIP-392, which acts only on that
+    history: the kernel's ``record_reads``). The oracle has neither; the encoding reads both
+    from ``KernelReplayed.config`` (``Dims.reads``, ``Dims.followers``;
+    ``Encoder.record_reads``)."""
+    if not (config.track_reads or config.fetch_from_followers):
+        return config
+    return replace(config, track_reads=False, fetch_from_followers=False)
+
+
 def without_operator_moves(config):
     """``config`` with the operator's bounds (and ``FAULT_BOUNDS``) at 0: what the oracle can
     build."""
@@ -254,15 +268,10 @@ def require_encoded(config) -> None:
             f"{', '.join(_flag(b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)} but not "
             f"{', '.join(_flag(b) for b in refused)} (docs/symbolic.md, 'What "
             f"the encoding lacks'); kmc check explores it")
-    settings = [name for name, on in (
-        ("--fetch-from-followers", config.fetch_from_followers),
-        ("what consumers read (no-read-loss)", config.track_reads)) if on]
-    if settings:  # (the oracle's refusal named what the encoding has since gained: review s13)
-        raise ConfigError(
-            f"kmc prove and --engine bmc do not encode {', '.join(settings)} (docs/symbolic.md, "
-            f"'What the encoding lacks'); kmc check explores it")
-    config = with_immediate_checkpoint(without_disk_loss(without_operator_moves(
-        without_consumer(config))))
+    # (no setting is refused since issues 29be and 29bf: the consumer, what consumers read and
+    # fetch from followers are encoded, the lagging checkpoint since the lead's change)
+    config = without_reads(with_immediate_checkpoint(without_disk_loss(without_operator_moves(
+        without_consumer(config)))))
     lacking = lacking_rules(config)  # first: the rules asked for, as given
     if not lacking:
         return
@@ -336,7 +345,7 @@ class KernelReplayed:
 
         self.oracle = make_reference_model(with_preset_producer_rules(with_preset_switches(
             without_oracle_lacks(without_operator_moves(without_disk_loss(
-                with_immediate_checkpoint(without_consumer(config))))))))
+                with_immediate_checkpoint(without_reads(without_consumer(config)))))))))
         self.config = config
         self.kernel = CompiledModel(config)
 
@@ -373,7 +382,8 @@ def symbolic_model(config):
         if (any(getattr(config.bounds, b) for b in OPERATOR_BOUNDS + FAULT_BOUNDS)
                 or any(n in config.rules for n in ORACLE_LACKS) or switches_off_preset(config)
                 or config.crash_model == DISK_LOSS or config.hw_checkpoint != "immediate"
-                or config.consumer_commit):
+                or config.consumer_commit or config.track_reads
+                or config.fetch_from_followers):
             return KernelReplayed(config)
         return make_reference_model(config)
     except ConfigError as e:  # the oracle's words point to --engine compiled, which kmc prove and

@@ -166,6 +166,11 @@ class Dims:
     # consumer.py), and ``--max-consumer-restarts``; the consumer's scalars are constants when off
     consumer: int = 0
     consumer_restarts: int = 0
+    # what consumers read (issue 29bf): ``track_reads`` (kept when ``no-read-loss`` is asked),
+    # each record's first readable offset (the kernel's ``read_offsets``); ``followers``: KIP-392
+    # fetch from followers (Kafka 2.4, ``replica.selector.class``): a follower serves reads too
+    reads: bool = False
+    followers: bool = False
 
     @classmethod
     def of(cls, config) -> Dims:
@@ -208,7 +213,9 @@ class Dims:
                    epoch_start="epoch_start_offset" in layout_features(config),
                    bounce_noticed="broker-epoch" in config.rules,
                    consumer=CONSUMER_ORDERS.get(config.consumer_commit, 0),
-                   consumer_restarts=b.max_consumer_restarts if config.consumer_commit else 0)
+                   consumer_restarts=b.max_consumer_restarts if config.consumer_commit else 0,
+                   reads=bool(config.track_reads),
+                   followers=bool(config.track_reads and config.fetch_from_followers))
 
     @property
     def operators(self) -> bool:
@@ -364,6 +371,9 @@ class SState:
     cproc: object = None
     ctwice: object = None
     crst: object = None
+    # issue 29bf (``Dims.reads``; empty otherwise): rd[r-1], the offset at which record r was
+    # first readable by a consumer (the kernel's ``read_offsets``), -1 if never
+    rd: list = field(default_factory=list)
 
     def but(self, **changes) -> SState:
         return replace(self, **changes)
@@ -476,6 +486,7 @@ def fresh(d: Dims, tag: str) -> SState:
         pe=I("pe") if d.bumps else num.val(0), nseq=I("nseq") if d.bumps else num.val(0),
         seqs=[I(f"seq{r}") for r in range(1, d.records + 1)] if d.bumps else [],
         **_consumer_state(d, I, B),
+        rd=[I(f"rd{r}") for r in range(1, d.records + 1)] if d.reads else [],
     )
 
 
@@ -719,7 +730,19 @@ def encode(d: Dims, s: ClusterState) -> SState:
         pe=V(s.producer_epoch if d.bumps else 0), nseq=V(s.next_sequence if d.bumps else 0),
         seqs=[V(x) for x in s.sequences[:d.records]] if d.bumps else [],
         **_consumer_encode(d, s),
+        rd=_reads_encode(d, s),
     )
+
+
+def _reads_encode(d: Dims, s: ClusterState) -> list:
+    """``SState.rd`` for an explicit state (issue 29bf): ``read_offsets`` is ``(record,
+    offset)`` pairs; a record no consumer could read is -1."""
+    if not d.reads:
+        return []
+    rd = [-1] * d.records
+    for rid, off in s.read_offsets:
+        rd[rid - 1] = off
+    return [num.val(x) for x in rd]
 
 
 # ---------------------------------------------------------------------------- flattening
@@ -854,6 +877,7 @@ def eq(a: SState, b: SState) -> z3.BoolRef:
     out += [x == y for x, y in ((a.cpos, b.cpos), (a.ccom, b.ccom), (a.chand, b.chand),
                                 (a.cproc, b.cproc), (a.ctwice, b.ctwice), (a.crst, b.crst))
             if not x.eq(y)]  # the consumer (issue 29be)
+    out += [x == y for x, y in zip(a.rd, b.rd)]  # what consumers read (issue 29bf)
     return z3.And(out)
 
 
@@ -934,6 +958,8 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
     if d.consumer:  # issue 29be: offsets within the log's slots, the restarts within their bound
         out += [rng(s.cpos, 0, L), rng(s.ccom, 0, L), rng(s.cproc, 0, L),
                 rng(s.crst, 0, d.consumer_restarts)]
+    if d.reads:  # issue 29bf: a record read was read at a log slot, or never (-1)
+        out += [rng(x, -1, L - 1) for x in s.rd]
     return z3.And(out)
 
 
@@ -1017,6 +1043,9 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
                            and ok(s.consumer_processed, 0, L)
                            and ok(s.consumer_restarts, 0, d.consumer_restarts)):  # (issue 29be)
         return False
+    if d.reads and not all(ok(rid, 1, d.records) and ok(off, 0, L - 1)
+                           for rid, off in s.read_offsets):  # (issue 29bf)
+        return False
     return not {rid for _, rid, _ in s.pending_acks} & {rid for rid, _ in s.acked}
 
 # ---------------------------------------------------------------------------- decoding
@@ -1095,6 +1124,9 @@ def decode(d: Dims, m: z3.ModelRef, s: SState) -> ClusterState:
                                                                  rep.fetch_response[2] + len(rep.fetch_response[3])))
                                if rep.fetch_response else ())
                                for rep, r in zip(out.replicas, s.reps)))
+    if d.reads:  # issue 29bf: the kernel's read history (the oracle has none)
+        out = out._replace(read_offsets=tuple((k + 1, iv(s.rd[k])) for k in range(d.records)
+                                              if iv(s.rd[k]) >= 0))
     if (not d.operators and not d.alter and not d.delayed and not (d.shutdowns or d.expiries)
             and not d.failovers):  # the oracle's state: its fields keep their defaults
         return out

@@ -264,7 +264,8 @@ class Encoder:
             grow = z3.And(self.is_true_leader(s, l), r.hw > s.cv_len, matches)
             cv_len = ite(grow, new_len, cv_len)
             cv = [ite(grow, r.log_id[i], cv[i]) for i in range(self.d.slots)]
-        return self.drop_superseded_changes(s.but(lai=lai, cv_len=cv_len, cv=cv))
+        s = self.drop_superseded_changes(s.but(lai=lai, cv_len=cv_len, cv=cv))
+        return self.record_reads(s) if self.d.reads else s  # (issue 29bf)
 
     def kept_request(self, s: SState, b: int, e: int):
         """Does broker ``b`` still take the LeaderAndIsr of leader epoch ``e`` in flight to it (the
@@ -2287,3 +2288,43 @@ class Encoder:
             guard.append(s.crst < self.d.consumer_restarts)
         nxt = s.but(crst=s.crst + 1, chand=z3.BoolVal(False), cpos=s.ccom)
         return [(z3.And(guard), nxt)]
+
+    # ------------------------------------------------------------------ what consumers read (issue 29bf)
+
+    def record_reads(self, s: SState) -> SState:
+        """The kernel's ``record_reads`` (model/kernel/transitions.py), the history
+        ``no-read-loss`` judges (``SState.rd``, kept under ``track_reads``): every record below
+        the HW of a broker that serves consumers is readable at its offset, and the first offset
+        it was readable at is kept. A consumer reads up to the HW of the replica it fetches from
+        (``ReplicaManager.fetchMessages`` at 2.4.0: ``FetchHighWatermark`` for a consumer). The
+        brokers that serve: a live one that believes it leads (the true leader, and a zombie
+        leader to a consumer whose metadata is stale: ``Partition.localLogWithEpochOrException``
+        checks the leader epoch a fetch carries, and before KIP-320 (2.1) a consumer's fetch
+        carries none; a stale consumer still sends the old one), and with KIP-392 (2.4,
+        ``replica.selector.class``: ``fetchOnlyFromLeader`` false for a consumer that sends its
+        client metadata, ``ReplicaManager.fetchMessages`` at 2.4.0) a live follower that knows
+        a leader, up to its own HW.
+
+        The kernel calls it in ``finish`` and after FollowerHandleFetchResponse (a follower's
+        HW moves there); the encoding calls it in ``finish``, after every action. On the states
+        the kernel reaches the two agree: an action that calls neither raises no serving
+        broker's HW, makes no broker serve and changes no record below a serving broker's HW
+        (so the history already holds what it would add; the cross-check's rows with
+        ``track_reads`` compare every action). The kernel reads slots below the HW; the
+        encoding below min(HW, LEO), the same slots wherever ``hw-le-leo`` holds (the kernel's
+        truncation zeroes the freed slots, the encoding leaves them don't-care). Brokers in
+        index order, offsets upward, as the kernel's loops: a record at two offsets (a retried
+        send) is recorded at the first one met."""
+        rd = list(s.rd)
+        L = self.d.slots
+        for b, r in enumerate(s.reps):
+            serving = z3.And(r.alive, r.leader == b)
+            if self.d.followers:
+                serving = z3.And(r.alive, r.leader >= 0)  # (r.leader == b is one of them)
+            top = zmin(r.hw, r.leo)
+            for o in range(L):
+                here = z3.And(serving, top > o)
+                for k in range(self.d.records):
+                    hit = z3.And(here, r.log_id[o] == k + 1, rd[k] < 0)
+                    rd[k] = ite(hit, num.val(o), rd[k])
+        return s.but(rd=rd)

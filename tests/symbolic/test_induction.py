@@ -3,6 +3,8 @@ reaches), proofs and CTIs come out as described, and the CLI exit codes follow t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import z3
 from click.testing import CliRunner
@@ -64,10 +66,12 @@ def test_strengthening_formulas_agree_with_their_predicates_on_unreachable_state
     # its states)
     from checker.symbolic.strengthen import (alter_partition, consumer, disk_loss_facts, elr,
                                              failovers, kraft, power_loss, power_loss_fence,
+                                             reads,
                                              shutdowns)
 
+    # (and what consumers read, issue 29bf: without track_reads its facts are True everywhere)
     elsewhere = {st.name for topic in (alter_partition, elr, kraft, power_loss, shutdowns,
-                                       failovers, disk_loss_facts, consumer)
+                                       failovers, disk_loss_facts, consumer, reads)
                  for st in topic.STRENGTHENINGS}  # (the consumer's: issue 29be)
     elsewhere |= {st.name for st in power_loss_fence.strengthenings(power_loss._pl_only)}
     applicable = set(STRENGTHENINGS) - elsewhere
@@ -146,7 +150,12 @@ def test_strengthening_formulas_agree_with_their_predicates_on_states_z3_picks(p
                # issue 29be: the consumer, each commit order (its facts are True without one)
                *(config_from_options(kafka_version="2.1", replication_factor=2, max_records=1,
                                      consumer_commit=order, max_consumer_restarts=1)[0]
-                 for order in ("before", "after"))]
+                 for order in ("before", "after")),
+               # issue 29bf: what consumers read, with fetch from followers (its facts are True
+               # without the history)
+               replace(config_from_options(kafka_version="2.4", replication_factor=2,
+                                           max_records=1, fetch_from_followers=True)[0],
+                       track_reads=True)]
     disagreements, broken = [], set()
     for config in configs:
         d = Dims.of(config)

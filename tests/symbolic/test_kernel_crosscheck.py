@@ -25,7 +25,9 @@ test_disk_loss.py. ZooKeeper controller failovers (issue 29ak) have
 eight rows, 2.1 at RF=2 here and the others marked slow; their broken encodings are in
 ``test_controller_failovers.py``. A KRaft leader's ISR expansion on a stale metadata cache
 (issue 29bc) has seven rows, all marked slow (a random sample seldom meets the action); the
-states where it is enabled and its broken encodings are in ``test_stale_metadata.py``.
+states where it is enabled and its broken encodings are in ``test_stale_metadata.py``. What
+consumers read (issue 29bf: ``track_reads``, KIP-392's fetch from followers) has five rows, 2.4
+at RF=2 here and the others slow; its broken encodings are in ``test_reads.py``.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ from checker.symbolic.strengthen import shutdowns
 from checker.symbolic.strengthen import failovers
 from checker.symbolic.strengthen import hw_checkpoint
 from checker.symbolic.strengthen import consumer
+from checker.symbolic.strengthen import reads
 from properties import get_properties
 
 # The order `kmc list` shows them in: who is alive and in which epoch; LeaderAndIsr requests; the
@@ -50,7 +51,7 @@ from properties import get_properties
 # acknowledgements; KIP-497's AlterPartition (issue 29i); KIP-966's ELR (issue 29l); KRaft's
 # pending changes (issue 29m); a pending change across a new leader epoch (issue 29q).
 TOPICS = (crashes_restarts, epochs_requests, logs, fetches, remote_leos, isr_hw, acks,
-          alter_partition, elr, kraft, kraft_epochs)
+          alter_partition, elr, kraft, kraft_epochs, reads)  # reads: issue 29bf
 
 STRENGTHENINGS = {st.name: st for topic in TOPICS for st in topic.STRENGTHENINGS}
 UNSWITCHED = dict(STRENGTHENINGS)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 
 from checker.symbolic.scope import require_encoded
 from checker.symbolic.strengthen import STRENGTHENINGS
@@ -82,6 +83,9 @@ def main(argv=None) -> int:
     ap.add_argument("--hw-checkpoint", choices=("immediate", "interval"))  # the HW checkpoint file
     ap.add_argument("--consumer-commit", choices=("before", "after"))  # issue 29be
     ap.add_argument("--max-consumer-restarts", type=int)  # issue 29be
+    ap.add_argument("--fetch-from-followers", action="store_true")  # issue 29bf (KIP-392)
+    ap.add_argument("--track-reads", action="store_true",
+                    help="keep what consumers read (no-read-loss's history; issue 29bf)")
     ap.add_argument("--max-states", type=int)
     ap.add_argument("--only", action="append", help="an invariant's name (repeatable; default all)")
     args = ap.parse_args(argv)
@@ -108,6 +112,9 @@ def main(argv=None) -> int:
         config = config_from_options(kafka_version=args.kafka_version, protocol=args.protocol,
                                      replication_factor=args.replication_factor,
                                      rule_changes=tuple(args.rule), **bounds)[0]
+        if args.track_reads or args.fetch_from_followers:  # (issue 29bf)
+            config = replace(config, track_reads=True,
+                             fetch_from_followers=args.fetch_from_followers)
         require_encoded(config)  # the library's facts are about the rule sets the encoding has
     except ConfigError as e:
         print(f"reachable: error: {e}", file=sys.stderr)
