@@ -30,6 +30,7 @@ from __future__ import annotations
 import z3
 
 from checker.symbolic.state import count
+from checker.symbolic.strengthen import expiries
 from checker.symbolic.strengthen.base import Strengthening
 
 OFF_UNDER_SHUTDOWNS = (
@@ -112,9 +113,18 @@ def switch(st: Strengthening) -> Strengthening:
     if not (off_cs or off_se or form or form_se):
         return st
 
+    until = off_se and st.name in expiries.UNTIL_EXPIRY  # issue 29bd
+    as_crashes = off_se and st.name in expiries.AS_CRASHES
+
     def check(s, config, _st=st):
         cs, se = _on(config)
-        if (off_cs and cs) or (off_se and se):
+        if off_cs and cs:
+            return True
+        if as_crashes and se:
+            return _st.holds(expiries.with_expiries_as_crashes(s), config)
+        if until and se:
+            return expiries.until_expiry(_st.holds(s, config), s)
+        if off_se and se:
             return True
         if form and cs:
             return form[0](s, config)
@@ -123,7 +133,13 @@ def switch(st: Strengthening) -> Strengthening:
         return _st.holds(s, config)
 
     def formula(d, s, _st=st):
-        if (off_cs and d.shutdowns) or (off_se and d.expiries):
+        if off_cs and d.shutdowns:
+            return z3.BoolVal(True)
+        if as_crashes and d.expiries:
+            return _st.formula(d, expiries.with_expiries_as_crashes_z3(s))
+        if until and d.expiries:
+            return expiries.until_expiry_z3(_st.formula(d, s), s)
+        if off_se and d.expiries:
             return z3.BoolVal(True)
         if form and d.shutdowns:
             return form[1](d, s)
