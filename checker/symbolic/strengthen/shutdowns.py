@@ -109,6 +109,7 @@ def switch(st: Strengthening) -> Strengthening:
     """``st`` in its form under controlled shutdowns or session expiries (off, or
     ``FORMS_UNDER_SHUTDOWNS``); unchanged otherwise."""
     off_cs, off_se = st.name in OFF_UNDER_SHUTDOWNS, st.name in OFF_UNDER_EXPIRIES
+    off_se = off_se and st.name not in expiries.BACK_ON  # issue 29bd
     form, form_se = FORMS_UNDER_SHUTDOWNS.get(st.name), FORMS_UNDER_EXPIRIES.get(st.name)
     if not (off_cs or off_se or form or form_se):
         return st
