@@ -19,7 +19,9 @@ import dataclasses
 
 import z3
 
-from checker.symbolic.strengthen.base import Strengthening
+from checker.symbolic import numbers as num
+from checker.symbolic.state import count
+from checker.symbolic.strengthen.base import Strengthening, held_records, held_slots_z3
 from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
 
 UNTIL_EXPIRY = (
@@ -79,6 +81,90 @@ restarted broker taking an older zombie view breaks; a session expiry leaves no 
 controller sends only its current state: ``onBrokerStartup`` at 2.1.0)."""
 
 
+def _leaderless_isr_lost_last_leader(s, config) -> bool:
+    if "isr-expansion-as-own-step" in config.rules or "alter-partition" in config.rules:
+        return True  # as leaderless-isr-is-last-leader
+    views = [(e, isr) for _, e, leader, isr in s.leader_and_isr if leader == -1]
+    c = s.controller
+    if c.leader == -1:
+        views.append((c.leader_epoch, c.isr))
+    claims = epoch_claims(s) + [(0, 0)]
+    return all(len(isr) >= 1 and all(tuple(isr) == (leader,) for x, leader in claims
+                                     if x == e - 1 and leader >= 0 and leader in isr)
+               for e, isr in views)
+
+
+def _leaderless_isr_lost_last_leader_z3(d, s):
+    if d.expands_dead or d.alter:
+        return z3.BoolVal(True)
+    views = [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), e, s.lai_isr[b][e])
+             for b in range(d.n) for e in range(len(s.lai[b]))]
+    views.append((s.c_leader == -1, s.c_epoch, s.c_isr))
+    claims = epoch_claims_z3(d, s) + [(z3.BoolVal(True), num.val(0), num.val(0))]
+    out = []
+    for leaderless, e, isr in views:
+        out.append(z3.Implies(leaderless, z3.Or(isr)))
+        for present, x, leader in claims:
+            for j in range(d.n):
+                alone = z3.And([isr[m] if m == j else z3.Not(isr[m]) for m in range(d.n)])
+                out.append(z3.Implies(z3.And(leaderless, present, x + 1 == e, leader == j, isr[j]),
+                                      alone))
+    return z3.And(out)
+
+
+def _current_epoch_to_live_brokers(s, config) -> bool:
+    c = s.controller
+    sent = {(b, e) for b, e, _, _ in s.leader_and_isr}
+    if not all((b, c.leader_epoch) in sent for b, r in enumerate(s.replicas)
+               if r.alive and b in c.live_brokers and r.leader_epoch < c.leader_epoch):
+        return False
+    claims = epoch_claims(s)
+    for b, r in enumerate(s.replicas):
+        if not r.alive:
+            continue
+        mine = [e for q, e, _, _ in s.leader_and_isr if q == b]
+        start = r.leader_epoch + 1 if r.leader_epoch >= 0 else min(mine, default=c.leader_epoch + 1)
+        if any(start <= x <= c.leader_epoch and leader == b and (b, x) not in sent
+               for x, leader in claims):
+            return False
+    return True
+
+
+def _current_epoch_to_live_brokers_z3(d, s):
+    out = []
+    for b, r in enumerate(s.reps):
+        sent = z3.Or([z3.And(s.c_epoch == e, s.lai[b][e]) for e in range(len(s.lai[b]))])
+        out.append(z3.Implies(z3.And(r.alive, s.c_live[b], r.lep < s.c_epoch), sent))
+    claims = epoch_claims_z3(d, s)
+    for b, r in enumerate(s.reps):
+        for x in range(len(s.lai[b])):
+            waited = z3.Or([s.lai[b][e] for e in range(x + 1)])
+            after = z3.If(r.lep >= 0, r.lep < x, waited)
+            named = z3.Or([z3.And(p, ce == x, cl == b) for p, ce, cl in claims])
+            out.append(z3.Implies(z3.And(r.alive, after, s.c_epoch >= x, named), s.lai[b][x]))
+    return z3.And(out)
+
+
+ALSO_AFTER = {
+    "current-epoch-on-its-way": (_current_epoch_to_live_brokers, _current_epoch_to_live_brokers_z3),
+    "leaderless-isr-is-last-leader": (_leaderless_isr_lost_last_leader,
+                                      _leaderless_isr_lost_last_leader_z3),
+}
+"""What facts of ``UNTIL_EXPIRY`` still say after the first session expiry, conjoined with their
+until-expiry form. ``current-epoch-on-its-way``: for the brokers in the controller's live set
+only, and only the controller's epoch: the controller sends nothing to a broker it has fenced,
+and the current state to one that registers again (``onBrokerStartup`` at 2.1.0, the kernel's
+``controller_register_broker``), so the epochs in between never reach it. But none of those
+names it leader (it cannot be elected while fenced, and the fence of a leader elects another or
+nobody), so every epoch after a running broker's own (after a restart, from the oldest request
+on its way to it) up to the controller's that names it leader is on its way to it. ``leaderless-isr-is-last-leader``: a Kafka 2.1 leader adds a follower that
+still fetches though the controller has fenced it (``Partition.maybeExpandIsr`` checks no
+liveness before KIP-841), so when the leader then fails, the controller leaves the partition
+leaderless with that follower as its ISR (``removeReplicasFromIsr`` removes the failed leader
+from an ISR of two or more, at 2.1.0): the ISR is not the last leader, but it holds the last
+leader only as its one member."""
+
+
 def _on(config) -> bool:
     return config.bounds.max_session_expiries > 0
 
@@ -86,10 +172,18 @@ def _on(config) -> bool:
 def _lone_leader_keeps_later_epochs(s, config) -> bool:
     if not _on(config):
         return True
+    claims = epoch_claims(s)
+    views = [(e, isr) for _, e, _, isr in s.leader_and_isr]
+    views.append((s.controller.leader_epoch, s.controller.isr))
     for b, r in enumerate(s.replicas):
+        lone = [e for q, e, leader, isr in s.leader_and_isr
+                if q == b and leader == b and tuple(isr) == (b,)]
         if r.alive and r.leader == b and tuple(r.isr) == (b,):
-            if any(x > r.leader_epoch and leader >= 0 and leader != b
-                   for x, leader in epoch_claims(s)):
+            lone.append(r.leader_epoch)
+        for e in lone:
+            if any(x > e and leader >= 0 and leader != b for x, leader in claims):
+                return False
+            if any(x > e and set(isr) - {b} for x, isr in views):
                 return False
     return True
 
@@ -97,12 +191,22 @@ def _lone_leader_keeps_later_epochs(s, config) -> bool:
 def _lone_leader_keeps_later_epochs_z3(d, s):
     if not d.expiries:
         return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    views = [(s.lai[q][x], x, s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
+    views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
     out = []
     for b, r in enumerate(s.reps):
-        alone = z3.And([r.isr[j] if j == b else z3.Not(r.isr[j]) for j in range(d.n)])
-        lone = z3.And(r.alive, r.leader == b, alone)
-        for present, x, leader in epoch_claims_z3(d, s):
-            out.append(z3.Implies(z3.And(lone, present, x > r.lep, leader >= 0), leader == b))
+        def alone(isr, b=b):
+            return z3.And([isr[j] if j == b else z3.Not(isr[j]) for j in range(d.n)])
+        lone = [(z3.And(r.alive, r.leader == b, alone(r.isr)), r.lep)]
+        lone += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b, alone(s.lai_isr[b][e])), e)
+                 for e in range(len(s.lai[b]))]
+        for leads, e in lone:
+            for present, x, leader in claims:
+                out.append(z3.Implies(z3.And(leads, present, x > e, leader >= 0), leader == b))
+            for present, x, isr in views:
+                out.append(z3.Implies(z3.And(leads, present, x > e),
+                                      z3.And([z3.Not(isr[j]) for j in range(d.n) if j != b])))
     return z3.And(out)
 
 
@@ -110,38 +214,90 @@ def _moved_leader_out_of_later_isrs(s, config) -> bool:
     if not _on(config):
         return True
     c = s.controller
-    views = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr]
-    views.append((c.leader_epoch, c.leader, c.isr))
+    views = [(e, isr) for _, e, _, isr in s.leader_and_isr]
+    views.append((c.leader_epoch, c.isr))
+    claims = epoch_claims(s)
     for b, r in enumerate(s.replicas):
         led = [e for q, e, leader, _ in s.leader_and_isr if q == b and leader == b]
         if r.alive and r.leader == b:
             led.append(r.leader_epoch)
-        if any(x > e and leader not in (b, -1) and b in isr for e in led for x, leader, isr in views):
-            return False
+        for e in led:
+            moved = [x for x, leader in claims if x > e and leader not in (b, -1)]
+            moved += [x for _, _, x in held_records(s) if x > e]  # written by x's leader
+            if any(b in isr and any(x <= y for x in moved) for y, isr in views):
+                return False
     return True
 
 
 def _moved_leader_out_of_later_isrs_z3(d, s):
     if not d.expiries:
         return z3.BoolVal(True)
-    views = [(s.lai[q][x], x, s.lai_leader[q][x], s.lai_isr[q][x])
-             for q in range(d.n) for x in range(len(s.lai[q]))]
-    views.append((z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr))
+    views = [(s.lai[q][x], x, s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
+    views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
+    claims = epoch_claims_z3(d, s)
     out = []
     for b, r in enumerate(s.reps):
         led = [(z3.And(r.alive, r.leader == b), r.lep)]
         led += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b), e) for e in range(len(s.lai[b]))]
         for leads, e in led:
-            for present, x, leader, isr in views:
-                out.append(z3.Implies(z3.And(leads, present, x > e, leader != b, leader != -1),
-                                      z3.Not(isr[b])))
+            moves = [z3.And(leads, p, x > e, leader != b, leader != -1) for p, x, leader in claims]
+            moves += [z3.And(leads, p, x > e) for p, _, _, x in held_slots_z3(d, s)]
+            xs = [x for _, x, _ in claims] + [x for _, _, _, x in held_slots_z3(d, s)]
+            for moved, x in zip(moves, xs):
+                for present, y, isr in views:
+                    out.append(z3.Implies(z3.And(moved, present, x <= y), z3.Not(isr[b])))
+    return z3.And(out)
+
+
+def _leaderless_after_running_leader_counted(s, config) -> bool:
+    if not _on(config):
+        return True
+    claims = epoch_claims(s)
+    for b, r in enumerate(s.replicas):
+        led = [(e, isr) for q, e, leader, isr in s.leader_and_isr if q == b and leader == b]
+        if r.alive and r.leader == b:
+            led.append((r.leader_epoch, r.isr))
+        for e, isr in led:
+            if (any(x == e + 1 and leader == -1 for x, leader in claims)
+                    and len(isr) > s.session_expiries):
+                return False
+    return True
+
+
+def _leaderless_after_running_leader_counted_z3(d, s):
+    if not d.expiries:
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    out = []
+    for b, r in enumerate(s.reps):
+        led = [(z3.And(r.alive, r.leader == b), r.lep, r.isr)]
+        led += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b), e, s.lai_isr[b][e])
+                for e in range(len(s.lai[b]))]
+        for leads, e, isr in led:
+            leaderless_next = z3.Or([z3.And(p, x == e + 1, leader == -1) for p, x, leader in claims])
+            out.append(z3.Implies(z3.And(leads, leaderless_next), count(isr) <= s.sexp))
     return z3.And(out)
 
 
 STRENGTHENINGS = (
+    Strengthening("leaderless-after-running-leader-counted", "under session expiries, if the "
+                  "epoch after a running leader's (or after one a request on its way makes its "
+                  "broker leader of) is leaderless, its ISR (the request's) has at most as many "
+                  "members as session expiries have happened: the controller made that epoch by "
+                  "fencing the leader (it runs: one expiry) while no other member of its ISR, "
+                  "which is the controller's while the epoch is current (compare-and-set), was "
+                  "live; a member whose crash the controller has not handled is live, and handling "
+                  "a crash or a fence takes the member out of the ISR with a new epoch "
+                  "(``removeReplicasFromIsr`` at 2.1.0), so each other member was fenced before "
+                  "and added back while fenced (it still fetched; no liveness check before "
+                  "KIP-841): one expiry each",
+                  _leaderless_after_running_leader_counted,
+                  _leaderless_after_running_leader_counted_z3, uses_config=True),
     Strengthening("moved-leader-out-of-later-isrs", "under session expiries, a running broker "
-                  "that leads an epoch, or that a request on its way makes leader of one, is out of the ISR of every later epoch (a request on its "
-                  "way, the controller's) that names another leader: the controller moves "
+                  "that leads an epoch, or that a request on its way makes leader of one, is "
+                  "out of the ISR (a request's, the controller's) of every epoch at or after a "
+                  "later one that names another leader or that a record was written in (by its "
+                  "leader, not this broker, which has taken no later epoch): the controller moves "
                   "leadership from a running leader only by fencing it, which takes it out of "
                   "the ISR as a failure does (``onBrokerFailure`` -> offline election at 2.1.0, "
                   "the ISR of the live members; KRaft ``handleBrokerFenced`` at 3.5.0), and it "
@@ -151,14 +307,17 @@ STRENGTHENINGS = (
                   _moved_leader_out_of_later_isrs, _moved_leader_out_of_later_isrs_z3,
                   uses_config=True),
     Strengthening("lone-leader-keeps-later-epochs", "under session expiries, a running broker "
-                  "that leads with an ISR of itself alone is the leader of every later epoch "
+                  "that leads with an ISR of itself alone, or that a request on its way makes "
+                  "leader with that ISR, is the leader of every later epoch "
                   "that names one: it shrank the ISR to itself while its epoch was the "
                   "controller's (the write is a compare-and-set, ``Partition.maybeShrinkIsr`` -> "
                   "``updateIsr`` at 2.1.0; the kernel's ``isr_change_allowed``), so the controller "
                   "elects nobody else after it (a clean election picks from the ISR, a fence or "
                   "crash of the last member leaves it leaderless with that member, and the "
-                  "member's return elects it); it holds without a session expiry too, where "
-                  "next-leader-from-isr says it for the next epoch",
+                  "member's return elects it), and every later ISR (a request's, the "
+                  "controller's) is it alone (the controller only removes members, keeping the "
+                  "last, and only the leader, in its epoch, adds them); it holds without a "
+                  "session expiry too, where next-leader-from-isr says it for the next epoch",
                   _lone_leader_keeps_later_epochs, _lone_leader_keeps_later_epochs_z3,
                   uses_config=True),
 )

@@ -124,7 +124,9 @@ def switch(st: Strengthening) -> Strengthening:
         if as_crashes and se:
             return _st.holds(expiries.with_expiries_as_crashes(s), config)
         if until and se:
-            return expiries.until_expiry(_st.holds(s, config), s)
+            also = expiries.ALSO_AFTER.get(_st.name)
+            return (expiries.until_expiry(_st.holds(s, config), s)
+                    and (also is None or also[0](s, config)))
         if off_se and se:
             return True
         if form and cs:
@@ -139,7 +141,9 @@ def switch(st: Strengthening) -> Strengthening:
         if as_crashes and d.expiries:
             return _st.formula(d, expiries.with_expiries_as_crashes_z3(s))
         if until and d.expiries:
-            return expiries.until_expiry_z3(_st.formula(d, s), s)
+            also = expiries.ALSO_AFTER.get(_st.name)
+            until_form = expiries.until_expiry_z3(_st.formula(d, s), s)
+            return until_form if also is None else z3.And(until_form, also[1](d, s))
         if off_se and d.expiries:
             return z3.BoolVal(True)
         if form and d.shutdowns:
