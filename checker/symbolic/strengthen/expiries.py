@@ -82,28 +82,26 @@ controller sends only its current state: ``onBrokerStartup`` at 2.1.0)."""
 
 
 def _leaderless_isr_lost_last_leader(s, config) -> bool:
-    if "isr-expansion-as-own-step" in config.rules or "alter-partition" in config.rules:
-        return True  # as leaderless-isr-is-last-leader
+    elr = "eligible-leader-replicas" in config.rules  # KIP-966 may empty the ISR
     views = [(e, isr) for _, e, leader, isr in s.leader_and_isr if leader == -1]
     c = s.controller
     if c.leader == -1:
         views.append((c.leader_epoch, c.isr))
     claims = epoch_claims(s) + [(0, 0)]
-    return all(len(isr) >= 1 and all(tuple(isr) == (leader,) for x, leader in claims
+    return all((elr or len(isr) >= 1) and all(tuple(isr) == (leader,) for x, leader in claims
                                      if x == e - 1 and leader >= 0 and leader in isr)
                for e, isr in views)
 
 
 def _leaderless_isr_lost_last_leader_z3(d, s):
-    if d.expands_dead or d.alter:
-        return z3.BoolVal(True)
     views = [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), e, s.lai_isr[b][e])
              for b in range(d.n) for e in range(len(s.lai[b]))]
     views.append((s.c_leader == -1, s.c_epoch, s.c_isr))
     claims = epoch_claims_z3(d, s) + [(z3.BoolVal(True), num.val(0), num.val(0))]
     out = []
     for leaderless, e, isr in views:
-        out.append(z3.Implies(leaderless, z3.Or(isr)))
+        if not d.elr:
+            out.append(z3.Implies(leaderless, z3.Or(isr)))
         for present, x, leader in claims:
             for j in range(d.n):
                 alone = z3.And([isr[m] if m == j else z3.Not(isr[m]) for m in range(d.n)])
@@ -162,7 +160,11 @@ still fetches though the controller has fenced it (``Partition.maybeExpandIsr`` 
 liveness before KIP-841), so when the leader then fails, the controller leaves the partition
 leaderless with that follower as its ISR (``removeReplicasFromIsr`` removes the failed leader
 from an ISR of two or more, at 2.1.0): the ISR is not the last leader, but it holds the last
-leader only as its one member."""
+leader only as its one member. The same holds with AlterPartition and in KRaft (where
+``leaderless-isr-is-last-leader`` is off: a leader may add a follower that has died since it
+fetched), but for an empty ISR under KIP-966's ELR: the controller makes a leaderless epoch only
+by removing its failed leader (``target_isr_without``: out, or kept as the last member), and
+while the partition has no leader its ISR only shrinks."""
 
 
 def _on(config) -> bool:
@@ -178,7 +180,8 @@ def _lone_leader_keeps_later_epochs(s, config) -> bool:
     for b, r in enumerate(s.replicas):
         lone = [e for q, e, leader, isr in s.leader_and_isr
                 if q == b and leader == b and tuple(isr) == (b,)]
-        if r.alive and r.leader == b and tuple(r.isr) == (b,):
+        if (r.alive and r.leader == b and tuple(r.isr) == (b,) and not r.alter_partition
+                and not r.partition_change):  # no ISR the controller may have taken unseen
             lone.append(r.leader_epoch)
         for e in lone:
             if any(x > e and leader >= 0 and leader != b for x, leader in claims):
@@ -198,7 +201,7 @@ def _lone_leader_keeps_later_epochs_z3(d, s):
     for b, r in enumerate(s.reps):
         def alone(isr, b=b):
             return z3.And([isr[j] if j == b else z3.Not(isr[j]) for j in range(d.n)])
-        lone = [(z3.And(r.alive, r.leader == b, alone(r.isr)), r.lep)]
+        lone = [(z3.And(r.alive, r.leader == b, alone(r.isr), r.alt == 0, z3.Not(r.chg)), r.lep)]
         lone += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b, alone(s.lai_isr[b][e])), e)
                  for e in range(len(s.lai[b]))]
         for leads, e in lone:
@@ -309,8 +312,9 @@ STRENGTHENINGS = (
                   _moved_leader_out_of_later_isrs, _moved_leader_out_of_later_isrs_z3,
                   uses_config=True),
     Strengthening("lone-leader-keeps-later-epochs", "under session expiries, a running broker "
-                  "that leads with an ISR of itself alone, or that a request on its way makes "
-                  "leader with that ISR, is the leader of every later epoch "
+                  "that leads with an ISR of itself alone (no AlterPartition in flight, no "
+                  "KRaft change pending: its ISR is the controller's), or that a request on its "
+                  "way makes leader with that ISR, is the leader of every later epoch "
                   "that names one: it shrank the ISR to itself while its epoch was the "
                   "controller's (the write is a compare-and-set, ``Partition.maybeShrinkIsr`` -> "
                   "``updateIsr`` at 2.1.0; the kernel's ``isr_change_allowed``), so the controller "
