@@ -178,29 +178,57 @@ def _no_elr(config) -> bool:
     return "eligible-leader-replicas" not in config.rules
 
 
+def _isr_views_of_leaders(s, b: int) -> list:
+    """(epoch, ISR) of each view of the controller's ISR that broker ``b`` holds as a leader:
+    its own while it leads (unless an accepted AlterPartition answer or a KRaft change of its
+    epoch is still to apply: the controller's ISR has moved on from it), a request on its way that
+    makes it leader, its pending KRaft change (sent to the leader alone: the controller's latest
+    ISR of that epoch; dropped when the broker takes a newer epoch), its accepted answer."""
+    r = s.replicas[b]
+    if not r.alive:
+        return []
+    views = [(e, tuple(isr)) for q, e, leader, isr in s.leader_and_isr if q == b and leader == b]
+    accepted = bool(r.alter_partition) and r.alter_partition[0] == ALTER_ACCEPTED
+    own_answer = accepted and r.alter_partition[2] == r.leader_epoch
+    own_change = bool(r.partition_change) and r.partition_change[1] == r.leader_epoch
+    if r.leader == b and not own_answer and not own_change:
+        views.append((r.leader_epoch, tuple(r.isr)))
+    if r.partition_change:
+        views.append((r.partition_change[1], tuple(r.partition_change[0])))
+    if accepted:
+        views.append((r.alter_partition[2], tuple(r.alter_partition[1])))
+    return views
+
+
+def _isr_views_of_leaders_z3(d, s, b: int) -> list:
+    """``_isr_views_of_leaders`` as (present, epoch, ISR) z3 terms."""
+    r = s.reps[b]
+    own_change = z3.And(r.chg, r.chg_ep == r.lep)
+    own_answer = z3.And(r.alt == ALTER_ACCEPTED, r.alt_ep == r.lep)
+    views = [(z3.And(r.alive, r.leader == b, z3.Not(own_answer), z3.Not(own_change)),
+              r.lep, r.isr)]
+    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b), e, s.lai_isr[b][e])
+              for e in range(len(s.lai[b]))]
+    if d.kraft:
+        views.append((z3.And(r.alive, r.chg), r.chg_ep, r.chg_isr))
+    if d.alter:
+        views.append((z3.And(r.alive, r.alt == ALTER_ACCEPTED), r.alt_ep, r.alt_isr))
+    return views
+
+
 def _lone_leader_keeps_later_epochs(s, config) -> bool:
     if not _on(config) or not _no_elr(config):
         return True
     claims = epoch_claims(s)
     views = [(e, isr) for _, e, _, isr in s.leader_and_isr]
     views.append((s.controller.leader_epoch, s.controller.isr))
-    for b, r in enumerate(s.replicas):
-        lone = [e for q, e, leader, isr in s.leader_and_isr
-                if q == b and leader == b and tuple(isr) == (b,)]
-        own_change = bool(r.partition_change) and r.partition_change[1] == r.leader_epoch
-        accepted = bool(r.alter_partition) and r.alter_partition[0] == ALTER_ACCEPTED
-        if (r.alive and r.leader == b and tuple(r.isr) == (b,) and not accepted
-                and not own_change):  # no ISR the controller has taken that it has not
-            lone.append(r.leader_epoch)
-        if r.alive and r.partition_change and tuple(r.partition_change[0]) == (b,):
-            lone.append(r.partition_change[1])  # KRaft: the controller's latest ISR of that epoch
-        if (r.alive and r.alter_partition and r.alter_partition[0] == ALTER_ACCEPTED
-                and tuple(r.alter_partition[1]) == (b,)):
-            lone.append(r.alter_partition[2])  # the controller took that ISR in that epoch
-        for e in lone:
+    for b in range(len(s.replicas)):
+        for e, isr in _isr_views_of_leaders(s, b):
+            if isr != (b,):
+                continue
             if any(x > e and leader >= 0 and leader != b for x, leader in claims):
                 return False
-            if any(x > e and set(isr) - {b} for x, isr in views):
+            if any(x > e and set(later) - {b} for x, later in views):
                 return False
     return True
 
@@ -212,24 +240,16 @@ def _lone_leader_keeps_later_epochs_z3(d, s):
     views = [(s.lai[q][x], x, s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
     views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
     out = []
-    for b, r in enumerate(s.reps):
+    for b in range(d.n):
         def alone(isr, b=b):
             return z3.And([isr[j] if j == b else z3.Not(isr[j]) for j in range(d.n)])
-        own_change = z3.And(r.chg, r.chg_ep == r.lep)
-        lone = [(z3.And(r.alive, r.leader == b, alone(r.isr), r.alt != ALTER_ACCEPTED,
-                        z3.Not(own_change)), r.lep)]
-        lone += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b, alone(s.lai_isr[b][e])), e)
-                 for e in range(len(s.lai[b]))]
-        if d.kraft:
-            lone.append((z3.And(r.alive, r.chg, alone(r.chg_isr)), r.chg_ep))
-        if d.alter:
-            lone.append((z3.And(r.alive, r.alt == ALTER_ACCEPTED, alone(r.alt_isr)), r.alt_ep))
-        for leads, e in lone:
-            for present, x, leader in claims:
-                out.append(z3.Implies(z3.And(leads, present, x > e, leader >= 0), leader == b))
-            for present, x, isr in views:
-                out.append(z3.Implies(z3.And(leads, present, x > e),
-                                      z3.And([z3.Not(isr[j]) for j in range(d.n) if j != b])))
+        for present, e, isr in _isr_views_of_leaders_z3(d, s, b):
+            leads = z3.And(present, alone(isr))
+            for p, x, leader in claims:
+                out.append(z3.Implies(z3.And(leads, p, x > e, leader >= 0), leader == b))
+            for p, x, later in views:
+                out.append(z3.Implies(z3.And(leads, p, x > e),
+                                      z3.And([z3.Not(later[j]) for j in range(d.n) if j != b])))
     return z3.And(out)
 
 
@@ -273,14 +293,11 @@ def _moved_leader_out_of_later_isrs_z3(d, s):
 
 
 def _leaderless_after_running_leader_counted(s, config) -> bool:
-    if not _on(config) or "alter-partition" in config.rules:
+    if not _on(config) or not _no_elr(config):
         return True
     claims = epoch_claims(s)
-    for b, r in enumerate(s.replicas):
-        led = [(e, isr) for q, e, leader, isr in s.leader_and_isr if q == b and leader == b]
-        if r.alive and r.leader == b:
-            led.append((r.leader_epoch, r.isr))
-        for e, isr in led:
+    for b in range(len(s.replicas)):
+        for e, isr in _isr_views_of_leaders(s, b):
             if (any(x == e + 1 and leader == -1 for x, leader in claims)
                     and len(isr) > s.session_expiries):
                 return False
@@ -288,34 +305,52 @@ def _leaderless_after_running_leader_counted(s, config) -> bool:
 
 
 def _leaderless_after_running_leader_counted_z3(d, s):
-    if not d.expiries or d.alter:
+    if not d.expiries or d.elr:
         return z3.BoolVal(True)
     claims = epoch_claims_z3(d, s)
     out = []
-    for b, r in enumerate(s.reps):
-        led = [(z3.And(r.alive, r.leader == b), r.lep, r.isr)]
-        led += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b), e, s.lai_isr[b][e])
-                for e in range(len(s.lai[b]))]
-        for leads, e, isr in led:
+    for b in range(d.n):
+        for leads, e, isr in _isr_views_of_leaders_z3(d, s, b):
             leaderless_next = z3.Or([z3.And(p, x == e + 1, leader == -1) for p, x, leader in claims])
             out.append(z3.Implies(z3.And(leads, leaderless_next), count(isr) <= s.sexp))
     return z3.And(out)
 
 
+def _eligible_isr_live(s, config) -> bool:
+    if not _on(config) or "isr-eligibility" not in config.rules:
+        return True
+    c = s.controller
+    return len(c.isr) <= 1 or set(c.isr) <= set(c.live_brokers)
+
+
+def _eligible_isr_live_z3(d, s):
+    if not d.expiries or not d.eligibility:
+        return z3.BoolVal(True)
+    several = count(s.c_isr) > 1
+    return z3.And([z3.Implies(z3.And(several, s.c_isr[b]), s.c_live[b]) for b in range(d.n)])
+
+
 STRENGTHENINGS = (
+    Strengthening("eligible-isr-live", "under session expiries with KIP-841's ISR eligibility "
+                  "(3.3+), every member of the controller's ISR of two or more is in its live "
+                  "set: the controller takes a fenced broker out of the ISR (keeping the last "
+                  "member: ``ReplicationControlManager.handleBrokerFenced`` -> "
+                  "``generateLeaderAndIsrUpdates`` at 3.5.0) and refuses to add one "
+                  "(INELIGIBLE_REPLICA); controller-isr-live says so without the bound, where it is "
+                  "off with AlterPartition (before KIP-841 a leader may add a follower that has "
+                  "died since it fetched)",
+                  _eligible_isr_live, _eligible_isr_live_z3, uses_config=True),
     Strengthening("leaderless-after-running-leader-counted", "under session expiries, if the "
-                  "epoch after a running leader's (or after one a request on its way makes its "
-                  "broker leader of) is leaderless, its ISR (the request's) has at most as many "
-                  "members as session expiries have happened: the controller made that epoch by "
-                  "fencing the leader (it runs: one expiry) while no other member of its ISR, "
-                  "which is the controller's while the epoch is current (compare-and-set), was "
-                  "live; a member whose crash the controller has not handled is live, and handling "
-                  "a crash or a fence takes the member out of the ISR with a new epoch "
-                  "(``removeReplicasFromIsr`` at 2.1.0), so each other member was fenced before "
-                  "and added back while fenced (it still fetched; no liveness check before "
-                  "KIP-841): one expiry each; not with AlterPartition (2.7+), whose leader "
-                  "learns an ISR the controller accepted later, when the controller may have "
-                  "moved on",
+                  "epoch after one a running broker leads with the controller's ISR (its own ISR, "
+                  "a request making it leader, its pending KRaft change, its accepted "
+                  "AlterPartition answer) is leaderless, that ISR has at most as many members as "
+                  "session expiries have happened: the controller made that epoch by fencing "
+                  "the leader (it runs: one expiry) while no other member of its ISR was live; a "
+                  "member whose crash the controller has not handled is live, and handling a "
+                  "crash or a fence takes the member out of the ISR with a new epoch "
+                  "(``removeReplicasFromIsr`` at 2.1.0; KRaft before 3.6), so each other member "
+                  "was fenced before and added back while fenced (it still fetched; no liveness "
+                  "check before KIP-841): one expiry each; not with KIP-966's ELR (4.1)",
                   _leaderless_after_running_leader_counted,
                   _leaderless_after_running_leader_counted_z3, uses_config=True),
     Strengthening("moved-leader-out-of-later-isrs", "under session expiries, a running broker "
