@@ -1,7 +1,8 @@
 """A session expiry proved by induction (issue 29bd, docs/symbolic.md "A session expiry proved by
 induction"): ``strengthen/expiries.py`` keeps what 29ac switched off where it still holds (until
 the first expiry, with the expiries counted as crashes, in a weaker form after it), turns three of
-29ba's facts on under session expiries, and adds the facts the CTIs of Kafka 2.1 asked for.
+29ba's facts on under session expiries, and adds the facts the CTIs of Kafka 2.1 and 3.5 asked
+for.
 
 Each fact and form is checked on every reachable state BFS finds (predicate and formula alike),
 and the proof is run with and without one of the new facts (the mutant the proof catches)."""
@@ -57,14 +58,16 @@ def _states(config, limit):
     return _reachable(config, limit)
 
 
-@pytest.mark.slow  # about 40 s at load 8 (17,416 states; the formulas on every 10th)
-def test_every_new_fact_and_form_holds_and_agrees_with_its_formula_on_reachable_states():
+@pytest.mark.slow  # about a minute each at load 6 (the formulas on every 10th state)
+@pytest.mark.parametrize("version, records, total", [("2.1", 2, 17_416), ("3.5", 1, 9_987)])
+def test_every_new_fact_and_form_holds_and_agrees_with_its_formula_on_reachable_states(
+        version, records, total):
     from tests.symbolic.helpers import formula_evaluator
 
-    config = _config()
+    config = _config(version, max_records=records)
     names = NEW + CHANGED
     states = _states(config, 20_000)
-    assert len(states) == 17_416  # every reachable state (kmc check: 17,416)
+    assert len(states) == total  # every reachable state (kmc check's count)
     assert any(s.session_expiries for s in states) and any(not s.session_expiries for s in states)
     for s in states:
         assert all(STRENGTHENINGS[n].holds(s, config) for n in names), s
@@ -72,6 +75,8 @@ def test_every_new_fact_and_form_holds_and_agrees_with_its_formula_on_reachable_
     for s in states[::10]:
         values = evaluate(s)
         assert all(values.values()), [n for n, v in values.items() if not v]
+    if version != "2.1":
+        return
     # each new fact bites: on a reachable state changed one way, predicate and formula both
     # say false
     s = next(s for s in states if s.session_expiries and any(
@@ -90,12 +95,22 @@ def test_every_new_fact_and_form_holds_and_agrees_with_its_formula_on_reachable_
         assert not formula_evaluator(Dims.of(config), {"f": STRENGTHENINGS[name].formula})(bad)["f"]
 
 
-@pytest.mark.slow  # about 2 x 30 s of z3 at load 8
+@pytest.mark.slow  # about 2 x 60 s of z3 at load 6
 def test_kafka_2_1_with_a_session_expiry_is_proved_and_needs_the_new_facts():
     config = _config()
     result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
     assert result.status == PROVED, (result.status, result.failing)
     # the mutant: the library without moved-leader-out-of-later-isrs stops on a CTI
     names = [n for n in all_names(config) if n != "moved-leader-out-of-later-isrs"]
+    mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
+    assert mutant.status == INCONCLUSIVE and mutant.cti
+
+
+@pytest.mark.slow  # about 90 s of z3 at load 6
+def test_kafka_3_5_with_a_session_expiry_is_proved_and_needs_eligible_isr_live():
+    config = _config("3.5")
+    result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, (result.status, result.failing)
+    names = [n for n in all_names(config) if n != "eligible-isr-live"]
     mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
     assert mutant.status == INCONCLUSIVE and mutant.cti

@@ -144,7 +144,19 @@ def _current_epoch_to_live_brokers_z3(d, s):
     return z3.And(out)
 
 
+def _offline_isr_not_live(s, config) -> bool:
+    c = s.controller
+    return (c.leader != -1 or c.leader_epoch >= config.bounds.max_leader_epoch
+            or not set(c.isr) & set(c.live_brokers))
+
+
+def _offline_isr_not_live_z3(d, s):
+    return z3.And([z3.Implies(z3.And(s.c_leader == -1, s.c_isr[b], s.c_live[b]),
+                              s.c_epoch >= d.max_epoch) for b in range(d.n)])
+
+
 ALSO_AFTER = {
+    "offline-isr-restarted": (_offline_isr_not_live, _offline_isr_not_live_z3),
     "current-epoch-on-its-way": (_current_epoch_to_live_brokers, _current_epoch_to_live_brokers_z3),
     "leaderless-isr-is-last-leader": (_leaderless_isr_lost_last_leader,
                                       _leaderless_isr_lost_last_leader_z3),
@@ -165,7 +177,12 @@ leader only as its one member. The same holds with AlterPartition and in KRaft (
 ``leaderless-isr-is-last-leader`` is off: a leader may add a follower that has died since it
 fetched), but for an empty ISR under KIP-966's ELR: the controller makes a leaderless epoch only
 by removing its failed leader (``target_isr_without``: out, or kept as the last member), and
-while the partition has no leader its ISR only shrinks."""
+while the partition has no leader its ISR only shrinks. ``offline-isr-restarted``: its first
+clause, no member of a leaderless partition's ISR is live to the controller unless the epoch
+budget is spent: the controller makes a leaderless epoch only when no live ISR member can lead,
+and a member that registers (a restart, or an unfenced broker: ``onBrokerStartup`` at 2.1.0,
+KRaft ``handleBrokerUnfenced``) is elected at once; a running member need not have restarted
+(it was fenced)."""
 
 
 def _on(config) -> bool:
