@@ -347,7 +347,39 @@ def _eligible_isr_live_z3(d, s):
     return z3.And([z3.Implies(z3.And(several, s.c_isr[b]), s.c_live[b]) for b in range(d.n)])
 
 
+def _leaderless_live_member_counted(s, config) -> bool:
+    if not _on(config) or _no_elr(config):
+        return True
+    c = s.controller
+    if c.leader != -1:
+        return True
+    stuck = sum(1 for b, r in enumerate(s.replicas)
+                if not r.alive and b in c.isr and b in c.live_brokers)
+    lost = sum(1 for b, r in enumerate(s.replicas) if r.alive and b not in c.live_brokers)
+    return lost + 2 * stuck <= s.crashes + s.session_expiries
+
+
+def _leaderless_live_member_counted_z3(d, s):
+    if not d.expiries or not d.elr:
+        return z3.BoolVal(True)
+    stuck = [z3.And(z3.Not(r.alive), s.c_isr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
+    lost = [z3.And(r.alive, z3.Not(s.c_live[b])) for b, r in enumerate(s.reps)]
+    return z3.Implies(s.c_leader == -1,
+                      count(lost) + 2 * count(stuck) <= s.crashes + s.sexp)
+
+
 STRENGTHENINGS = (
+    Strengthening("leaderless-live-member-counted", "under session expiries with KIP-966's ELR "
+                  "(4.1), while the partition has no leader, the running brokers out of the "
+                  "controller's live set plus twice the ISR members that are down but live to it "
+                  "are at most the crashes and expiries: a running broker out of the live set was "
+                  "fenced (one expiry each); the controller leaves a partition leaderless only "
+                  "when no live ISR member may lead (an unhandled crash leaves a broker live and "
+                  "electable), so a member live now registered since, at the epoch bound (a "
+                  "registration elects it otherwise): after a handled crash or a fence, and it "
+                  "is down again: a crash more",
+                  _leaderless_live_member_counted, _leaderless_live_member_counted_z3,
+                  uses_config=True),
     Strengthening("eligible-isr-live", "under session expiries with KIP-841's ISR eligibility "
                   "(3.3+), every member of the controller's ISR of two or more is in its live "
                   "set: the controller takes a fenced broker out of the ISR (keeping the last "
