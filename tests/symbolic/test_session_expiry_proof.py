@@ -58,7 +58,7 @@ def _states(config, limit):
     return _reachable(config, limit)
 
 
-@pytest.mark.slow  # about a minute each at load 6 (the formulas on every 10th state)
+@pytest.mark.slow  # 562 s (2.1) and 197 s (3.5) at load 6 to 8 (the formulas on every 10th state)
 @pytest.mark.parametrize("version, records, total", [("2.1", 2, 17_416), ("3.5", 1, 9_987)])
 def test_every_new_fact_and_form_holds_and_agrees_with_its_formula_on_reachable_states(
         version, records, total):
@@ -95,7 +95,7 @@ def test_every_new_fact_and_form_holds_and_agrees_with_its_formula_on_reachable_
         assert not formula_evaluator(Dims.of(config), {"f": STRENGTHENINGS[name].formula})(bad)["f"]
 
 
-@pytest.mark.slow  # about 2 x 60 s of z3 at load 6
+@pytest.mark.slow  # 50 s at load 6 to 8 (two proofs)
 def test_kafka_2_1_with_a_session_expiry_is_proved_and_needs_the_new_facts():
     config = _config()
     result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
@@ -106,7 +106,7 @@ def test_kafka_2_1_with_a_session_expiry_is_proved_and_needs_the_new_facts():
     assert mutant.status == INCONCLUSIVE and mutant.cti
 
 
-@pytest.mark.slow  # about 90 s of z3 at load 6
+@pytest.mark.slow  # 84 s at load 6 to 8 (two proofs)
 def test_kafka_3_5_with_a_session_expiry_is_proved_and_needs_eligible_isr_live():
     config = _config("3.5")
     result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
