@@ -574,15 +574,15 @@ def _kept_alone_z3(d, s, b: int, e):
 def _fetch_response_from_lone_leader_log(s, config) -> bool:
     from checker.symbolic.strengthen.fetches import _fetch_response_from_leader_log
 
-    if config.bounds.max_controller_failovers == 0:
-        return True
+    if config.bounds.max_controller_failovers == 0 and config.bounds.max_session_expiries == 0:
+        return True  # issue 29bd: under session expiries too
     return _fetch_response_from_leader_log(s, kept=_kept_alone)
 
 
 def _fetch_response_from_lone_leader_log_z3(d, s):
     from checker.symbolic.strengthen.fetches import _fetch_response_from_leader_log_z3
 
-    if not d.failovers:
+    if not d.failovers and not d.expiries:  # issue 29bd: under session expiries too
         return z3.BoolVal(True)
     return _fetch_response_from_leader_log_z3(d, s, kept=_kept_alone_z3)
 
@@ -590,15 +590,15 @@ def _fetch_response_from_lone_leader_log_z3(d, s):
 def _named_lone_leader_holds_its_records(s, config) -> bool:
     from checker.symbolic.strengthen.logs import _named_leader_holds_its_records
 
-    if config.bounds.max_controller_failovers == 0:
-        return True
+    if config.bounds.max_controller_failovers == 0 and config.bounds.max_session_expiries == 0:
+        return True  # issue 29bd: under session expiries too
     return _named_leader_holds_its_records(s, kept=_kept_alone)
 
 
 def _named_lone_leader_holds_its_records_z3(d, s):
     from checker.symbolic.strengthen.logs import _named_leader_holds_its_records_z3
 
-    if not d.failovers:
+    if not d.failovers and not d.expiries:  # issue 29bd: under session expiries too
         return z3.BoolVal(True)
     return _named_leader_holds_its_records_z3(d, s, kept=_kept_alone_z3)
 
@@ -844,15 +844,15 @@ def _untaken_epoch_isr_agrees_z3(d, s):
 def _kept_remote_leo_is_lone_follower_prefix(s, config) -> bool:
     from checker.symbolic.strengthen.remote_leos import _kept_remote_leo_is_follower_prefix
 
-    if config.bounds.max_controller_failovers == 0:
-        return True
+    if config.bounds.max_controller_failovers == 0 and config.bounds.max_session_expiries == 0:
+        return True  # issue 29bd: under session expiries too
     return _kept_remote_leo_is_follower_prefix(s, config, kept=_kept_alone)
 
 
 def _kept_remote_leo_is_lone_follower_prefix_z3(d, s):
     from checker.symbolic.strengthen.remote_leos import _kept_remote_leo_is_follower_prefix_z3
 
-    if not d.failovers:
+    if not d.failovers and not d.expiries:  # issue 29bd: under session expiries too
         return z3.BoolVal(True)
     return _kept_remote_leo_is_follower_prefix_z3(d, s, kept=_kept_alone_z3)
 

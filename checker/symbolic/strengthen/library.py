@@ -40,6 +40,7 @@ from checker.symbolic.strengthen import delayed
 from checker.symbolic.strengthen import disk_loss
 from checker.symbolic.strengthen import disk_loss_facts
 from checker.symbolic.strengthen import shutdowns
+from checker.symbolic.strengthen import expiries
 from checker.symbolic.strengthen import failovers
 from checker.symbolic.strengthen import hw_checkpoint
 from checker.symbolic.strengthen import consumer
@@ -75,6 +76,8 @@ STRENGTHENINGS.update({st.name: st for st in delayed.STRENGTHENINGS})
 # and ``crashes-counted`` counts the controlled shutdowns too (shutdowns.py)
 STRENGTHENINGS = {name: shutdowns.switch(st) for name, st in STRENGTHENINGS.items()}
 STRENGTHENINGS.update({st.name: st for st in shutdowns.STRENGTHENINGS})
+# issue 29bd: the facts only a session expiry needs (expiries.py)
+STRENGTHENINGS.update({st.name: st for st in expiries.STRENGTHENINGS})
 
 # issue 29aj: under ``--crash-model disk-loss`` the facts a replaced disk breaks are off
 # (disk_loss.py: each false on reachable states)
@@ -166,7 +169,12 @@ def all_names(config=None) -> list:
     if config is not None and failovers.committed_consistency_violated(config):  # (issue 29ba)
         left_out += failovers.NOT_IN_ALL
     if config is None or config.bounds.max_controller_failovers == 0:  # True there (issue 29ba)
-        left_out += failovers.ONLY_UNDER_FAILOVERS
+        expiring = config is not None and config.bounds.max_session_expiries > 0
+        # issue 29bd: three of them apply under session expiries too (expiries.LONE)
+        left_out += tuple(n for n in failovers.ONLY_UNDER_FAILOVERS
+                          if not (expiring and n in expiries.LONE))
+    if config is None or config.bounds.max_session_expiries == 0:  # True there (issue 29bd)
+        left_out += tuple(st.name for st in expiries.STRENGTHENINGS)
     if config is None or not config.consumer_commit:  # True without a consumer (issue 29be)
         left_out += tuple(st.name for st in consumer.STRENGTHENINGS)
     return [n for n in library_names() if n not in left_out]

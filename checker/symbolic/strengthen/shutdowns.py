@@ -30,6 +30,7 @@ from __future__ import annotations
 import z3
 
 from checker.symbolic.state import count
+from checker.symbolic.strengthen import expiries
 from checker.symbolic.strengthen.base import Strengthening
 
 OFF_UNDER_SHUTDOWNS = (
@@ -108,13 +109,25 @@ def switch(st: Strengthening) -> Strengthening:
     """``st`` in its form under controlled shutdowns or session expiries (off, or
     ``FORMS_UNDER_SHUTDOWNS``); unchanged otherwise."""
     off_cs, off_se = st.name in OFF_UNDER_SHUTDOWNS, st.name in OFF_UNDER_EXPIRIES
+    off_se = off_se and st.name not in expiries.BACK_ON  # issue 29bd
     form, form_se = FORMS_UNDER_SHUTDOWNS.get(st.name), FORMS_UNDER_EXPIRIES.get(st.name)
     if not (off_cs or off_se or form or form_se):
         return st
 
+    until = off_se and st.name in expiries.UNTIL_EXPIRY  # issue 29bd
+    as_crashes = off_se and st.name in expiries.AS_CRASHES
+
     def check(s, config, _st=st):
         cs, se = _on(config)
-        if (off_cs and cs) or (off_se and se):
+        if off_cs and cs:
+            return True
+        if as_crashes and se:
+            return _st.holds(expiries.with_expiries_as_crashes(s), config)
+        if until and se:
+            also = expiries.ALSO_AFTER.get(_st.name)
+            return (expiries.until_expiry(_st.holds(s, config), s)
+                    and (also is None or also[0](s, config)))
+        if off_se and se:
             return True
         if form and cs:
             return form[0](s, config)
@@ -123,7 +136,15 @@ def switch(st: Strengthening) -> Strengthening:
         return _st.holds(s, config)
 
     def formula(d, s, _st=st):
-        if (off_cs and d.shutdowns) or (off_se and d.expiries):
+        if off_cs and d.shutdowns:
+            return z3.BoolVal(True)
+        if as_crashes and d.expiries:
+            return _st.formula(d, expiries.with_expiries_as_crashes_z3(s))
+        if until and d.expiries:
+            also = expiries.ALSO_AFTER.get(_st.name)
+            until_form = expiries.until_expiry_z3(_st.formula(d, s), s)
+            return until_form if also is None else z3.And(until_form, also[1](d, s))
+        if off_se and d.expiries:
             return z3.BoolVal(True)
         if form and d.shutdowns:
             return form[1](d, s)

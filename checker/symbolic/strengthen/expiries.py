@@ -1,0 +1,438 @@
+"""The library under session expiries (``--max-session-expiries``, issue 29bd): what 29ac switched
+off, kept where it still holds, and the facts a proof with a session expiry needs.
+
+29ac switched off, under ``--max-session-expiries``, every fact BFS found false on some reachable
+state with a session expiry (``shutdowns.OFF_UNDER_EXPIRIES``). Each was false only on states
+after the expiry: before the first ControllerFenceBroker, the controller has lost no running
+broker, and ControllerUnfenceBroker needs such a broker, so a state whose expiry counter is 0 was
+reached by the steps of the configuration without the bound. (Not quite: the kernel drops the
+in-order delivery of LeaderAndIsr under the bound, ``broker_become_leader_or_follower``, whatever
+the counter; the facts that read the order already have their unordered forms, ``Dims.unordered``,
+and BFS checks the rest.) So each holds in the form "no session expiry yet, or the fact":
+``UNTIL_EXPIRY``, checked on every reachable state (docs/symbolic.md, "A session expiry proved by
+induction").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import z3
+
+from checker.symbolic import numbers as num
+from checker.symbolic.state import count
+from model.constants import ALTER_ACCEPTED
+from checker.symbolic.strengthen.base import Strengthening, held_records, held_slots_z3
+from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
+
+UNTIL_EXPIRY = (
+    "stale-leader-still-leads", "epoch-bumps-crashed", "running-leaders-kept-leading",
+    "quick-restarts-crashed", "replaced-leaders-crashed", "hw-behind-epoch-leader",
+    "current-epoch-on-its-way", "offline-isr-restarted",
+    "requests-to-live-brokers", "controller-isr-live", "leaderless-isr-is-last-leader",
+    "kraft-stale-change-has-next-epoch", "kraft-running-leader-is-current",
+    "answer-members-left-by-crash",
+)
+"""Facts 29ac switched off under session expiries that hold until the first one (module
+docstring)."""
+
+
+def until_expiry(holds: bool, s) -> bool:
+    """The predicate's form: no session expiry yet, or the fact."""
+    return s.session_expiries > 0 or holds
+
+
+def until_expiry_z3(formula, s):
+    return z3.Or(s.sexp > 0, formula)
+
+
+AS_CRASHES = ("epoch-bumps-crashed", "quick-restarts-crashed", "replaced-leaders-crashed")
+"""Facts that count a crash for each time the controller moved leadership, or for each broker
+that lost it: a session expiry moves leadership as a crash does (ControllerFenceBroker runs
+ControllerHandleBrokerFailure's cases, ``onBrokerFailure`` at 2.1.0; KRaft ``handleBrokerFenced``
+at 3.5.0), once per expiry, so under session expiries they count the crashes and the expiries
+together. Each form is the fact with the crash counter raised by the expiry counter; with no
+expiry yet it is the fact."""
+
+
+def with_expiries_as_crashes(s):
+    """``s`` (a ``ClusterState``) with each session expiry counted as a crash."""
+    return s._replace(crashes=s.crashes + s.session_expiries)
+
+
+def with_expiries_as_crashes_z3(s):
+    """``s`` (an ``SState``) likewise."""
+    return dataclasses.replace(s, crashes=s.crashes + s.sexp)
+
+
+BACK_ON = ("requests-to-live-brokers",)
+"""Facts 29ac switched off under session expiries that hold there as written since issue 29ae
+(the kernel's ControllerUnfenceBroker now drops the request its broker ignores, the one that made
+them false on 29ac's BFS): on again."""
+
+
+LONE = ("fetch-response-from-lone-leader-log", "named-lone-leader-holds-its-records",
+        "kept-remote-leo-is-lone-follower-prefix")
+"""Issue 29ba's facts with the wider "kept its log since" (``failovers._kept_alone``: no other
+broker can have taken an epoch the broker may have been in since), on under session expiries too:
+an expiry, like a failover, leaves epochs in between that nothing names any more (the fenced
+broker is sent nothing, ``requests-to-live-brokers``), while a broker still truncates only against
+a leader that took its epoch. ``failovers._kept_alone`` leans on ``history.never_took``, which a
+restarted broker taking an older zombie view breaks; a session expiry leaves no such view (the
+controller sends only its current state: ``onBrokerStartup`` at 2.1.0)."""
+
+
+def _leaderless_isr_lost_last_leader(s, config) -> bool:
+    elr = "eligible-leader-replicas" in config.rules  # KIP-966 may empty the ISR
+    views = [(e, isr) for _, e, leader, isr in s.leader_and_isr if leader == -1]
+    c = s.controller
+    if c.leader == -1:
+        views.append((c.leader_epoch, c.isr))
+    claims = epoch_claims(s) + [(0, 0)]
+    return all((elr or len(isr) >= 1) and all(tuple(isr) == (leader,) for x, leader in claims
+                                     if x == e - 1 and leader >= 0 and leader in isr)
+               for e, isr in views)
+
+
+def _leaderless_isr_lost_last_leader_z3(d, s):
+    views = [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), e, s.lai_isr[b][e])
+             for b in range(d.n) for e in range(len(s.lai[b]))]
+    views.append((s.c_leader == -1, s.c_epoch, s.c_isr))
+    claims = epoch_claims_z3(d, s) + [(z3.BoolVal(True), num.val(0), num.val(0))]
+    out = []
+    for leaderless, e, isr in views:
+        if not d.elr:
+            out.append(z3.Implies(leaderless, z3.Or(isr)))
+        for present, x, leader in claims:
+            for j in range(d.n):
+                alone = z3.And([isr[m] if m == j else z3.Not(isr[m]) for m in range(d.n)])
+                out.append(z3.Implies(z3.And(leaderless, present, x + 1 == e, leader == j, isr[j]),
+                                      alone))
+    return z3.And(out)
+
+
+def _current_epoch_to_live_brokers(s, config) -> bool:
+    c = s.controller
+    sent = {(b, e) for b, e, _, _ in s.leader_and_isr}
+    if not all((b, c.leader_epoch) in sent for b, r in enumerate(s.replicas)
+               if r.alive and b in c.live_brokers and r.leader_epoch < c.leader_epoch):
+        return False
+    claims = epoch_claims(s)
+    for b, r in enumerate(s.replicas):
+        if not r.alive:
+            continue
+        mine = [e for q, e, _, _ in s.leader_and_isr if q == b]
+        start = r.leader_epoch + 1 if r.leader_epoch >= 0 else min(mine, default=c.leader_epoch + 1)
+        if any(start <= x <= c.leader_epoch and leader == b and (b, x) not in sent
+               for x, leader in claims):
+            return False
+    return True
+
+
+def _current_epoch_to_live_brokers_z3(d, s):
+    out = []
+    for b, r in enumerate(s.reps):
+        sent = z3.Or([z3.And(s.c_epoch == e, s.lai[b][e]) for e in range(len(s.lai[b]))])
+        out.append(z3.Implies(z3.And(r.alive, s.c_live[b], r.lep < s.c_epoch), sent))
+    claims = epoch_claims_z3(d, s)
+    for b, r in enumerate(s.reps):
+        for x in range(len(s.lai[b])):
+            waited = z3.Or([s.lai[b][e] for e in range(x + 1)])
+            after = z3.If(r.lep >= 0, r.lep < x, waited)
+            named = z3.Or([z3.And(p, ce == x, cl == b) for p, ce, cl in claims])
+            out.append(z3.Implies(z3.And(r.alive, after, s.c_epoch >= x, named), s.lai[b][x]))
+    return z3.And(out)
+
+
+def _offline_isr_not_live(s, config) -> bool:
+    c = s.controller
+    return (c.leader != -1 or c.leader_epoch >= config.bounds.max_leader_epoch
+            or not set(c.isr) & set(c.live_brokers))
+
+
+def _offline_isr_not_live_z3(d, s):
+    return z3.And([z3.Implies(z3.And(s.c_leader == -1, s.c_isr[b], s.c_live[b]),
+                              s.c_epoch >= d.max_epoch) for b in range(d.n)])
+
+
+ALSO_AFTER = {
+    "offline-isr-restarted": (_offline_isr_not_live, _offline_isr_not_live_z3),
+    "current-epoch-on-its-way": (_current_epoch_to_live_brokers, _current_epoch_to_live_brokers_z3),
+    "leaderless-isr-is-last-leader": (_leaderless_isr_lost_last_leader,
+                                      _leaderless_isr_lost_last_leader_z3),
+}
+"""What facts of ``UNTIL_EXPIRY`` still say after the first session expiry, conjoined with their
+until-expiry form. ``current-epoch-on-its-way``: for the brokers in the controller's live set
+only, and only the controller's epoch: the controller sends nothing to a broker it has fenced,
+and the current state to one that registers again (``onBrokerStartup`` at 2.1.0, the kernel's
+``controller_register_broker``), so the epochs in between never reach it. But none of those
+names it leader (it cannot be elected while fenced, and the fence of a leader elects another or
+nobody), so every epoch after a running broker's own (after a restart, from the oldest request
+on its way to it) up to the controller's that names it leader is on its way to it. ``leaderless-isr-is-last-leader``: a Kafka 2.1 leader adds a follower that
+still fetches though the controller has fenced it (``Partition.maybeExpandIsr`` checks no
+liveness before KIP-841), so when the leader then fails, the controller leaves the partition
+leaderless with that follower as its ISR (``removeReplicasFromIsr`` removes the failed leader
+from an ISR of two or more, at 2.1.0): the ISR is not the last leader, but it holds the last
+leader only as its one member. The same holds with AlterPartition and in KRaft (where
+``leaderless-isr-is-last-leader`` is off: a leader may add a follower that has died since it
+fetched), but for an empty ISR under KIP-966's ELR: the controller makes a leaderless epoch only
+by removing its failed leader (``target_isr_without``: out, or kept as the last member), and
+while the partition has no leader its ISR only shrinks. ``offline-isr-restarted``: its first
+clause, no member of a leaderless partition's ISR is live to the controller unless the epoch
+budget is spent: the controller makes a leaderless epoch only when no live ISR member can lead,
+and a member that registers (a restart, or an unfenced broker: ``onBrokerStartup`` at 2.1.0,
+KRaft ``handleBrokerUnfenced``) is elected at once; a running member need not have restarted
+(it was fenced)."""
+
+
+def _on(config) -> bool:
+    return config.bounds.max_session_expiries > 0
+
+
+def _no_elr(config) -> bool:
+    """KIP-966's ELR (4.1+) keeps a member the ISR lost electable (BFS, 4.1: the two facts below
+    false on 888 and 737 of 49,365 states): off there."""
+    return "eligible-leader-replicas" not in config.rules
+
+
+def _isr_views_of_leaders(s, b: int) -> list:
+    """(epoch, ISR) of each view of the controller's ISR that broker ``b`` holds as a leader:
+    its own while it leads (unless an accepted AlterPartition answer or a KRaft change of its
+    epoch is still to apply: the controller's ISR has moved on from it), a request on its way that
+    makes it leader, its pending KRaft change (sent to the leader alone: the controller's latest
+    ISR of that epoch; dropped when the broker takes a newer epoch), its accepted answer."""
+    r = s.replicas[b]
+    if not r.alive:
+        return []
+    views = [(e, tuple(isr)) for q, e, leader, isr in s.leader_and_isr if q == b and leader == b]
+    accepted = bool(r.alter_partition) and r.alter_partition[0] == ALTER_ACCEPTED
+    own_answer = accepted and r.alter_partition[2] == r.leader_epoch
+    own_change = bool(r.partition_change) and r.partition_change[1] == r.leader_epoch
+    if r.leader == b and not own_answer and not own_change:
+        views.append((r.leader_epoch, tuple(r.isr)))
+    if r.partition_change:
+        views.append((r.partition_change[1], tuple(r.partition_change[0])))
+    if accepted:
+        views.append((r.alter_partition[2], tuple(r.alter_partition[1])))
+    return views
+
+
+def _isr_views_of_leaders_z3(d, s, b: int) -> list:
+    """``_isr_views_of_leaders`` as (present, epoch, ISR) z3 terms."""
+    r = s.reps[b]
+    own_change = z3.And(r.chg, r.chg_ep == r.lep)
+    own_answer = z3.And(r.alt == ALTER_ACCEPTED, r.alt_ep == r.lep)
+    views = [(z3.And(r.alive, r.leader == b, z3.Not(own_answer), z3.Not(own_change)),
+              r.lep, r.isr)]
+    views += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b), e, s.lai_isr[b][e])
+              for e in range(len(s.lai[b]))]
+    if d.kraft:
+        views.append((z3.And(r.alive, r.chg), r.chg_ep, r.chg_isr))
+    if d.alter:
+        views.append((z3.And(r.alive, r.alt == ALTER_ACCEPTED), r.alt_ep, r.alt_isr))
+    return views
+
+
+def _lone_leader_keeps_later_epochs(s, config) -> bool:
+    if not _on(config) or not _no_elr(config):
+        return True
+    claims = epoch_claims(s)
+    views = [(e, isr) for _, e, _, isr in s.leader_and_isr]
+    views.append((s.controller.leader_epoch, s.controller.isr))
+    for b in range(len(s.replicas)):
+        for e, isr in _isr_views_of_leaders(s, b):
+            if isr != (b,):
+                continue
+            if any(x > e and leader >= 0 and leader != b for x, leader in claims):
+                return False
+            if any(x > e and set(later) - {b} for x, later in views):
+                return False
+    return True
+
+
+def _lone_leader_keeps_later_epochs_z3(d, s):
+    if not d.expiries or d.elr:
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    views = [(s.lai[q][x], x, s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
+    views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
+    out = []
+    for b in range(d.n):
+        def alone(isr, b=b):
+            return z3.And([isr[j] if j == b else z3.Not(isr[j]) for j in range(d.n)])
+        for present, e, isr in _isr_views_of_leaders_z3(d, s, b):
+            leads = z3.And(present, alone(isr))
+            for p, x, leader in claims:
+                out.append(z3.Implies(z3.And(leads, p, x > e, leader >= 0), leader == b))
+            for p, x, later in views:
+                out.append(z3.Implies(z3.And(leads, p, x > e),
+                                      z3.And([z3.Not(later[j]) for j in range(d.n) if j != b])))
+    return z3.And(out)
+
+
+def _moved_leader_out_of_later_isrs(s, config) -> bool:
+    if not _on(config) or not _no_elr(config):
+        return True
+    c = s.controller
+    views = [(e, isr) for _, e, _, isr in s.leader_and_isr]
+    views.append((c.leader_epoch, c.isr))
+    claims = epoch_claims(s)
+    for b, r in enumerate(s.replicas):
+        led = [e for q, e, leader, _ in s.leader_and_isr if q == b and leader == b]
+        if r.alive and r.leader == b:
+            led.append(r.leader_epoch)
+        for e in led:
+            moved = [x for x, leader in claims if x > e and leader not in (b, -1)]
+            moved += [x for _, _, x in held_records(s) if x > e]  # written by x's leader
+            if any(b in isr and any(x <= y for x in moved) for y, isr in views):
+                return False
+    return True
+
+
+def _moved_leader_out_of_later_isrs_z3(d, s):
+    if not d.expiries or d.elr:
+        return z3.BoolVal(True)
+    views = [(s.lai[q][x], x, s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
+    views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
+    claims = epoch_claims_z3(d, s)
+    out = []
+    for b, r in enumerate(s.reps):
+        led = [(z3.And(r.alive, r.leader == b), r.lep)]
+        led += [(z3.And(s.lai[b][e], s.lai_leader[b][e] == b), e) for e in range(len(s.lai[b]))]
+        for leads, e in led:
+            moves = [z3.And(leads, p, x > e, leader != b, leader != -1) for p, x, leader in claims]
+            moves += [z3.And(leads, p, x > e) for p, _, _, x in held_slots_z3(d, s)]
+            xs = [x for _, x, _ in claims] + [x for _, _, _, x in held_slots_z3(d, s)]
+            for moved, x in zip(moves, xs):
+                for present, y, isr in views:
+                    out.append(z3.Implies(z3.And(moved, present, x <= y), z3.Not(isr[b])))
+    return z3.And(out)
+
+
+def _leaderless_after_running_leader_counted(s, config) -> bool:
+    if not _on(config) or not _no_elr(config):
+        return True
+    claims = epoch_claims(s)
+    for b in range(len(s.replicas)):
+        for e, isr in _isr_views_of_leaders(s, b):
+            if (any(x == e + 1 and leader == -1 for x, leader in claims)
+                    and len(isr) > s.session_expiries):
+                return False
+    return True
+
+
+def _leaderless_after_running_leader_counted_z3(d, s):
+    if not d.expiries or d.elr:
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    out = []
+    for b in range(d.n):
+        for leads, e, isr in _isr_views_of_leaders_z3(d, s, b):
+            leaderless_next = z3.Or([z3.And(p, x == e + 1, leader == -1) for p, x, leader in claims])
+            out.append(z3.Implies(z3.And(leads, leaderless_next), count(isr) <= s.sexp))
+    return z3.And(out)
+
+
+def _eligible_isr_live(s, config) -> bool:
+    if not _on(config) or "isr-eligibility" not in config.rules:
+        return True
+    c = s.controller
+    return len(c.isr) <= 1 or set(c.isr) <= set(c.live_brokers)
+
+
+def _eligible_isr_live_z3(d, s):
+    if not d.expiries or not d.eligibility:
+        return z3.BoolVal(True)
+    several = count(s.c_isr) > 1
+    return z3.And([z3.Implies(z3.And(several, s.c_isr[b]), s.c_live[b]) for b in range(d.n)])
+
+
+def _leaderless_live_member_counted(s, config) -> bool:
+    if not _on(config) or _no_elr(config):
+        return True
+    c = s.controller
+    if c.leader != -1:
+        return True
+    stuck = sum(1 for b, r in enumerate(s.replicas)
+                if not r.alive and b in c.isr and b in c.live_brokers)
+    lost = sum(1 for b, r in enumerate(s.replicas) if r.alive and b not in c.live_brokers)
+    return lost + 2 * stuck <= s.crashes + s.session_expiries
+
+
+def _leaderless_live_member_counted_z3(d, s):
+    if not d.expiries or not d.elr:
+        return z3.BoolVal(True)
+    stuck = [z3.And(z3.Not(r.alive), s.c_isr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
+    lost = [z3.And(r.alive, z3.Not(s.c_live[b])) for b, r in enumerate(s.reps)]
+    return z3.Implies(s.c_leader == -1,
+                      count(lost) + 2 * count(stuck) <= s.crashes + s.sexp)
+
+
+STRENGTHENINGS = (
+    Strengthening("leaderless-live-member-counted", "under session expiries with KIP-966's ELR "
+                  "(4.1), while the partition has no leader, the running brokers out of the "
+                  "controller's live set plus twice the ISR members that are down but live to it "
+                  "are at most the crashes and expiries: a running broker out of the live set was "
+                  "fenced (one expiry each); the controller leaves a partition leaderless only "
+                  "when no live ISR member may lead (an unhandled crash leaves a broker live and "
+                  "electable), so a member live now registered since, at the epoch bound (a "
+                  "registration elects it otherwise): after a handled crash or a fence, and it "
+                  "is down again: a crash more",
+                  _leaderless_live_member_counted, _leaderless_live_member_counted_z3,
+                  uses_config=True),
+    Strengthening("eligible-isr-live", "under session expiries with KIP-841's ISR eligibility "
+                  "(3.3+), every member of the controller's ISR of two or more is in its live "
+                  "set: the controller takes a fenced broker out of the ISR (keeping the last "
+                  "member: ``ReplicationControlManager.handleBrokerFenced`` -> "
+                  "``generateLeaderAndIsrUpdates`` at 3.5.0) and refuses to add one "
+                  "(INELIGIBLE_REPLICA); controller-isr-live says so without the bound, where it is "
+                  "off with AlterPartition (before KIP-841 a leader may add a follower that has "
+                  "died since it fetched)",
+                  _eligible_isr_live, _eligible_isr_live_z3, uses_config=True),
+    Strengthening("leaderless-after-running-leader-counted", "under session expiries, if the "
+                  "epoch after one a running broker leads with the controller's ISR (its own ISR, "
+                  "a request making it leader, its pending KRaft change, its accepted "
+                  "AlterPartition answer) is leaderless, that ISR has at most as many members as "
+                  "session expiries have happened: the controller made that epoch by fencing "
+                  "the leader (it runs: one expiry) while no other member of its ISR was live; a "
+                  "member whose crash the controller has not handled is live, and handling a "
+                  "crash or a fence takes the member out of the ISR with a new epoch "
+                  "(``removeReplicasFromIsr`` at 2.1.0; KRaft before 3.6), so each other member "
+                  "was fenced before and added back while fenced (it still fetched; no liveness "
+                  "check before KIP-841): one expiry each; not with KIP-966's ELR (4.1)",
+                  _leaderless_after_running_leader_counted,
+                  _leaderless_after_running_leader_counted_z3, uses_config=True),
+    Strengthening("moved-leader-out-of-later-isrs", "under session expiries, a running broker "
+                  "that leads an epoch, or that a request on its way makes leader of one, is "
+                  "out of the ISR (a request's, the controller's) of every epoch at or after a "
+                  "later one that names another leader or that a record was written in (by its "
+                  "leader, not this broker, which has taken no later epoch): the controller moves "
+                  "leadership from a running leader only by fencing it, which takes it out of "
+                  "the ISR as a failure does (``onBrokerFailure`` -> offline election at 2.1.0, "
+                  "the ISR of the live members; KRaft ``handleBrokerFenced`` at 3.5.0), and it "
+                  "rejoins an ISR only by fetching from the new leader, in the new epoch (and "
+                  "then drops the older request); a controlled shutdown likewise takes it out "
+                  "of the ISR; not with KIP-966's ELR (4.1), which keeps the fenced member "
+                  "electable",
+                  _moved_leader_out_of_later_isrs, _moved_leader_out_of_later_isrs_z3,
+                  uses_config=True),
+    Strengthening("lone-leader-keeps-later-epochs", "under session expiries, a running broker "
+                  "that leads with an ISR of itself alone (no accepted AlterPartition answer or "
+                  "KRaft change of its epoch still to apply: its ISR is the controller's), or that a request on its "
+                  "way makes leader with that ISR, or whose pending KRaft change (sent to the "
+                  "leader alone, the controller's latest ISR of its epoch, dropped when the broker "
+                  "takes a newer epoch) or accepted AlterPartition answer has that ISR, is the leader of every later epoch "
+                  "that names one: it shrank the ISR to itself while its epoch was the "
+                  "controller's (the write is a compare-and-set, ``Partition.maybeShrinkIsr`` -> "
+                  "``updateIsr`` at 2.1.0; the kernel's ``isr_change_allowed``), so the controller "
+                  "elects nobody else after it (a clean election picks from the ISR, a fence or "
+                  "crash of the last member leaves it leaderless with that member, and the "
+                  "member's return elects it), and every later ISR (a request's, the "
+                  "controller's) is it alone (the controller only removes members, keeping the "
+                  "last, and only the leader, in its epoch, adds them); it holds without a "
+                  "session expiry too, where next-leader-from-isr says it for the next epoch; not "
+                  "with KIP-966's ELR (4.1)",
+                  _lone_leader_keeps_later_epochs, _lone_leader_keeps_later_epochs_z3,
+                  uses_config=True),
+)
+"""Facts only session expiries need (issue 29bd), each from a counterexample to induction."""

@@ -1,0 +1,116 @@
+"""A session expiry proved by induction (issue 29bd, docs/symbolic.md "A session expiry proved by
+induction"): ``strengthen/expiries.py`` keeps what 29ac switched off where it still holds (until
+the first expiry, with the expiries counted as crashes, in a weaker form after it), turns three of
+29ba's facts on under session expiries, and adds the facts the CTIs of Kafka 2.1 and 3.5 asked
+for.
+
+Each fact and form is checked on every reachable state BFS finds (predicate and formula alike),
+and the proof is run with and without one of the new facts (the mutant the proof catches)."""
+
+from __future__ import annotations
+
+import pytest
+import z3
+
+from checker.symbolic.induction import prove
+from checker.symbolic.outcome import INCONCLUSIVE, PROVED
+from checker.symbolic.state import Dims, fresh
+from checker.symbolic.strengthen import STRENGTHENINGS, all_names, expiries
+from checker.symbolic.strengthen.library import UNSWITCHED
+from model.options import config_from_options
+
+
+def _config(version="2.1", **bounds):
+    bounds = {"max_session_expiries": 1, **bounds}
+    return config_from_options(kafka_version=version, replication_factor=2, **bounds)[0]
+
+
+NEW = [st.name for st in expiries.STRENGTHENINGS]
+CHANGED = list(expiries.UNTIL_EXPIRY) + list(expiries.AS_CRASHES) + list(expiries.BACK_ON) + list(expiries.LONE)
+
+
+def test_the_expiry_facts_are_in_all_only_under_the_bound_and_leave_other_formulas_alone():
+    # (make test: 0.1 s) without --max-session-expiries nothing changes: the new facts and 29ba's
+    # lone-leader facts are out of `-s all`, and every switched fact has its formula as written
+    plain = config_from_options(kafka_version="2.1", replication_factor=2)[0]
+    assert not (set(NEW) | set(expiries.LONE)) & set(all_names(plain))
+    assert set(NEW) | set(expiries.LONE) <= set(all_names(_config()))
+    d = Dims.of(plain)
+    s = fresh(d, "plain")
+    for name in CHANGED:
+        if name in UNSWITCHED:
+            assert STRENGTHENINGS[name].formula(d, s).eq(UNSWITCHED[name].formula(d, s)), name
+        else:  # 29ba's: True without failovers or expiries
+            assert z3.is_true(z3.simplify(STRENGTHENINGS[name].formula(d, s))), name
+    # under the bound, the until-expiry form is the fact while no expiry has happened, and True
+    # after one where the fact is false: the formula reads the counter
+    d = Dims.of(_config())
+    s = fresh(d, "exp")
+    form = STRENGTHENINGS["running-leaders-kept-leading"].formula(d, s)
+    solver = z3.Solver()
+    solver.add(s.sexp == 0, z3.Not(form), UNSWITCHED["running-leaders-kept-leading"].formula(d, s))
+    assert solver.check() == z3.unsat  # before an expiry: the fact itself
+
+
+def _states(config, limit):
+    from tests.symbolic.test_shutdowns_expiries import _reachable
+
+    return _reachable(config, limit)
+
+
+@pytest.mark.slow  # 562 s (2.1) and 197 s (3.5) at load 6 to 8 (the formulas on every 10th state)
+@pytest.mark.parametrize("version, records, total", [("2.1", 2, 17_416), ("3.5", 1, 9_987)])
+def test_every_new_fact_and_form_holds_and_agrees_with_its_formula_on_reachable_states(
+        version, records, total):
+    from tests.symbolic.helpers import formula_evaluator
+
+    config = _config(version, max_records=records)
+    names = NEW + CHANGED
+    states = _states(config, 20_000)
+    assert len(states) == total  # every reachable state (kmc check's count)
+    assert any(s.session_expiries for s in states) and any(not s.session_expiries for s in states)
+    for s in states:
+        assert all(STRENGTHENINGS[n].holds(s, config) for n in names), s
+    evaluate = formula_evaluator(Dims.of(config), {n: STRENGTHENINGS[n].formula for n in names})
+    for s in states[::10]:
+        values = evaluate(s)
+        assert all(values.values()), [n for n, v in values.items() if not v]
+    if version != "2.1":
+        return
+    # each new fact bites: on a reachable state changed one way, predicate and formula both
+    # say false
+    s = next(s for s in states if s.session_expiries and any(
+        r.alive and r.leader == b and len(r.isr) == 2 for b, r in enumerate(s.replicas)))
+    b = next(b for b, r in enumerate(s.replicas) if r.alive and r.leader == b)
+    other = 1 - b
+    c = s.controller
+    moved = s._replace(controller=c._replace(leader=other, leader_epoch=s.replicas[b].leader_epoch + 1,
+                                             isr=(0, 1)))
+    lone = s._replace(replicas=tuple(r._replace(isr=(b,)) if i == b else r
+                                     for i, r in enumerate(s.replicas)),
+                      controller=moved.controller)
+    cases = {"moved-leader-out-of-later-isrs": moved, "lone-leader-keeps-later-epochs": lone}
+    for name, bad in cases.items():
+        assert not STRENGTHENINGS[name].holds(bad, config), name
+        assert not formula_evaluator(Dims.of(config), {"f": STRENGTHENINGS[name].formula})(bad)["f"]
+
+
+@pytest.mark.slow  # 50 s at load 6 to 8 (two proofs)
+def test_kafka_2_1_with_a_session_expiry_is_proved_and_needs_the_new_facts():
+    config = _config()
+    result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, (result.status, result.failing)
+    # the mutant: the library without moved-leader-out-of-later-isrs stops on a CTI
+    names = [n for n in all_names(config) if n != "moved-leader-out-of-later-isrs"]
+    mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
+    assert mutant.status == INCONCLUSIVE and mutant.cti
+
+
+@pytest.mark.slow  # 84 s at load 6 to 8 (two proofs)
+def test_kafka_3_5_with_a_session_expiry_is_proved_and_needs_eligible_isr_live():
+    config = _config("3.5")
+    result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, (result.status, result.failing)
+    names = [n for n in all_names(config) if n != "eligible-isr-live"]
+    mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
+    assert mutant.status == INCONCLUSIVE and mutant.cti
