@@ -57,3 +57,17 @@ def held_slots_z3(d, s) -> list:
             slots.append((i < r.leo, i, r.log_id[i], r.log_ep[i]))
             slots.append((z3.And(r.fr, i >= r.fr_offset, i < r.fr_leo), i, r.fr_id[i], r.fr_ep[i]))
     return slots
+
+
+def first_of_epoch(r) -> int:
+    """A replica's first record of its current epoch, or its LEO: where a leader's epoch starts
+    (it appends its epoch's records after the log it had as it took the epoch, and does not
+    truncate), unless it took up an epoch it had records of (``epoch-start-recorded``)."""
+    return next((i for i, (_, ep) in enumerate(r.log) if ep == r.leader_epoch), len(r.log))
+
+
+def first_of_epoch_z3(d, r):
+    out = r.leo
+    for i in reversed(range(d.slots)):
+        out = z3.If(z3.And(i < r.leo, r.log_ep[i] == r.lep), i, out)
+    return out

@@ -10,7 +10,7 @@ from model.constants import ALTER_SENT
 
 from checker.symbolic import numbers as num
 from checker.symbolic.state import count, ite
-from checker.symbolic.strengthen.base import Strengthening
+from checker.symbolic.strengthen.base import Strengthening, first_of_epoch, first_of_epoch_z3
 from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
 from model.constants import NO_LEADER
 
@@ -306,8 +306,7 @@ def _epoch_start_recorded(s) -> bool:
     for b, r in enumerate(s.replicas):
         if r.epoch_start_offset < 0:
             continue
-        first = next((i for i, (_, ep) in enumerate(r.log) if ep == r.leader_epoch), len(r.log))
-        if not (r.alive and r.leader == b and first < r.epoch_start_offset <= len(r.log)):
+        if not (r.alive and r.leader == b and first_of_epoch(r) < r.epoch_start_offset <= len(r.log)):
             return False
     return True
 
@@ -317,11 +316,8 @@ def _epoch_start_recorded_z3(d, s):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
-        first = r.leo
-        for i in reversed(range(d.slots)):
-            first = ite(z3.And(i < r.leo, r.log_ep[i] == r.lep), num.val(i), first)
-        out.append(z3.Implies(r.esta >= 0, z3.And(r.alive, r.leader == b, first < r.esta,
-                                                  r.esta <= r.leo)))
+        out.append(z3.Implies(r.esta >= 0, z3.And(r.alive, r.leader == b,
+                                                  first_of_epoch_z3(d, r) < r.esta, r.esta <= r.leo)))
     return z3.And(out)
 
 

@@ -22,7 +22,9 @@ import z3
 from checker.symbolic import numbers as num
 from checker.symbolic.formulas import holds_acked
 from checker.symbolic.state import count
-from checker.symbolic.strengthen.base import Strengthening, holds_below, holds_below_z3
+from checker.symbolic.strengthen.base import (
+    Strengthening, first_of_epoch, first_of_epoch_z3, holds_below, holds_below_z3,
+)
 
 OFF_UNDER_LAGGING_CHECKPOINT = (
     "acked-below-writer-hw", "hw-behind-epoch-leader", "fetch-response-from-leader-log",
@@ -124,19 +126,6 @@ def _acked_copies_z3(d, s):
                               >= num.val(d.min_isr)) for k in range(d.records)])
 
 
-def _epoch_start(r) -> int:
-    """The offset a leader's epoch starts at: its first record of its epoch, or its LEO (a leader
-    appends its epoch's records after the log it had as it took the epoch, and does not truncate)."""
-    return next((i for i, (_, ep) in enumerate(r.log) if ep == r.leader_epoch), len(r.log))
-
-
-def _epoch_start_z3(d, r):
-    out = r.leo
-    for i in reversed(range(d.slots)):
-        out = z3.If(z3.And(i < r.leo, r.log_ep[i] == r.lep), i, out)
-    return out
-
-
 def _checkpoint_behind(s, config) -> bool:
     if not lagging(config) or _spent(s, config):
         return True
@@ -145,7 +134,7 @@ def _checkpoint_behind(s, config) -> bool:
         if not elr or not r.alive or r.leader_epoch < 0:
             bound = r.high_watermark
         elif r.leader == b:
-            bound = max(r.high_watermark, _epoch_start(r))
+            bound = max(r.high_watermark, first_of_epoch(r))
         else:
             bound = len(r.log)
         if r.checkpointed_hw > bound:
@@ -162,7 +151,7 @@ def _checkpoint_behind_z3(d, s):
                                              + [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps]))
     out = []
     for b, r in enumerate(s.reps):
-        start = _epoch_start_z3(d, r)
+        start = first_of_epoch_z3(d, r)
         leading = z3.If(r.hw >= start, r.hw, start)
         out.append(r.ckpt <= z3.If(z3.Or(z3.Not(r.alive), r.lep < 0), r.hw,
                                    z3.If(r.leader == b, leading, r.leo)))
