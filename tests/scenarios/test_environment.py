@@ -55,13 +55,13 @@ def test_immediate_checkpoints_track_nothing_and_cost_nothing():
     cfg = config("kip-320")
     assert not make_model(cfg).spec.layout.has("hw_checkpoint")
     assert make_model(replace(cfg, hw_checkpoint="interval")).spec.layout.has("hw_checkpoint")
-    assert run(cfg, "no-acked-loss").stats.distinct_states == 17202
+    assert run(cfg, "no-acked-loss").stats.distinct_states == 17926
 
 
 def test_the_lagging_checkpoint_keeps_kip_320_safe_at_rf2():
     result = run(replace(config("kip-320"), hw_checkpoint="interval"))
     assert {p.verdict for p in result.properties} == {HOLDS}
-    assert result.stats.distinct_states == 65859
+    assert result.stats.distinct_states == 69672
 
 
 # ---------------------------------------------------------------- controlled shutdown

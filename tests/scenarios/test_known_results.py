@@ -220,7 +220,7 @@ def test_unclean_election_still_loses_data_with_kip320():
 def test_the_modern_protocol_holds_every_property_rf2():
     result = run(config("kip-320", acks="all", min_isr=2, unclean=False))
     assert {p.verdict for p in result.properties} == {HOLDS}
-    assert result.stats.distinct_states == 17202
+    assert result.stats.distinct_states == 17926
 
 
 def test_kip320_closes_the_kip279_traces():
