@@ -104,13 +104,13 @@ def leader_epoch_start_offset(s, lay, cfg, leader):
     """The offset the leader's current epoch started at, ``Partition.leaderEpochStartOffsetOpt``:
     ``makeLeader`` records the LEO when the broker takes up the epoch (Partition.scala lines
     380-386 at 2.1.0; from 3.3.0 only for an epoch newer than the ``Partition`` object knew,
-    which on a restarted broker's fresh object every epoch is). A leader appends only in its own epoch, so that
-    LEO is its first record of the epoch, or its LEO while it has none, except where it already
-    had records of the epoch when it took it up: a broker restarting into its own epoch, which
-    ``make_leader`` stores (the ``epoch_start_offset`` slot, with rule
-    ``isr-join-needs-epoch-start``, the only rule that reads the offset; only without KIP-380,
-    which makes a restarted broker wait for the controller to handle its failure, and so for a
-    new epoch: ``spec.ENVIRONMENT``)."""
+    which on a restarted broker's fresh object every epoch is). A leader appends only in its
+    own epoch, so that LEO is its first record of the epoch, or its LEO while it has none,
+    except where it already had records of the epoch when it took it up: a broker restarting
+    into its own epoch, which ``make_leader`` stores in the ``epoch_start_offset`` slot. The slot
+    is there (``spec.ENVIRONMENT``) with rule ``isr-join-needs-epoch-start``, the only rule that
+    reads the offset, and where such a restart can happen: without KIP-380 (a restart the
+    controller did not notice) or with controller failovers (a zombie controller's request)."""
     if cfg[EPOCH_START_OFFSET] != 0 and epoch_start_offset(s, lay, leader) >= 0:
         return epoch_start_offset(s, lay, leader)
     return first_offset_of_epoch(s, lay, leader, leader_epoch(s, lay, leader))
