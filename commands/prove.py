@@ -27,6 +27,11 @@ from model.options import config_from_options
               "stopped shallower than --bmc-depth (BMC then asks only the depths past BFS's); none stops on the counterexample to induction.")
 @click.option("--bmc-depth", type=BoundedInt(None, None), default=8, show_default=True, metavar="N",
               help="The BMC search's depth: counterexamples of up to N steps (0-200; 0: no BMC).")
+@click.option("--step", "step", type=click.Choice(["auto", "whole", "cases"]), default="auto",
+              show_default=True,
+              help="How the inductive step's last transition is asked: whole (one query), cases "
+              "(one query per transition case; the same question, faster at large bounds), or "
+              "auto (whole for 60 s, then by case).")
 @click.option("--unbounded", "unbounded", metavar="BOUNDS", default="",
               help="Prove past these bounds: 'crashes' drops --max-crashes (and under power loss "
               "--max-unflushed-losses): PROVED then holds for every number of crashes. "
@@ -42,7 +47,7 @@ from model.options import config_from_options
 @click.option("--max-states", type=BoundedInt(None, None), metavar="N",
               help="Stop the BFS search after this many distinct states.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def prove_command(prop, strengthen, k, search, bmc_depth, unbounded, kafka_version, config_files,
+def prove_command(prop, strengthen, k, search, bmc_depth, step, unbounded, kafka_version, config_files,
                   time_limit, memory_limit, max_states, quiet, **options):
     """Prove a property by k-induction (z3).
 
@@ -65,6 +70,6 @@ def prove_command(prop, strengthen, k, search, bmc_depth, unbounded, kafka_versi
     result = prove(config, prop, strengthen=list(strengthen), k=k, time_limit=time_limit,
                    progress=progress, bmc_depth=bmc_depth, search=search,
                    memory_limit=parse_size(memory_limit), max_states=max_states,
-                   unbounded=unbounded)
+                   unbounded=unbounded, step=step)
     click.echo(render_proof(result, config))
     return result.exit_code

@@ -31,6 +31,8 @@ def render_proof(result: ProofResult, config) -> str:
     lines += ["  " + line for line in describe_config(config.as_dict())]
     if result.selection:
         lines.append(_chosen(result))
+    if result.step.get("asked") == "cases":
+        lines.append(_by_case(result.step))
     phase = PHASE_WORDS.get(result.phase, result.phase)
     if result.status == PROVED:
         lines.append("  " + (scope_line(result.unbounded, config) if result.unbounded  # issue 29y
@@ -83,6 +85,17 @@ def _chosen(result: ProofResult) -> str:
     return (f"  strengthening chosen by --strengthen auto: {len(result.strengthen)} of the "
             f"{sel['candidates']} library invariants, in {rounds} round{'s' if rounds != 1 else ''} "
             f"of the inductive step{first} ({', '.join(result.strengthen) or 'none'})")
+
+
+def _by_case(step: dict) -> str:
+    """That the inductive step was asked one transition case at a time (``by_case.py``)."""
+    when = (f", after {step['switched_at']:.0f} s of the proof without an answer to it whole"
+            if "switched_at" in step else "")
+    skipped = (f"; {step['skipped']} changed nothing a conjunct reads, so were not asked"
+               if step.get("skipped") else "")
+    return (f"  the inductive step's last transition was asked one case at a time "
+            f"({step.get('cases', '?')} cases, their guards exclusive within each action{skipped}"
+            f"{when})")
 
 
 def _vacuous(result: ProofResult, config) -> str:

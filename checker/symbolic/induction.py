@@ -45,6 +45,7 @@ import z3
 from checker.interrupt import interrupted
 from checker.limits import check_limit
 from checker.symbolic import numbers as num
+from checker.symbolic.by_case import AUTO_STEP, STEPS
 from checker.symbolic.bmc import MAX_REJECTED, decode_trace, unroll_init
 from checker.symbolic.conjunction import conjunction
 from checker.symbolic.inductive_step import AUTO, inductive_step, seed_bounds
@@ -73,14 +74,17 @@ BMC_DEPTH = 8  # the default BMC after a CTI: each depth costs about twice the o
 
 def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: float | None = None,
           progress=None, bmc_depth: int = BMC_DEPTH, search: str = SEARCH,
-          memory_limit: int | None = None, max_states: int | None = None, unbounded=()):
+          memory_limit: int | None = None, max_states: int | None = None, unbounded=(),
+          step: str = AUTO_STEP):
     """k-induction on ``prop_name`` with the ``strengthen`` invariants; a ``ProofResult``.
     ``progress(line)`` is told which query z3 is working on (the step can take minutes).
     After a CTI, ``search`` (``settle.SEARCHES``) settles it: "both" BFS of the compiled kernel
     (within the time left, ``memory_limit`` and ``max_states``), then BMC up to ``bmc_depth``
     steps (0: no BMC) when BFS stopped shallower; "bfs" or "bmc" one of them; "none"
     neither. ``unbounded`` (``unbounded.UNBOUNDED``, issue 29y): bounds the proof drops, so a
-    PROVED holds past them (the search after a CTI can then only find a real counterexample)."""
+    PROVED holds past them (the search after a CTI can then only find a real counterexample).
+    ``step`` (``by_case.STEPS``): the inductive step's last transition asked as one query, one
+    per transition case, or (auto) whole first and by case if that takes long."""
     if (any(p.history == "reads" for n in [prop_name] + list(strengthen) if n in PROPERTIES
             for p in [PROPERTIES[n]]) and not config.track_reads):
         config = replace(config, track_reads=True)  # no-read-loss: keep what consumers read
@@ -114,6 +118,8 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     if isinstance(bmc_depth, bool) or not isinstance(bmc_depth, int) or not 0 <= bmc_depth <= MAX_BMC_DEPTH:
         raise ConfigError(f"--bmc-depth must be a whole number from 0 to {MAX_BMC_DEPTH}, got {bmc_depth!r}")
     require_search(search)
+    if step not in STEPS:
+        raise ConfigError(f"--step must be one of {', '.join(STEPS)}, got {step!r}")
     check_limit("time-limit", time_limit)
     check_limit("memory-limit", memory_limit, whole=True)
     check_limit("max-states", max_states, whole=True)
@@ -129,9 +135,9 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
         seed = {}
         if candidates is not None:  # --strengthen auto: first choose at the smallest bounds
             names, candidates, seed = _seeded(config, prop_name, names, candidates, k, time_limit,
-                                              progress, started, phase, unbounded)
+                                              progress, started, phase, unbounded, step)
         result = _prove(config, prop_name, names, k, time_limit, progress, started, phase,
-                        unbounded, candidates)
+                        unbounded, candidates, step)
         if seed:
             result.selection = {**result.selection, "seed": seed,
                                 "candidates": result.selection.get("candidates", 0) + seed["taken"]}
@@ -154,7 +160,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
 
 
 def _seeded(config, prop_name, names, candidates, k, time_limit, progress, started, phase,
-            unbounded):
+            unbounded, step=AUTO_STEP):
     """``--strengthen auto`` at large bounds: the rounds run first at the smallest bounds
     (``inductive_step.seed_bounds``), where a round takes seconds, not minutes, and what they
     chose is taken in before the first round at the bounds asked for. The names, the candidates
@@ -167,7 +173,7 @@ def _seeded(config, prop_name, names, candidates, k, time_limit, progress, start
     (progress or (lambda line: None))(f"--strengthen auto: choosing first at {what}")
     began = time.monotonic()
     result = _prove(small, prop_name, names, k, time_limit, progress, started, phase, unbounded,
-                    candidates)
+                    candidates, step)
     taken = [n for n in candidates if n in result.strengthen]
     seed = {"bounds": what, "taken": len(taken), "names": taken, "status": result.status,
             "rounds": len(result.selection.get("rounds", [])),
@@ -176,7 +182,7 @@ def _seeded(config, prop_name, names, candidates, k, time_limit, progress, start
 
 
 def _prove(config, prop_name, names, k, time_limit, progress, started, phase, unbounded=(),
-           candidates=None):
+           candidates=None, step=AUTO_STEP):
     tell = progress or (lambda line: None)
     beat = None if progress is None else (
         lambda seconds: progress(f"  z3 still working on it ({seconds:.0f} s so far)"))
@@ -201,11 +207,17 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
         raise ConfigError(f"--unbounded crashes proves properties that do not read the crash "
                           f"counters; {prop_name} reads {' and '.join(read)}")
 
-    def solver():
+    def left():
+        return float("inf") if time_limit is None else time_limit - (time.monotonic() - started)
+
+    def solver(cap=None):
+        """A solver whose timeout is what --time-limit leaves, or ``cap`` seconds if sooner."""
         s = z3.Solver()
-        if time_limit is not None:
-            s.set("timeout", max(1, int((time_limit - (time.monotonic() - started)) * 1000)))
+        limit = min(left(), float("inf") if cap is None else cap)
+        if limit != float("inf"):
+            s.set("timeout", max(1, int(limit * 1000)))
         return s
+    solver.left = left
 
     # Each conjunct's formula is built once (the costly part) and renamed for every state of the
     # base case and the step (conjunction.py). The base case checks every conjunct that may be
@@ -260,4 +272,4 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
     # inductive step
     phase[0] = "step"
     return inductive_step(enc, d, prop_name, names, candidates or [], formulas, k, solver, tell,
-                          beat, started, vacuous)
+                          beat, started, vacuous, step)

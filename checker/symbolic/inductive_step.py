@@ -41,7 +41,7 @@ import z3
 
 from checker.symbolic import numbers as num
 from checker.symbolic.outcome import INCONCLUSIVE, PROVED, UNKNOWN, ProofResult
-from checker.symbolic.solving import solve
+from checker.symbolic.by_case import AUTO_STEP, StepAsker
 from checker.symbolic.state import decode, fresh, well_formed
 
 AUTO = "auto"
@@ -66,17 +66,19 @@ def seed_bounds(config):
 
 
 def inductive_step(enc, d, prop_name, names, candidates, formulas, k, solver, tell, beat,
-                   started, vacuous=False) -> ProofResult:
+                   started, vacuous=False, step=AUTO_STEP) -> ProofResult:
     """The step for the conjuncts ``names`` (the property first) and, with ``candidates`` (the
     library's other invariants: ``--strengthen auto``), the rounds that take them in.
-    ``formulas``: each name's formula over a state (``conjunction.conjunction``)."""
+    ``formulas``: each name's formula over a state (``conjunction.conjunction``); ``step``: how
+    its last transition is asked (``by_case.STEPS``)."""
     path = [fresh(d, f"i{j}") for j in range(k + 1)]
     acts = [num.action_var(f"ia{j}") for j in range(k)]
     # Every state of the path is assumed well-formed (each field within the range the explicit
     # model gives it): a fact about the model, not the property, checked on every reachable state
     # of the tests' configurations (tests/symbolic/test_induction.py).
     frame = [well_formed(d, s) for s in path]
-    frame += [enc.step(path[j], path[j + 1], acts[j], tag=f"it{j}") for j in range(k)]
+    frame += [enc.step(path[j], path[j + 1], acts[j], tag=f"it{j}") for j in range(k - 1)]
+    asker = StepAsker(enc, d, path, acts, step, solver, beat, tell, started)
     chosen: list = []
     rounds: list = []
     selection = {"candidates": len(candidates), "rounds": rounds} if candidates else {}
@@ -88,20 +90,17 @@ def inductive_step(enc, d, prop_name, names, candidates, formulas, k, solver, te
         else:
             tell(f"inductive step: can {k} step(s) from states satisfying every conjunct leave "
                  f"them? ({time.monotonic() - started:.1f} s; the long part)")
-        sv = solver()
-        sv.add(frame)
-        sv.add([formulas[n](path[j]) for n in names[:1] + in_use for j in range(k)])
-        sv.add(z3.Not(z3.And([formulas[n](path[k]) for n in names[:1] + in_use])))
+        assumed = frame + [formulas[n](path[j]) for n in names[:1] + in_use for j in range(k)]
         asked = time.monotonic()
-        answer = solve(sv, beat)
+        answer, m = asker.ask(assumed, [formulas[n](path[k]) for n in names[:1] + in_use])
         seconds = time.monotonic() - started
         if answer == z3.unsat:
             rounds.append({"seconds": round(time.monotonic() - asked, 3), "added": []})
             return ProofResult(prop_name, in_use, k, PROVED, seconds, settled_by="induction",
-                               vacuous=vacuous, selection=selection)
+                               vacuous=vacuous, selection=selection, step=asker.summary())
         if answer == z3.unknown:
-            return ProofResult(prop_name, in_use, k, UNKNOWN, seconds, "step", selection=selection)
-        m = sv.model()
+            return ProofResult(prop_name, in_use, k, UNKNOWN, seconds, "step", selection=selection,
+                               step=asker.summary())
         false_before = [n for n in candidates if n not in chosen and any(
             z3.is_false(m.eval(formulas[n](path[j]), model_completion=True)) for j in range(k))]
         rounds.append({"seconds": round(time.monotonic() - asked, 3), "added": false_before})
@@ -115,4 +114,4 @@ def inductive_step(enc, d, prop_name, names, candidates, formulas, k, solver, te
     failing = [n for n in [prop_name] + in_use
                if z3.is_false(m.eval(formulas[n](path[k]), model_completion=True))]
     return ProofResult(prop_name, in_use, k, INCONCLUSIVE, seconds, "step", pre=pre, action=act,
-                       post=post, failing=failing, selection=selection)
+                       post=post, failing=failing, selection=selection, step=asker.summary())

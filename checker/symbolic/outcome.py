@@ -75,6 +75,8 @@ class ProofResult:
     unbounded: tuple = ()  # the bounds the proof dropped (kmc prove --unbounded, issue 29y)
     selection: dict = field(default_factory=dict)  # --strengthen auto: {"candidates": how many
     # library invariants it chose from, "rounds": [{"seconds", "added": names}]} (inductive_step.py)
+    step: dict = field(default_factory=dict)  # how the inductive step was asked: {"mode", "asked":
+    # "whole" or "cases", "cases": how many, "switched_at": seconds} (by_case.StepAsker.summary)
     vacuous: bool = False  # it cannot fail here: its formula is true of every state of this
     # configuration (shutting-down-counted without shutdowns), or no-acked-loss with acks=0
 
