@@ -32,6 +32,9 @@ from model.options import config_from_options
               help="How the inductive step's last transition is asked: whole (one query), cases "
               "(one query per transition case; the same question, faster at large bounds), or "
               "auto (whole for 60 s, then by case).")
+@click.option("--workers", type=BoundedInt(None, None), metavar="N",
+              help="Cases of the step asked at once, one thread each, when it is asked case by "
+              "case (default: the cores available).")
 @click.option("--unbounded", "unbounded", metavar="BOUNDS", default="",
               help="Prove past these bounds: 'crashes' drops --max-crashes (and under power loss "
               "--max-unflushed-losses): PROVED then holds for every number of crashes. "
@@ -47,7 +50,7 @@ from model.options import config_from_options
 @click.option("--max-states", type=BoundedInt(None, None), metavar="N",
               help="Stop the BFS search after this many distinct states.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def prove_command(prop, strengthen, k, search, bmc_depth, step, unbounded, kafka_version, config_files,
+def prove_command(prop, strengthen, k, search, bmc_depth, step, workers, unbounded, kafka_version, config_files,
                   time_limit, memory_limit, max_states, quiet, **options):
     """Prove a property by k-induction (z3).
 
@@ -70,6 +73,6 @@ def prove_command(prop, strengthen, k, search, bmc_depth, step, unbounded, kafka
     result = prove(config, prop, strengthen=list(strengthen), k=k, time_limit=time_limit,
                    progress=progress, bmc_depth=bmc_depth, search=search,
                    memory_limit=parse_size(memory_limit), max_states=max_states,
-                   unbounded=unbounded, step=step)
+                   unbounded=unbounded, step=step, workers=workers)
     click.echo(render_proof(result, config))
     return result.exit_code

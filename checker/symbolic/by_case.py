@@ -31,11 +31,13 @@ Measured in docs/symbolic.md ("The step one case at a time").
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 
 import z3
 
-from checker.symbolic.solving import solve
+from checker.interrupt import cancel_on_interrupt, check_interrupted
+from checker.symbolic.solving import HEARTBEAT_SECONDS, solve
 from checker.symbolic.state import leaves, well_formed
 
 WHOLE, CASES, AUTO_STEP = "whole", "cases", "auto"
@@ -74,12 +76,13 @@ class StepAsker:
     (``path[-2] -> path[-1]``) is the one asked here, the earlier ones are among the
     assumptions the caller passes."""
 
-    def __init__(self, enc, d, path, acts, mode, solver, beat, tell, started):
+    def __init__(self, enc, d, path, acts, mode, solver, beat, tell, started, workers=1):
         if mode not in STEPS:
             raise ValueError(f"step mode {mode!r}")
         self.enc, self.d, self.path, self.acts = enc, d, path, acts
         self.mode, self.solver, self.beat, self.tell, self.started = mode, solver, beat, tell, started
         self.by_case = mode == CASES
+        self.workers = max(int(workers), 1)  # cases asked at once (threads, a z3 context each)
         self._whole = None
         self._cases = None
         self.overlap = None
@@ -142,12 +145,34 @@ class StepAsker:
         return answer, (sv.model() if answer == z3.sat else None)
 
     def _ask_cases(self, assumed, last):
+        queries = self._queries(last)
+        base = list(assumed) + [well_formed(self.d, self.path[-1])]
+        if self.workers > 1 and len(queries) > 1:
+            answer, j = self._in_parallel(base, queries)
+            if answer != z3.sat:
+                return answer, None
+            queries = queries[j:j + 1]  # the case with a way out, asked again here for its model
+        for n, terms in enumerate(queries):
+            sv = self.solver()
+            sv.add(base)
+            sv.add(terms)
+            answer = solve(sv, self.beat)
+            if answer != z3.unsat:
+                return answer, (sv.model() if answer == z3.sat else None)
+            if (n + 1) % 25 == 0:
+                self.tell(f"  {n + 1} of {len(queries)} cases: no way out "
+                          f"({time.monotonic() - self.started:.1f} s)")
+        return z3.unsat, None
+
+    def _queries(self, last) -> list:
+        """Each case's own constraints (its guard, its action's index, the last state as its next
+        state, the conjuncts it may break negated), in case order; cases that change nothing a
+        conjunct over the last state reads are left out (counted in ``skipped``)."""
         pre, post, act = self.path[-2], self.path[-1], self.acts[-1]
         before, after_vars = leaves(pre), leaves(post)
-        post_wf = well_formed(self.d, post)
         reads = [self._reads(c) for c in last]
-        skipped = 0
-        for c, (i, guard, nxt) in enumerate(self._cases):
+        out, self.skipped = [], 0
+        for i, guard, nxt in self._cases:
             after = leaves(self.enc.finish(nxt))
             changed = {v.decl().name() for v, a, b in zip(after_vars, before, after)
                        if not a.eq(b) and _is_var(v)}
@@ -156,20 +181,77 @@ class StepAsker:
             # violated, so only the others are asked (none: nothing to ask)
             touched = [f for f, r in zip(last, reads) if r & changed]
             if not touched:
-                skipped += 1
+                self.skipped += 1
                 continue
-            sv = self.solver()
-            sv.add(assumed)
-            sv.add(guard, act == i, post_wf, z3.Not(z3.And(touched)))
-            sv.add([v == a for v, a in zip(after_vars, after)])
-            answer = solve(sv, self.beat)
-            if answer != z3.unsat:
-                return answer, (sv.model() if answer == z3.sat else None)
-            if (c + 1) % 25 == 0:
-                self.tell(f"  {c + 1} of {len(self._cases)} cases: no way out "
-                          f"({time.monotonic() - self.started:.1f} s)")
-        self.skipped = skipped
-        return z3.unsat, None
+            out.append([guard, act == i, z3.Not(z3.And(touched))]
+                       + [v == a for v, a in zip(after_vars, after)])
+        return out
+
+    def _in_parallel(self, base, queries):
+        """The cases' queries on ``self.workers`` threads, each with a z3 context of its own (z3
+        lets go of Python's lock while it solves; one context is never used by two threads).
+        ``(unsat, None)`` when every case is unsatisfiable; else the first other answer and the
+        case's index (sat: the caller asks that case again in the main context for its model)."""
+        contexts = [z3.Context() for _ in range(self.workers)]
+        # translated here, in the calling thread, before any worker starts
+        copies = [([t.translate(ctx) for t in base],
+                   [[t.translate(ctx) for t in terms] for terms in queries]) for ctx in contexts]
+        lock, stop, found, done = threading.Lock(), threading.Event(), {}, [0]
+        order = iter(range(len(queries)))
+
+        def work(w):
+            ctx, (b, qs) = contexts[w], copies[w]
+            while not stop.is_set():
+                with lock:
+                    j = next(order, None)
+                if j is None:
+                    return
+                sv = z3.Solver(ctx=ctx)
+                sv.set("ctrl_c", False)  # signals are the main thread's (checker.interrupt)
+                left = getattr(self.solver, "left", lambda: float("inf"))()
+                if left != float("inf"):
+                    sv.set("timeout", max(1, int(left * 1000)))
+                sv.add(b)
+                sv.add(qs[j])
+                with cancel_on_interrupt(ctx.interrupt):
+                    answer = sv.check()
+                if stop.is_set():
+                    return
+                with lock:
+                    done[0] += 1
+                    if answer != z3.unsat:
+                        found[j] = answer
+                        stop.set()
+                if answer != z3.unsat:
+                    for other in contexts:
+                        if other is not ctx:
+                            other.interrupt()
+                    return
+
+        threads = [threading.Thread(target=work, args=(w,), daemon=True,
+                                    name=f"kmc-case-{w}") for w in range(self.workers)]
+        for t in threads:
+            t.start()
+        told = time.monotonic()
+        try:
+            while any(t.is_alive() for t in threads):
+                for t in threads:
+                    t.join(timeout=1.0)
+                if time.monotonic() - told >= HEARTBEAT_SECONDS:
+                    told = time.monotonic()
+                    self.tell(f"  {done[0]} of {len(queries)} cases: no way out "
+                              f"({told - self.started:.1f} s, {self.workers} at once)")
+        finally:
+            stop.set()
+            for ctx in contexts:
+                ctx.interrupt()
+            for t in threads:
+                t.join()
+        check_interrupted()
+        if not found:
+            return z3.unsat, None
+        j = min(found)
+        return found[j], j
 
     def _reads(self, term) -> set:
         """The names of the variables ``term`` reads (cached: each round's conjuncts over the

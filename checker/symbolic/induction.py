@@ -42,6 +42,7 @@ from dataclasses import replace
 
 import z3
 
+from checker.compiled.workers import available_cores
 from checker.interrupt import interrupted
 from checker.limits import check_limit
 from checker.symbolic import numbers as num
@@ -67,6 +68,7 @@ from properties import PROPERTIES, vacuous_with_acks
 from properties.liveness import LIVENESS
 
 MAX_K = 64  # the unrolling grows with k; far beyond this z3 does not answer in any useful time
+MAX_WORKERS = 64  # threads asking the step's cases at once (by_case.py)
 MAX_BMC_DEPTH = 200  # likewise for the search after a CTI
 BMC_DEPTH = 8  # the default BMC after a CTI: each depth costs about twice the one before;
 # Kafka 2.1 RF=2 refutes depth 8 in about 2 minutes on a loaded 2-core machine (docs/symbolic.md)
@@ -75,7 +77,7 @@ BMC_DEPTH = 8  # the default BMC after a CTI: each depth costs about twice the o
 def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: float | None = None,
           progress=None, bmc_depth: int = BMC_DEPTH, search: str = SEARCH,
           memory_limit: int | None = None, max_states: int | None = None, unbounded=(),
-          step: str = AUTO_STEP):
+          step: str = AUTO_STEP, workers: int | None = None):
     """k-induction on ``prop_name`` with the ``strengthen`` invariants; a ``ProofResult``.
     ``progress(line)`` is told which query z3 is working on (the step can take minutes).
     After a CTI, ``search`` (``settle.SEARCHES``) settles it: "both" BFS of the compiled kernel
@@ -84,7 +86,8 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     neither. ``unbounded`` (``unbounded.UNBOUNDED``, issue 29y): bounds the proof drops, so a
     PROVED holds past them (the search after a CTI can then only find a real counterexample).
     ``step`` (``by_case.STEPS``): the inductive step's last transition asked as one query, one
-    per transition case, or (auto) whole first and by case if that takes long."""
+    per transition case, or (auto) whole first and by case if that takes long; ``workers``: the
+    cases asked at once (threads; default: the cores available)."""
     if (any(p.history == "reads" for n in [prop_name] + list(strengthen) if n in PROPERTIES
             for p in [PROPERTIES[n]]) and not config.track_reads):
         config = replace(config, track_reads=True)  # no-read-loss: keep what consumers read
@@ -120,6 +123,10 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     require_search(search)
     if step not in STEPS:
         raise ConfigError(f"--step must be one of {', '.join(STEPS)}, got {step!r}")
+    if workers is None:
+        workers = available_cores()
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ConfigError(f"--workers must be a whole number from 1 to {MAX_WORKERS}, got {workers!r}")
     check_limit("time-limit", time_limit)
     check_limit("memory-limit", memory_limit, whole=True)
     check_limit("max-states", max_states, whole=True)
@@ -135,9 +142,9 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
         seed = {}
         if candidates is not None:  # --strengthen auto: first choose at the smallest bounds
             names, candidates, seed = _seeded(config, prop_name, names, candidates, k, time_limit,
-                                              progress, started, phase, unbounded, step)
+                                              progress, started, phase, unbounded, step, workers)
         result = _prove(config, prop_name, names, k, time_limit, progress, started, phase,
-                        unbounded, candidates, step)
+                        unbounded, candidates, step, workers)
         if seed:
             result.selection = {**result.selection, "seed": seed,
                                 "candidates": result.selection.get("candidates", 0) + seed["taken"]}
@@ -160,7 +167,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
 
 
 def _seeded(config, prop_name, names, candidates, k, time_limit, progress, started, phase,
-            unbounded, step=AUTO_STEP):
+            unbounded, step=AUTO_STEP, workers=1):
     """``--strengthen auto`` at large bounds: the rounds run first at the smallest bounds
     (``inductive_step.seed_bounds``), where a round takes seconds, not minutes, and what they
     chose is taken in before the first round at the bounds asked for. The names, the candidates
@@ -173,7 +180,7 @@ def _seeded(config, prop_name, names, candidates, k, time_limit, progress, start
     (progress or (lambda line: None))(f"--strengthen auto: choosing first at {what}")
     began = time.monotonic()
     result = _prove(small, prop_name, names, k, time_limit, progress, started, phase, unbounded,
-                    candidates, step)
+                    candidates, step, workers)
     taken = [n for n in candidates if n in result.strengthen]
     seed = {"bounds": what, "taken": len(taken), "names": taken, "status": result.status,
             "rounds": len(result.selection.get("rounds", [])),
@@ -182,7 +189,7 @@ def _seeded(config, prop_name, names, candidates, k, time_limit, progress, start
 
 
 def _prove(config, prop_name, names, k, time_limit, progress, started, phase, unbounded=(),
-           candidates=None, step=AUTO_STEP):
+           candidates=None, step=AUTO_STEP, workers=1):
     tell = progress or (lambda line: None)
     beat = None if progress is None else (
         lambda seconds: progress(f"  z3 still working on it ({seconds:.0f} s so far)"))
@@ -272,4 +279,4 @@ def _prove(config, prop_name, names, k, time_limit, progress, started, phase, un
     # inductive step
     phase[0] = "step"
     return inductive_step(enc, d, prop_name, names, candidates or [], formulas, k, solver, tell,
-                          beat, started, vacuous, step)
+                          beat, started, vacuous, step, workers)

@@ -66,11 +66,11 @@ def seed_bounds(config):
 
 
 def inductive_step(enc, d, prop_name, names, candidates, formulas, k, solver, tell, beat,
-                   started, vacuous=False, step=AUTO_STEP) -> ProofResult:
+                   started, vacuous=False, step=AUTO_STEP, workers=1) -> ProofResult:
     """The step for the conjuncts ``names`` (the property first) and, with ``candidates`` (the
     library's other invariants: ``--strengthen auto``), the rounds that take them in.
     ``formulas``: each name's formula over a state (``conjunction.conjunction``); ``step``: how
-    its last transition is asked (``by_case.STEPS``)."""
+    its last transition is asked (``by_case.STEPS``), case by case on ``workers`` threads."""
     path = [fresh(d, f"i{j}") for j in range(k + 1)]
     acts = [num.action_var(f"ia{j}") for j in range(k)]
     # Every state of the path is assumed well-formed (each field within the range the explicit
@@ -78,7 +78,7 @@ def inductive_step(enc, d, prop_name, names, candidates, formulas, k, solver, te
     # of the tests' configurations (tests/symbolic/test_induction.py).
     frame = [well_formed(d, s) for s in path]
     frame += [enc.step(path[j], path[j + 1], acts[j], tag=f"it{j}") for j in range(k - 1)]
-    asker = StepAsker(enc, d, path, acts, step, solver, beat, tell, started)
+    asker = StepAsker(enc, d, path, acts, step, solver, beat, tell, started, workers)
     chosen: list = []
     rounds: list = []
     selection = {"candidates": len(candidates), "rounds": rounds} if candidates else {}

@@ -38,14 +38,19 @@ def test_cases_and_whole_agree_on_a_cti():
     assert whole.step["asked"] == "whole"
     assert cases.step["asked"] == "cases" and cases.step["cases"] > 10
     assert _is_step(CONFIG, cases)
+    threads = prove(CONFIG, "no-acked-loss", strengthen=WEAK, search="none", step="cases", workers=2)
+    assert threads.status == INCONCLUSIVE and _is_step(CONFIG, threads)
 
 
 @pytest.mark.slow
 def test_cases_and_whole_agree_on_a_proof():
     whole = prove(CONFIG, "no-acked-loss", strengthen=["all"], search="none", step="whole")
-    cases = prove(CONFIG, "no-acked-loss", strengthen=["all"], search="none", step="cases")
-    assert whole.status == cases.status == PROVED
-    assert whole.strengthen == cases.strengthen
+    cases = prove(CONFIG, "no-acked-loss", strengthen=["all"], search="none", step="cases",
+                  workers=1)
+    threads = prove(CONFIG, "no-acked-loss", strengthen=["all"], search="none", step="cases",
+                    workers=2)
+    assert whole.status == cases.status == threads.status == PROVED
+    assert whole.strengthen == cases.strengthen == threads.strengthen
 
 
 @pytest.mark.slow
@@ -92,7 +97,10 @@ def test_guards_are_exclusive_on_the_real_encoder():
     assert by_case.exclusive(enc.d, pre, enc.all_cases(pre), z3.Solver, None) is None
 
 
-def test_bad_step_mode_is_refused():
+def test_bad_step_mode_and_workers_are_refused():
     from model.errors import ConfigError
     with pytest.raises(ConfigError):
         prove(CONFIG, "no-acked-loss", step="halves")
+    for bad in (0, -1, 1.5, True, 65):
+        with pytest.raises(ConfigError):
+            prove(CONFIG, "no-acked-loss", step="cases", workers=bad)
