@@ -25,6 +25,11 @@ is a CTI of the whole step.
 What it buys is z3's focus: each query carries one case's next state, in which the fields the
 case leaves alone are the previous state's, so the conjuncts over them fold against the
 assumption on ``s0`` before the search starts, and the search is over what that case changes.
+The cases are independent questions, so ``--workers`` asks several at once, on threads with a
+z3 context each (z3 lets go of Python's lock while it solves; every term is translated into a
+worker's context before the workers start, and no context is used by two threads). The first
+case with a way out stops the others, and is asked again in the main context for its model.
+
 Measured in docs/symbolic.md ("The step one case at a time").
 """
 
