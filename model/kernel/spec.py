@@ -86,6 +86,11 @@ ENVIRONMENT = (
            features=("controller_failover",),
            actions=("ControllerFailover", "ZombieControllerSendLeaderAndIsr",
                     "BrokerHandleZombieLeaderAndIsr")),
+    # KIP-380 (2.2): every control request carries the broker epoch the sending controller
+    # holds; a broker that registered since the failover refuses the zombie's (issue 29bi)
+    Brings("--max-controller-failovers with KIP-380's broker epoch (rule broker-epoch)",
+           lambda c: c.bounds.max_controller_failovers > 0 and "broker-epoch" in c.rules,
+           features=("zombie_broker_epoch",)),
     Brings("--max-delayed-fetches", lambda c: c.bounds.max_delayed_fetches > 0,
            features=("delayed_fetch",), actions=("FetchDelayed", "LeaderHandleDelayedFetch")),
     Brings("no-read-loss (consumer reads tracked)", lambda c: c.track_reads, features=("reads",)),
