@@ -2207,7 +2207,8 @@ class Encoder:
         event queue, sends its stale view to a live broker with its old controller epoch
         (``ControllerChannelManager`` of the old controller, whose ``RequestSendThread`` runs
         until ``onControllerResignation``). Only a broker behind that view's leader epoch could
-        take it, so no other is an action."""
+        take it, so no other is an action; nor, under KIP-380, one that registered since the
+        failover (``refuses_zombie``, issue 29bi)."""
         if not self.failovers:
             return []
         r = s.reps[b]
@@ -2219,7 +2220,9 @@ class Encoder:
         """BrokerHandleZombieLeaderAndIsr(broker) (the kernel's
         ``broker_handle_zombie_leader_and_isr``): the zombie's LeaderAndIsr reaches the broker.
         With ``controller-epoch`` a broker that has obeyed the new controller refuses it
-        (``ReplicaManager.becomeLeaderOrFollower`` at 2.1.0: STALE_CONTROLLER_EPOCH); otherwise,
+        (``ReplicaManager.becomeLeaderOrFollower`` at 2.1.0: STALE_CONTROLLER_EPOCH), and with
+        ``broker-epoch`` one that registered since the failover (STALE_BROKER_EPOCH,
+        ``refuses_zombie``, issue 29bi); otherwise,
         if its leader epoch is newer than the broker's, the broker applies it as the zombie's
         view says (and learns its controller epoch if newer)."""
         if not self.failovers:

@@ -150,9 +150,9 @@ def broker_handle_zombie_leader_and_isr(s, lay, cfg, out, acts, k):
     """BrokerHandleZombieLeaderAndIsr(broker): the zombie controller's LeaderAndIsr reaches the
     broker. With ``controller-epoch`` (every release since 0.8) a broker that has obeyed the new
     controller refuses it (STALE_CONTROLLER_EPOCH), and with ``broker-epoch`` (KIP-380, 2.2) one
-    that registered since the failover (STALE_BROKER_EPOCH, ``refuses_zombie``); otherwise, if its leader epoch is newer than
-    the broker's, the broker applies it and becomes leader or follower as the zombie's view
-    says."""
+    that registered since the failover (STALE_BROKER_EPOCH, ``refuses_zombie``); otherwise, if
+    its leader epoch is newer than the broker's, the broker applies it and becomes leader or
+    follower as the zombie's view says."""
     if cfg[MAX_CONTROLLER_FAILOVERS] == 0:
         return k
     for b in range(broker_count(lay)):
