@@ -107,7 +107,9 @@ ENVIRONMENT = (
     # KAFKA-7128's check reads the start offset of the leader's epoch, which a broker that takes
     # up an epoch it has records of (only after a restart) records as its LEO then: without
     # KIP-380, a restart before the controller noticed; with controller failovers, a zombie
-    # controller's request (the broker epoch KIP-380 puts in control requests is not modelled)
+    # controller's request (since issue 29bi KIP-380's broker epoch refuses the zombie's request
+    # to a broker that restarted after the failover; the slot is kept with failovers until a BFS
+    # shows it unreachable there: docs/model.md)
     Brings("a restart into the broker's own leader epoch under KAFKA-7128's epoch-start check",
            lambda c: "isr-join-needs-epoch-start" in c.rules
            and ("broker-epoch" not in c.rules or c.bounds.max_controller_failovers > 0),
