@@ -265,6 +265,29 @@ story(
     words=("hw-waits-for-caught-up-replica",))
 
 
+def _zombie_refused_after_registration(model, states) -> str:
+    if "ZombieControllerSendLeaderAndIsr(broker=1)" in _enabled(model, states[-1]):
+        return ("the zombie controller's LeaderAndIsr can reach broker 1, which registered since "
+                "the failover with a broker epoch the zombie never saw")
+    return ""
+
+
+story(
+    "STALE_BROKER_EPOCH (KIP-380, 2.2): a broker that restarted after the controller failover "
+    "refuses the zombie controller's LeaderAndIsr",
+    source="KafkaApis.handleLeaderAndIsrRequest / isBrokerEpochStale at 2.2.0 (KafkaApis.scala "
+           "187-193, 2406-2416); the request's broker epoch is the sender's "
+           "controllerContext.liveBrokerIdAndEpochs (ControllerChannelManager.scala 422-424), "
+           "a broker's epoch the czxid of its last registration (KafkaZkClient.registerBroker); "
+           "the deposed controller's Expire clears its event queue before a new session "
+           "(KafkaController.scala 172-178)",
+    config=_kafka("2.2", max_records=0, max_crashes=1, max_controller_failovers=1),
+    steps=[("ControllerFailover", ()), ("BrokerCrash", (1,)),
+           ("ControllerHandleBrokerFailure", (1, 0)), ("BrokerRestart", (1,))],
+    expect=_zombie_refused_after_registration,
+    words=("zombie-broker-epoch",))
+
+
 def applies(s: Story, config: ModelConfig) -> bool:
     """Can the story's configuration be built (a flipped rule may make it one kmc refuses)?"""
     try:

@@ -73,6 +73,7 @@ FEATURES = (
     "stale_metadata",  # --max-stale-metadata-reads > 0
     "producer_epoch",  # --max-producer-epoch-bumps > 0: the producer epoch (KIP-360, issue 26g)
     "epoch_start_offset",  # rule isr-join-needs-epoch-start without broker-epoch (Kafka 2.1)
+    "zombie_broker_epoch",  # --max-controller-failovers with rule broker-epoch (KIP-380, 2.2+)
 )
 """Optional groups of fields (what brings each: ``model/rules.py`` and ``spec.ENVIRONMENT``). A
 configuration without a feature gets rows without its slots (width 0), so a feature costs
@@ -245,6 +246,11 @@ REPLICA: tuple[Field, ...] = (
     scalar("zombie_request", BOOL, slot="zlai", get="zombie_request_pending",
            set="set_zombie_request", feature="controller_failover",
            doc="the zombie controller's LeaderAndIsr is on its way to it"),
+    scalar("registered_since_failover", BOOL, feature="zombie_broker_epoch",
+           doc="it registered (restart, new ZooKeeper session) since the last controller "
+               "failover, so its broker epoch is newer than the one the zombie controller "
+               "holds for it and it refuses the zombie's requests (KIP-380: "
+               "STALE_BROKER_EPOCH); only with --max-controller-failovers and broker-epoch"),
     scalar("assignment_rank", feature="assignment",
            doc="this replica's place in the partition's replica assignment (0 = the preferred "
                "replica): the order every election reads (``PartitionLeaderElectionAlgorithms``, "

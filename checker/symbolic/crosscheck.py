@@ -580,6 +580,10 @@ CONFIGS: dict[str, ModelConfig] = {
          dict(bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1, max_session_expiries=1))),
         ("--kafka-version 2.1 controller failovers and controlled shutdowns", "2.1", (),
          dict(bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1, max_controlled_shutdowns=1))),
+        # KIP-380's broker epoch in the zombie's requests (issue 29bi): a broker registered
+        # since the failover, by a restart or a new session, refuses them
+        ("--kafka-version 2.2 controller failovers and session expiries", "2.2", (),
+         dict(bounds=Bounds(1, 2, 1, 1, max_controller_failovers=1, max_session_expiries=1))),
         # two failovers (issue 29am): the second new controller's resend replaces the first's
         # still on its way to a leader that has changed the ISR since
         ("--kafka-version 2.1 two controller failovers", "2.1", (),

@@ -140,6 +140,10 @@ class Dims:
     # counter (the kernel's ControllerFailover, ZombieControllerSendLeaderAndIsr and
     # BrokerHandleZombieLeaderAndIsr); the bound, 0 when off
     failovers: int = 0
+    # KIP-380's broker epoch in the zombie controller's requests (``--max-controller-failovers``
+    # with rule ``broker-epoch``, issue 29bi): each broker's "registered since the failover" bit
+    # (the kernel's ``registered_since_failover``, layout feature ``zombie_broker_epoch``)
+    zombie_epoch: bool = False
     # ``--max-retries`` without idempotence (issue 29aq): the producer's retries so far (the
     # kernel's ``retries``); a retry appends its record again, so a log has ``max_records +
     # max_retries`` slots (``model/kernel/spec.py``); the bound, 0 when off
@@ -208,6 +212,8 @@ class Dims:
                    shutdowns=b.max_controlled_shutdowns, expiries=b.max_session_expiries,
                    stale_reads=b.max_stale_metadata_reads,
                    failovers=b.max_controller_failovers, retries=b.max_retries,
+                   zombie_epoch=(b.max_controller_failovers > 0
+                                 and "broker-epoch" in config.rules),
                    bumps=b.max_producer_epoch_bumps if b.max_retries else 0,
                    ckpt=config.hw_checkpoint != "immediate",
                    epoch_start="epoch_start_offset" in layout_features(config),
@@ -285,6 +291,9 @@ class SReplica:
     # zombie controller's LeaderAndIsr is on its way to it (``zombie_request``)
     cseen: object = None
     zreq: object = None
+    # KIP-380 with failovers (``Dims.zombie_epoch``; the constant False otherwise, issue 29bi):
+    # this broker registered since the last failover, so it refuses the zombie's requests
+    zreg: object = None
     # ``--hw-checkpoint interval`` (``Dims.ckpt``; the constant 0 otherwise): the HW in this
     # broker's checkpoint file (``replication-offset-checkpoint``), what a stop leaves it with
     ckpt: object = None
@@ -583,8 +592,9 @@ def _failover_replica(d: Dims, I, B) -> dict:
     """A replica's controller-epoch fields (issue 29ak): variables under
     ``--max-controller-failovers``, else constants (no action changes them)."""
     if not d.failovers:
-        return dict(cseen=num.val(0), zreq=z3.BoolVal(False))
-    return dict(cseen=I("cseen"), zreq=B("zreq"))
+        return dict(cseen=num.val(0), zreq=z3.BoolVal(False), zreg=z3.BoolVal(False))
+    return dict(cseen=I("cseen"), zreq=B("zreq"),
+                zreg=B("zreg") if d.zombie_epoch else z3.BoolVal(False))
 
 
 def _failover_state(d: Dims, I, B) -> dict:
@@ -681,7 +691,8 @@ def encode(d: Dims, s: ClusterState) -> SState:
             **_epochs_encode(d, r),
             **_delayed_encode(d, r),
             **_shutdown_encode(d, r),
-            **(dict(cseen=V(r.controller_epoch_seen), zreq=T(bool(r.zombie_request)))
+            **(dict(cseen=V(r.controller_epoch_seen), zreq=T(bool(r.zombie_request)),
+                    zreg=T(bool(r.registered_since_failover) and d.zombie_epoch))
                if d.failovers else _failover_replica(d, None, None)),
             log_pe=slots(r.log_producer_epochs) if d.bumps else [],
             fr_pe=slots(fr_pe) if d.bumps else [],
@@ -823,7 +834,8 @@ def eq_replica(a: SReplica, b: SReplica) -> list:
                                           a.dreq_epoch == b.dreq_epoch,
                                           a.dreq_offset == b.dreq_offset, a.dreq_cur == b.dreq_cur))]
     out += [x == y for x, y in ((a.sd, b.sd), (a.clean, b.clean)) if not x.eq(y)]  # (29ac)
-    out += [x == y for x, y in ((a.cseen, b.cseen), (a.zreq, b.zreq)) if not x.eq(y)]  # (29ak)
+    out += [x == y for x, y in ((a.cseen, b.cseen), (a.zreq, b.zreq), (a.zreg, b.zreg))
+            if not x.eq(y)]  # (29ak, 29bi)
     if not a.ckpt.eq(b.ckpt):  # --hw-checkpoint interval
         out.append(a.ckpt == b.ckpt)
     if not a.esta.eq(b.esta):  # Kafka 2.1's epoch start offset
@@ -948,6 +960,8 @@ def well_formed(d: Dims, s: SState) -> z3.BoolRef:
         out.append(z3.Implies(s.zomb, z3.And(rng(s.z_cep, 0, F - 1), rng(s.z_leader, -1, n - 1),
                                              rng(s.z_lep, 0, E))))
         out += [z3.Implies(r.zreq, s.zomb) for r in s.reps]
+        if d.zombie_epoch:  # issue 29bi: set by a registration while a zombie is about
+            out += [z3.Implies(r.zreg, z3.And(s.zomb, r.alive)) for r in s.reps]
     if d.retries:  # issue 29aq: the retries within their bound
         out.append(rng(s.retr, 0, d.retries))
     if d.bumps:  # issue 29at: the producer epoch within its bound, the sequences below records
@@ -1037,7 +1051,9 @@ def well_formed_values(d: Dims, s: ClusterState) -> bool:
                 and all(ok(r.controller_epoch_seen, 0, F) for r in s.replicas)
                 and all(ok(c, 0, F) for _, _, c in s.leader_and_isr_controller_epochs)
                 and (not z or (ok(z[0], 0, F - 1) and ok(z[1], -1, n - 1) and ok(z[2], 0, E)))
-                and all(z or not r.zombie_request for r in s.replicas)):
+                and all(z or not r.zombie_request for r in s.replicas)
+                and all((z and r.alive) or not r.registered_since_failover
+                        for r in s.replicas)):
             return False
     if d.consumer and not (ok(s.consumer_position, 0, L) and ok(s.consumer_committed, 0, L)
                            and ok(s.consumer_processed, 0, L)
@@ -1172,7 +1188,8 @@ def _shutdown_decode(d: Dims, iv, bv, s: SState, out: ClusterState) -> ClusterSt
 def _failover_decode(d: Dims, iv, bv, s: SState, out: ClusterState) -> ClusterState:
     """The controller-epoch fields of a decoded state (issue 29ak), as the kernel's codec has
     them (a request's controller epoch only while it is in flight)."""
-    reps = tuple(rep._replace(controller_epoch_seen=iv(r.cseen), zombie_request=bv(r.zreq))
+    reps = tuple(rep._replace(controller_epoch_seen=iv(r.cseen), zombie_request=bv(r.zreq),
+                              registered_since_failover=bv(r.zreg) if d.zombie_epoch else False)
                  for r, rep in zip(s.reps, out.replicas))
     ceps = tuple((b, e, iv(s.lai_cep[b][e])) for b in range(d.n) for e in range(d.max_epoch + 1)
                  if bv(s.lai[b][e]))

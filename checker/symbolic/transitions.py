@@ -135,6 +135,9 @@ class Encoder:
         # < controllerEpoch`` -> STALE_CONTROLLER_EPOCH)
         self.failovers = self.d.failovers
         self.stale_refused = "controller-epoch" in rules
+        # with broker-epoch (KIP-380, 2.2) a broker that registered since the failover refuses
+        # the zombie's requests (STALE_BROKER_EPOCH; the kernel's ``refuses_zombie``, issue 29bi)
+        self.zombie_epoch = self.d.zombie_epoch
         if self.d.elr and not self.bounce_noticed:  # KIP-966 (issue 29l): see _restart_with_elr
             raise ConfigError("the symbolic engine encodes the ELR (eligible-leader-replicas) "
                               "with broker epochs (broker-epoch, KIP-380) only")
@@ -254,7 +257,7 @@ class Encoder:
                for b in range(self.n)]
         if self.failovers:  # the zombie's request b now ignores (the kernel's ``finish``)
             s = s.put_all([r.but(zreq=z3.And(r.zreq, z3.Not(z3.Or(
-                self.stale_to(s, r), s.z_lep <= r.lep)))) for r in s.reps])
+                self.stale_to(s, r), self.refuses_zombie(r), s.z_lep <= r.lep)))) for r in s.reps])
         cv_len, cv = s.cv_len, list(s.cv)
         for l in range(self.n):
             r = s.reps[l]
@@ -284,6 +287,20 @@ class Encoder:
         ``controller-epoch`` refuses its requests (STALE_CONTROLLER_EPOCH)."""
         return z3.And(s.z_cep < r.cseen) if self.stale_refused else z3.BoolVal(False)
 
+    def refuses_zombie(self, r: SReplica):
+        """KIP-380 (rule ``broker-epoch``, issue 29bi): ``r`` registered since the failover, so
+        the broker epoch the zombie holds for it is older than its own and it answers the
+        zombie's LeaderAndIsr STALE_BROKER_EPOCH (``KafkaApis.handleLeaderAndIsrRequest`` /
+        ``isBrokerEpochStale`` at 2.2.0; the kernel's ``refuses_zombie``)."""
+        return r.zreg if self.zombie_epoch else z3.BoolVal(False)
+
+    def registered(self, s: SState, nxt: SState, b: int) -> SState:
+        """Broker ``b`` registers (a restart, a new session): with a zombie about it now holds a
+        broker epoch the zombie never saw (the kernel's ``controller_register_broker``)."""
+        if not self.zombie_epoch:
+            return nxt
+        return nxt.put(b, nxt.reps[b].but(zreg=z3.Or(nxt.reps[b].zreg, s.zomb)))
+
     def stopped(self, r: SReplica) -> SReplica:
         """A stopped broker has obeyed no controller yet and no zombie request is on its way to
         it (the kernel's ``stop_broker`` under ``--max-controller-failovers``, issue 29ak); its
@@ -292,7 +309,7 @@ class Encoder:
             r = r.but(esta=num.val(-1))
         if not self.failovers:
             return r
-        return r.but(cseen=num.val(0), zreq=z3.BoolVal(False))
+        return r.but(cseen=num.val(0), zreq=z3.BoolVal(False), zreg=z3.BoolVal(False))
 
     def send_leader_and_isr(self, s: SState, c_epoch, c_leader, c_isr, targets) -> SState:
         """Queue LeaderAndIsr(epoch, leader, isr) to the alive brokers among ``targets``
@@ -1128,6 +1145,7 @@ class Encoder:
         the current state. Shared by BrokerRestart and ControllerUnfenceBroker (issue 29ac)."""
         only_b = [z3.BoolVal(j == b) for j in range(self.n)]
         known = s.c_live[b]
+        nxt = self.registered(s, nxt, b)  # (issue 29bi)
         live = [z3.BoolVal(True) if j == b else s.c_live[j] for j in range(self.n)]
         elect = z3.And(z3.Not(known), s.c_leader == NO_LEADER, self.epoch_available(s))
         with_b = self.leadable(nxt, live)
@@ -2176,7 +2194,8 @@ class Encoder:
         guard = [s.cfail < self.failovers] if self.bounded else []
         nxt = s.but(zomb=z3.BoolVal(True), z_cep=s.cep, z_leader=s.c_leader, z_lep=s.c_epoch,
                     z_isr=list(s.c_isr), cep=s.cep + 1, cfail=s.cfail + 1)
-        nxt = nxt.put_all([r.but(zreq=z3.BoolVal(False)) for r in nxt.reps])
+        nxt = nxt.put_all([r.but(zreq=z3.BoolVal(False), zreg=z3.BoolVal(False)) if self.zombie_epoch
+                           else r.but(zreq=z3.BoolVal(False)) for r in nxt.reps])
         # the new controller's requests: to the live brokers it has, as ``send_leader_and_isr``
         # (no new partition epoch: it only reads the partition, ``commit`` is not called)
         nxt = self.send_leader_and_isr(nxt, s.c_epoch, s.c_leader, s.c_isr, list(s.c_live))
@@ -2188,18 +2207,22 @@ class Encoder:
         event queue, sends its stale view to a live broker with its old controller epoch
         (``ControllerChannelManager`` of the old controller, whose ``RequestSendThread`` runs
         until ``onControllerResignation``). Only a broker behind that view's leader epoch could
-        take it, so no other is an action."""
+        take it, so no other is an action; nor, under KIP-380, one that registered since the
+        failover (``refuses_zombie``, issue 29bi)."""
         if not self.failovers:
             return []
         r = s.reps[b]
-        guard = z3.And(s.zomb, r.alive, z3.Not(r.zreq), s.z_lep > r.lep)
+        guard = z3.And(s.zomb, r.alive, z3.Not(r.zreq), s.z_lep > r.lep,
+                       z3.Not(self.refuses_zombie(r)))  # KIP-380 (issue 29bi)
         return [(guard, s.put(b, r.but(zreq=z3.BoolVal(True))))]
 
     def _enc_BrokerHandleZombieLeaderAndIsr(self, s: SState, b: int) -> list:
         """BrokerHandleZombieLeaderAndIsr(broker) (the kernel's
         ``broker_handle_zombie_leader_and_isr``): the zombie's LeaderAndIsr reaches the broker.
         With ``controller-epoch`` a broker that has obeyed the new controller refuses it
-        (``ReplicaManager.becomeLeaderOrFollower`` at 2.1.0: STALE_CONTROLLER_EPOCH); otherwise,
+        (``ReplicaManager.becomeLeaderOrFollower`` at 2.1.0: STALE_CONTROLLER_EPOCH), and with
+        ``broker-epoch`` one that registered since the failover (STALE_BROKER_EPOCH,
+        ``refuses_zombie``, issue 29bi); otherwise,
         if its leader epoch is newer than the broker's, the broker applies it as the zombie's
         view says (and learns its controller epoch if newer)."""
         if not self.failovers:
@@ -2208,7 +2231,8 @@ class Encoder:
         guard = [r.alive, r.zreq]
         r0 = r.but(zreq=z3.BoolVal(False))
         refused = s.put(b, r0)
-        applies = z3.And(z3.Not(self.stale_to(s, r)), s.z_lep > r.lep)
+        applies = z3.And(z3.Not(self.stale_to(s, r)), z3.Not(self.refuses_zombie(r)),
+                         s.z_lep > r.lep)
         taught = s.put(b, r0.but(cseen=ite(s.z_cep > r.cseen, s.z_cep, r.cseen)))
         as_leader, as_follower = self.become(taught, b, s.z_lep, s.z_leader, list(s.z_isr), None)
         return [(z3.And(guard + [z3.Not(applies)]), refused),

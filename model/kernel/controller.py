@@ -22,7 +22,9 @@ That is exact for equality tests and keeps the state space finite.
 
 from __future__ import annotations
 
-from model.kernel.guards import G_CLEAN_ELECTION_FROM_ISR, G_LEADER_AND_ISR_NEWER_EPOCH, skipped
+from model.kernel.guards import (
+    G_CLEAN_ELECTION_FROM_ISR, G_LEADER_AND_ISR_NEWER_EPOCH, G_ZOMBIE_BROKER_EPOCH, skipped,
+)
 from model.kernel.jit import kernel
 
 from model.kernel.fields import controller_epoch, set_leader_and_isr_controller_epoch
@@ -35,12 +37,15 @@ from model.kernel.fields import (
     change_pending, set_change_current, assignment_rank, drop_leader_and_isr, leader_and_isr_isr,
     leader_and_isr_leader, leader_and_isr_pending, leader_epoch,
 )
+from model.kernel.fields import (
+    has_zombie_controller, registered_since_failover, set_registered_since_failover,
+)
 from model.kernel.params import (
     MAX_CONTROLLED_SHUTDOWNS, MAX_CONTROLLER_FAILOVERS, MAX_LEADER_EPOCH, MIN_INSYNC_REPLICAS,
     UNCLEAN_LEADER_ELECTION,
 )
 from model.rules import (
-    RULE_ALTER_PARTITION, RULE_ELR, RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH, RULE_KRAFT,
+    RULE_ALTER_PARTITION, RULE_BROKER_EPOCH, RULE_ELR, RULE_ISR_SHRINK_KEEPS_LEADER_EPOCH, RULE_KRAFT,
     RULE_KRAFT_UNCLEAN_ELECTION, RULE_LAST_KNOWN_LEADER_CHECK,
     RULE_LAST_KNOWN_LEADER_WHEN_LEADERLESS, RULE_UNORDERED_LEADER_MOVES,
 )
@@ -336,16 +341,48 @@ def replaces_read_only_isr(t, lay, cfg, b, epoch, leader, isr):
 
 
 @kernel
+def zombie_broker_epoch(cfg):
+    """Is the broker epoch of the zombie controller's requests tracked (``--max-controller-
+    failovers`` with rule ``broker-epoch``: layout feature ``zombie_broker_epoch``)?"""
+    return cfg[RULE_BROKER_EPOCH] != 0 and cfg[MAX_CONTROLLER_FAILOVERS] > 0
+
+
+@kernel
+def refuses_zombie(s, lay, cfg, b):
+    """KIP-380 (Kafka 2.2, rule ``broker-epoch``): does ``b`` refuse the zombie controller's
+    LeaderAndIsr for its broker epoch (STALE_BROKER_EPOCH)? Read at 2.2.0: the controller puts
+    in every control request the broker epoch it holds for the target
+    (``ControllerChannelManager.sendRequestsToBrokers``, ControllerChannelManager.scala 422-424:
+    ``controllerContext.liveBrokerIdAndEpochs(broker)``), a broker's epoch is the czxid of the
+    ephemeral node of its last registration (``KafkaZkClient.registerBroker``, KafkaZkClient.scala
+    95-100: at start, KafkaServer.scala 260, and on every new session,
+    ``RegisterBrokerAndReelect``, KafkaController.scala 1636-1641), and the broker answers
+    STALE_BROKER_EPOCH, before reading anything else of the request, to one whose epoch is
+    older than its own (``KafkaApis.handleLeaderAndIsrRequest`` 187-193, ``isBrokerEpochStale``
+    2406-2416). The zombie's view of the brokers froze when its session expired: the event
+    that resigns it (``Expire``) is put at the head of a cleared queue before a new session can
+    be made (KafkaController.scala 172-178), so it never reads a registration made after the
+    failover. A broker that registered since (``registered_since_failover``) therefore refuses
+    it; one registered before, whose registration the zombie handled as active controller
+    (kmc's restart registers atomically, ``controller_register_broker``), does not."""
+    return (zombie_broker_epoch(cfg) and registered_since_failover(s, lay, b)
+            and not skipped(cfg, G_ZOMBIE_BROKER_EPOCH))
+
+
+@kernel
 def controller_register_broker(s, t, lay, cfg, b):
     """The controller learns that broker ``b`` is up (``KafkaController.onBrokerStartup``; KRaft
     registration and unfencing, ``handleBrokerUnfenced``): ``b`` joins its live set and is sent
     the partition's state; if the partition has no leader and ``b`` may lead (``leader_candidates``:
     an ISR member; with KIP-966 an eligible or the last known leader; with unclean election any
-    broker), ``b`` is elected first and every live broker told. Reads the controller's state
-    from ``s`` (which may be ``t`` itself) and writes ``t``."""
+    broker), ``b`` is elected first and every live broker told. With a zombie controller about
+    and KIP-380, ``b`` now holds a broker epoch the zombie never saw (``refuses_zombie``). Reads
+    the controller's state from ``s`` (which may be ``t`` itself) and writes ``t``."""
     leader = controller_leader(s, lay)
     isr, live = controller_isr(s, lay), controller_live(s, lay)
     epoch = controller_leader_epoch(s, lay)
+    if zombie_broker_epoch(cfg) and has_zombie_controller(s, lay):
+        set_registered_since_failover(t, lay, b, True)  # a broker epoch the zombie never saw
     if not has(live, b):
         new_live = live | (1 << b)
         if leader == NO_LEADER and epoch_available(s, lay, cfg):

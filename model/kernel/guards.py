@@ -91,6 +91,12 @@ G_ALTER_NEEDS_CURRENT_LEADER = guard(
             "leader epoch (FENCED_LEADER_EPOCH / NOT_LEADER_OR_FOLLOWER)",
     words=("AlterPartition", "KRaft"))
 
+G_ZOMBIE_BROKER_EPOCH = guard(
+    "zombie-broker-epoch", action="BrokerHandleZombieLeaderAndIsr",
+    summary="KIP-380 (2.2): a broker that registered since the controller failover refuses the "
+            "zombie controller's LeaderAndIsr (STALE_BROKER_EPOCH)",
+    words=("zombie controller", "broker epoch"))
+
 
 @kernel
 def skipped(cfg, bit):

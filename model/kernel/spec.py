@@ -86,6 +86,11 @@ ENVIRONMENT = (
            features=("controller_failover",),
            actions=("ControllerFailover", "ZombieControllerSendLeaderAndIsr",
                     "BrokerHandleZombieLeaderAndIsr")),
+    # KIP-380 (2.2): every control request carries the broker epoch the sending controller
+    # holds; a broker that registered since the failover refuses the zombie's (issue 29bi)
+    Brings("--max-controller-failovers with KIP-380's broker epoch (rule broker-epoch)",
+           lambda c: c.bounds.max_controller_failovers > 0 and "broker-epoch" in c.rules,
+           features=("zombie_broker_epoch",)),
     Brings("--max-delayed-fetches", lambda c: c.bounds.max_delayed_fetches > 0,
            features=("delayed_fetch",), actions=("FetchDelayed", "LeaderHandleDelayedFetch")),
     Brings("no-read-loss (consumer reads tracked)", lambda c: c.track_reads, features=("reads",)),
@@ -102,7 +107,9 @@ ENVIRONMENT = (
     # KAFKA-7128's check reads the start offset of the leader's epoch, which a broker that takes
     # up an epoch it has records of (only after a restart) records as its LEO then: without
     # KIP-380, a restart before the controller noticed; with controller failovers, a zombie
-    # controller's request (the broker epoch KIP-380 puts in control requests is not modelled)
+    # controller's request (since issue 29bi KIP-380's broker epoch refuses the zombie's request
+    # to a broker that restarted after the failover; the slot is kept with failovers until a BFS
+    # shows it unreachable there: docs/model.md)
     Brings("a restart into the broker's own leader epoch under KAFKA-7128's epoch-start check",
            lambda c: "isr-join-needs-epoch-start" in c.rules
            and ("broker-epoch" not in c.rules or c.bounds.max_controller_failovers > 0),

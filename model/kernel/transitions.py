@@ -27,7 +27,7 @@ from model.kernel.fields import (
     set_partition_epoch_current,
     set_remote_current,
 )
-from model.kernel.controller import may_lead
+from model.kernel.controller import may_lead, refuses_zombie
 from model.kernel.fields import read_offset, set_read_offset
 from model.kernel.params import EPOCH_START_OFFSET, FETCH_FROM_FOLLOWERS, TRACK_READS
 from model.kernel.params import (
@@ -265,6 +265,7 @@ def finish(t, lay, cfg):
                 drop_leader_and_isr(t, lay, b, e)
         if failovers and zombie_request_pending(t, lay, b):
             stale = cfg[RULE_CONTROLLER_EPOCH] != 0 and zombie_controller_epoch(t, lay) < controller_epoch_seen(t, lay, b)
+            stale = stale or refuses_zombie(t, lay, cfg, b)  # KIP-380: STALE_BROKER_EPOCH
             if stale or zombie_leader_epoch(t, lay) <= own:
                 set_zombie_request(t, lay, b, False)
         if cfg[RULE_KRAFT] != 0 and change_pending(t, lay, b) and change_leader_epoch(t, lay, b) < own:

@@ -74,6 +74,8 @@ KILLERS = {
     (RULE, "last-known-leader-check"): "KAFKA-19522 (4.1): the record that empties the ELR does not elect a fenced last known leader",
     # issue 29al: the timed HW wait for a caught-up follower outside the ISR
     (RULE, "hw-waits-for-caught-up-replica"): "KAFKA-4485 (timed, 3.6): the HW waits for a caught-up follower outside the ISR",
+    # issue 29bi: KIP-380's broker epoch in the zombie controller's requests
+    (GUARD, "zombie-broker-epoch"): "STALE_BROKER_EPOCH (KIP-380, 2.2): a broker that restarted after the controller failover refuses the zombie controller's LeaderAndIsr",
 }
 
 SURVIVORS = {

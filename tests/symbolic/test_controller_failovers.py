@@ -253,7 +253,9 @@ def test_current_epoch_still_on_its_way_holds_and_matches_its_formula_on_every_r
     d = Dims.of(config)
     st = STRENGTHENINGS["current-epoch-still-on-its-way"]
     states = _reachable(config, 20_000)
-    assert len(states) == 12_768  # every reachable state (the reachable module's count)
+    # every reachable state (the reachable module's count): 12,768 when written (29ap), 13,531
+    # since Kafka 2.1's epoch-start slot (d83be6c; found by issue 29bi, which leaves 2.1 alone)
+    assert len(states) == 13_531
     assert all(st.holds(s, config) for s in states)
     evaluate = formula_evaluator(d, {"f": st.formula})
     assert all(evaluate(s)["f"] for s in states)

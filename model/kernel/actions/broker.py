@@ -15,7 +15,9 @@ from model.kernel.actions.step import (
     BROKER_HANDLE_ZOMBIE_LEADER_AND_ISR, BROKER_RESTART, BROKER_SHUTDOWN,
     CHECKPOINT_HIGH_WATERMARK, NO_ARG, begin,
 )
-from model.kernel.controller import NOBODY, controller_register_broker
+from model.kernel.controller import (
+    NOBODY, controller_register_broker, refuses_zombie, zombie_broker_epoch,
+)
 from model.kernel.fields import (
     NO_LEADER, UNDEFINED_EPOCH, alter_in_flight, alter_isr, broker_count, change_current,
     change_isr, change_leader_epoch, change_pending, checkpointed_hw, clear_alter, clear_change,
@@ -43,7 +45,7 @@ from model.rules import (
     RULE_ALTER_PARTITION, RULE_BROKER_EPOCH, RULE_BROKER_EPOCH_IN_FETCH, RULE_CONTROLLER_EPOCH,
     RULE_ELR, RULE_KRAFT, RULE_LEADER_AND_ISR_IN_ORDER,
 )
-from model.kernel.fields import set_epoch_start_offset
+from model.kernel.fields import set_epoch_start_offset, set_registered_since_failover
 from model.kernel.params import EPOCH_START_OFFSET
 
 
@@ -147,9 +149,10 @@ def broker_apply_partition_change(s, lay, cfg, out, acts, k):
 def broker_handle_zombie_leader_and_isr(s, lay, cfg, out, acts, k):
     """BrokerHandleZombieLeaderAndIsr(broker): the zombie controller's LeaderAndIsr reaches the
     broker. With ``controller-epoch`` (every release since 0.8) a broker that has obeyed the new
-    controller refuses it (STALE_CONTROLLER_EPOCH); otherwise, if its leader epoch is newer than
-    the broker's, the broker applies it and becomes leader or follower as the zombie's view
-    says."""
+    controller refuses it (STALE_CONTROLLER_EPOCH), and with ``broker-epoch`` (KIP-380, 2.2) one
+    that registered since the failover (STALE_BROKER_EPOCH, ``refuses_zombie``); otherwise, if
+    its leader epoch is newer than the broker's, the broker applies it and becomes leader or
+    follower as the zombie's view says."""
     if cfg[MAX_CONTROLLER_FAILOVERS] == 0:
         return k
     for b in range(broker_count(lay)):
@@ -160,6 +163,7 @@ def broker_handle_zombie_leader_and_isr(s, lay, cfg, out, acts, k):
         set_zombie_request(t, lay, b, False)
         sender = zombie_controller_epoch(s, lay)
         stale = cfg[RULE_CONTROLLER_EPOCH] != 0 and sender < controller_epoch_seen(s, lay, b)
+        stale = stale or refuses_zombie(s, lay, cfg, b)  # KIP-380: STALE_BROKER_EPOCH
         epoch = zombie_leader_epoch(s, lay)
         if not stale and epoch > leader_epoch(s, lay, b):
             if sender > controller_epoch_seen(s, lay, b):
@@ -304,6 +308,8 @@ def stop_broker(t, lay, cfg, b):
     if cfg[MAX_CONTROLLER_FAILOVERS] > 0:  # a restarted broker has obeyed no controller yet
         set_controller_epoch_seen(t, lay, b, 0)
         set_zombie_request(t, lay, b, False)
+        if zombie_broker_epoch(cfg):  # set again when it registers (one bit per dead broker)
+            set_registered_since_failover(t, lay, b, False)
 
 
 @kernel

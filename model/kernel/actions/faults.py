@@ -16,7 +16,7 @@ from model.kernel.actions.step import (
     BROKER_CRASH, CONTROLLER_FAILOVER, CONTROLLER_FENCE_BROKER, FETCH_DELAYED, FLUSH_LOG,
     NO_ARG, ZOMBIE_CONTROLLER_SEND_LEADER_AND_ISR, begin,
 )
-from model.kernel.controller import send_leader_and_isr
+from model.kernel.controller import refuses_zombie, send_leader_and_isr, zombie_broker_epoch
 from model.kernel.fields import (
     broker_count, controller_epoch, controller_failovers, controller_isr, controller_leader,
     controller_leader_epoch, controller_live, crashes, delayed_fetches, flushed_offset, has,
@@ -25,7 +25,7 @@ from model.kernel.fields import (
     set_controller_epoch, set_controller_failovers, set_crashes, set_delayed_fetches,
     set_flushed_offset, set_high_watermark, set_session_expiries, set_unflushed_losses,
     set_zombie_controller, set_zombie_request, truncate_to, unflushed_losses,
-    zombie_leader_epoch, zombie_request_pending,
+    zombie_leader_epoch, zombie_request_pending, set_registered_since_failover,
 )
 from model.kernel.jit import kernel
 from model.kernel.params import (
@@ -145,6 +145,8 @@ def controller_failover(s, lay, cfg, out, acts, k):
     set_zombie_controller(t, lay, True, controller_epoch(s, lay), leader, epoch, isr)
     for b in range(broker_count(lay)):
         set_zombie_request(t, lay, b, False)  # an older zombie's requests are superseded too
+        if zombie_broker_epoch(cfg):  # the new zombie holds every broker's current epoch
+            set_registered_since_failover(t, lay, b, False)
     set_controller_epoch(t, lay, controller_epoch(s, lay) + 1)
     set_controller_failovers(t, lay, controller_failovers(s, lay) + 1)
     for b in range(broker_count(lay)):
@@ -158,8 +160,9 @@ def controller_failover(s, lay, cfg, out, acts, k):
 def zombie_controller_send_leader_and_isr(s, lay, cfg, out, acts, k):
     """ZombieControllerSendLeaderAndIsr(broker): the deposed controller, still processing its
     event queue (a broker change it saw, a request it had queued), sends its stale view of the
-    partition to a live broker, with its old controller epoch. Only a broker behind that view's
-    leader epoch could take it."""
+    partition to a live broker, with its old controller epoch (and, since KIP-380, the broker
+    epoch it holds for the broker). Only a broker behind that view's leader epoch could take it,
+    and under KIP-380 not one that registered since the failover (``refuses_zombie``)."""
     if cfg[MAX_CONTROLLER_FAILOVERS] == 0 or not has_zombie_controller(s, lay):
         return k
     for b in range(broker_count(lay)):
@@ -167,6 +170,8 @@ def zombie_controller_send_leader_and_isr(s, lay, cfg, out, acts, k):
             continue
         if zombie_leader_epoch(s, lay) <= leader_epoch(s, lay, b):
             continue  # it would ignore it: not an action
+        if refuses_zombie(s, lay, cfg, b):
+            continue  # KIP-380: it would refuse it (STALE_BROKER_EPOCH): not an action either
         begin(s, out, acts, k, ZOMBIE_CONTROLLER_SEND_LEADER_AND_ISR, b, NO_ARG)
         set_zombie_request(out[k], lay, b, True)
         k += 1
