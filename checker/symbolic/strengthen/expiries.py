@@ -23,7 +23,8 @@ from checker.symbolic import numbers as num
 from checker.symbolic.state import count
 from model.constants import ALTER_ACCEPTED
 from checker.symbolic.strengthen.base import Strengthening, held_records, held_slots_z3
-from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
+from checker.symbolic.strengthen.history import (epoch_claims, epoch_claims_z3, never_took,
+                                                 never_took_z3)
 
 UNTIL_EXPIRY = (
     "stale-leader-still-leads", "epoch-bumps-crashed", "running-leaders-kept-leading",
@@ -368,7 +369,47 @@ def _leaderless_live_member_counted_z3(d, s):
                       count(lost) + 2 * count(stuck) <= s.crashes + s.sexp)
 
 
+def _isr_within_pending_change(s, config) -> bool:
+    if not _on(config):
+        return True
+    c = s.controller
+    if not never_took(s, c.leader, c.leader_epoch):
+        return True  # the new leader may have added members
+    for b, r in enumerate(s.replicas):
+        if (r.alive and r.leader == b and r.partition_change
+                and r.partition_change[1] == c.leader_epoch - 1
+                and not set(c.isr) <= set(r.partition_change[0]) | {c.leader}):
+            return False
+    return True
+
+
+def _isr_within_pending_change_z3(d, s):
+    if not d.expiries or not d.kraft:
+        return z3.BoolVal(True)
+    waiting = never_took_z3(d, s, s.c_leader, s.c_epoch)
+    out = []
+    for b, r in enumerate(s.reps):
+        present = z3.And(r.alive, r.leader == b, r.chg, r.chg_ep + 1 == s.c_epoch)
+        within = z3.And([z3.Implies(s.c_isr[j], z3.Or(r.chg_isr[j], s.c_leader == j))
+                         for j in range(d.n)])
+        out.append(z3.Implies(z3.And(waiting, present), within))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
+    Strengthening("isr-within-pending-change", "under session expiries on KRaft, until the "
+                  "controller's leader takes its epoch, the controller's ISR is within the ISR of "
+                  "a running leader's pending change of the epoch before (the controller's latest "
+                  "ISR of that epoch, not yet applied) plus the new leader: "
+                  "isr-grows-only-under-its-leader for the ISR the leader is about to take. The "
+                  "controller makes the next epoch by a fence, a failure or an election, whose "
+                  "target ISR is the ISR without the removed broker "
+                  "(``ReplicationControlManager.generateLeaderAndIsrUpdates``, "
+                  "``Replicas.copyWithout``, at 3.5.0 and 3.9.0; an election from KIP-966's ELR "
+                  "makes the ISR the new leader), and only the leader of the current epoch adds "
+                  "members (AlterPartition of an older leader epoch is refused: "
+                  "FENCED_LEADER_EPOCH / NEW_LEADER_ELECTED)",
+                  _isr_within_pending_change, _isr_within_pending_change_z3, uses_config=True),
     Strengthening("leaderless-live-member-counted", "under session expiries with KIP-966's ELR "
                   "(4.1), while the partition has no leader, the running brokers out of the "
                   "controller's live set plus twice the ISR members that are down but live to it "
