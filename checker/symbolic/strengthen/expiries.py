@@ -22,6 +22,7 @@ import z3
 from checker.symbolic import numbers as num
 from checker.symbolic.state import count
 from model.constants import ALTER_ACCEPTED
+from checker.symbolic.strengthen.isr_hw import _committed_view_z3
 from checker.symbolic.strengthen.base import Strengthening, held_records, held_slots_z3
 from checker.symbolic.strengthen.history import (epoch_claims, epoch_claims_z3, never_took,
                                                  never_took_z3)
@@ -396,7 +397,59 @@ def _isr_within_pending_change_z3(d, s):
     return z3.And(out)
 
 
+def _leader_views_of_own_epoch(r) -> list:
+    """The ISRs a running leader knows the controller holds (or held last) for its own epoch: its
+    committed view (its ISR, or the one its accepted AlterPartition answer carries) and its
+    pending KRaft change of that epoch (the controller's latest ISR of it)."""
+    a = r.alter_partition
+    views = [tuple(a[1]) if a and a[0] == ALTER_ACCEPTED else tuple(r.isr)]
+    if r.partition_change and r.partition_change[1] == r.leader_epoch:
+        views.append(tuple(r.partition_change[0]))
+    return views
+
+
+def _later_request_isr_within_leader_view(s, config) -> bool:
+    if not _on(config):
+        return True
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.leader == b):
+            continue
+        for q, e, leader, isr in s.leader_and_isr:
+            if q == b and leader == b and e > r.leader_epoch and any(
+                    not set(isr) <= set(view) for view in _leader_views_of_own_epoch(r)):
+                return False
+    return True
+
+
+def _later_request_isr_within_leader_view_z3(d, s):
+    if not d.expiries:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        leads = z3.And(r.alive, r.leader == b)
+        views = [(z3.BoolVal(True), _committed_view_z3(d, r))]
+        if d.kraft:
+            views.append((z3.And(r.chg, r.chg_ep == r.lep), r.chg_isr))
+        for e in range(len(s.lai[b])):
+            later = z3.And(leads, s.lai[b][e], s.lai_leader[b][e] == b, r.lep < e)
+            for present, view in views:
+                out.append(z3.Implies(z3.And(later, present),
+                                      z3.And([z3.Implies(s.lai_isr[b][e][j], view[j])
+                                              for j in range(d.n)])))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
+    Strengthening("later-request-isr-within-leader-view", "under session expiries, a "
+                  "LeaderAndIsr on its way to a running leader that names it leader of a later "
+                  "epoch carries an ISR within the ISRs the leader knows the controller holds for "
+                  "its own epoch (its ISR, or its accepted AlterPartition answer's, and its pending "
+                  "KRaft change of its epoch): the controller names a running leader again only "
+                  "after fencing it (a session expiry) and electing it back from KIP-966's ELR or as "
+                  "the ISR's last member, with an ISR it got by removing members; only the leader "
+                  "of the current epoch adds them, and this leader has not taken the later epoch",
+                  _later_request_isr_within_leader_view,
+                  _later_request_isr_within_leader_view_z3, uses_config=True),
     Strengthening("isr-within-pending-change", "under session expiries on KRaft, until the "
                   "controller's leader takes its epoch, the controller's ISR is within the ISR of "
                   "a running leader's pending change of the epoch before (the controller's latest "
