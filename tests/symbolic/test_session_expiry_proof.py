@@ -114,3 +114,16 @@ def test_kafka_3_5_with_a_session_expiry_is_proved_and_needs_eligible_isr_live()
     names = [n for n in all_names(config) if n != "eligible-isr-live"]
     mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
     assert mutant.status == INCONCLUSIVE and mutant.cti
+
+
+@pytest.mark.slow  # two proofs of Kafka 4.1 (issue 29bg; times in docs/testing.md)
+def test_kafka_4_1_with_a_session_expiry_is_proved_and_needs_isr_within_pending_change():
+    # KIP-966's ELR and KRaft 3.6+'s shrinks within a leader epoch (issue 29bg): the proof needs
+    # the facts about a leader's pending change and a re-elected running leader's request
+    config = _config("4.1")
+    result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, (result.status, result.failing)
+    # the mutant: without isr-within-pending-change, 29bd's last CTI comes back
+    names = [n for n in all_names(config) if n != "isr-within-pending-change"]
+    mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
+    assert mutant.status == INCONCLUSIVE and mutant.cti

@@ -236,8 +236,8 @@ def _isr_views_of_leaders_z3(d, s, b: int) -> list:
 
 
 def _lone_leader_keeps_later_epochs(s, config) -> bool:
-    if not _on(config) or not _no_elr(config):
-        return True
+    if not _on(config) or (not _no_elr(config) and s.session_expiries > 0):
+        return True  # KIP-966: the fence of the lone leader elects from the ELR (issue 29bg)
     claims = epoch_claims(s)
     views = [(e, isr) for _, e, _, isr in s.leader_and_isr]
     views.append((s.controller.leader_epoch, s.controller.isr))
@@ -253,8 +253,14 @@ def _lone_leader_keeps_later_epochs(s, config) -> bool:
 
 
 def _lone_leader_keeps_later_epochs_z3(d, s):
-    if not d.expiries or d.elr:
+    if not d.expiries:
         return z3.BoolVal(True)
+    if d.elr:  # issue 29bg: until the first expiry
+        return z3.Or(s.sexp > 0, _lone_leader_keeps_later_epochs_body_z3(d, s))
+    return _lone_leader_keeps_later_epochs_body_z3(d, s)
+
+
+def _lone_leader_keeps_later_epochs_body_z3(d, s):
     claims = epoch_claims_z3(d, s)
     views = [(s.lai[q][x], x, s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
     views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
@@ -273,8 +279,9 @@ def _lone_leader_keeps_later_epochs_z3(d, s):
 
 
 def _moved_leader_out_of_later_isrs(s, config) -> bool:
-    if not _on(config) or not _no_elr(config):
+    if not _on(config):
         return True
+    elr = not _no_elr(config)  # KIP-966: elected back from the ELR (issue 29bg)
     c = s.controller
     views = [(e, isr) for _, e, _, isr in s.leader_and_isr]
     views.append((c.leader_epoch, c.isr))
@@ -286,13 +293,15 @@ def _moved_leader_out_of_later_isrs(s, config) -> bool:
         for e in led:
             moved = [x for x, leader in claims if x > e and leader not in (b, -1)]
             moved += [x for _, _, x in held_records(s) if x > e]  # written by x's leader
-            if any(b in isr and any(x <= y for x in moved) for y, isr in views):
+            back = [x for x, leader in claims if x > e and leader == b] if elr else []
+            if any(b in isr and any(x <= y and not any(x < z <= y for z in back) for x in moved)
+                   for y, isr in views):
                 return False
     return True
 
 
 def _moved_leader_out_of_later_isrs_z3(d, s):
-    if not d.expiries or d.elr:
+    if not d.expiries:
         return z3.BoolVal(True)
     views = [(s.lai[q][x], x, s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
     views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
@@ -307,31 +316,38 @@ def _moved_leader_out_of_later_isrs_z3(d, s):
             xs = [x for _, x, _ in claims] + [x for _, _, _, x in held_slots_z3(d, s)]
             for moved, x in zip(moves, xs):
                 for present, y, isr in views:
-                    out.append(z3.Implies(z3.And(moved, present, x <= y), z3.Not(isr[b])))
+                    # issue 29bg: under KIP-966, unless an epoch after x and up to y names b
+                    back = z3.Or([z3.And(p, leader == b, x < z, z <= y)
+                                  for p, z, leader in claims]) if d.elr else z3.BoolVal(False)
+                    out.append(z3.Implies(z3.And(moved, present, x <= y, z3.Not(back)),
+                                          z3.Not(isr[b])))
     return z3.And(out)
 
 
 def _leaderless_after_running_leader_counted(s, config) -> bool:
-    if not _on(config) or not _no_elr(config):
+    if not _on(config):
         return True
+    # issue 29bg: under KIP-966 a handled crash takes a member out without a new epoch (3.6+)
+    bound = s.session_expiries + (0 if _no_elr(config) else s.crashes)
     claims = epoch_claims(s)
     for b in range(len(s.replicas)):
         for e, isr in _isr_views_of_leaders(s, b):
             if (any(x == e + 1 and leader == -1 for x, leader in claims)
-                    and len(isr) > s.session_expiries):
+                    and len(isr) > bound):
                 return False
     return True
 
 
 def _leaderless_after_running_leader_counted_z3(d, s):
-    if not d.expiries or d.elr:
+    if not d.expiries:
         return z3.BoolVal(True)
+    bound = s.sexp + s.crashes if d.elr else s.sexp
     claims = epoch_claims_z3(d, s)
     out = []
     for b in range(d.n):
         for leads, e, isr in _isr_views_of_leaders_z3(d, s, b):
             leaderless_next = z3.Or([z3.And(p, x == e + 1, leader == -1) for p, x, leader in claims])
-            out.append(z3.Implies(z3.And(leads, leaderless_next), count(isr) <= s.sexp))
+            out.append(z3.Implies(z3.And(leads, leaderless_next), count(isr) <= bound))
     return z3.And(out)
 
 
@@ -439,7 +455,33 @@ def _later_request_isr_within_leader_view_z3(d, s):
     return z3.And(out)
 
 
+def _change_of_own_epoch_on_its_leader(s, config) -> bool:
+    if not _on(config):
+        return True
+    return all(r.leader == b for b, r in enumerate(s.replicas)
+               if r.alive and r.partition_change and r.partition_change[1] == r.leader_epoch)
+
+
+def _change_of_own_epoch_on_its_leader_z3(d, s):
+    if not d.expiries or not d.kraft:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alive, r.chg, r.chg_ep == r.lep), r.leader == b)
+                   for b, r in enumerate(s.reps)])
+
+
 STRENGTHENINGS = (
+    Strengthening("change-of-own-epoch-on-its-leader", "under session expiries on KRaft, a "
+                  "running broker that holds a pending change of the leader epoch it is in leads "
+                  "that epoch: the controller puts a change only on its leader of the epoch (the "
+                  "kernel's ``write_partition``, ``write_elr_change``, "
+                  "``controller_register_broker``: every broker applies the record, only the "
+                  "leader acts on it), and the leader of an epoch never changes within it (a "
+                  "record that sets a leader bumps the leader epoch: "
+                  "``PartitionRegistration.merge`` at 3.5.0), so the broker took that epoch as its "
+                  "leader (kraft's change-on-its-leader says the rest, but not this once the "
+                  "controller has moved on)",
+                  _change_of_own_epoch_on_its_leader, _change_of_own_epoch_on_its_leader_z3,
+                  uses_config=True),
     Strengthening("later-request-isr-within-leader-view", "under session expiries, a "
                   "LeaderAndIsr on its way to a running leader that names it leader of a later "
                   "epoch carries an ISR within the ISRs the leader knows the controller holds for "
