@@ -374,7 +374,9 @@ def _leaderless_live_member_counted(s, config) -> bool:
     stuck = sum(1 for b, r in enumerate(s.replicas)
                 if not r.alive and b in c.isr and b in c.live_brokers)
     lost = sum(1 for b, r in enumerate(s.replicas) if r.alive and b not in c.live_brokers)
-    return lost + 2 * stuck <= s.crashes + s.session_expiries
+    # issue 29bg: a running member live to the controller registered since too (one fault)
+    up = sum(1 for b, r in enumerate(s.replicas) if r.alive and b in c.isr and b in c.live_brokers)
+    return lost + 2 * stuck + up <= s.crashes + s.session_expiries
 
 
 def _leaderless_live_member_counted_z3(d, s):
@@ -382,8 +384,9 @@ def _leaderless_live_member_counted_z3(d, s):
         return z3.BoolVal(True)
     stuck = [z3.And(z3.Not(r.alive), s.c_isr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
     lost = [z3.And(r.alive, z3.Not(s.c_live[b])) for b, r in enumerate(s.reps)]
+    up = [z3.And(r.alive, s.c_isr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
     return z3.Implies(s.c_leader == -1,
-                      count(lost) + 2 * count(stuck) <= s.crashes + s.sexp)
+                      count(lost) + 2 * count(stuck) + count(up) <= s.crashes + s.sexp)
 
 
 def _isr_within_pending_change(s, config) -> bool:
@@ -507,8 +510,9 @@ STRENGTHENINGS = (
                   _isr_within_pending_change, _isr_within_pending_change_z3, uses_config=True),
     Strengthening("leaderless-live-member-counted", "under session expiries with KIP-966's ELR "
                   "(4.1), while the partition has no leader, the running brokers out of the "
-                  "controller's live set plus twice the ISR members that are down but live to it "
-                  "are at most the crashes and expiries: a running broker out of the live set was "
+                  "controller's live set, plus the ISR members running and live to it, plus twice "
+                  "the ISR members that are down but live to it, are at most the crashes and "
+                  "expiries (the running members since issue 29bg): a running broker out of the live set was "
                   "fenced (one expiry each); the controller leaves a partition leaderless only "
                   "when no live ISR member may lead (an unhandled crash leaves a broker live and "
                   "electable), so a member live now registered since, at the epoch bound (a "
