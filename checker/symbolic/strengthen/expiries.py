@@ -393,26 +393,32 @@ def _isr_within_pending_change(s, config) -> bool:
     if not _on(config):
         return True
     c = s.controller
-    if not never_took(s, c.leader, c.leader_epoch):
-        return True  # the new leader may have added members
-    for b, r in enumerate(s.replicas):
-        if (r.alive and r.leader == b and r.partition_change
-                and r.partition_change[1] == c.leader_epoch - 1
-                and not set(c.isr) <= set(r.partition_change[0]) | {c.leader}):
-            return False
+    views = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr]  # issue 29bg: requests too
+    views.append((c.leader_epoch, c.leader, c.isr))
+    for e, leader, isr in views:
+        if not never_took(s, leader, e):
+            continue  # its leader may have added members
+        for r in s.replicas:
+            if (r.alive and r.partition_change and r.partition_change[1] == e - 1
+                    and not set(isr) <= set(r.partition_change[0]) | {leader}):
+                return False
     return True
 
 
 def _isr_within_pending_change_z3(d, s):
     if not d.expiries or not d.kraft:
         return z3.BoolVal(True)
-    waiting = never_took_z3(d, s, s.c_leader, s.c_epoch)
+    views = [(s.lai[q][x], num.val(x), s.lai_leader[q][x], s.lai_isr[q][x])
+             for q in range(d.n) for x in range(len(s.lai[q]))]
+    views.append((z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr))
     out = []
-    for b, r in enumerate(s.reps):
-        present = z3.And(r.alive, r.leader == b, r.chg, r.chg_ep + 1 == s.c_epoch)
-        within = z3.And([z3.Implies(s.c_isr[j], z3.Or(r.chg_isr[j], s.c_leader == j))
-                         for j in range(d.n)])
-        out.append(z3.Implies(z3.And(waiting, present), within))
+    for present, e, leader, isr in views:
+        waiting = z3.And(present, never_took_z3(d, s, leader, e))
+        for r in s.reps:
+            after = z3.And(r.alive, r.chg, r.chg_ep + 1 == e)
+            within = z3.And([z3.Implies(isr[j], z3.Or(r.chg_isr[j], leader == j))
+                             for j in range(d.n)])
+            out.append(z3.Implies(z3.And(waiting, after), within))
     return z3.And(out)
 
 
@@ -472,7 +478,37 @@ def _change_of_own_epoch_on_its_leader_z3(d, s):
                    for b, r in enumerate(s.reps)])
 
 
+def _keeps_epoch_on_shrink(config) -> bool:
+    return "kraft" in config.rules and "isr-shrink-keeps-leader-epoch" in config.rules
+
+
+def _leaderless_epoch_follows_a_leader(s, config) -> bool:
+    if not _on(config) or not _keeps_epoch_on_shrink(config):
+        return True
+    leaderless = {x for x, leader in epoch_claims(s) if leader == -1}
+    return not any(x + 1 in leaderless for x in leaderless)
+
+
+def _leaderless_epoch_follows_a_leader_z3(d, s):
+    if not d.expiries or not (d.kraft and d.shrink_keeps):
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    return z3.And([z3.Not(z3.And(p, q, a == -1, b == -1, y == x + 1))
+                   for p, x, a in claims for q, y, b in claims])
+
+
 STRENGTHENINGS = (
+    Strengthening("leaderless-epoch-follows-a-leader", "under session expiries on KRaft 3.6+ "
+                  "(isr-shrink-keeps-leader-epoch), no leaderless epoch (as a request, a running "
+                  "broker or the controller holds it) follows a leaderless one: the controller "
+                  "makes a new leader epoch only with a new leader (``PartitionRegistration.merge``"
+                  ": the epoch + 1 only for a record that sets the leader, lines 83-89 at 3.5.0; "
+                  "``PartitionChangeBuilder.tryElection`` sets it only when the election's winner "
+                  "differs from the current leader, line 339 at 3.9.0-rc3), and since KAFKA-15021 "
+                  "(3.6) no ISR shrink bumps it, so an epoch without a leader is followed only by "
+                  "an election's",
+                  _leaderless_epoch_follows_a_leader, _leaderless_epoch_follows_a_leader_z3,
+                  uses_config=True),
     Strengthening("change-of-own-epoch-on-its-leader", "under session expiries on KRaft, a "
                   "running broker that holds a pending change of the leader epoch it is in leads "
                   "that epoch: the controller puts a change only on its leader of the epoch (the "
@@ -495,9 +531,10 @@ STRENGTHENINGS = (
                   "of the current epoch adds them, and this leader has not taken the later epoch",
                   _later_request_isr_within_leader_view,
                   _later_request_isr_within_leader_view_z3, uses_config=True),
-    Strengthening("isr-within-pending-change", "under session expiries on KRaft, until the "
-                  "controller's leader takes its epoch, the controller's ISR is within the ISR of "
-                  "a running leader's pending change of the epoch before (the controller's latest "
+    Strengthening("isr-within-pending-change", "under session expiries on KRaft, until "
+                  "its leader takes the epoch, the controller's ISR, and the ISR of each "
+                  "LeaderAndIsr on its way, is within the ISR of a running broker's pending change "
+                  "of the epoch before (the controller's latest "
                   "ISR of that epoch, not yet applied) plus the new leader: "
                   "isr-grows-only-under-its-leader for the ISR the leader is about to take. The "
                   "controller makes the next epoch by a fence, a failure or an election, whose "
