@@ -497,7 +497,45 @@ def _leaderless_epoch_follows_a_leader_z3(d, s):
                    for p, x, a in claims for q, y, b in claims])
 
 
+def _request_isrs_grow_only_under_their_leader(s, config) -> bool:
+    if not _on(config):
+        return True
+    c = s.controller
+    sent = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr if never_took(s, leader, e)]
+    views = sent + ([(c.leader_epoch, c.leader, c.isr)]
+                    if never_took(s, c.leader, c.leader_epoch) else [])
+    return all(set(isr) <= set(before) | {leader}
+               for x, leader, isr in views for y, _, before in sent if y == x - 1)
+
+
+def _request_isrs_grow_only_under_their_leader_z3(d, s):
+    if not d.expiries:
+        return z3.BoolVal(True)
+    sent = [(z3.And(s.lai[q][x], never_took_z3(d, s, s.lai_leader[q][x], num.val(x))), num.val(x),
+             s.lai_leader[q][x], s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
+    views = sent + [(never_took_z3(d, s, s.c_leader, s.c_epoch), s.c_epoch, s.c_leader, s.c_isr)]
+    out = []
+    for p, x, leader, isr in views:
+        for q, y, _, before in sent:
+            within = z3.And([z3.Implies(isr[j], z3.Or(before[j], leader == j)) for j in range(d.n)])
+            out.append(z3.Implies(z3.And(p, q, y + 1 == x), within))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
+    Strengthening("request-isrs-grow-only-under-their-leader", "under session expiries, the ISR "
+                  "of an epoch as a LeaderAndIsr on its way or the controller carries it, while "
+                  "that epoch's leader has not taken it, is within the ISR of every request of the "
+                  "epoch before whose leader has not taken that one either, plus the new leader: "
+                  "isr-grows-only-under-its-leader between requests. While an epoch's leader has "
+                  "not taken it, its ISR only shrinks (only the current epoch's leader adds "
+                  "members: FENCED_LEADER_EPOCH, ``ReplicationControlManager`` line 1098 at "
+                  "3.5.0), so every request of it (sent at its start or to a broker that "
+                  "registered since: the current state) holds its last ISR, and the next epoch "
+                  "starts from that ISR less the removed broker (``generateLeaderAndIsrUpdates``), "
+                  "or the ELR winner alone (``tryElection``)",
+                  _request_isrs_grow_only_under_their_leader,
+                  _request_isrs_grow_only_under_their_leader_z3, uses_config=True),
     Strengthening("leaderless-epoch-follows-a-leader", "under session expiries on KRaft 3.6+ "
                   "(isr-shrink-keeps-leader-epoch), no leaderless epoch (as a request, a running "
                   "broker or the controller holds it) follows a leaderless one: the controller "
