@@ -376,7 +376,10 @@ def _leaderless_live_member_counted(s, config) -> bool:
     lost = sum(1 for b, r in enumerate(s.replicas) if r.alive and b not in c.live_brokers)
     # issue 29bg: a running member live to the controller registered since too (one fault)
     up = sum(1 for b, r in enumerate(s.replicas) if r.alive and b in c.isr and b in c.live_brokers)
-    return lost + 2 * stuck + up <= s.crashes + s.session_expiries
+    # and a running ELR member live to it while the ISR is not empty (issue 29bg)
+    waiting = sum(1 for b, r in enumerate(s.replicas)
+                  if c.isr and r.alive and b in s.elr and b in c.live_brokers)
+    return lost + 2 * stuck + up + waiting <= s.crashes + s.session_expiries
 
 
 def _leaderless_live_member_counted_z3(d, s):
@@ -385,8 +388,9 @@ def _leaderless_live_member_counted_z3(d, s):
     stuck = [z3.And(z3.Not(r.alive), s.c_isr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
     lost = [z3.And(r.alive, z3.Not(s.c_live[b])) for b, r in enumerate(s.reps)]
     up = [z3.And(r.alive, s.c_isr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
-    return z3.Implies(s.c_leader == -1,
-                      count(lost) + 2 * count(stuck) + count(up) <= s.crashes + s.sexp)
+    waiting = [z3.And(z3.Or(s.c_isr), r.alive, s.elr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
+    return z3.Implies(s.c_leader == -1, count(lost) + 2 * count(stuck) + count(up)
+                      + count(waiting) <= s.crashes + s.sexp)
 
 
 def _isr_within_pending_change(s, config) -> bool:
@@ -586,8 +590,11 @@ STRENGTHENINGS = (
     Strengthening("leaderless-live-member-counted", "under session expiries with KIP-966's ELR "
                   "(4.1), while the partition has no leader, the running brokers out of the "
                   "controller's live set, plus the ISR members running and live to it, plus twice "
-                  "the ISR members that are down but live to it, are at most the crashes and "
-                  "expiries (the running members since issue 29bg): a running broker out of the live set was "
+                  "the ISR members that are down but live to it, plus the running ELR members live "
+                  "to it while the ISR is not empty, are at most the crashes and expiries (the "
+                  "last two terms since issue 29bg: BFS finds the last one 0 on every reachable "
+                  "state of 4.1 with one expiry; an ELR member is passed over only while the ISR "
+                  "is not empty, and a fence of the last member empties it): a running broker out of the live set was "
                   "fenced (one expiry each); the controller leaves a partition leaderless only "
                   "when no live ISR member may lead (an unhandled crash leaves a broker live and "
                   "electable), so a member live now registered since, at the epoch bound (a "
