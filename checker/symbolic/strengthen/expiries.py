@@ -294,7 +294,9 @@ def _moved_leader_out_of_later_isrs(s, config) -> bool:
             moved = [x for x, leader in claims if x > e and leader not in (b, -1)]
             moved += [x for _, _, x in held_records(s) if x > e]  # written by x's leader
             back = [x for x, leader in claims if x > e and leader == b] if elr else []
-            if any(b in isr and any(x <= y and not any(x < z <= y for z in back) for x in moved)
+            # under the ELR: elected back (an ELR winner's ISR is it alone), not added back
+            if any(b in isr and any(x <= y and not (set(isr) == {b} and any(x < z <= y for z in back))
+                                    for x in moved)
                    for y, isr in views):
                 return False
     return True
@@ -317,10 +319,13 @@ def _moved_leader_out_of_later_isrs_z3(d, s):
             for moved, x in zip(moves, xs):
                 for present, y, isr in views:
                     # issue 29bg: under KIP-966, unless an epoch after x and up to y names b
-                    back = z3.Or([z3.And(p, leader == b, x < z, z <= y)
-                                  for p, z, leader in claims]) if d.elr else z3.BoolVal(False)
-                    out.append(z3.Implies(z3.And(moved, present, x <= y, z3.Not(back)),
-                                          z3.Not(isr[b])))
+                    if not d.elr:
+                        out.append(z3.Implies(z3.And(moved, present, x <= y), z3.Not(isr[b])))
+                        continue
+                    back = z3.Or([z3.And(p, leader == b, x < z, z <= y) for p, z, leader in claims])
+                    alone = z3.And([z3.Not(isr[j]) for j in range(d.n) if j != b])
+                    out.append(z3.Implies(z3.And(moved, present, x <= y, isr[b]),
+                                          z3.And(back, alone)))
     return z3.And(out)
 
 
