@@ -409,7 +409,7 @@ def _isr_within_pending_change(s, config) -> bool:
             continue  # its leader may have added members
         for r in s.replicas:
             if (r.alive and r.partition_change and r.partition_change[1] == e - 1
-                    and not set(isr) <= set(r.partition_change[0]) | {leader}):
+                    and not (set(isr) <= set(r.partition_change[0]) or set(isr) == {leader})):
                 return False
     return True
 
@@ -425,9 +425,9 @@ def _isr_within_pending_change_z3(d, s):
         waiting = z3.And(present, never_took_z3(d, s, leader, e))
         for r in s.reps:
             after = z3.And(r.alive, r.chg, r.chg_ep + 1 == e)
-            within = z3.And([z3.Implies(isr[j], z3.Or(r.chg_isr[j], leader == j))
-                             for j in range(d.n)])
-            out.append(z3.Implies(z3.And(waiting, after), within))
+            within = z3.And([z3.Implies(isr[j], r.chg_isr[j]) for j in range(d.n)])
+            alone = z3.And([isr[j] == (leader == j) for j in range(d.n)])
+            out.append(z3.Implies(z3.And(waiting, after), z3.Or(within, alone)))
     return z3.And(out)
 
 
@@ -513,7 +513,7 @@ def _request_isrs_grow_only_under_their_leader(s, config) -> bool:
     sent = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr if never_took(s, leader, e)]
     views = sent + ([(c.leader_epoch, c.leader, c.isr)]
                     if never_took(s, c.leader, c.leader_epoch) else [])
-    return all(set(isr) <= set(before) | {leader}
+    return all(set(isr) <= set(before) or set(isr) == {leader}
                for x, leader, isr in views for y, _, before in sent if y == x - 1)
 
 
@@ -526,8 +526,9 @@ def _request_isrs_grow_only_under_their_leader_z3(d, s):
     out = []
     for p, x, leader, isr in views:
         for q, y, _, before in sent:
-            within = z3.And([z3.Implies(isr[j], z3.Or(before[j], leader == j)) for j in range(d.n)])
-            out.append(z3.Implies(z3.And(p, q, y + 1 == x), within))
+            within = z3.And([z3.Implies(isr[j], before[j]) for j in range(d.n)])
+            alone = z3.And([isr[j] == (leader == j) for j in range(d.n)])
+            out.append(z3.Implies(z3.And(p, q, y + 1 == x), z3.Or(within, alone)))
     return z3.And(out)
 
 
@@ -535,7 +536,8 @@ STRENGTHENINGS = (
     Strengthening("request-isrs-grow-only-under-their-leader", "under session expiries, the ISR "
                   "of an epoch as a LeaderAndIsr on its way or the controller carries it, while "
                   "that epoch's leader has not taken it, is within the ISR of every request of the "
-                  "epoch before whose leader has not taken that one either, plus the new leader: "
+                  "epoch before whose leader has not taken that one either, or it is the new leader "
+                  "alone (issue 29bg: an ELR winner's): "
                   "isr-grows-only-under-its-leader between requests. While an epoch's leader has "
                   "not taken it, its ISR only shrinks (only the current epoch's leader adds "
                   "members: FENCED_LEADER_EPOCH, ``ReplicationControlManager`` line 1098 at "
@@ -582,7 +584,7 @@ STRENGTHENINGS = (
                   "its leader takes the epoch, the controller's ISR, and the ISR of each "
                   "LeaderAndIsr on its way, is within the ISR of a running broker's pending change "
                   "of the epoch before (the controller's latest "
-                  "ISR of that epoch, not yet applied) plus the new leader: "
+                  "ISR of that epoch, not yet applied), or it is the new leader alone: "
                   "isr-grows-only-under-its-leader for the ISR the leader is about to take. The "
                   "controller makes the next epoch by a fence, a failure or an election, whose "
                   "target ISR is the ISR without the removed broker "
