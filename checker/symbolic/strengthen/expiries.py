@@ -532,7 +532,27 @@ def _request_isrs_grow_only_under_their_leader_z3(d, s):
     return z3.And(out)
 
 
+def _elr_isr_live(s, config) -> bool:
+    if not _on(config) or _no_elr(config):
+        return True
+    return set(s.controller.isr) <= set(s.controller.live_brokers)
+
+
+def _elr_isr_live_z3(d, s):
+    if not d.expiries or not d.elr:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.c_isr[b], s.c_live[b]) for b in range(d.n)])
+
+
 STRENGTHENINGS = (
+    Strengthening("elr-isr-live", "under session expiries with KIP-966's ELR (4.1), every member "
+                  "of the controller's ISR, the last one too, is in its live set: "
+                  "eligible-isr-live for an ISR of one. With the ELR a fence or a handled failure "
+                  "takes the broker out of the ISR even when it is the last member (the ISR may "
+                  "empty: ``generateLeaderAndIsrUpdates`` with ``setEligibleLeaderReplicasEnabled``, "
+                  "3.9.0-rc3; the kernel's ``target_isr_without``), and KIP-841 adds no fenced "
+                  "broker (INELIGIBLE_REPLICA)",
+                  _elr_isr_live, _elr_isr_live_z3, uses_config=True),
     Strengthening("request-isrs-grow-only-under-their-leader", "under session expiries, the ISR "
                   "of an epoch as a LeaderAndIsr on its way or the controller carries it, while "
                   "that epoch's leader has not taken it, is within the ISR of every request of the "
