@@ -491,18 +491,18 @@ def _keeps_epoch_on_shrink(config) -> bool:
     return "kraft" in config.rules and "isr-shrink-keeps-leader-epoch" in config.rules
 
 
-def _leaderless_epoch_follows_a_leader(s, config) -> bool:
+def _next_epoch_changes_leader(s, config) -> bool:
     if not _on(config) or not _keeps_epoch_on_shrink(config):
         return True
-    leaderless = {x for x, leader in epoch_claims(s) if leader == -1}
-    return not any(x + 1 in leaderless for x in leaderless)
+    claims = set(epoch_claims(s))
+    return not any((x + 1, leader) in claims for x, leader in claims)
 
 
-def _leaderless_epoch_follows_a_leader_z3(d, s):
+def _next_epoch_changes_leader_z3(d, s):
     if not d.expiries or not (d.kraft and d.shrink_keeps):
         return z3.BoolVal(True)
     claims = epoch_claims_z3(d, s)
-    return z3.And([z3.Not(z3.And(p, q, a == -1, b == -1, y == x + 1))
+    return z3.And([z3.Not(z3.And(p, q, a == b, y == x + 1))
                    for p, x, a in claims for q, y, b in claims])
 
 
@@ -567,16 +567,16 @@ STRENGTHENINGS = (
                   "or the ELR winner alone (``tryElection``)",
                   _request_isrs_grow_only_under_their_leader,
                   _request_isrs_grow_only_under_their_leader_z3, uses_config=True),
-    Strengthening("leaderless-epoch-follows-a-leader", "under session expiries on KRaft 3.6+ "
-                  "(isr-shrink-keeps-leader-epoch), no leaderless epoch (as a request, a running "
-                  "broker or the controller holds it) follows a leaderless one: the controller "
+    Strengthening("next-epoch-changes-leader", "under session expiries on KRaft 3.6+ "
+                  "(isr-shrink-keeps-leader-epoch), no two consecutive epochs (as requests, "
+                  "running brokers or the controller hold them) name the same leader, nor both "
+                  "none: the controller "
                   "makes a new leader epoch only with a new leader (``PartitionRegistration.merge``"
                   ": the epoch + 1 only for a record that sets the leader, lines 83-89 at 3.5.0; "
                   "``PartitionChangeBuilder.tryElection`` sets it only when the election's winner "
                   "differs from the current leader, line 339 at 3.9.0-rc3), and since KAFKA-15021 "
-                  "(3.6) no ISR shrink bumps it, so an epoch without a leader is followed only by "
-                  "an election's",
-                  _leaderless_epoch_follows_a_leader, _leaderless_epoch_follows_a_leader_z3,
+                  "(3.6) no ISR shrink bumps it",
+                  _next_epoch_changes_leader, _next_epoch_changes_leader_z3,
                   uses_config=True),
     Strengthening("change-of-own-epoch-on-its-leader", "under session expiries on KRaft, a "
                   "running broker that holds a pending change of the leader epoch it is in leads "
