@@ -59,7 +59,11 @@ def _states(config, limit):
 
 
 @pytest.mark.slow  # 562 s (2.1) and 197 s (3.5) at load 6 to 8 (the formulas on every 10th state)
-@pytest.mark.parametrize("version, records, total", [("2.1", 2, 17_416), ("3.5", 1, 9_987)])
+@pytest.mark.parametrize("version, records, total", [
+    ("2.1", 2, 18_352),  # 17,416 before the epoch-start slot (c5e2b61 and before)
+    ("3.5", 1, 9_987),
+    ("4.1", 1, 10_081),  # issue 29bg: the ELR forms and 4.1's facts
+])
 def test_every_new_fact_and_form_holds_and_agrees_with_its_formula_on_reachable_states(
         version, records, total):
     from tests.symbolic.helpers import formula_evaluator
@@ -114,3 +118,19 @@ def test_kafka_3_5_with_a_session_expiry_is_proved_and_needs_eligible_isr_live()
     names = [n for n in all_names(config) if n != "eligible-isr-live"]
     mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
     assert mutant.status == INCONCLUSIVE and mutant.cti
+
+
+@pytest.mark.slow  # one BFS of 4.1 at one record (10,081 states; issue 29bg)
+def test_the_elr_forms_hold_on_kafka_4_1_where_the_forms_as_first_written_do_not(monkeypatch):
+    # issue 29bg: 29bd's three facts were off under KIP-966's ELR, false as written on 4.1's
+    # reachable states; their ELR forms hold there. The mutant is the form as written (the ELR
+    # treated as absent): the reachable states catch it
+    config = _config("4.1", max_records=1)
+    names = ["moved-leader-out-of-later-isrs", "lone-leader-keeps-later-epochs",
+             "leaderless-after-running-leader-counted"]
+    states = _states(config, 20_000)
+    assert len(states) == 10_081
+    assert all(STRENGTHENINGS[n].holds(s, config) for s in states for n in names)
+    monkeypatch.setattr(expiries, "_no_elr", lambda config: True)
+    false = {n: sum(1 for s in states if not STRENGTHENINGS[n].holds(s, config)) for n in names}
+    assert all(false.values()), false

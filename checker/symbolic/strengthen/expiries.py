@@ -22,8 +22,10 @@ import z3
 from checker.symbolic import numbers as num
 from checker.symbolic.state import count
 from model.constants import ALTER_ACCEPTED
+from checker.symbolic.strengthen.isr_hw import _committed_view_z3
 from checker.symbolic.strengthen.base import Strengthening, held_records, held_slots_z3
-from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
+from checker.symbolic.strengthen.history import (epoch_claims, epoch_claims_z3, never_took,
+                                                 never_took_z3)
 
 UNTIL_EXPIRY = (
     "stale-leader-still-leads", "epoch-bumps-crashed", "running-leaders-kept-leading",
@@ -234,8 +236,8 @@ def _isr_views_of_leaders_z3(d, s, b: int) -> list:
 
 
 def _lone_leader_keeps_later_epochs(s, config) -> bool:
-    if not _on(config) or not _no_elr(config):
-        return True
+    if not _on(config) or (not _no_elr(config) and s.session_expiries > 0):
+        return True  # KIP-966: the fence of the lone leader elects from the ELR (issue 29bg)
     claims = epoch_claims(s)
     views = [(e, isr) for _, e, _, isr in s.leader_and_isr]
     views.append((s.controller.leader_epoch, s.controller.isr))
@@ -251,8 +253,14 @@ def _lone_leader_keeps_later_epochs(s, config) -> bool:
 
 
 def _lone_leader_keeps_later_epochs_z3(d, s):
-    if not d.expiries or d.elr:
+    if not d.expiries:
         return z3.BoolVal(True)
+    if d.elr:  # issue 29bg: until the first expiry
+        return z3.Or(s.sexp > 0, _lone_leader_keeps_later_epochs_body_z3(d, s))
+    return _lone_leader_keeps_later_epochs_body_z3(d, s)
+
+
+def _lone_leader_keeps_later_epochs_body_z3(d, s):
     claims = epoch_claims_z3(d, s)
     views = [(s.lai[q][x], x, s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
     views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
@@ -271,8 +279,9 @@ def _lone_leader_keeps_later_epochs_z3(d, s):
 
 
 def _moved_leader_out_of_later_isrs(s, config) -> bool:
-    if not _on(config) or not _no_elr(config):
+    if not _on(config):
         return True
+    elr = not _no_elr(config)  # KIP-966: elected back from the ELR (issue 29bg)
     c = s.controller
     views = [(e, isr) for _, e, _, isr in s.leader_and_isr]
     views.append((c.leader_epoch, c.isr))
@@ -284,13 +293,17 @@ def _moved_leader_out_of_later_isrs(s, config) -> bool:
         for e in led:
             moved = [x for x, leader in claims if x > e and leader not in (b, -1)]
             moved += [x for _, _, x in held_records(s) if x > e]  # written by x's leader
-            if any(b in isr and any(x <= y for x in moved) for y, isr in views):
+            back = [x for x, leader in claims if x > e and leader == b] if elr else []
+            # under the ELR: elected back (an ELR winner's ISR is it alone), not added back
+            if any(b in isr and any(x <= y and not (set(isr) == {b} and any(x < z <= y for z in back))
+                                    for x in moved)
+                   for y, isr in views):
                 return False
     return True
 
 
 def _moved_leader_out_of_later_isrs_z3(d, s):
-    if not d.expiries or d.elr:
+    if not d.expiries:
         return z3.BoolVal(True)
     views = [(s.lai[q][x], x, s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
     views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
@@ -305,31 +318,41 @@ def _moved_leader_out_of_later_isrs_z3(d, s):
             xs = [x for _, x, _ in claims] + [x for _, _, _, x in held_slots_z3(d, s)]
             for moved, x in zip(moves, xs):
                 for present, y, isr in views:
-                    out.append(z3.Implies(z3.And(moved, present, x <= y), z3.Not(isr[b])))
+                    # issue 29bg: under KIP-966, unless an epoch after x and up to y names b
+                    if not d.elr:
+                        out.append(z3.Implies(z3.And(moved, present, x <= y), z3.Not(isr[b])))
+                        continue
+                    back = z3.Or([z3.And(p, leader == b, x < z, z <= y) for p, z, leader in claims])
+                    alone = z3.And([z3.Not(isr[j]) for j in range(d.n) if j != b])
+                    out.append(z3.Implies(z3.And(moved, present, x <= y, isr[b]),
+                                          z3.And(back, alone)))
     return z3.And(out)
 
 
 def _leaderless_after_running_leader_counted(s, config) -> bool:
-    if not _on(config) or not _no_elr(config):
+    if not _on(config):
         return True
+    # issue 29bg: under KIP-966 a handled crash takes a member out without a new epoch (3.6+)
+    bound = s.session_expiries + (0 if _no_elr(config) else s.crashes)
     claims = epoch_claims(s)
     for b in range(len(s.replicas)):
         for e, isr in _isr_views_of_leaders(s, b):
             if (any(x == e + 1 and leader == -1 for x, leader in claims)
-                    and len(isr) > s.session_expiries):
+                    and len(isr) > bound):
                 return False
     return True
 
 
 def _leaderless_after_running_leader_counted_z3(d, s):
-    if not d.expiries or d.elr:
+    if not d.expiries:
         return z3.BoolVal(True)
+    bound = s.sexp + s.crashes if d.elr else s.sexp
     claims = epoch_claims_z3(d, s)
     out = []
     for b in range(d.n):
         for leads, e, isr in _isr_views_of_leaders_z3(d, s, b):
             leaderless_next = z3.Or([z3.And(p, x == e + 1, leader == -1) for p, x, leader in claims])
-            out.append(z3.Implies(z3.And(leads, leaderless_next), count(isr) <= s.sexp))
+            out.append(z3.Implies(z3.And(leads, leaderless_next), count(isr) <= bound))
     return z3.And(out)
 
 
@@ -356,7 +379,12 @@ def _leaderless_live_member_counted(s, config) -> bool:
     stuck = sum(1 for b, r in enumerate(s.replicas)
                 if not r.alive and b in c.isr and b in c.live_brokers)
     lost = sum(1 for b, r in enumerate(s.replicas) if r.alive and b not in c.live_brokers)
-    return lost + 2 * stuck <= s.crashes + s.session_expiries
+    # issue 29bg: a running member live to the controller registered since too (one fault)
+    up = sum(1 for b, r in enumerate(s.replicas) if r.alive and b in c.isr and b in c.live_brokers)
+    # and a running ELR member live to it while the ISR is not empty (issue 29bg)
+    waiting = sum(1 for b, r in enumerate(s.replicas)
+                  if c.isr and r.alive and b in s.elr and b in c.live_brokers)
+    return lost + 2 * stuck + up + waiting <= s.crashes + s.session_expiries
 
 
 def _leaderless_live_member_counted_z3(d, s):
@@ -364,15 +392,236 @@ def _leaderless_live_member_counted_z3(d, s):
         return z3.BoolVal(True)
     stuck = [z3.And(z3.Not(r.alive), s.c_isr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
     lost = [z3.And(r.alive, z3.Not(s.c_live[b])) for b, r in enumerate(s.reps)]
-    return z3.Implies(s.c_leader == -1,
-                      count(lost) + 2 * count(stuck) <= s.crashes + s.sexp)
+    up = [z3.And(r.alive, s.c_isr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
+    waiting = [z3.And(z3.Or(s.c_isr), r.alive, s.elr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
+    return z3.Implies(s.c_leader == -1, count(lost) + 2 * count(stuck) + count(up)
+                      + count(waiting) <= s.crashes + s.sexp)
+
+
+def _isr_within_pending_change(s, config) -> bool:
+    if not _on(config):
+        return True
+    c = s.controller
+    views = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr]  # issue 29bg: requests too
+    views.append((c.leader_epoch, c.leader, c.isr))
+    for e, leader, isr in views:
+        if not never_took(s, leader, e):
+            continue  # its leader may have added members
+        for r in s.replicas:
+            if (r.alive and r.partition_change and r.partition_change[1] == e - 1
+                    and not (set(isr) <= set(r.partition_change[0]) or set(isr) == {leader})):
+                return False
+    return True
+
+
+def _isr_within_pending_change_z3(d, s):
+    if not d.expiries or not d.kraft:
+        return z3.BoolVal(True)
+    views = [(s.lai[q][x], num.val(x), s.lai_leader[q][x], s.lai_isr[q][x])
+             for q in range(d.n) for x in range(len(s.lai[q]))]
+    views.append((z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr))
+    out = []
+    for present, e, leader, isr in views:
+        waiting = z3.And(present, never_took_z3(d, s, leader, e))
+        for r in s.reps:
+            after = z3.And(r.alive, r.chg, r.chg_ep + 1 == e)
+            within = z3.And([z3.Implies(isr[j], r.chg_isr[j]) for j in range(d.n)])
+            alone = z3.And([isr[j] == (leader == j) for j in range(d.n)])
+            out.append(z3.Implies(z3.And(waiting, after), z3.Or(within, alone)))
+    return z3.And(out)
+
+
+def _leader_views_of_own_epoch(r) -> list:
+    """The ISRs a running leader knows the controller holds (or held last) for its own epoch: its
+    committed view (its ISR, or the one its accepted AlterPartition answer carries) and its
+    pending KRaft change of that epoch (the controller's latest ISR of it)."""
+    a = r.alter_partition
+    views = [tuple(a[1]) if a and a[0] == ALTER_ACCEPTED else tuple(r.isr)]
+    if r.partition_change and r.partition_change[1] == r.leader_epoch:
+        views.append(tuple(r.partition_change[0]))
+    return views
+
+
+def _later_request_isr_within_leader_view(s, config) -> bool:
+    if not _on(config):
+        return True
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.leader == b):
+            continue
+        for q, e, leader, isr in s.leader_and_isr:
+            if q == b and leader == b and e > r.leader_epoch and any(
+                    not set(isr) <= set(view) for view in _leader_views_of_own_epoch(r)):
+                return False
+    return True
+
+
+def _later_request_isr_within_leader_view_z3(d, s):
+    if not d.expiries:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        leads = z3.And(r.alive, r.leader == b)
+        views = [(z3.BoolVal(True), _committed_view_z3(d, r))]
+        if d.kraft:
+            views.append((z3.And(r.chg, r.chg_ep == r.lep), r.chg_isr))
+        for e in range(len(s.lai[b])):
+            later = z3.And(leads, s.lai[b][e], s.lai_leader[b][e] == b, r.lep < e)
+            for present, view in views:
+                out.append(z3.Implies(z3.And(later, present),
+                                      z3.And([z3.Implies(s.lai_isr[b][e][j], view[j])
+                                              for j in range(d.n)])))
+    return z3.And(out)
+
+
+def _change_of_own_epoch_on_its_leader(s, config) -> bool:
+    if not _on(config):
+        return True
+    return all(r.leader == b for b, r in enumerate(s.replicas)
+               if r.alive and r.partition_change and r.partition_change[1] == r.leader_epoch)
+
+
+def _change_of_own_epoch_on_its_leader_z3(d, s):
+    if not d.expiries or not d.kraft:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(r.alive, r.chg, r.chg_ep == r.lep), r.leader == b)
+                   for b, r in enumerate(s.reps)])
+
+
+def _keeps_epoch_on_shrink(config) -> bool:
+    return "kraft" in config.rules and "isr-shrink-keeps-leader-epoch" in config.rules
+
+
+def _next_epoch_changes_leader(s, config) -> bool:
+    if not _on(config) or not _keeps_epoch_on_shrink(config):
+        return True
+    claims = set(epoch_claims(s))
+    return not any((x + 1, leader) in claims for x, leader in claims)
+
+
+def _next_epoch_changes_leader_z3(d, s):
+    if not d.expiries or not (d.kraft and d.shrink_keeps):
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    return z3.And([z3.Not(z3.And(p, q, a == b, y == x + 1))
+                   for p, x, a in claims for q, y, b in claims])
+
+
+def _request_isrs_grow_only_under_their_leader(s, config) -> bool:
+    if not _on(config):
+        return True
+    c = s.controller
+    sent = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr if never_took(s, leader, e)]
+    views = sent + ([(c.leader_epoch, c.leader, c.isr)]
+                    if never_took(s, c.leader, c.leader_epoch) else [])
+    return all(set(isr) <= set(before) or set(isr) == {leader}
+               for x, leader, isr in views for y, _, before in sent if y == x - 1)
+
+
+def _request_isrs_grow_only_under_their_leader_z3(d, s):
+    if not d.expiries:
+        return z3.BoolVal(True)
+    sent = [(z3.And(s.lai[q][x], never_took_z3(d, s, s.lai_leader[q][x], num.val(x))), num.val(x),
+             s.lai_leader[q][x], s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
+    views = sent + [(never_took_z3(d, s, s.c_leader, s.c_epoch), s.c_epoch, s.c_leader, s.c_isr)]
+    out = []
+    for p, x, leader, isr in views:
+        for q, y, _, before in sent:
+            within = z3.And([z3.Implies(isr[j], before[j]) for j in range(d.n)])
+            alone = z3.And([isr[j] == (leader == j) for j in range(d.n)])
+            out.append(z3.Implies(z3.And(p, q, y + 1 == x), z3.Or(within, alone)))
+    return z3.And(out)
+
+
+def _elr_isr_live(s, config) -> bool:
+    if not _on(config) or _no_elr(config):
+        return True
+    return set(s.controller.isr) <= set(s.controller.live_brokers)
+
+
+def _elr_isr_live_z3(d, s):
+    if not d.expiries or not d.elr:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.c_isr[b], s.c_live[b]) for b in range(d.n)])
 
 
 STRENGTHENINGS = (
+    Strengthening("elr-isr-live", "under session expiries with KIP-966's ELR (4.1), every member "
+                  "of the controller's ISR, the last one too, is in its live set: "
+                  "eligible-isr-live for an ISR of one. With the ELR a fence or a handled failure "
+                  "takes the broker out of the ISR even when it is the last member (the ISR may "
+                  "empty: ``generateLeaderAndIsrUpdates`` with ``setEligibleLeaderReplicasEnabled``, "
+                  "3.9.0-rc3; the kernel's ``target_isr_without``), and KIP-841 adds no fenced "
+                  "broker (INELIGIBLE_REPLICA)",
+                  _elr_isr_live, _elr_isr_live_z3, uses_config=True),
+    Strengthening("request-isrs-grow-only-under-their-leader", "under session expiries, the ISR "
+                  "of an epoch as a LeaderAndIsr on its way or the controller carries it, while "
+                  "that epoch's leader has not taken it, is within the ISR of every request of the "
+                  "epoch before whose leader has not taken that one either, or it is the new leader "
+                  "alone (issue 29bg: an ELR winner's): "
+                  "isr-grows-only-under-its-leader between requests. While an epoch's leader has "
+                  "not taken it, its ISR only shrinks (only the current epoch's leader adds "
+                  "members: FENCED_LEADER_EPOCH, ``ReplicationControlManager`` line 1098 at "
+                  "3.5.0), so every request of it (sent at its start or to a broker that "
+                  "registered since: the current state) holds its last ISR, and the next epoch "
+                  "starts from that ISR less the removed broker (``generateLeaderAndIsrUpdates``), "
+                  "or the ELR winner alone (``tryElection``)",
+                  _request_isrs_grow_only_under_their_leader,
+                  _request_isrs_grow_only_under_their_leader_z3, uses_config=True),
+    Strengthening("next-epoch-changes-leader", "under session expiries on KRaft 3.6+ "
+                  "(isr-shrink-keeps-leader-epoch), no two consecutive epochs (as requests, "
+                  "running brokers or the controller hold them) name the same leader, nor both "
+                  "none: the controller "
+                  "makes a new leader epoch only with a new leader (``PartitionRegistration.merge``"
+                  ": the epoch + 1 only for a record that sets the leader, lines 83-89 at 3.5.0; "
+                  "``PartitionChangeBuilder.tryElection`` sets it only when the election's winner "
+                  "differs from the current leader, line 339 at 3.9.0-rc3), and since KAFKA-15021 "
+                  "(3.6) no ISR shrink bumps it",
+                  _next_epoch_changes_leader, _next_epoch_changes_leader_z3,
+                  uses_config=True),
+    Strengthening("change-of-own-epoch-on-its-leader", "under session expiries on KRaft, a "
+                  "running broker that holds a pending change of the leader epoch it is in leads "
+                  "that epoch: the controller puts a change only on its leader of the epoch (the "
+                  "kernel's ``write_partition``, ``write_elr_change``, "
+                  "``controller_register_broker``: every broker applies the record, only the "
+                  "leader acts on it), and the leader of an epoch never changes within it (a "
+                  "record that sets a leader bumps the leader epoch: "
+                  "``PartitionRegistration.merge`` at 3.5.0), so the broker took that epoch as its "
+                  "leader (kraft's change-on-its-leader says the rest, but not this once the "
+                  "controller has moved on)",
+                  _change_of_own_epoch_on_its_leader, _change_of_own_epoch_on_its_leader_z3,
+                  uses_config=True),
+    Strengthening("later-request-isr-within-leader-view", "under session expiries, a "
+                  "LeaderAndIsr on its way to a running leader that names it leader of a later "
+                  "epoch carries an ISR within the ISRs the leader knows the controller holds for "
+                  "its own epoch (its ISR, or its accepted AlterPartition answer's, and its pending "
+                  "KRaft change of its epoch): the controller names a running leader again only "
+                  "after fencing it (a session expiry) and electing it back from KIP-966's ELR or as "
+                  "the ISR's last member, with an ISR it got by removing members; only the leader "
+                  "of the current epoch adds them, and this leader has not taken the later epoch",
+                  _later_request_isr_within_leader_view,
+                  _later_request_isr_within_leader_view_z3, uses_config=True),
+    Strengthening("isr-within-pending-change", "under session expiries on KRaft, until "
+                  "its leader takes the epoch, the controller's ISR, and the ISR of each "
+                  "LeaderAndIsr on its way, is within the ISR of a running broker's pending change "
+                  "of the epoch before (the controller's latest "
+                  "ISR of that epoch, not yet applied), or it is the new leader alone: "
+                  "isr-grows-only-under-its-leader for the ISR the leader is about to take. The "
+                  "controller makes the next epoch by a fence, a failure or an election, whose "
+                  "target ISR is the ISR without the removed broker "
+                  "(``ReplicationControlManager.generateLeaderAndIsrUpdates``, "
+                  "``Replicas.copyWithout``, at 3.5.0 and 3.9.0; an election from KIP-966's ELR "
+                  "makes the ISR the new leader), and only the leader of the current epoch adds "
+                  "members (AlterPartition of an older leader epoch is refused: "
+                  "FENCED_LEADER_EPOCH / NEW_LEADER_ELECTED)",
+                  _isr_within_pending_change, _isr_within_pending_change_z3, uses_config=True),
     Strengthening("leaderless-live-member-counted", "under session expiries with KIP-966's ELR "
                   "(4.1), while the partition has no leader, the running brokers out of the "
-                  "controller's live set plus twice the ISR members that are down but live to it "
-                  "are at most the crashes and expiries: a running broker out of the live set was "
+                  "controller's live set, plus the ISR members running and live to it, plus twice "
+                  "the ISR members that are down but live to it, plus the running ELR members live "
+                  "to it while the ISR is not empty, are at most the crashes and expiries (the "
+                  "last two terms since issue 29bg: BFS finds the last one 0 on every reachable "
+                  "state of 4.1 with one expiry; an ELR member is passed over only while the ISR "
+                  "is not empty, and a fence of the last member empties it): a running broker out of the live set was "
                   "fenced (one expiry each); the controller leaves a partition leaderless only "
                   "when no live ISR member may lead (an unhandled crash leaves a broker live and "
                   "electable), so a member live now registered since, at the epoch bound (a "
