@@ -42,6 +42,52 @@ restarted cannot lead the epoch it led before, so a running one has not restarte
 it."""
 
 
+BEFORE_A_RESTART = "acked-below-writer-hw"
+"""Issue 29bh: kept at RF>=3 (process crashes, no other fault bound) for running brokers until a
+broker restarts (``_no_restart_yet``): the HW moves back only when a broker stops and reads its
+file, and a running broker that never stopped has its HW only grown since it wrote a record. At
+RF=2 the proofs close without it, so it is left off there (RF=2's invariant forms unchanged)."""
+
+
+def _no_restart_yet(s) -> bool:
+    """Every crash so far left its broker down: no broker has restarted (process crashes and no
+    other way to stop, ``_written_form``), so every running broker has run since the start."""
+    return s.crashes == sum(1 for r in s.replicas if not r.alive)
+
+
+def _no_restart_yet_z3(s):
+    return s.crashes == count([z3.Not(r.alive) for r in s.reps])
+
+
+def _acked_below_running_writer(s) -> bool:
+    from checker.symbolic.strengthen.history import epochs_led
+
+    if not _no_restart_yet(s):
+        return True
+    for b, r in enumerate(s.replicas):
+        if not r.alive:
+            continue
+        epochs = epochs_led(s, b)
+        if any(off < len(r.log) and r.log[off][0] == rid and r.log[off][1] in epochs
+               and off >= r.high_watermark for rid, off in s.acked):
+            return False
+    return True
+
+
+def _acked_below_running_writer_z3(d, s):
+    from checker.symbolic.state import sel
+    from checker.symbolic.strengthen.history import leads_epoch_z3
+
+    out = []
+    for b, r in enumerate(s.reps):
+        for k in range(d.records):
+            o = s.acked_off[k]
+            own = z3.And(r.alive, s.acked[k], holds_acked(s, r, k),
+                         leads_epoch_z3(s, b, sel(r.log_ep, o, -1)))
+            out.append(z3.Implies(own, o < r.hw))
+    return z3.Implies(_no_restart_yet_z3(s), z3.And(out))
+
+
 def lagging(config) -> bool:
     return config.hw_checkpoint != "immediate"
 
@@ -69,6 +115,8 @@ def switch(st: Strengthening) -> Strengthening:
     def check(s, config, _st=st):
         if not lagging(config):
             return _st.holds(s, config)
+        if st.name == BEFORE_A_RESTART and _written_form(config) and len(s.replicas) >= 3:
+            return _acked_below_running_writer(s)
         if st.name == WITHOUT_HW and _written_form(config):
             return fetches._fetch_response_from_leader_log(
                 s, hw_bound="leading" if "broker-epoch" in config.rules else False)
@@ -80,6 +128,8 @@ def switch(st: Strengthening) -> Strengthening:
     def formula(d, s, _st=st):
         if not d.ckpt:
             return _st.formula(d, s)
+        if st.name == BEFORE_A_RESTART and _written_form_z3(d) and d.n >= 3:
+            return _acked_below_running_writer_z3(d, s)
         if st.name == WITHOUT_HW and _written_form_z3(d):
             return fetches._fetch_response_from_leader_log_z3(
                 d, s, hw_bound="leading" if d.bounce_noticed else False)
@@ -90,22 +140,49 @@ def switch(st: Strengthening) -> Strengthening:
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
 
 
-def _spent(s, config) -> bool:
-    """Issue 29bb: on Kafka 2.1 (no broker epochs, no ELR) at RF=3 a leader may restart into its
-    own epoch with its HW moved back while its followers keep theirs, and then add a follower
-    that lacks a committed record to its ISR: ``checkpoint-behind-running-hw`` and
-    ``checkpoint-committed`` are false on reachable states there (2.1 ``+reset-followers-on-epoch``
-    RF=3, 764 and 20 of 23,476 states). They hold while a crash is left in the bound: with none
-    left no file is read back again. True (the facts as written) elsewhere."""
+def _restarted_2_1(s, config) -> bool:
+    """Issue 29bb, redone in 29bh: on Kafka 2.1 (no broker epochs, no ELR) at RF=3 a leader may
+    restart into its own epoch with its HW moved back while its followers keep theirs; its fetch
+    responses then carry the lower HW and a follower's HW falls below its file
+    (``checkpoint-behind-running-hw`` as written is false on 352 of 23,716 reachable states of 2.1
+    ``+reset-followers-on-epoch`` RF=3 with one crash). It needs a crash: true before the first
+    (29bb gated it on the crash bound being spent, which equals "a crash happened" only at
+    ``--max-crashes 1``)."""
     return (len(s.replicas) >= 3 and "broker-epoch" not in config.rules
-            and "eligible-leader-replicas" not in config.rules
-            and s.crashes >= config.bounds.max_crashes)
+            and "eligible-leader-replicas" not in config.rules and s.crashes >= 1)
 
 
-def _spent_z3(d, s):
-    if d.n < 3 or d.bounce_noticed or d.elr or d.unbounded_crashes:
+def _restarted_2_1_z3(d, s):
+    if d.n < 3 or d.bounce_noticed or d.elr:
         return z3.BoolVal(False)
-    return s.crashes >= num.val(d.max_crashes)
+    return s.crashes >= 1
+
+
+def _after_a_restart(s) -> bool:
+    """Issue 29bh: ``checkpoint-behind-running-hw`` where ``_restarted_2_1``. Only a follower's HW
+    is moved down by a fetch response (2.1.0 ``ReplicaFetcherThread.processPartitionData``: the
+    follower's HW is ``min(LEO, response HW)``, no max with its own); a running leader's HW only
+    grows while it leads (``Partition.maybeIncrementLeaderHW``), a restart reads the file back, and
+    the file is written with the HW, so a running leader's, a restarted broker's (epoch -1) and a
+    down broker's file is at most its HW, and every broker's at most its LEO."""
+    if s.crashes <= 1 and any(not r.alive or r.leader_epoch < 0 for r in s.replicas):
+        # the one broker that crashed has taken no epoch since: no response of its moved an HW
+        if any(r.checkpointed_hw > r.high_watermark for r in s.replicas):
+            return False
+    for b, r in enumerate(s.replicas):
+        if r.checkpointed_hw > len(r.log):
+            return False
+        if (not r.alive or r.leader_epoch < 0 or r.leader == b) and r.checkpointed_hw > r.high_watermark:
+            return False
+    return True
+
+
+def _after_a_restart_z3(d, s):
+    unled = z3.And(s.crashes <= 1, z3.Or([z3.Or(z3.Not(r.alive), r.lep < 0) for r in s.reps]))
+    return z3.And([z3.Implies(unled, r.ckpt <= r.hw) for r in s.reps]
+                  + [z3.And(r.ckpt <= r.leo, z3.Implies(z3.Or(z3.Not(r.alive), r.lep < 0, r.leader == b),
+                                                        r.ckpt <= r.hw))
+                     for b, r in enumerate(s.reps)])
 
 
 def _process_crashes(crash_model: str) -> bool:
@@ -127,8 +204,10 @@ def _acked_copies_z3(d, s):
 
 
 def _checkpoint_behind(s, config) -> bool:
-    if not lagging(config) or _spent(s, config):
+    if not lagging(config):
         return True
+    if _restarted_2_1(s, config):
+        return _after_a_restart(s)
     elr = "eligible-leader-replicas" in config.rules
     for b, r in enumerate(s.replicas):
         if not elr or not r.alive or r.leader_epoch < 0:
@@ -147,8 +226,9 @@ def _checkpoint_behind_z3(d, s):
     if not d.ckpt:
         return z3.BoolVal(True)
     if not d.elr:
-        return z3.Or(_spent_z3(d, s), z3.And([r.ckpt <= r.hw for r in s.reps]
-                                             + [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps]))
+        return z3.If(_restarted_2_1_z3(d, s), _after_a_restart_z3(d, s),
+                     z3.And([r.ckpt <= r.hw for r in s.reps]
+                            + [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps]))
     out = []
     for b, r in enumerate(s.reps):
         start = first_of_epoch_z3(d, r)
@@ -190,7 +270,7 @@ def _fetch_hw_on_elr_z3(d, s):
 
 
 def _checkpoint_committed(s, config) -> bool:
-    if not (lagging(config) and _process_crashes(config.crash_model)) or _spent(s, config):
+    if not (lagging(config) and _process_crashes(config.crash_model)):
         return True
     from checker.symbolic.strengthen import elr
 
@@ -204,9 +284,9 @@ def _checkpoint_committed_z3(d, s):
     from checker.symbolic.strengthen import elr
 
     vouched = elr._vouched_z3(d, s) if d.elr else [z3.BoolVal(False)] * d.n
-    return z3.Or(_spent_z3(d, s), z3.And([
+    return z3.And([
         z3.Implies(z3.Or(s.c_isr[b], vouched[b]), holds_below_z3(d, h, r, r.ckpt))
-        for b, h in enumerate(s.reps) for r in s.reps if r is not h]))
+        for b, h in enumerate(s.reps) for r in s.reps if r is not h])
 
 
 def _checkpoint_behind_epoch_leader(s, config) -> bool:
