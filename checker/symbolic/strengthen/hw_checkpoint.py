@@ -326,6 +326,38 @@ def _checkpoint_behind_epoch_leader_z3(d, s):
     return z3.And(out)
 
 
+def _start(r) -> int:
+    """Where a leader's epoch started, as the kernel reads it (``leader_epoch_start_offset``):
+    the recorded slot if set, else its first record of the epoch, else its LEO."""
+    return r.epoch_start_offset if r.epoch_start_offset >= 0 else first_of_epoch(r)
+
+
+def _fetch_hw_past_start(s, config) -> bool:
+    if not (lagging(config) and _written_form(config)) or len(s.replicas) < 3:
+        return True
+    for r in s.replicas:
+        if r.fetch_response:
+            lead, epoch, _, _, hw, _ = r.fetch_response
+            lr = s.replicas[lead]
+            if (lr.alive and lr.leader == lead and lr.leader_epoch == epoch
+                    and hw > lr.high_watermark and _start(lr) < hw):
+                return False
+    return True
+
+
+def _fetch_hw_past_start_z3(d, s):
+    if not d.ckpt or not _written_form_z3(d) or d.n < 3:
+        return z3.BoolVal(True)
+    out = []
+    for r in s.reps:
+        for lead, lr in enumerate(s.reps):
+            start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
+            leading = z3.And(r.fr, r.fr_leader == lead, lr.alive, lr.leader == lead,
+                             lr.lep == r.fr_epoch, r.fr_hw > lr.hw)
+            out.append(z3.Implies(leading, start >= r.fr_hw))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("checkpoint-behind-running-hw",
                   "(--hw-checkpoint interval) a broker's checkpoint file holds no higher an HW "
@@ -368,6 +400,15 @@ STRENGTHENINGS = (
                   "past its records, and its HW only grows while it leads)",
                   _checkpoint_behind_epoch_leader, _checkpoint_behind_epoch_leader_z3,
                   uses_config=True),
+    Strengthening("fetch-hw-past-restart",
+                  "(--hw-checkpoint interval, process crashes, no other fault bound, RF>=3; issue "
+                  "29bh) a fetch response's HW is above its sender's HW, while the sender runs and "
+                  "leads the response's epoch, only if the sender restarted into that epoch since "
+                  "it sent it, and then its epoch started at or past that HW: a leader's HW only "
+                  "grows while it runs, and a broker that takes up an epoch records its LEO as the "
+                  "epoch's start (Partition.makeLeader, leaderEpochStartOffsetOpt, 2.1.0 "
+                  "Partition.scala lines 380-386), at least the HW it had sent",
+                  _fetch_hw_past_start, _fetch_hw_past_start_z3, uses_config=True),
 )
 """Facts only the lagging checkpoint needs (true by definition elsewhere): ``--strengthen all``
 leaves them out unless the setting is on (``library.all_names``)."""
