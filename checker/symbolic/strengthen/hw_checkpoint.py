@@ -62,6 +62,13 @@ def _no_restart_yet_z3(s):
 def _acked_below_running_writer(s) -> bool:
     from checker.symbolic.strengthen.history import epochs_led
 
+    for b, r in enumerate(s.replicas):
+        # a running leader below an acked record of its epoch restarted into the epoch since it
+        # wrote it: its epoch started past the record (fetch-hw-past-restart's argument)
+        if r.alive and r.leader == b and any(
+                off < len(r.log) and r.log[off] == (rid, r.leader_epoch)
+                and off >= r.high_watermark and _start(r) <= off for rid, off in s.acked):
+            return False
     if not _no_restart_yet(s):
         return True
     for b, r in enumerate(s.replicas):
@@ -85,7 +92,15 @@ def _acked_below_running_writer_z3(d, s):
             own = z3.And(r.alive, s.acked[k], holds_acked(s, r, k),
                          leads_epoch_z3(s, b, sel(r.log_ep, o, -1)))
             out.append(z3.Implies(own, o < r.hw))
-    return z3.Implies(_no_restart_yet_z3(s), z3.And(out))
+    mine = []
+    for b, r in enumerate(s.reps):
+        start = z3.If(r.esta >= 0, r.esta, first_of_epoch_z3(d, r))
+        for k in range(d.records):
+            o = s.acked_off[k]
+            own = z3.And(r.alive, r.leader == b, s.acked[k], holds_acked(s, r, k),
+                         sel(r.log_ep, o, -1) == r.lep, o >= r.hw)
+            mine.append(z3.Implies(own, start > o))
+    return z3.And(z3.Implies(_no_restart_yet_z3(s), z3.And(out)), z3.And(mine))
 
 
 def lagging(config) -> bool:
