@@ -357,6 +357,11 @@ def _fetch_hw_past_start(s, config) -> bool:
             if (lr.alive and lr.leader == lead and lr.leader_epoch == epoch
                     and hw > lr.high_watermark and _start(lr) < hw):
                 return False
+            # restarted, about to take the epoch up again: its log still reaches that HW
+            if (lr.alive and lr.leader_epoch < 0 and hw > len(lr.log)
+                    and any(q == lead and e == epoch and l == lead
+                            for q, e, l, _ in s.leader_and_isr)):
+                return False
     return True
 
 
@@ -370,6 +375,10 @@ def _fetch_hw_past_start_z3(d, s):
             leading = z3.And(r.fr, r.fr_leader == lead, lr.alive, lr.leader == lead,
                              lr.lep == r.fr_epoch, r.fr_hw > lr.hw)
             out.append(z3.Implies(leading, start >= r.fr_hw))
+            for e in range(len(s.lai[lead])):
+                back = z3.And(r.fr, r.fr_leader == lead, lr.alive, lr.lep < 0, s.lai[lead][e],
+                              s.lai_leader[lead][e] == lead, r.fr_epoch == e)
+                out.append(z3.Implies(back, r.fr_hw <= lr.leo))
     return z3.And(out)
 
 
@@ -422,7 +431,9 @@ STRENGTHENINGS = (
                   "it sent it, and then its epoch started at or past that HW: a leader's HW only "
                   "grows while it runs, and a broker that takes up an epoch records its LEO as the "
                   "epoch's start (Partition.makeLeader, leaderEpochStartOffsetOpt, 2.1.0 "
-                  "Partition.scala lines 380-386), at least the HW it had sent",
+                  "Partition.scala lines 380-386), at least the HW it had sent; so a restarted "
+                  "sender with a request on its way that makes it leader of that epoch again "
+                  "still holds a log that long (a process crash keeps the log)",
                   _fetch_hw_past_start, _fetch_hw_past_start_z3, uses_config=True),
 )
 """Facts only the lagging checkpoint needs (true by definition elsewhere): ``--strengthen all``
