@@ -138,6 +138,8 @@ def switch(st: Strengthening) -> Strengthening:
         if (st.name == NOT_FOR_A_DOWN_LEADER and _written_form(config)
                 and "broker-epoch" in config.rules):
             return isr_hw._hw_behind_epoch_leader(s, config, down=False)
+        if st.name == NOT_FOR_A_DOWN_LEADER and _written_form(config) and len(s.replicas) >= 3:
+            return _hw_behind_restarted_leader(s)
         return True
 
     def formula(d, s, _st=st):
@@ -150,6 +152,8 @@ def switch(st: Strengthening) -> Strengthening:
                 d, s, hw_bound="leading" if d.bounce_noticed else False)
         if st.name == NOT_FOR_A_DOWN_LEADER and _written_form_z3(d) and d.bounce_noticed:
             return isr_hw._hw_behind_epoch_leader_z3(d, s, down=False)
+        if st.name == NOT_FOR_A_DOWN_LEADER and _written_form_z3(d) and d.n >= 3:
+            return _hw_behind_restarted_leader_z3(d, s)
         return z3.BoolVal(True)
 
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
@@ -345,6 +349,36 @@ def _start(r) -> int:
     """Where a leader's epoch started, as the kernel reads it (``leader_epoch_start_offset``):
     the recorded slot if set, else its first record of the epoch, else its LEO."""
     return r.epoch_start_offset if r.epoch_start_offset >= 0 else first_of_epoch(r)
+
+
+def _hw_behind_restarted_leader(s) -> bool:
+    """Issue 29bh, ``hw-behind-epoch-leader`` at RF>=3 without broker epochs (2.1) under the
+    setting: a broker's HW (or file) covers a record of a running leader's epoch past that
+    leader's HW only if the leader restarted into the epoch since, so its epoch started past the
+    record (``fetch-hw-past-restart``'s argument: the record came from that leader's log)."""
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        start = _start(lr)
+        for f, fr in enumerate(s.replicas):
+            top = max(fr.high_watermark, fr.checkpointed_hw)
+            if f != lead and any(ep == lr.leader_epoch and lr.high_watermark <= i and start <= i
+                                 for i, (_, ep) in enumerate(fr.log[:top])):
+                return False
+    return True
+
+
+def _hw_behind_restarted_leader_z3(d, s):
+    out = []
+    for lead, lr in enumerate(s.reps):
+        start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            out += [z3.Implies(z3.And(lr.alive, lr.leader == lead, z3.Or(i < fr.hw, i < fr.ckpt),
+                                      i < fr.leo, fr.log_ep[i] == lr.lep, i >= lr.hw),
+                               start > i) for i in range(d.slots)]
+    return z3.And(out)
 
 
 def _fetch_hw_past_start(s, config) -> bool:
