@@ -188,6 +188,15 @@ def _after_a_restart(s) -> bool:
         # the one broker that crashed has taken no epoch since: no response of its moved an HW
         if any(r.checkpointed_hw > r.high_watermark for r in s.replicas):
             return False
+    if s.crashes <= 1:
+        # the HWs a restarted leader moved back are its followers', in the controller's epoch,
+        # which no request makes leader: leadership moves only once it fails again
+        for b, r in enumerate(s.replicas):
+            if r.checkpointed_hw > r.high_watermark and not (
+                    r.alive and r.leader_epoch == s.controller.leader_epoch
+                    and r.leader == s.controller.leader != b
+                    and not any(l == b for _, _, l, _ in s.leader_and_isr)):
+                return False
     for b, r in enumerate(s.replicas):
         if r.checkpointed_hw > len(r.log):
             return False
@@ -198,7 +207,14 @@ def _after_a_restart(s) -> bool:
 
 def _after_a_restart_z3(d, s):
     unled = z3.And(s.crashes <= 1, z3.Or([z3.Or(z3.Not(r.alive), r.lep < 0) for r in s.reps]))
-    return z3.And([z3.Implies(unled, r.ckpt <= r.hw) for r in s.reps]
+    follows = []
+    for b, r in enumerate(s.reps):
+        named = z3.Or([z3.BoolVal(False)] + [z3.And(s.lai[q][e], s.lai_leader[q][e] == b)
+                                              for q in range(d.n) for e in range(len(s.lai[q]))])
+        ok = z3.And(r.alive, r.lep == s.c_epoch, r.leader == s.c_leader, s.c_leader != b,
+                    z3.Not(named))
+        follows.append(z3.Implies(z3.And(s.crashes <= 1, r.ckpt > r.hw), ok))
+    return z3.And([z3.Implies(unled, r.ckpt <= r.hw) for r in s.reps] + follows
                   + [z3.And(r.ckpt <= r.leo, z3.Implies(z3.Or(z3.Not(r.alive), r.lep < 0, r.leader == b),
                                                         r.ckpt <= r.hw))
                      for b, r in enumerate(s.reps)])
