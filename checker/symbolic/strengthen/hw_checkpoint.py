@@ -191,21 +191,18 @@ def _after_a_restart(s) -> bool:
                 r.high_watermark > r.fetch_response[4] for r in s.replicas if r.fetch_response):
             return False
     if s.crashes <= 1:
-        # the HWs a restarted leader moved back are its followers', in the controller's epoch
-        # that it leads, running; no request makes them leader (leadership moves only once the
-        # leader fails again), and only its responses carry an HW below their receiver's
-        c = s.controller
-        lead = s.replicas[c.leader] if 0 <= c.leader < len(s.replicas) else None
-        leading = (lead is not None and lead.alive and lead.leader == c.leader
-                   and lead.leader_epoch == c.leader_epoch)
+        # the HWs a restarted leader moved back are its followers', in the epoch it leads,
+        # running; no request makes them leader (leadership moves only once the leader fails
+        # again), and only its responses in that epoch carry an HW below their receiver's
         for b, r in enumerate(s.replicas):
-            care = (leading and r.alive and r.leader_epoch == c.leader_epoch
-                    and r.leader == c.leader != b
+            lead = s.replicas[r.leader] if 0 <= r.leader < len(s.replicas) else None
+            care = (r.alive and r.leader != b and lead is not None and lead.alive
+                    and lead.leader == r.leader and lead.leader_epoch == r.leader_epoch
                     and not any(l == b for _, _, l, _ in s.leader_and_isr))
             if r.checkpointed_hw > r.high_watermark and not care:
                 return False
             if r.fetch_response and r.fetch_response[4] < r.high_watermark and not (
-                    care and r.fetch_response[:2] == (c.leader, c.leader_epoch)):
+                    care and r.fetch_response[:2] == (r.leader, r.leader_epoch)):
                 return False
     for b, r in enumerate(s.replicas):
         if r.checkpointed_hw > len(r.log):
@@ -218,16 +215,15 @@ def _after_a_restart(s) -> bool:
 def _after_a_restart_z3(d, s):
     unled = z3.And(s.crashes <= 1, z3.Or([z3.Or(z3.Not(r.alive), r.lep < 0) for r in s.reps]))
     follows = []
-    leading = z3.Or([z3.And(s.c_leader == L, lr.alive, lr.leader == L, lr.lep == s.c_epoch)
-                     for L, lr in enumerate(s.reps)])
     for b, r in enumerate(s.reps):
         named = z3.Or([z3.BoolVal(False)] + [z3.And(s.lai[q][e], s.lai_leader[q][e] == b)
                                               for q in range(d.n) for e in range(len(s.lai[q]))])
-        care = z3.And(leading, r.alive, r.lep == s.c_epoch, r.leader == s.c_leader,
-                      s.c_leader != b, z3.Not(named))
+        leading = z3.Or([z3.And(r.leader == L, lr.alive, lr.leader == L, lr.lep == r.lep)
+                         for L, lr in enumerate(s.reps) if L != b])
+        care = z3.And(r.alive, leading, z3.Not(named))
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.ckpt > r.hw), care))
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.fr, r.fr_hw < r.hw),
-                                  z3.And(care, r.fr_leader == s.c_leader, r.fr_epoch == s.c_epoch)))
+                                  z3.And(care, r.fr_leader == r.leader, r.fr_epoch == r.lep)))
     return z3.And([z3.Implies(unled, z3.And(r.ckpt <= r.hw, z3.Implies(r.fr, r.hw <= r.fr_hw)))
                    for r in s.reps] + follows
                   + [z3.And(r.ckpt <= r.leo, z3.Implies(z3.Or(z3.Not(r.alive), r.lep < 0, r.leader == b),
