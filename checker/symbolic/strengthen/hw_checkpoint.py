@@ -423,6 +423,10 @@ def _fetch_hw_past_start(s, config) -> bool:
                     and any(q == lead and e == epoch and l == lead
                             for q, e, l, _ in s.leader_and_isr)):
                 return False
+            # down, and still the controller's leader of that epoch: likewise
+            if (not lr.alive and hw > len(lr.log) and s.controller.leader == lead
+                    and s.controller.leader_epoch == epoch):
+                return False
     return True
 
 
@@ -440,6 +444,9 @@ def _fetch_hw_past_start_z3(d, s):
                 back = z3.And(r.fr, r.fr_leader == lead, lr.alive, lr.lep < 0, s.lai[lead][e],
                               s.lai_leader[lead][e] == lead, r.fr_epoch == e)
                 out.append(z3.Implies(back, r.fr_hw <= lr.leo))
+            down = z3.And(r.fr, r.fr_leader == lead, z3.Not(lr.alive), s.c_leader == lead,
+                          s.c_epoch == r.fr_epoch)
+            out.append(z3.Implies(down, r.fr_hw <= lr.leo))
     return z3.And(out)
 
 
@@ -494,7 +501,8 @@ STRENGTHENINGS = (
                   "epoch's start (Partition.makeLeader, leaderEpochStartOffsetOpt, 2.1.0 "
                   "Partition.scala lines 380-386), at least the HW it had sent; so a restarted "
                   "sender with a request on its way that makes it leader of that epoch again "
-                  "still holds a log that long (a process crash keeps the log)",
+                  "still holds a log that long (a process crash keeps the log), as does a down "
+                  "sender the controller still names leader of that epoch",
                   _fetch_hw_past_start, _fetch_hw_past_start_z3, uses_config=True),
 )
 """Facts only the lagging checkpoint needs (true by definition elsewhere): ``--strengthen all``
