@@ -184,12 +184,6 @@ def _after_a_restart(s) -> bool:
     grows while it leads (``Partition.maybeIncrementLeaderHW``), a restart reads the file back, and
     the file is written with the HW, so a running leader's, a restarted broker's (epoch -1) and a
     down broker's file is at most its HW, and every broker's at most its LEO."""
-    if s.crashes <= 1 and any(not r.alive or r.leader_epoch < 0 for r in s.replicas):
-        # the one broker that crashed has taken no epoch since: no response of its moved an HW,
-        # and every response on its way was sent before (the form before any crash holds)
-        if any(r.checkpointed_hw > r.high_watermark for r in s.replicas) or any(
-                r.high_watermark > r.fetch_response[4] for r in s.replicas if r.fetch_response):
-            return False
     if s.crashes <= 1:
         # the HWs a restarted leader moved back are its followers', in the epoch it leads,
         # running; no request makes them leader (leadership moves only once the leader fails
@@ -213,7 +207,6 @@ def _after_a_restart(s) -> bool:
 
 
 def _after_a_restart_z3(d, s):
-    unled = z3.And(s.crashes <= 1, z3.Or([z3.Or(z3.Not(r.alive), r.lep < 0) for r in s.reps]))
     follows = []
     for b, r in enumerate(s.reps):
         named = z3.Or([z3.BoolVal(False)] + [z3.And(s.lai[q][e], s.lai_leader[q][e] == b)
@@ -224,8 +217,7 @@ def _after_a_restart_z3(d, s):
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.ckpt > r.hw), care))
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.fr, r.fr_hw < r.hw),
                                   z3.And(care, r.fr_leader == r.leader, r.fr_epoch == r.lep)))
-    return z3.And([z3.Implies(unled, z3.And(r.ckpt <= r.hw, z3.Implies(r.fr, r.hw <= r.fr_hw)))
-                   for r in s.reps] + follows
+    return z3.And(follows
                   + [z3.And(r.ckpt <= r.leo, z3.Implies(z3.Or(z3.Not(r.alive), r.lep < 0, r.leader == b),
                                                         r.ckpt <= r.hw))
                      for b, r in enumerate(s.reps)])
