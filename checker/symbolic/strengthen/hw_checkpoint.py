@@ -185,13 +185,13 @@ def _after_a_restart(s) -> bool:
     the file is written with the HW, so a running leader's, a restarted broker's (epoch -1) and a
     down broker's file is at most its HW, and every broker's at most its LEO."""
     if s.crashes <= 1:
-        # the HWs a restarted leader moved back are its followers', in the epoch it leads,
-        # running; no request makes them leader (leadership moves only once the leader fails
+        # the HWs a restarted leader moved back are its followers', in the epoch it leads or
+        # an older one (it may have taken a newer epoch since), running; no request makes them leader (leadership moves only once the leader fails
         # again), and only its responses in that epoch carry an HW below their receiver's
         for b, r in enumerate(s.replicas):
             lead = s.replicas[r.leader] if 0 <= r.leader < len(s.replicas) else None
             care = (r.alive and r.leader != b and lead is not None and lead.alive
-                    and lead.leader == r.leader and lead.leader_epoch == r.leader_epoch
+                    and lead.leader == r.leader and lead.leader_epoch >= r.leader_epoch
                     and not any(l == b for _, _, l, _ in s.leader_and_isr))
             if r.checkpointed_hw > r.high_watermark and not care:
                 return False
@@ -211,7 +211,7 @@ def _after_a_restart_z3(d, s):
     for b, r in enumerate(s.reps):
         named = z3.Or([z3.BoolVal(False)] + [z3.And(s.lai[q][e], s.lai_leader[q][e] == b)
                                               for q in range(d.n) for e in range(len(s.lai[q]))])
-        leading = z3.Or([z3.And(r.leader == L, lr.alive, lr.leader == L, lr.lep == r.lep)
+        leading = z3.Or([z3.And(r.leader == L, lr.alive, lr.leader == L, lr.lep >= r.lep)
                          for L, lr in enumerate(s.reps) if L != b])
         care = z3.And(r.alive, leading, z3.Not(named))
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.ckpt > r.hw), care))
