@@ -182,8 +182,9 @@ def _after_a_restart(s) -> bool:
     is moved down by a fetch response (2.1.0 ``ReplicaFetcherThread.processPartitionData``: the
     follower's HW is ``min(LEO, response HW)``, no max with its own); a running leader's HW only
     grows while it leads (``Partition.maybeIncrementLeaderHW``), a restart reads the file back, and
-    the file is written with the HW, so a running leader's, a restarted broker's (epoch -1) and a
-    down broker's file is at most its HW, and every broker's at most its LEO."""
+    the file is written with the HW, so a restarted broker's (epoch -1) and a down broker's file
+    is at most its HW, and every broker's at most its LEO; a running leader's too while only one
+    crash happened (after a second, a follower whose HW a restarted leader moved back may lead)."""
     if s.crashes <= 1:
         # the HWs a restarted leader moved back are its followers', in the epoch it leads or
         # an older one (it may have taken a newer epoch since), running; no request makes them leader (leadership moves only once the leader fails
@@ -201,7 +202,8 @@ def _after_a_restart(s) -> bool:
     for b, r in enumerate(s.replicas):
         if r.checkpointed_hw > len(r.log):
             return False
-        if (not r.alive or r.leader_epoch < 0 or r.leader == b) and r.checkpointed_hw > r.high_watermark:
+        if ((not r.alive or r.leader_epoch < 0 or (r.leader == b and s.crashes <= 1))
+                and r.checkpointed_hw > r.high_watermark):
             return False
     return True
 
@@ -218,8 +220,10 @@ def _after_a_restart_z3(d, s):
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.fr, r.fr_hw < r.hw),
                                   z3.And(care, r.fr_leader == r.leader, r.fr_epoch == r.lep)))
     return z3.And(follows
-                  + [z3.And(r.ckpt <= r.leo, z3.Implies(z3.Or(z3.Not(r.alive), r.lep < 0, r.leader == b),
-                                                        r.ckpt <= r.hw))
+                  + [z3.And(r.ckpt <= r.leo,
+                            z3.Implies(z3.Or(z3.Not(r.alive), r.lep < 0,
+                                             z3.And(r.leader == b, s.crashes <= 1)),
+                                       r.ckpt <= r.hw))
                      for b, r in enumerate(s.reps)])
 
 
