@@ -7,7 +7,9 @@ own file (2.1.0 ``ReplicaFetcherThread.processPartitionData``: the follower's HW
 ``checkpoint-committed`` off there once the crash bound was used up. 29bh keys the forms on the
 crashes that happened instead, drops the gate of ``checkpoint-committed`` (true on every reachable
 state since the lead's epoch-start fix), and keeps ``acked-below-writer-hw`` for running writers
-until a broker restarts. Here: each form holds on every reachable state of 2.1
+until a broker restarts; a new fact ``fetch-hw-past-restart`` and a 2.1 form of
+``hw-behind-epoch-leader`` say a running leader below an HW it sent, or a follower's, restarted
+into its epoch since, so its recorded epoch start lies past it. Here: each form holds on every reachable state of 2.1
 ``+reset-followers-on-epoch`` RF=3 with the setting and agrees with its formula there and one
 change away; the form 29bb's gate guarded (every file at most its HW, every response's HW at
 least its receiver's) is false on reachable states after a crash (the mutant the forms exist for).
@@ -27,7 +29,8 @@ from tests.symbolic.helpers import formula_evaluator, reachable
 CONFIG = config_from_options(kafka_version="2.1", replication_factor=3,
                              rule_changes=("+reset-followers-on-epoch",),
                              hw_checkpoint="interval")[0]
-FACTS = ("checkpoint-behind-running-hw", "checkpoint-committed", "acked-below-writer-hw")
+FACTS = ("checkpoint-behind-running-hw", "checkpoint-committed", "acked-below-writer-hw",
+         "fetch-hw-past-restart", "hw-behind-epoch-leader")
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +47,7 @@ def _as_written(s) -> bool:
 
 
 def _one_change_away(state):
-    """A broker's file or HW one higher or lower, an acked record's log entry dropped."""
+    """A broker's file, HW or fetch response's HW one higher or lower, its last record dropped."""
     out = []
     for b, r in enumerate(state.replicas):
         for field in ("checkpointed_hw", "high_watermark"):
@@ -53,6 +56,13 @@ def _one_change_away(state):
                 if 0 <= v <= len(r.log) + (field == "checkpointed_hw"):
                     reps = list(state.replicas)
                     reps[b] = r._replace(**{field: v})
+                    out.append(state._replace(replicas=tuple(reps)))
+        if r.fetch_response:
+            fr = r.fetch_response
+            for delta in (1, -1):
+                if 0 <= fr[4] + delta <= fr[5]:
+                    reps = list(state.replicas)
+                    reps[b] = r._replace(fetch_response=fr[:4] + (fr[4] + delta,) + fr[5:])
                     out.append(state._replace(replicas=tuple(reps)))
         if r.log:
             reps = list(state.replicas)
