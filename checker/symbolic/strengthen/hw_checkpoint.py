@@ -268,9 +268,11 @@ def _checkpoint_behind_z3(d, s):
     if not d.ckpt:
         return z3.BoolVal(True)
     if not d.elr:
-        return z3.If(_restarted_2_1_z3(d, s), _after_a_restart_z3(d, s),
-                     z3.And([r.ckpt <= r.hw for r in s.reps]
-                            + [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps]))
+        plain = z3.And([r.ckpt <= r.hw for r in s.reps]
+                       + [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps])
+        if d.n < 3 or d.bounce_noticed:  # the term before 29bh, so RF=2's proofs see the same formula
+            return z3.Or(z3.BoolVal(False), plain)
+        return z3.If(_restarted_2_1_z3(d, s), _after_a_restart_z3(d, s), plain)
     out = []
     for b, r in enumerate(s.reps):
         start = first_of_epoch_z3(d, r)
@@ -326,9 +328,11 @@ def _checkpoint_committed_z3(d, s):
     from checker.symbolic.strengthen import elr
 
     vouched = elr._vouched_z3(d, s) if d.elr else [z3.BoolVal(False)] * d.n
-    return z3.And([
+    # (the Or keeps the term as it was before 29bh dropped 29bb's gate, false wherever it applied
+    # at RF=2: RF=2's proofs see the same formula)
+    return z3.Or(z3.BoolVal(False), z3.And([
         z3.Implies(z3.Or(s.c_isr[b], vouched[b]), holds_below_z3(d, h, r, r.ckpt))
-        for b, h in enumerate(s.reps) for r in s.reps if r is not h])
+        for b, h in enumerate(s.reps) for r in s.reps if r is not h]))
 
 
 def _checkpoint_behind_epoch_leader(s, config) -> bool:
