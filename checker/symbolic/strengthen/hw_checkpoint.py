@@ -42,6 +42,67 @@ restarted cannot lead the epoch it led before, so a running one has not restarte
 it."""
 
 
+BEFORE_A_RESTART = "acked-below-writer-hw"
+"""Issue 29bh: kept at RF>=3 (process crashes, no other fault bound) for running brokers until a
+broker restarts (``_no_restart_yet``): the HW moves back only when a broker stops and reads its
+file, and a running broker that never stopped has its HW only grown since it wrote a record. At
+RF=2 the proofs close without it, so it is left off there (RF=2's invariant forms unchanged)."""
+
+
+def _no_restart_yet(s) -> bool:
+    """Every crash so far left its broker down: no broker has restarted (process crashes and no
+    other way to stop, ``_written_form``), so every running broker has run since the start."""
+    return s.crashes == sum(1 for r in s.replicas if not r.alive)
+
+
+def _no_restart_yet_z3(s):
+    return s.crashes == count([z3.Not(r.alive) for r in s.reps])
+
+
+def _acked_below_running_writer(s) -> bool:
+    from checker.symbolic.strengthen.history import epochs_led
+
+    for b, r in enumerate(s.replicas):
+        # a running leader below an acked record of its epoch restarted into the epoch since it
+        # wrote it: its epoch started past the record (fetch-hw-past-restart's argument)
+        if r.alive and r.leader == b and any(
+                off < len(r.log) and r.log[off] == (rid, r.leader_epoch)
+                and off >= r.high_watermark and _start(r) <= off for rid, off in s.acked):
+            return False
+    if not _no_restart_yet(s):
+        return True
+    for b, r in enumerate(s.replicas):
+        if not r.alive:
+            continue
+        epochs = epochs_led(s, b)
+        if any(off < len(r.log) and r.log[off][0] == rid and r.log[off][1] in epochs
+               and off >= r.high_watermark for rid, off in s.acked):
+            return False
+    return True
+
+
+def _acked_below_running_writer_z3(d, s):
+    from checker.symbolic.state import sel
+    from checker.symbolic.strengthen.history import leads_epoch_z3
+
+    out = []
+    for b, r in enumerate(s.reps):
+        for k in range(d.records):
+            o = s.acked_off[k]
+            own = z3.And(r.alive, s.acked[k], holds_acked(s, r, k),
+                         leads_epoch_z3(s, b, sel(r.log_ep, o, -1)))
+            out.append(z3.Implies(own, o < r.hw))
+    mine = []
+    for b, r in enumerate(s.reps):
+        start = z3.If(r.esta >= 0, r.esta, first_of_epoch_z3(d, r))
+        for k in range(d.records):
+            o = s.acked_off[k]
+            own = z3.And(r.alive, r.leader == b, s.acked[k], holds_acked(s, r, k),
+                         sel(r.log_ep, o, -1) == r.lep, o >= r.hw)
+            mine.append(z3.Implies(own, start > o))
+    return z3.And(z3.Implies(_no_restart_yet_z3(s), z3.And(out)), z3.And(mine))
+
+
 def lagging(config) -> bool:
     return config.hw_checkpoint != "immediate"
 
@@ -69,43 +130,101 @@ def switch(st: Strengthening) -> Strengthening:
     def check(s, config, _st=st):
         if not lagging(config):
             return _st.holds(s, config)
+        if st.name == BEFORE_A_RESTART and _written_form(config) and len(s.replicas) >= 3:
+            return _acked_below_running_writer(s)
         if st.name == WITHOUT_HW and _written_form(config):
             return fetches._fetch_response_from_leader_log(
                 s, hw_bound="leading" if "broker-epoch" in config.rules else False)
         if (st.name == NOT_FOR_A_DOWN_LEADER and _written_form(config)
                 and "broker-epoch" in config.rules):
             return isr_hw._hw_behind_epoch_leader(s, config, down=False)
+        if st.name == NOT_FOR_A_DOWN_LEADER and _written_form(config) and len(s.replicas) >= 3:
+            return _hw_behind_restarted_leader(s)
         return True
 
     def formula(d, s, _st=st):
         if not d.ckpt:
             return _st.formula(d, s)
+        if st.name == BEFORE_A_RESTART and _written_form_z3(d) and d.n >= 3:
+            return _acked_below_running_writer_z3(d, s)
         if st.name == WITHOUT_HW and _written_form_z3(d):
             return fetches._fetch_response_from_leader_log_z3(
                 d, s, hw_bound="leading" if d.bounce_noticed else False)
         if st.name == NOT_FOR_A_DOWN_LEADER and _written_form_z3(d) and d.bounce_noticed:
             return isr_hw._hw_behind_epoch_leader_z3(d, s, down=False)
+        if st.name == NOT_FOR_A_DOWN_LEADER and _written_form_z3(d) and d.n >= 3:
+            return _hw_behind_restarted_leader_z3(d, s)
         return z3.BoolVal(True)
 
     return Strengthening(st.name, st.description, check, formula, uses_config=True)
 
 
-def _spent(s, config) -> bool:
-    """Issue 29bb: on Kafka 2.1 (no broker epochs, no ELR) at RF=3 a leader may restart into its
-    own epoch with its HW moved back while its followers keep theirs, and then add a follower
-    that lacks a committed record to its ISR: ``checkpoint-behind-running-hw`` and
-    ``checkpoint-committed`` are false on reachable states there (2.1 ``+reset-followers-on-epoch``
-    RF=3, 764 and 20 of 23,476 states). They hold while a crash is left in the bound: with none
-    left no file is read back again. True (the facts as written) elsewhere."""
+def _restarted_2_1(s, config) -> bool:
+    """Issue 29bb, redone in 29bh: on Kafka 2.1 (no broker epochs, no ELR) at RF=3 a leader may
+    restart into its own epoch with its HW moved back while its followers keep theirs; its fetch
+    responses then carry the lower HW and a follower's HW falls below its file
+    (``checkpoint-behind-running-hw`` as written is false on 352 of 23,716 reachable states of 2.1
+    ``+reset-followers-on-epoch`` RF=3 with one crash). It needs a crash: true before the first
+    (29bb gated it on the crash bound being spent, which equals "a crash happened" only at
+    ``--max-crashes 1``)."""
     return (len(s.replicas) >= 3 and "broker-epoch" not in config.rules
-            and "eligible-leader-replicas" not in config.rules
-            and s.crashes >= config.bounds.max_crashes)
+            and "eligible-leader-replicas" not in config.rules and s.crashes >= 1)
 
 
-def _spent_z3(d, s):
-    if d.n < 3 or d.bounce_noticed or d.elr or d.unbounded_crashes:
+def _restarted_2_1_z3(d, s):
+    if d.n < 3 or d.bounce_noticed or d.elr:
         return z3.BoolVal(False)
-    return s.crashes >= num.val(d.max_crashes)
+    return s.crashes >= 1
+
+
+def _after_a_restart(s) -> bool:
+    """Issue 29bh: ``checkpoint-behind-running-hw`` where ``_restarted_2_1``. Only a follower's HW
+    is moved down by a fetch response (2.1.0 ``ReplicaFetcherThread.processPartitionData``: the
+    follower's HW is ``min(LEO, response HW)``, no max with its own); a running leader's HW only
+    grows while it leads (``Partition.maybeIncrementLeaderHW``), a restart reads the file back, and
+    the file is written with the HW, so a restarted broker's (epoch -1) and a down broker's file
+    is at most its HW, and every broker's at most its LEO; a running leader's too while only one
+    crash happened (after a second, a follower whose HW a restarted leader moved back may lead)."""
+    if s.crashes <= 1:
+        # the HWs a restarted leader moved back are its followers', in the epoch it leads or
+        # an older one (it may have taken a newer epoch since), running; no request makes them leader (leadership moves only once the leader fails
+        # again), and only its responses in that epoch carry an HW below their receiver's
+        for b, r in enumerate(s.replicas):
+            lead = s.replicas[r.leader] if 0 <= r.leader < len(s.replicas) else None
+            care = (r.alive and r.leader != b and lead is not None and lead.alive
+                    and lead.leader == r.leader and lead.leader_epoch >= r.leader_epoch
+                    and not any(l == b for _, _, l, _ in s.leader_and_isr))
+            if r.checkpointed_hw > r.high_watermark and not care:
+                return False
+            if r.fetch_response and r.fetch_response[4] < r.high_watermark and not (
+                    care and r.fetch_response[:2] == (r.leader, r.leader_epoch)):
+                return False
+    for b, r in enumerate(s.replicas):
+        if r.checkpointed_hw > len(r.log):
+            return False
+        if ((not r.alive or r.leader_epoch < 0 or (r.leader == b and s.crashes <= 1))
+                and r.checkpointed_hw > r.high_watermark):
+            return False
+    return True
+
+
+def _after_a_restart_z3(d, s):
+    follows = []
+    for b, r in enumerate(s.reps):
+        named = z3.Or([z3.BoolVal(False)] + [z3.And(s.lai[q][e], s.lai_leader[q][e] == b)
+                                              for q in range(d.n) for e in range(len(s.lai[q]))])
+        leading = z3.Or([z3.And(r.leader == L, lr.alive, lr.leader == L, lr.lep >= r.lep)
+                         for L, lr in enumerate(s.reps) if L != b])
+        care = z3.And(r.alive, leading, z3.Not(named))
+        follows.append(z3.Implies(z3.And(s.crashes <= 1, r.ckpt > r.hw), care))
+        follows.append(z3.Implies(z3.And(s.crashes <= 1, r.fr, r.fr_hw < r.hw),
+                                  z3.And(care, r.fr_leader == r.leader, r.fr_epoch == r.lep)))
+    return z3.And(follows
+                  + [z3.And(r.ckpt <= r.leo,
+                            z3.Implies(z3.Or(z3.Not(r.alive), r.lep < 0,
+                                             z3.And(r.leader == b, s.crashes <= 1)),
+                                       r.ckpt <= r.hw))
+                     for b, r in enumerate(s.reps)])
 
 
 def _process_crashes(crash_model: str) -> bool:
@@ -127,8 +246,10 @@ def _acked_copies_z3(d, s):
 
 
 def _checkpoint_behind(s, config) -> bool:
-    if not lagging(config) or _spent(s, config):
+    if not lagging(config):
         return True
+    if _restarted_2_1(s, config):
+        return _after_a_restart(s)
     elr = "eligible-leader-replicas" in config.rules
     for b, r in enumerate(s.replicas):
         if not elr or not r.alive or r.leader_epoch < 0:
@@ -147,8 +268,11 @@ def _checkpoint_behind_z3(d, s):
     if not d.ckpt:
         return z3.BoolVal(True)
     if not d.elr:
-        return z3.Or(_spent_z3(d, s), z3.And([r.ckpt <= r.hw for r in s.reps]
-                                             + [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps]))
+        plain = z3.And([r.ckpt <= r.hw for r in s.reps]
+                       + [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps])
+        if d.n < 3 or d.bounce_noticed:  # the term before 29bh, so RF=2's proofs see the same formula
+            return z3.Or(z3.BoolVal(False), plain)
+        return z3.If(_restarted_2_1_z3(d, s), _after_a_restart_z3(d, s), plain)
     out = []
     for b, r in enumerate(s.reps):
         start = first_of_epoch_z3(d, r)
@@ -190,7 +314,7 @@ def _fetch_hw_on_elr_z3(d, s):
 
 
 def _checkpoint_committed(s, config) -> bool:
-    if not (lagging(config) and _process_crashes(config.crash_model)) or _spent(s, config):
+    if not (lagging(config) and _process_crashes(config.crash_model)):
         return True
     from checker.symbolic.strengthen import elr
 
@@ -204,7 +328,9 @@ def _checkpoint_committed_z3(d, s):
     from checker.symbolic.strengthen import elr
 
     vouched = elr._vouched_z3(d, s) if d.elr else [z3.BoolVal(False)] * d.n
-    return z3.Or(_spent_z3(d, s), z3.And([
+    # (the Or keeps the term as it was before 29bh dropped 29bb's gate, false wherever it applied
+    # at RF=2: RF=2's proofs see the same formula)
+    return z3.Or(z3.BoolVal(False), z3.And([
         z3.Implies(z3.Or(s.c_isr[b], vouched[b]), holds_below_z3(d, h, r, r.ckpt))
         for b, h in enumerate(s.reps) for r in s.reps if r is not h]))
 
@@ -243,6 +369,84 @@ def _checkpoint_behind_epoch_leader_z3(d, s):
                 out += [z3.Implies(z3.And(leads, e == s.c_epoch, i < fr.ckpt, i < fr.leo,
                                           fr.log_ep[i] == e), i < lr.hw)
                         for i in range(d.slots)]
+    return z3.And(out)
+
+
+def _start(r) -> int:
+    """Where a leader's epoch started, as the kernel reads it (``leader_epoch_start_offset``):
+    the recorded slot if set, else its first record of the epoch, else its LEO."""
+    return r.epoch_start_offset if r.epoch_start_offset >= 0 else first_of_epoch(r)
+
+
+def _hw_behind_restarted_leader(s) -> bool:
+    """Issue 29bh, ``hw-behind-epoch-leader`` at RF>=3 without broker epochs (2.1) under the
+    setting: a broker's HW (or file) covers a record of a running leader's epoch past that
+    leader's HW only if the leader restarted into the epoch since, so its epoch started past the
+    record (``fetch-hw-past-restart``'s argument: the record came from that leader's log)."""
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        start = _start(lr)
+        for f, fr in enumerate(s.replicas):
+            top = max(fr.high_watermark, fr.checkpointed_hw)
+            if f != lead and any(ep == lr.leader_epoch and lr.high_watermark <= i and start <= i
+                                 for i, (_, ep) in enumerate(fr.log[:top])):
+                return False
+    return True
+
+
+def _hw_behind_restarted_leader_z3(d, s):
+    out = []
+    for lead, lr in enumerate(s.reps):
+        start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            out += [z3.Implies(z3.And(lr.alive, lr.leader == lead, z3.Or(i < fr.hw, i < fr.ckpt),
+                                      i < fr.leo, fr.log_ep[i] == lr.lep, i >= lr.hw),
+                               start > i) for i in range(d.slots)]
+    return z3.And(out)
+
+
+def _fetch_hw_past_start(s, config) -> bool:
+    if not (lagging(config) and _written_form(config)) or len(s.replicas) < 3:
+        return True
+    for r in s.replicas:
+        if r.fetch_response:
+            lead, epoch, _, _, hw, _ = r.fetch_response
+            lr = s.replicas[lead]
+            if (lr.alive and lr.leader == lead and lr.leader_epoch == epoch
+                    and hw > lr.high_watermark and _start(lr) < hw):
+                return False
+            # restarted, about to take the epoch up again: its log still reaches that HW
+            if (lr.alive and lr.leader_epoch < 0 and hw > len(lr.log)
+                    and any(q == lead and e == epoch and l == lead
+                            for q, e, l, _ in s.leader_and_isr)):
+                return False
+            # down, and still the controller's leader of that epoch: likewise
+            if (not lr.alive and hw > len(lr.log) and s.controller.leader == lead
+                    and s.controller.leader_epoch == epoch):
+                return False
+    return True
+
+
+def _fetch_hw_past_start_z3(d, s):
+    if not d.ckpt or not _written_form_z3(d) or d.n < 3:
+        return z3.BoolVal(True)
+    out = []
+    for r in s.reps:
+        for lead, lr in enumerate(s.reps):
+            start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
+            leading = z3.And(r.fr, r.fr_leader == lead, lr.alive, lr.leader == lead,
+                             lr.lep == r.fr_epoch, r.fr_hw > lr.hw)
+            out.append(z3.Implies(leading, start >= r.fr_hw))
+            for e in range(len(s.lai[lead])):
+                back = z3.And(r.fr, r.fr_leader == lead, lr.alive, lr.lep < 0, s.lai[lead][e],
+                              s.lai_leader[lead][e] == lead, r.fr_epoch == e)
+                out.append(z3.Implies(back, r.fr_hw <= lr.leo))
+            down = z3.And(r.fr, r.fr_leader == lead, z3.Not(lr.alive), s.c_leader == lead,
+                          s.c_epoch == r.fr_epoch)
+            out.append(z3.Implies(down, r.fr_hw <= lr.leo))
     return z3.And(out)
 
 
@@ -288,6 +492,18 @@ STRENGTHENINGS = (
                   "past its records, and its HW only grows while it leads)",
                   _checkpoint_behind_epoch_leader, _checkpoint_behind_epoch_leader_z3,
                   uses_config=True),
+    Strengthening("fetch-hw-past-restart",
+                  "(--hw-checkpoint interval, process crashes, no other fault bound, RF>=3; issue "
+                  "29bh) a fetch response's HW is above its sender's HW, while the sender runs and "
+                  "leads the response's epoch, only if the sender restarted into that epoch since "
+                  "it sent it, and then its epoch started at or past that HW: a leader's HW only "
+                  "grows while it runs, and a broker that takes up an epoch records its LEO as the "
+                  "epoch's start (Partition.makeLeader, leaderEpochStartOffsetOpt, 2.1.0 "
+                  "Partition.scala lines 380-386), at least the HW it had sent; so a restarted "
+                  "sender with a request on its way that makes it leader of that epoch again "
+                  "still holds a log that long (a process crash keeps the log), as does a down "
+                  "sender the controller still names leader of that epoch",
+                  _fetch_hw_past_start, _fetch_hw_past_start_z3, uses_config=True),
 )
 """Facts only the lagging checkpoint needs (true by definition elsewhere): ``--strengthen all``
 leaves them out unless the setting is on (``library.all_names``)."""
