@@ -42,6 +42,23 @@ OFF_UNDER_FAILOVERS = (
 )
 """False under controller failovers (BFS, the module's docstring): off there."""
 
+OFF_WITH_BROKER_EPOCH = ("requests-to-live-brokers", "leader-isr-is-controller-isr",
+                         "isr-followers-hold-hw")
+"""The ones still false under a failover with KIP-380's broker epoch (2.2+: a broker registered
+since the failover refuses the zombie's requests, issue 29bi). The others hold on every reachable
+state there and stay on (BFS of the facts as written, 2026-11-29, lead, ``reachable``'s bounds:
+2 records, epochs <= 2, 1 crash, 1 failover): Kafka 2.2 and 2.4, RF=2, 9,440 states (false on
+4,188 / 996 / 230 of them); 3.1, 29,093 states (14,720 / 3,077 / 285); 2.7, 22,292 states
+(11,714 / 2,559 / 0) and with 2 crashes 134,510 (51,841 / 10,556 / 0). At RF=3 (2.7, 1 record,
+696,112 states: 483,030 / 131,798 / 9,134) ``next-leader-from-isr`` is false too (4,680), so it
+is off there as well (``OFF_WITH_BROKER_EPOCH_RF3``); RF=3 was checked at 1 record only."""
+
+OFF_WITH_BROKER_EPOCH_RF3 = OFF_WITH_BROKER_EPOCH + ("next-leader-from-isr",)
+
+
+def _off_with_broker_epoch(name: str, replication_factor: int) -> bool:
+    return name in (OFF_WITH_BROKER_EPOCH if replication_factor <= 2 else OFF_WITH_BROKER_EPOCH_RF3)
+
 NOT_IN_ALL = ("committed-consistency",)
 """Left out of ``--strengthen all`` where ``committed_consistency_violated`` (issue 29ba)."""
 
@@ -62,8 +79,9 @@ def committed_consistency_violated(config) -> bool:
 
 
 def switch(st: Strengthening) -> Strengthening:
-    """``st`` under ``--max-controller-failovers``: held only until the first failover; unchanged
-    otherwise.
+    """``st`` under ``--max-controller-failovers``: held only until the first failover (with
+    KIP-380's broker epoch only the facts of ``OFF_WITH_BROKER_EPOCH``, at RF=3
+    ``OFF_WITH_BROKER_EPOCH_RF3``); unchanged otherwise.
 
     Before any failover a state is one the same configuration without the bound reaches (the
     three failover actions need a failover first, and the controller epoch and the zombie stay
@@ -73,12 +91,15 @@ def switch(st: Strengthening) -> Strengthening:
         return st
 
     def check(s, config, _st=st):
-        if config.bounds.max_controller_failovers > 0 and s.controller_failovers > 0:
+        kept = ("broker-epoch" in config.rules
+                and not _off_with_broker_epoch(_st.name, len(s.replicas)))
+        if config.bounds.max_controller_failovers > 0 and s.controller_failovers > 0 and not kept:
             return True
         return _st.holds(s, config)
 
     def formula(d, s, _st=st):
-        if d.failovers:
+        kept = d.zombie_epoch and not _off_with_broker_epoch(_st.name, d.n)
+        if d.failovers and not kept:
             return z3.Implies(s.cfail == 0, _st.formula(d, s))
         return _st.formula(d, s)
 
@@ -525,6 +546,8 @@ def _zombie_leader_acked_below_hw(s, config) -> bool:
     r = s.replicas[z[1]]
     if r.alive and r.leader_epoch >= z[2]:
         return True  # the zombie's request no longer reaches it (a crash first)
+    if "broker-epoch" in config.rules and (not r.alive or r.registered_since_failover):
+        return True  # KIP-380 (issue 29bi): it registers (again) since the failover, and refuses it
     return all(off < r.high_watermark for rid, off in s.acked
                if off < len(r.log) and r.log[off] == (rid, z[2]))
 
@@ -539,7 +562,9 @@ def _zombie_leader_acked_below_hw_z3(d, s):
     for b, r in enumerate(s.reps):
         for k in range(d.records):
             o = s.acked_off[k]
-            own = z3.And(s.zomb, s.z_leader == b, z3.Or(z3.Not(r.alive), r.lep < s.z_lep),
+            reach = (z3.And(r.alive, z3.Not(r.zreg)) if d.zombie_epoch
+                     else z3.BoolVal(True))  # KIP-380: refused once registered since
+            own = z3.And(s.zomb, s.z_leader == b, z3.Or(z3.Not(r.alive), r.lep < s.z_lep), reach,
                          s.acked[k], holds_acked(s, r, k),
                          sel(r.log_ep, o, -1) == s.z_lep)
             out.append(z3.Implies(own, o < r.hw))
@@ -755,14 +780,60 @@ def _unnamed_bumps_z3(d, s) -> list:
     return out
 
 
+def _handled_down_in_isr(s, config) -> int:
+    """Under KIP-497's AlterPartition (2.7+, without the ELR, which ``_unhandled_failures``
+    counts its own way): brokers down, handled, and in the controller's ISR under another leader.
+    The controller took such a broker's failure without an epoch (it was not in the ISR then:
+    ``onBrokerFailure`` at 2.7.0 bumps the epoch of a partition only for an ISR member), and the
+    leader's expansion, proposed before the crash, was accepted after (no eligibility check
+    before KIP-841 / KIP-903): a crash no epoch counts. And brokers waiting after a restart that
+    a running leader proposes to add, not in the controller's ISR: proposed only once it fetched
+    in the leader's epoch (KIP-320), it crashed since, and its failure made no epoch (not an ISR
+    member); the answer moves it into the ISR, where ``_waiting_in_isr`` counts it instead.
+    Only below two crashes: with two the count is false on 1,636 of 2.7's 134,510 reachable
+    states (the form without these terms holds on all of them; 2026-11-29, lead)."""
+    if ("alter-partition" not in config.rules or "eligible-leader-replicas" in config.rules
+            or s.crashes >= 2):
+        return 0
+    c = s.controller
+    down = sum(1 for b, r in enumerate(s.replicas)
+               if not r.alive and b not in c.live_brokers and b in c.isr
+               and c.leader not in (b, -1))
+    proposed = {m for b, r in enumerate(s.replicas)
+                if r.alive and r.leader == b and r.leader_epoch == c.leader_epoch
+                and r.alter_partition and r.alter_partition[2] == c.leader_epoch
+                for m in r.alter_partition[1]}
+    waiting = sum(1 for b, r in enumerate(s.replicas)
+                  if b in proposed and b not in c.isr
+                  and (r.alive and r.leader_epoch == -1 or not r.alive and b not in c.live_brokers))
+    return down + waiting
+
+
+def _handled_down_in_isr_z3(d, s) -> list:
+    if not d.alter or d.elr:
+        return []
+    one = s.crashes < 2
+    out = [z3.And(one, z3.Not(r.alive), z3.Not(s.c_live[b]), s.c_isr[b], s.c_leader != b,
+                  s.c_leader != -1) for b, r in enumerate(s.reps)]
+    for f, fr in enumerate(s.reps):
+        proposed = z3.Or([z3.And(r.alive, r.leader == b, r.lep == s.c_epoch, r.alt != 0,
+                                 r.alt_ep == s.c_epoch, r.alt_isr[f])
+                          for b, r in enumerate(s.reps) if b != f])
+        gone = z3.Or(z3.And(fr.alive, fr.lep == -1), z3.And(z3.Not(fr.alive), z3.Not(s.c_live[f])))
+        out.append(z3.And(one, gone, proposed, z3.Not(s.c_isr[f])))
+    return out
+
+
 def _waiting_isr_members_crashed(s, config) -> bool:
     return _leaderless_epochs_crashed(
-        s, config, extra=lambda s: _waiting_in_isr(s, config) + _unnamed_bumps(s, config))
+        s, config, extra=lambda s: (_waiting_in_isr(s, config) + _unnamed_bumps(s, config)
+                                    + _handled_down_in_isr(s, config)))
 
 
 def _waiting_isr_members_crashed_z3(d, s):
     return _leaderless_epochs_crashed_z3(
-        d, s, extra=lambda d, s: _waiting_in_isr_z3(d, s) + _unnamed_bumps_z3(d, s))
+        d, s, extra=lambda d, s: (_waiting_in_isr_z3(d, s) + _unnamed_bumps_z3(d, s)
+                                  + _handled_down_in_isr_z3(d, s)))
 
 
 def _leaderless_epoch_leader_restarted(s, config) -> bool:
@@ -884,7 +955,8 @@ def _untaken_epoch_lost_a_member_z3(d, s):
 
 def _waiting_leader_requests_current(s, config) -> bool:
     c = s.controller
-    if config.bounds.max_controller_failovers == 0 or "alter-partition" in config.rules:
+    if config.bounds.max_controller_failovers == 0 or (
+            "alter-partition" in config.rules and "broker-epoch" not in config.rules):
         return True
     if c.leader < 0 or s.replicas[c.leader].leader_epoch != -1 or not s.replicas[c.leader].alive:
         return True
@@ -893,7 +965,7 @@ def _waiting_leader_requests_current(s, config) -> bool:
 
 
 def _waiting_leader_requests_current_z3(d, s):
-    if not d.failovers or d.alter:
+    if not d.failovers or (d.alter and not d.zombie_epoch):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
@@ -902,6 +974,137 @@ def _waiting_leader_requests_current_z3(d, s):
             out.append(z3.Implies(z3.And(s.c_leader == b, r.alive, r.lep == -1, s.lai[b][e],
                                          s.c_epoch == e), same))
     return z3.And(out)
+
+
+def _running_leader_isr_holds_hw(s) -> bool:
+    from checker.symbolic.strengthen.base import holds_below
+    from checker.symbolic.strengthen.history import follower_kept_log_since
+    from checker.symbolic.strengthen.isr_hw import _isr_view
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.leader == b):
+            continue
+        e = r.leader_epoch
+        for f in set(_isr_view(r)) - {b}:
+            fr = s.replicas[f]
+            not_past = 0 <= fr.leader_epoch <= e or follower_kept_log_since(s, f, b, e)
+            if not_past and not holds_below(fr, r, r.high_watermark):
+                return False
+    return True
+
+
+def _running_leader_isr_holds_hw_z3(d, s):
+    from checker.symbolic.strengthen.base import holds_below_z3
+    from checker.symbolic.strengthen.history import follower_kept_log_since_z3
+    from checker.symbolic.strengthen.isr_hw import _isr_view_z3
+    out = []
+    for b, r in enumerate(s.reps):
+        isr = _isr_view_z3(d, r)
+        for f, fr in enumerate(s.reps):
+            if f == b:
+                continue
+            not_past = z3.Or(z3.And(fr.lep >= 0, fr.lep <= r.lep),
+                             follower_kept_log_since_z3(d, s, f, b, r.lep))
+            out.append(z3.Implies(z3.And(r.alive, r.leader == b, isr[f], not_past),
+                                  holds_below_z3(d, fr, r, r.hw)))
+    return z3.And(out)
+
+
+def _waiting_leader_past_the_zombie_registered(s, config) -> bool:
+    z = s.zombie_controller
+    if not z or "broker-epoch" not in config.rules or s.crashes >= 2:
+        return True
+    named = {(b, e) for b, e, leader, _ in s.leader_and_isr if leader == b}
+    c = s.controller
+    if c.leader >= 0:
+        named.add((c.leader, c.leader_epoch))
+        if c.leader_epoch == z[2] and set(c.isr) != set(z[3]):
+            named.add((c.leader, z[2] + 1))  # changed the ISR since: ran in the epoch since
+    for b, e in named:
+        r = s.replicas[b]
+        if e > z[2] and r.alive and r.leader_epoch == -1 and not r.registered_since_failover:
+            return False
+    return True
+
+
+def _waiting_leader_past_the_zombie_registered_z3(d, s):
+    if not d.zombie_epoch:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        waiting = z3.And(s.zomb, r.alive, r.lep == -1, z3.Not(r.zreg), s.crashes < 2)
+        changed = z3.Or([s.c_isr[j] != s.z_isr[j] for j in range(d.n)])
+        named = [z3.And(s.c_leader == b, z3.Or(s.c_epoch > s.z_lep,
+                                               z3.And(s.c_epoch == s.z_lep, changed)))]
+        named += [z3.And(s.lai[b][e], s.lai_leader[b][e] == b, num.val(e) > s.z_lep)
+                  for e in range(len(s.lai[b]))]
+        out.append(z3.Implies(waiting, z3.Not(z3.Or(named))))
+    return z3.And(out)
+
+
+def _running_leader_isr_is_controller_isr(s, config) -> bool:
+    from checker.symbolic.strengthen.isr_hw import KEEPS, _answered, _changed_to
+    if not s.zombie_controller or "broker-epoch" not in config.rules:
+        return True
+    c = s.controller
+    keeps = KEEPS in config.rules
+    return all(r.isr == c.isr or _answered(r, c.isr)
+               or keeps and _changed_to(s, b, c.leader_epoch, c.isr) for b, r in enumerate(s.replicas)
+               if r.alive and r.leader == b and r.leader_epoch == c.leader_epoch)
+
+
+def _running_leader_isr_is_controller_isr_z3(d, s):
+    from checker.symbolic.strengthen.isr_hw import _answered_z3, _changed_to_z3
+    if not d.zombie_epoch:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(s.zomb, r.alive, r.leader == b, r.lep == s.c_epoch),
+                              z3.Or(z3.And([x == y for x, y in zip(r.isr, s.c_isr)]),
+                                    _answered_z3(d, r, s.c_isr),
+                                    _changed_to_z3(d, s, b, s.c_epoch, s.c_isr)))
+                   for b, r in enumerate(s.reps)])
+
+
+def _leaderless_epoch_isr_agrees(s, config) -> bool:
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    z = s.zombie_controller
+    c = s.controller
+    views = [(c.leader_epoch, c.leader, set(c.isr))]
+    views += [(e, leader, set(isr)) for _, e, leader, isr in s.leader_and_isr]
+    if z:
+        views.append((z[2], z[1], set(z[3])))
+    leaderless = [(e, isr) for e, leader, isr in views if leader < 0]
+    return all(isr2 == isr for e, isr in leaderless for e2, leader2, isr2 in views
+               if e2 == e and leader2 < 0)
+
+
+def _leaderless_epoch_isr_agrees_z3(d, s):
+    if not d.failovers:
+        return z3.BoolVal(True)
+    views = [(z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr), (s.zomb, s.z_lep, s.z_leader, s.z_isr)]
+    views += [(s.lai[b][e], num.val(e), s.lai_leader[b][e], s.lai_isr[b][e])
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    out = []
+    for i, (p, e, leader, isr) in enumerate(views):
+        for p2, e2, leader2, isr2 in views[i + 1:]:
+            both = z3.And(p, p2, leader < 0, leader2 < 0, e == e2)
+            out.append(z3.Implies(both, z3.And([x == y for x, y in zip(isr, isr2)])))
+    return z3.And(out)
+
+
+def _waiting_unregistered_in_zombie_epoch(s, config) -> bool:
+    z = s.zombie_controller
+    if not z or "broker-epoch" not in config.rules or s.crashes >= 2:
+        return True
+    return s.controller.leader_epoch == z[2] or all(
+        r.registered_since_failover for r in s.replicas if r.alive and r.leader_epoch == -1)
+
+
+def _waiting_unregistered_in_zombie_epoch_z3(d, s):
+    if not d.zombie_epoch:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(s.zomb, s.crashes < 2, r.alive, r.lep == -1, z3.Not(r.zreg)),
+                              s.c_epoch == s.z_lep) for r in s.reps])
+
 
 
 STRENGTHENINGS = (
@@ -1136,16 +1339,98 @@ STRENGTHENINGS = (
                   _untaken_epoch_lost_a_member, _untaken_epoch_lost_a_member_z3,
                   uses_config=True),
     Strengthening("waiting-leader-requests-current", "under controller failovers (not with "
-                  "AlterPartition), a LeaderAndIsr of the controller's epoch on its way to the "
-                  "controller's leader while it waits after a restart carries the controller's "
+                  "AlterPartition before KIP-380's broker epoch), a LeaderAndIsr of the "
+                  "controller's epoch on its way to the controller's leader while it waits after a restart carries the controller's "
                   "ISR: a stop drops the requests on their way to a broker, the controller sends "
                   "the ISR it has to a broker that registers, and only the epoch's leader changes "
                   "the ISR within the epoch (``Partition.updateIsr`` at 2.1.0), which it cannot "
                   "while it waits",
                   _waiting_leader_requests_current, _waiting_leader_requests_current_z3,
                   uses_config=True),
+    Strengthening("running-leader-isr-holds-hw", "under controller failovers with KIP-380's "
+                  "broker epoch (2.2+), isr-followers-hold-hw's half for running leaders: each "
+                  "member of a running leader's (maximal) ISR that cannot have truncated since "
+                  "holds its records below its HW. A leader advances its HW only over its ISR "
+                  "(``Partition.maybeIncrementLeaderHW`` at 2.2.0 / 2.7.0) and takes an ISR with a "
+                  "new leader epoch only from a controller; the deposed controller's frozen view "
+                  "may name a member that lags behind the HW of a broker that restarted and took "
+                  "it (2.1: false on 187 of 13,531 states), which a broker registered since the "
+                  "failover refuses (true on 2.4, 2.7 and 3.1, RF=2, all reachable states; the "
+                  "other half, the requests on their way, is false there)",
+                  _running_leader_isr_holds_hw, _running_leader_isr_holds_hw_z3),
+    Strengthening("waiting-leader-past-the-zombie-registered", "under controller failovers "
+                  "with KIP-380's broker epoch (2.2+) and fewer than two crashes, a broker waiting "
+                  "after a restart whom the controller or a LeaderAndIsr on its way names leader "
+                  "of an epoch newer than the zombie's view registered since the failover: that "
+                  "epoch was made after the failover, and the controller elects a broker waiting "
+                  "after a restart at the restart (a leaderless partition, "
+                  "``onBrokerStartup`` -> ``OnlinePartition`` at 2.2.0), so after the failover, "
+                  "when the restart registered a broker epoch the deposed controller never "
+                  "reads; otherwise only on another leader's failure, a second crash. Also the "
+                  "controller's leader of the zombie's epoch when the controller's ISR is not the "
+                  "view's: in ZooKeeper mode only that leader changes the ISR within its epoch "
+                  "(AlterPartition, ``KafkaController.processAlterIsr`` at 2.7.0; "
+                  "``Partition.updateIsr`` before), and a crash drops its pending request, so it "
+                  "ran in the epoch after the failover and restarted since",
+                  _waiting_leader_past_the_zombie_registered,
+                  _waiting_leader_past_the_zombie_registered_z3, uses_config=True),
+    Strengthening("running-leader-isr-is-controller-isr", "under controller failovers with "
+                  "KIP-380's broker epoch (2.2+), leader-isr-is-controller-isr's half for running "
+                  "leaders: a broker leading in the controller's leader epoch holds the "
+                  "controller's ISR (or its answer is on its way). The other half, the requests "
+                  "on their way, is false there (the new controller resends the ISR it read, "
+                  "``onControllerFailover`` at 2.2.0, after the leader changed it); a broker "
+                  "registered since the failover refuses the zombie's view (true on 2.4, 2.7 and "
+                  "3.1, RF=2, all reachable states)",
+                  _running_leader_isr_is_controller_isr,
+                  _running_leader_isr_is_controller_isr_z3, uses_config=True),
+    Strengthening("leaderless-epoch-isr-agrees", "under controller failovers, the views of a "
+                  "leaderless epoch (the controller's, a LeaderAndIsr on its way, the zombie's) "
+                  "carry one ISR: the controller writes a leaderless epoch's ISR when it makes it "
+                  "and changes the ISR only with a new epoch (``onBrokerFailure`` / "
+                  "``removeReplicasFromIsr`` at 2.1.0), no leader changes it within the epoch, and "
+                  "the new controller resends what it read (``onControllerFailover``); "
+                  "untaken-epoch-isr-agrees for epochs without a leader",
+                  _leaderless_epoch_isr_agrees, _leaderless_epoch_isr_agrees_z3, uses_config=True),
+    Strengthening("waiting-unregistered-in-zombie-epoch", "under controller failovers with "
+                  "KIP-380's broker epoch (2.2+) and fewer than two crashes, while a broker "
+                  "waits after a restart it made before the failover (not registered since), "
+                  "the controller is still in the zombie's view's leader epoch: with one crash, "
+                  "that broker's, the only epoch the new controller can make is the one handling "
+                  "its failure, and in 2.2+ the controller that read its new registration handled "
+                  "the bounce then (``processBrokerChange``'s bounced brokers at 2.2.0), before "
+                  "the failover froze the zombie's view (false on 702 of 134,510 states of 2.7 "
+                  "with two crashes, hence the bound)",
+                  _waiting_unregistered_in_zombie_epoch,
+                  _waiting_unregistered_in_zombie_epoch_z3, uses_config=True),
 )
 """Facts only controller failovers need (issue 29ak), each from a counterexample to induction."""
+
+
+KIP380 = (
+    "running-leader-isr-holds-hw", "waiting-leader-past-the-zombie-registered",
+    "running-leader-isr-is-controller-isr", "leaderless-epoch-isr-agrees",
+    "waiting-unregistered-in-zombie-epoch",
+)
+"""The facts the lead added for a failover with KIP-380's broker epoch (2.2+, 2026-11-29): true by
+definition without it (``_kip380``), so out of ``--strengthen all`` there (``library.all_names``):
+Kafka 2.1's failover conjunction stays the one issue 29ba proved."""
+
+
+def _kip380(st: Strengthening) -> Strengthening:
+    """``st`` only under a controller failover with KIP-380's ``broker-epoch``; True otherwise."""
+    def check(s, config, _st=st):
+        if config.bounds.max_controller_failovers == 0 or "broker-epoch" not in config.rules:
+            return True
+        return _st.holds(s, config)
+
+    def formula(d, s, _st=st):
+        return _st.formula(d, s) if d.zombie_epoch else z3.BoolVal(True)
+
+    return Strengthening(st.name, st.description, check, formula, uses_config=True)
+
+
+STRENGTHENINGS = tuple(_kip380(st) if st.name in KIP380 else st for st in STRENGTHENINGS)
 
 
 ONLY_UNDER_FAILOVERS = (
@@ -1155,7 +1440,7 @@ ONLY_UNDER_FAILOVERS = (
     "waiting-isr-members-crashed", "leaderless-epoch-leader-restarted",
     "untaken-epoch-isr-agrees", "kept-remote-leo-is-lone-follower-prefix",
     "untaken-epoch-lost-a-member", "waiting-leader-requests-current",
-)
+) + KIP380
 """The facts issue 29ba added: True by definition without ``--max-controller-failovers``, so left
 out of ``--strengthen all`` there (``library.all_names``), as ``hw_checkpoint``'s and
 ``disk_loss_facts``' are where they do not apply; the no-failover conjunction and its count

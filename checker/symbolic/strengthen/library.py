@@ -153,7 +153,8 @@ def all_names(config=None) -> list:
     but with the power-loss-only invariants used there and the disk-loss-only ones
     (``disk_loss_facts``), which are left out everywhere else (issue 29an); and under a controller
     failover on Kafka 2.1's rules at 2 records or more without ``committed-consistency``, which is
-    violated there (``failovers.committed_consistency_violated``, issue 29ba); the consumer's
+    violated there (``failovers.committed_consistency_violated``, issue 29ba), and the failover
+    facts of KIP-380's broker epoch only with both (``failovers.KIP380``); the consumer's
     facts only with a consumer (issue 29be: true by definition without one)."""
     if config is not None and config.crash_model == power_loss.POWER_LOSS:
         left_out = NOT_IN_ALL + power_loss.NOT_IN_ALL
@@ -173,6 +174,9 @@ def all_names(config=None) -> list:
         # issue 29bd: three of them apply under session expiries too (expiries.LONE)
         left_out += tuple(n for n in failovers.ONLY_UNDER_FAILOVERS
                           if not (expiring and n in expiries.LONE))
+    if (config is None or config.bounds.max_controller_failovers == 0
+            or "broker-epoch" not in config.rules):  # True there (failovers.KIP380)
+        left_out += failovers.KIP380
     if config is None or config.bounds.max_session_expiries == 0:  # True there (issue 29bd)
         left_out += tuple(st.name for st in expiries.STRENGTHENINGS)
     if config is None or not config.consumer_commit:  # True without a consumer (issue 29be)
