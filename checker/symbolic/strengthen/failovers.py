@@ -875,17 +875,30 @@ def _leaderless_epoch_leader_restarted_z3(d, s):
     return z3.And(out)
 
 
-def _untaken_epoch_isr_agrees(s, config) -> bool:
-    from checker.symbolic.strengthen.history import never_took
 
-    z = s.zombie_controller
-    if config.bounds.max_controller_failovers == 0:
-        return True
-    c = s.controller
+def _epoch_views(s) -> list:
+    """(leader epoch, leader, ISR) of every view of an epoch: the controller's, each LeaderAndIsr
+    in flight, the zombie's frozen one."""
+    c, z = s.controller, s.zombie_controller
     views = [(c.leader_epoch, c.leader, set(c.isr))]
     views += [(e, leader, set(isr)) for _, e, leader, isr in s.leader_and_isr]
     if z:
         views.append((z[2], z[1], set(z[3])))
+    return views
+
+
+def _epoch_views_z3(d, s) -> list:
+    """``_epoch_views`` over z3 terms: (present, epoch, leader, ISR bits)."""
+    views = [(z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr), (s.zomb, s.z_lep, s.z_leader, s.z_isr)]
+    return views + [(s.lai[b][e], num.val(e), s.lai_leader[b][e], s.lai_isr[b][e])
+                    for b in range(d.n) for e in range(len(s.lai[b]))]
+
+def _untaken_epoch_isr_agrees(s, config) -> bool:
+    from checker.symbolic.strengthen.history import never_took
+
+    if config.bounds.max_controller_failovers == 0:
+        return True
+    views = _epoch_views(s)
     for e, leader, isr in views:
         if leader < 0 or not never_took(s, leader, e):
             continue
@@ -899,9 +912,7 @@ def _untaken_epoch_isr_agrees_z3(d, s):
 
     if not d.failovers:
         return z3.BoolVal(True)
-    views = [(z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr), (s.zomb, s.z_lep, s.z_leader, s.z_isr)]
-    views += [(s.lai[b][e], num.val(e), s.lai_leader[b][e], s.lai_isr[b][e])
-              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views = _epoch_views_z3(d, s)
     out = []
     for i, (p, e, leader, isr) in enumerate(views):
         untaken = z3.And(p, leader >= 0, never_took_z3(d, s, leader, e))
@@ -1066,12 +1077,7 @@ def _running_leader_isr_is_controller_isr_z3(d, s):
 def _leaderless_epoch_isr_agrees(s, config) -> bool:
     if config.bounds.max_controller_failovers == 0:
         return True
-    z = s.zombie_controller
-    c = s.controller
-    views = [(c.leader_epoch, c.leader, set(c.isr))]
-    views += [(e, leader, set(isr)) for _, e, leader, isr in s.leader_and_isr]
-    if z:
-        views.append((z[2], z[1], set(z[3])))
+    views = _epoch_views(s)
     leaderless = [(e, isr) for e, leader, isr in views if leader < 0]
     return all(isr2 == isr for e, isr in leaderless for e2, leader2, isr2 in views
                if e2 == e and leader2 < 0)
@@ -1080,9 +1086,7 @@ def _leaderless_epoch_isr_agrees(s, config) -> bool:
 def _leaderless_epoch_isr_agrees_z3(d, s):
     if not d.failovers:
         return z3.BoolVal(True)
-    views = [(z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr), (s.zomb, s.z_lep, s.z_leader, s.z_isr)]
-    views += [(s.lai[b][e], num.val(e), s.lai_leader[b][e], s.lai_isr[b][e])
-              for b in range(d.n) for e in range(len(s.lai[b]))]
+    views = _epoch_views_z3(d, s)
     out = []
     for i, (p, e, leader, isr) in enumerate(views):
         for p2, e2, leader2, isr2 in views[i + 1:]:
