@@ -190,10 +190,7 @@ def _after_a_restart(s) -> bool:
         # an older one (it may have taken a newer epoch since), running; no request makes them leader (leadership moves only once the leader fails
         # again), and only its responses in that epoch carry an HW below their receiver's
         for b, r in enumerate(s.replicas):
-            lead = s.replicas[r.leader] if 0 <= r.leader < len(s.replicas) else None
-            care = (r.alive and r.leader != b and lead is not None and lead.alive
-                    and lead.leader == r.leader and lead.leader_epoch >= r.leader_epoch
-                    and not any(l == b for _, _, l, _ in s.leader_and_isr))
+            care = _settled_follower(s, b)
             if r.checkpointed_hw > r.high_watermark and not care:
                 return False
             if r.fetch_response and r.fetch_response[4] < r.high_watermark and not (
@@ -208,14 +205,43 @@ def _after_a_restart(s) -> bool:
     return True
 
 
+def _settled_follower(s, b) -> bool:
+    """Issue 29bk: where, with one crash so far, a broker's file may be past its HW (or a response
+    on its way to it carry an HW below its own): the crash is over (every broker runs, and the
+    controller counts every one live: the broker that crashed restarted before the controller
+    noticed, which is how it took its own epoch up again, 2.1.0 ``KafkaController.onBrokerStartup``
+    resends the partition's state without a new epoch), the broker follows the controller's leader
+    in the controller's epoch, that leader runs and leads that epoch, and no LeaderAndIsr is on its
+    way to the broker. Nothing then changes the epoch: with every broker live the controller
+    elects no one (``onBrokerFailure`` needs a broker it counts dead), so the broker keeps
+    following the leader that moved its HW back. 29bh named the follower's own running leader in
+    an epoch at least its own; that let a LeaderAndIsr on its way (one with no leader, or one its
+    leader had not applied yet) end the form (its 16th and 17th CTIs)."""
+    r = s.replicas[b]
+    c = s.controller
+    lead = c.leader
+    return (all(x.alive for x in s.replicas) and len(c.live_brokers) == len(s.replicas)
+            and 0 <= lead < len(s.replicas) and lead != b
+            and r.leader == lead and r.leader_epoch == c.leader_epoch
+            and s.replicas[lead].leader == lead
+            and s.replicas[lead].leader_epoch == c.leader_epoch
+            and not any(q == b for q, _, _, _ in s.leader_and_isr))
+
+
+def _settled_follower_z3(d, s, b):
+    r = s.reps[b]
+    pending = [s.lai[b][e] for e in range(len(s.lai[b]))]
+    return z3.And([x.alive for x in s.reps] + list(s.c_live) + [
+        r.leader == s.c_leader, r.lep == s.c_epoch, s.c_leader != b,
+        z3.Or([z3.And(s.c_leader == L, lr.leader == L, lr.lep == s.c_epoch)
+               for L, lr in enumerate(s.reps) if L != b]),
+        z3.Not(z3.Or([z3.BoolVal(False)] + pending))])
+
+
 def _after_a_restart_z3(d, s):
     follows = []
     for b, r in enumerate(s.reps):
-        named = z3.Or([z3.BoolVal(False)] + [z3.And(s.lai[q][e], s.lai_leader[q][e] == b)
-                                              for q in range(d.n) for e in range(len(s.lai[q]))])
-        leading = z3.Or([z3.And(r.leader == L, lr.alive, lr.leader == L, lr.lep >= r.lep)
-                         for L, lr in enumerate(s.reps) if L != b])
-        care = z3.And(r.alive, leading, z3.Not(named))
+        care = _settled_follower_z3(d, s, b)
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.ckpt > r.hw), care))
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.fr, r.fr_hw < r.hw),
                                   z3.And(care, r.fr_leader == r.leader, r.fr_epoch == r.lep)))
