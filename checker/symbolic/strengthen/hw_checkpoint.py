@@ -437,6 +437,11 @@ def _hw_behind_restarted_leader_z3(d, s):
 def _fetch_hw_past_start(s, config) -> bool:
     if not (lagging(config) and _written_form(config)) or len(s.replicas) < 3:
         return True
+    # (29bk) an epoch start is recorded only by a broker that restarted into an epoch it had
+    # records of (and a stop forgets it), so each broker down or with one recorded took a crash
+    # of its own
+    if sum(1 for r in s.replicas if not r.alive or r.epoch_start_offset >= 0) > s.crashes:
+        return False
     for r in s.replicas:
         if r.fetch_response:
             lead, epoch, _, _, hw, _ = r.fetch_response
@@ -459,7 +464,7 @@ def _fetch_hw_past_start(s, config) -> bool:
 def _fetch_hw_past_start_z3(d, s):
     if not d.ckpt or not _written_form_z3(d) or d.n < 3:
         return z3.BoolVal(True)
-    out = []
+    out = [count([z3.Or(z3.Not(r.alive), r.esta >= 0) for r in s.reps]) <= s.crashes]
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
@@ -528,7 +533,11 @@ STRENGTHENINGS = (
                   "Partition.scala lines 380-386), at least the HW it had sent; so a restarted "
                   "sender with a request on its way that makes it leader of that epoch again "
                   "still holds a log that long (a process crash keeps the log), as does a down "
-                  "sender the controller still names leader of that epoch",
+                  "sender the controller still names leader of that epoch; and (issue 29bk) each "
+                  "broker down or with a recorded epoch start took a crash of its own: a broker "
+                  "applies only a LeaderAndIsr of an epoch newer than its own (2.1.0 "
+                  "ReplicaManager.becomeLeaderOrFollower, line 1044), so it takes up an epoch it "
+                  "already has records of only after a restart, and a stop forgets the start",
                   _fetch_hw_past_start, _fetch_hw_past_start_z3, uses_config=True),
 )
 """Facts only the lagging checkpoint needs (true by definition elsewhere): ``--strengthen all``
