@@ -196,6 +196,8 @@ def _after_a_restart(s) -> bool:
             if r.fetch_response and r.fetch_response[4] < r.high_watermark and not (
                     care and r.fetch_response[:2] == (r.leader, r.leader_epoch)):
                 return False
+        if not _above_leader_settled(s):
+            return False
     for b, r in enumerate(s.replicas):
         if r.checkpointed_hw > len(r.log):
             return False
@@ -228,6 +230,48 @@ def _settled_follower(s, b) -> bool:
             and not any(q == b for q, _, _, _ in s.leader_and_isr))
 
 
+def _above_leader_settled(s) -> bool:
+    """Issue 29bk: with one crash so far and every broker running, a follower's HW above its
+    running leader's (in the same epoch) is seen only with the partition settled: that leader is
+    the controller's, in the controller's epoch, every broker is live to the controller and no
+    LeaderAndIsr is on its way to either. Either the leader restarted into its own epoch before
+    the controller noticed (its HW read back from its file; 2.1.0 ``KafkaController.BrokerChange``
+    computes new and dead brokers as differences of two reads of the broker list, so a bounce
+    between them is neither, lines 1238-1261) or it was elected after the crash and the crashed
+    broker has registered again since (its new HW catches up only with its followers' fetches,
+    ``Partition.maybeIncrementLeaderHW``)."""
+    reps = s.replicas
+    if not all(x.alive for x in reps):
+        return True
+    for L, lr in enumerate(reps):
+        if lr.leader != L:
+            continue
+        for b, r in enumerate(reps):
+            if (b != L and r.leader == L and r.leader_epoch == lr.leader_epoch
+                    and r.high_watermark > lr.high_watermark
+                    and not (s.controller.leader == L
+                             and s.controller.leader_epoch == lr.leader_epoch
+                             and len(s.controller.live_brokers) == len(reps)
+                             and not any(q in (b, L) for q, _, _, _ in s.leader_and_isr))):
+                return False
+    return True
+
+
+def _above_leader_settled_z3(d, s):
+    out = []
+    for L, lr in enumerate(s.reps):
+        for b, r in enumerate(s.reps):
+            if b == L:
+                continue
+            pending = [s.lai[q][e] for q in (b, L) for e in range(len(s.lai[q]))]
+            above = z3.And([x.alive for x in s.reps] + [
+                s.crashes <= 1, lr.leader == L, r.leader == L, r.lep == lr.lep, r.hw > lr.hw])
+            out.append(z3.Implies(above, z3.And(
+                [s.c_leader == L, s.c_epoch == lr.lep] + list(s.c_live)
+                + [z3.Not(z3.Or([z3.BoolVal(False)] + pending))])))
+    return z3.And(out)
+
+
 def _settled_follower_z3(d, s, b):
     r = s.reps[b]
     pending = [s.lai[b][e] for e in range(len(s.lai[b]))]
@@ -245,7 +289,7 @@ def _after_a_restart_z3(d, s):
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.ckpt > r.hw), care))
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.fr, r.fr_hw < r.hw),
                                   z3.And(care, r.fr_leader == r.leader, r.fr_epoch == r.lep)))
-    return z3.And(follows
+    return z3.And(follows + [_above_leader_settled_z3(d, s)]
                   + [z3.And(r.ckpt <= r.leo,
                             z3.Implies(z3.Or(z3.Not(r.alive), r.lep < 0,
                                              z3.And(r.leader == b, s.crashes <= 1)),
@@ -438,9 +482,10 @@ def _fetch_hw_past_start(s, config) -> bool:
     if not (lagging(config) and _written_form(config)) or len(s.replicas) < 3:
         return True
     # (29bk) an epoch start is recorded only by a broker that restarted into an epoch it had
-    # records of (and a stop forgets it), so each broker down or with one recorded took a crash
-    # of its own
-    if sum(1 for r in s.replicas if not r.alive or r.epoch_start_offset >= 0) > s.crashes:
+    # records of (and a stop forgets it), so each broker down, restarted and waiting for its
+    # LeaderAndIsr (epoch -1), or with an epoch start recorded took a crash of its own
+    if sum(1 for r in s.replicas
+           if not r.alive or r.leader_epoch < 0 or r.epoch_start_offset >= 0) > s.crashes:
         return False
     for r in s.replicas:
         if r.fetch_response:
@@ -464,7 +509,7 @@ def _fetch_hw_past_start(s, config) -> bool:
 def _fetch_hw_past_start_z3(d, s):
     if not d.ckpt or not _written_form_z3(d) or d.n < 3:
         return z3.BoolVal(True)
-    out = [count([z3.Or(z3.Not(r.alive), r.esta >= 0) for r in s.reps]) <= s.crashes]
+    out = [count([z3.Or(z3.Not(r.alive), r.lep < 0, r.esta >= 0) for r in s.reps]) <= s.crashes]
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
@@ -534,7 +579,8 @@ STRENGTHENINGS = (
                   "sender with a request on its way that makes it leader of that epoch again "
                   "still holds a log that long (a process crash keeps the log), as does a down "
                   "sender the controller still names leader of that epoch; and (issue 29bk) each "
-                  "broker down or with a recorded epoch start took a crash of its own: a broker "
+                  "broker down, restarted and waiting (epoch -1), or with a recorded epoch start "
+                  "took a crash of its own: a broker "
                   "applies only a LeaderAndIsr of an epoch newer than its own (2.1.0 "
                   "ReplicaManager.becomeLeaderOrFollower, line 1044), so it takes up an epoch it "
                   "already has records of only after a restart, and a stop forgets the start",
