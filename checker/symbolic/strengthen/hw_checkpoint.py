@@ -490,13 +490,17 @@ def _fetch_hw_past_start(s, config) -> bool:
     # (29bk) with one crash, a broker that restarted into its own epoch did so before the
     # controller noticed (2.1.0 KafkaController.BrokerChange, lines 1238-1261: a bounce between
     # two reads of the broker list is neither new nor dead), so it leads the controller's epoch
-    # as the controller's leader, every broker is live to it, and the controller has sent nothing
-    # since (the registration's LeaderAndIsr is the one it applied)
+    # as the controller's leader, every broker is live to it, and no LeaderAndIsr is on its way
+    # to it or to a follower of it in its epoch (the registration's is the one it applied)
     c = s.controller
     for b, r in enumerate(s.replicas):
-        if (s.crashes <= 1 and r.alive and r.epoch_start_offset >= 0
-                and not (r.leader == b and c.leader == b and c.leader_epoch == r.leader_epoch
-                         and len(c.live_brokers) == len(s.replicas) and not s.leader_and_isr)):
+        if not (s.crashes <= 1 and r.alive and r.epoch_start_offset >= 0):
+            continue
+        mine = [q for q, f in enumerate(s.replicas)
+                if q == b or (f.leader == b and f.leader_epoch == r.leader_epoch)]
+        if not (r.leader == b and c.leader == b and c.leader_epoch == r.leader_epoch
+                and len(c.live_brokers) == len(s.replicas)
+                and not any(q in mine for q, _, _, _ in s.leader_and_isr)):
             return False
     for r in s.replicas:
         if r.fetch_response:
@@ -521,11 +525,12 @@ def _fetch_hw_past_start_z3(d, s):
     if not d.ckpt or not _written_form_z3(d) or d.n < 3:
         return z3.BoolVal(True)
     out = [count([z3.Or(z3.Not(r.alive), r.lep < 0, r.esta >= 0) for r in s.reps]) <= s.crashes]
-    none_sent = z3.Not(z3.Or([z3.BoolVal(False)] + [s.lai[q][e] for q in range(d.n)
-                                                     for e in range(len(s.lai[q]))]))
     for b, r in enumerate(s.reps):
+        sent = [z3.And(z3.Or(q == b, z3.And(f.leader == b, f.lep == r.lep)), s.lai[q][e])
+                for q, f in enumerate(s.reps) for e in range(len(s.lai[q]))]
         out.append(z3.Implies(z3.And(s.crashes <= 1, r.alive, r.esta >= 0), z3.And(
-            [r.leader == b, s.c_leader == b, s.c_epoch == r.lep, none_sent] + list(s.c_live))))
+            [r.leader == b, s.c_leader == b, s.c_epoch == r.lep,
+             z3.Not(z3.Or([z3.BoolVal(False)] + sent))] + list(s.c_live))))
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
