@@ -186,9 +186,9 @@ def _after_a_restart(s) -> bool:
     is at most its HW, and every broker's at most its LEO; a running leader's too while only one
     crash happened (after a second, a follower whose HW a restarted leader moved back may lead)."""
     if s.crashes <= 1:
-        # the HWs a restarted leader moved back are its followers', in the epoch it leads or
-        # an older one (it may have taken a newer epoch since), running; no request makes them leader (leadership moves only once the leader fails
-        # again), and only its responses in that epoch carry an HW below their receiver's
+        # the HWs a restarted leader moved back are its followers', settled (29bk,
+        # _settled_follower: nothing moves the epoch on after an unnoticed bounce), and only its
+        # responses in that epoch carry an HW below their receiver's
         for b, r in enumerate(s.replicas):
             care = _settled_follower(s, b)
             if r.checkpointed_hw > r.high_watermark and not care:
@@ -493,8 +493,9 @@ def _fetch_hw_past_start(s, config) -> bool:
     # as the controller's leader, every broker is live to it, and no LeaderAndIsr is on its way
     # to it or to a follower of it in its epoch (the registration's is the one it applied)
     c = s.controller
+    unnoticed = "broker-epoch" not in config.rules and "eligible-leader-replicas" not in config.rules
     for b, r in enumerate(s.replicas):
-        if not (s.crashes <= 1 and r.alive and r.epoch_start_offset >= 0):
+        if not (unnoticed and s.crashes <= 1 and r.alive and r.epoch_start_offset >= 0):
             continue
         mine = [q for q, f in enumerate(s.replicas)
                 if q == b or (f.leader == b and f.leader_epoch == r.leader_epoch)]
@@ -525,7 +526,7 @@ def _fetch_hw_past_start_z3(d, s):
     if not d.ckpt or not _written_form_z3(d) or d.n < 3:
         return z3.BoolVal(True)
     out = [count([z3.Or(z3.Not(r.alive), r.lep < 0, r.esta >= 0) for r in s.reps]) <= s.crashes]
-    for b, r in enumerate(s.reps):
+    for b, r in enumerate(s.reps if not (d.bounce_noticed or d.elr) else ()):
         sent = [z3.And(z3.Or(q == b, z3.And(f.leader == b, f.lep == r.lep)), s.lai[q][e])
                 for q, f in enumerate(s.reps) for e in range(len(s.lai[q]))]
         out.append(z3.Implies(z3.And(s.crashes <= 1, r.alive, r.esta >= 0), z3.And(
