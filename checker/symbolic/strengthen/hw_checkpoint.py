@@ -495,6 +495,12 @@ def _fetch_hw_past_start(s, config) -> bool:
     c = s.controller
     unnoticed = "broker-epoch" not in config.rules and "eligible-leader-replicas" not in config.rules
     for b, r in enumerate(s.replicas):
+        # a restarted broker still waiting (epoch -1) has on its way only the LeaderAndIsr its
+        # registration sent (a stop drops what was on its way: the connection is gone), of the
+        # controller's epoch: with one crash nothing moves the epoch on after it
+        if (unnoticed and s.crashes <= 1 and r.alive and r.leader_epoch < 0
+                and any(q == b and e != c.leader_epoch for q, e, _, _ in s.leader_and_isr)):
+            return False
         if not (unnoticed and s.crashes <= 1 and r.alive and r.epoch_start_offset >= 0):
             continue
         mine = [q for q, f in enumerate(s.replicas)
@@ -527,6 +533,8 @@ def _fetch_hw_past_start_z3(d, s):
         return z3.BoolVal(True)
     out = [count([z3.Or(z3.Not(r.alive), r.lep < 0, r.esta >= 0) for r in s.reps]) <= s.crashes]
     for b, r in enumerate(s.reps if not (d.bounce_noticed or d.elr) else ()):
+        out += [z3.Implies(z3.And(s.crashes <= 1, r.alive, r.lep < 0, s.lai[b][e]), s.c_epoch == e)
+                for e in range(len(s.lai[b]))]
         sent = [z3.And(z3.Or(q == b, z3.And(f.leader == b, f.lep == r.lep)), s.lai[q][e])
                 for q, f in enumerate(s.reps) for e in range(len(s.lai[q]))]
         out.append(z3.Implies(z3.And(s.crashes <= 1, r.alive, r.esta >= 0), z3.And(
