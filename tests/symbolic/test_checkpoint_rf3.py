@@ -139,3 +139,19 @@ def test_the_29bh_forms_on_kafka_2_1_rf3(states):
                 assert got[n] == holds, (n, m)
                 falses[n] += not holds
     assert all(falses[n] > 0 for n in FACTS), falses
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_kafka_2_1_rf3_with_the_lagging_checkpoint_is_proved():
+    """Issue 29bk: ``kmc prove --kafka-version 2.1 -r 3 --rule +reset-followers-on-epoch
+    --hw-checkpoint interval -p no-acked-loss -s all`` at the default bounds is PROVED by
+    1-induction (63 s of CPU at load 7, 2026-11-29). The mutant: without
+    ``fetch-hw-past-restart`` (its crash count and restart clauses) the step fails."""
+    from checker.symbolic.induction import prove
+    from checker.symbolic.outcome import PROVED
+    from checker.symbolic.strengthen import all_names
+
+    assert prove(CONFIG, "no-acked-loss", strengthen=["all"], search="none").status == PROVED
+    fewer = [n for n in all_names(CONFIG) if n != "fetch-hw-past-restart"]
+    assert prove(CONFIG, "no-acked-loss", strengthen=fewer, search="none").status != PROVED
