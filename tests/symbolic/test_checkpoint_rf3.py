@@ -75,6 +75,45 @@ def _one_change_away(state):
 # At 13:41-14:02 (load 7 to 8, 2 cores, 2 min 33 s of CPU in 20 min wall) a run with every 5th
 # state for the formulas and every 23rd one change away passed every assertion before the
 # one-change-away loop and then hit pytest-timeout's 1,200 s in it: sampled thinner now, not re-run.
+def _above_leader_unguarded(s) -> bool:
+    """29bk's ``_above_leader_settled`` without its guard "every broker runs": a follower's HW
+    above its running leader's (same epoch) only with the partition settled."""
+    reps = s.replicas
+    c = s.controller
+    for L, lr in enumerate(reps):
+        for b, r in enumerate(reps):
+            if (b != L and lr.alive and lr.leader == L and r.alive and r.leader == L
+                    and r.leader_epoch == lr.leader_epoch and r.high_watermark > lr.high_watermark
+                    and not (c.leader == L and c.leader_epoch == lr.leader_epoch
+                             and len(c.live_brokers) == len(reps)
+                             and not any(q in (b, L) for q, _, _, _ in s.leader_and_isr))):
+                return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_the_29bk_clauses_on_kafka_2_1_rf3(states):
+    """Issue 29bk: the one-crash clauses hold on every reachable state (with the others in
+    ``test_the_29bh_forms_on_kafka_2_1_rf3``), and the guard of ``_above_leader_settled`` is
+    needed: without it the form is false where a newly elected leader's HW lags its follower's
+    with the crashed broker still down (the mutant the test catches)."""
+    from checker.symbolic.strengthen import hw_checkpoint as hc
+
+    one = [s for s in states if s.crashes <= 1]
+    assert all(hc._above_leader_settled(s) for s in one)
+    wrong = [s for s in one if not _above_leader_unguarded(s)]
+    assert wrong and all(not all(r.alive for r in s.replicas) for s in wrong), len(wrong)
+    # where a file is past its HW, the follower is settled (29bh's weaker 'care' let a
+    # LeaderAndIsr on its way end the form: its 16th CTI)
+    files = [(s, b) for s in one for b, r in enumerate(s.replicas)
+             if r.checkpointed_hw > r.high_watermark]
+    assert len(files) == 352 and all(hc._settled_follower(s, b) for s, b in files)
+    # a broker with a recorded epoch start took a crash: none before the first
+    assert all(s.crashes >= 1 for s in states
+               if any(r.epoch_start_offset >= 0 for r in s.replicas))
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(2400)
 def test_the_29bh_forms_on_kafka_2_1_rf3(states):
@@ -100,3 +139,19 @@ def test_the_29bh_forms_on_kafka_2_1_rf3(states):
                 assert got[n] == holds, (n, m)
                 falses[n] += not holds
     assert all(falses[n] > 0 for n in FACTS), falses
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_kafka_2_1_rf3_with_the_lagging_checkpoint_is_proved():
+    """Issue 29bk: ``kmc prove --kafka-version 2.1 -r 3 --rule +reset-followers-on-epoch
+    --hw-checkpoint interval -p no-acked-loss -s all`` at the default bounds is PROVED by
+    1-induction (63 s of CPU at load 7, 2026-11-29). The mutant: without
+    ``fetch-hw-past-restart`` (its crash count and restart clauses) the step fails."""
+    from checker.symbolic.induction import prove
+    from checker.symbolic.outcome import PROVED
+    from checker.symbolic.strengthen import all_names
+
+    assert prove(CONFIG, "no-acked-loss", strengthen=["all"], search="none").status == PROVED
+    fewer = [n for n in all_names(CONFIG) if n != "fetch-hw-past-restart"]
+    assert prove(CONFIG, "no-acked-loss", strengthen=fewer, search="none").status != PROVED

@@ -186,19 +186,18 @@ def _after_a_restart(s) -> bool:
     is at most its HW, and every broker's at most its LEO; a running leader's too while only one
     crash happened (after a second, a follower whose HW a restarted leader moved back may lead)."""
     if s.crashes <= 1:
-        # the HWs a restarted leader moved back are its followers', in the epoch it leads or
-        # an older one (it may have taken a newer epoch since), running; no request makes them leader (leadership moves only once the leader fails
-        # again), and only its responses in that epoch carry an HW below their receiver's
+        # the HWs a restarted leader moved back are its followers', settled (29bk,
+        # _settled_follower: nothing moves the epoch on after an unnoticed bounce), and only its
+        # responses in that epoch carry an HW below their receiver's
         for b, r in enumerate(s.replicas):
-            lead = s.replicas[r.leader] if 0 <= r.leader < len(s.replicas) else None
-            care = (r.alive and r.leader != b and lead is not None and lead.alive
-                    and lead.leader == r.leader and lead.leader_epoch >= r.leader_epoch
-                    and not any(l == b for _, _, l, _ in s.leader_and_isr))
+            care = _settled_follower(s, b)
             if r.checkpointed_hw > r.high_watermark and not care:
                 return False
             if r.fetch_response and r.fetch_response[4] < r.high_watermark and not (
                     care and r.fetch_response[:2] == (r.leader, r.leader_epoch)):
                 return False
+        if not _above_leader_settled(s):
+            return False
     for b, r in enumerate(s.replicas):
         if r.checkpointed_hw > len(r.log):
             return False
@@ -208,18 +207,89 @@ def _after_a_restart(s) -> bool:
     return True
 
 
+def _settled_follower(s, b) -> bool:
+    """Issue 29bk: where, with one crash so far, a broker's file may be past its HW (or a response
+    on its way to it carry an HW below its own): the crash is over (every broker runs, and the
+    controller counts every one live: the broker that crashed restarted before the controller
+    noticed, which is how it took its own epoch up again, 2.1.0 ``KafkaController.onBrokerStartup``
+    resends the partition's state without a new epoch), the broker follows the controller's leader
+    in the controller's epoch, that leader runs and leads that epoch, and no LeaderAndIsr is on its
+    way to the broker. Nothing then changes the epoch: with every broker live the controller
+    elects no one (``onBrokerFailure`` needs a broker it counts dead), so the broker keeps
+    following the leader that moved its HW back. 29bh named the follower's own running leader in
+    an epoch at least its own; that let a LeaderAndIsr on its way (one with no leader, or one its
+    leader had not applied yet) end the form (its 16th and 17th CTIs)."""
+    r = s.replicas[b]
+    c = s.controller
+    lead = c.leader
+    return (all(x.alive for x in s.replicas) and len(c.live_brokers) == len(s.replicas)
+            and 0 <= lead < len(s.replicas) and lead != b
+            and r.leader == lead and r.leader_epoch == c.leader_epoch
+            and s.replicas[lead].leader == lead
+            and s.replicas[lead].leader_epoch == c.leader_epoch
+            and not any(q == b for q, _, _, _ in s.leader_and_isr))
+
+
+def _above_leader_settled(s) -> bool:
+    """Issue 29bk: with one crash so far and every broker running, a follower's HW above its
+    running leader's (in the same epoch) is seen only with the partition settled: that leader is
+    the controller's, in the controller's epoch, every broker is live to the controller and no
+    LeaderAndIsr is on its way to either. Either the leader restarted into its own epoch before
+    the controller noticed (its HW read back from its file; 2.1.0 ``KafkaController.BrokerChange``
+    computes new and dead brokers as differences of two reads of the broker list, so a bounce
+    between them is neither, lines 1238-1261) or it was elected after the crash and the crashed
+    broker has registered again since (its new HW catches up only with its followers' fetches,
+    ``Partition.maybeIncrementLeaderHW``)."""
+    reps = s.replicas
+    if not all(x.alive for x in reps):
+        return True
+    for L, lr in enumerate(reps):
+        if lr.leader != L:
+            continue
+        for b, r in enumerate(reps):
+            if (b != L and r.leader == L and r.leader_epoch == lr.leader_epoch
+                    and r.high_watermark > lr.high_watermark
+                    and not (s.controller.leader == L
+                             and s.controller.leader_epoch == lr.leader_epoch
+                             and len(s.controller.live_brokers) == len(reps)
+                             and not any(q in (b, L) for q, _, _, _ in s.leader_and_isr))):
+                return False
+    return True
+
+
+def _above_leader_settled_z3(d, s):
+    out = []
+    for L, lr in enumerate(s.reps):
+        for b, r in enumerate(s.reps):
+            if b == L:
+                continue
+            pending = [s.lai[q][e] for q in (b, L) for e in range(len(s.lai[q]))]
+            above = z3.And([x.alive for x in s.reps] + [
+                s.crashes <= 1, lr.leader == L, r.leader == L, r.lep == lr.lep, r.hw > lr.hw])
+            out.append(z3.Implies(above, z3.And(
+                [s.c_leader == L, s.c_epoch == lr.lep] + list(s.c_live)
+                + [z3.Not(z3.Or([z3.BoolVal(False)] + pending))])))
+    return z3.And(out)
+
+
+def _settled_follower_z3(d, s, b):
+    r = s.reps[b]
+    pending = [s.lai[b][e] for e in range(len(s.lai[b]))]
+    return z3.And([x.alive for x in s.reps] + list(s.c_live) + [
+        r.leader == s.c_leader, r.lep == s.c_epoch, s.c_leader != b,
+        z3.Or([z3.And(s.c_leader == L, lr.leader == L, lr.lep == s.c_epoch)
+               for L, lr in enumerate(s.reps) if L != b]),
+        z3.Not(z3.Or([z3.BoolVal(False)] + pending))])
+
+
 def _after_a_restart_z3(d, s):
     follows = []
     for b, r in enumerate(s.reps):
-        named = z3.Or([z3.BoolVal(False)] + [z3.And(s.lai[q][e], s.lai_leader[q][e] == b)
-                                              for q in range(d.n) for e in range(len(s.lai[q]))])
-        leading = z3.Or([z3.And(r.leader == L, lr.alive, lr.leader == L, lr.lep >= r.lep)
-                         for L, lr in enumerate(s.reps) if L != b])
-        care = z3.And(r.alive, leading, z3.Not(named))
+        care = _settled_follower_z3(d, s, b)
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.ckpt > r.hw), care))
         follows.append(z3.Implies(z3.And(s.crashes <= 1, r.fr, r.fr_hw < r.hw),
                                   z3.And(care, r.fr_leader == r.leader, r.fr_epoch == r.lep)))
-    return z3.And(follows
+    return z3.And(follows + [_above_leader_settled_z3(d, s)]
                   + [z3.And(r.ckpt <= r.leo,
                             z3.Implies(z3.Or(z3.Not(r.alive), r.lep < 0,
                                              z3.And(r.leader == b, s.crashes <= 1)),
@@ -411,6 +481,34 @@ def _hw_behind_restarted_leader_z3(d, s):
 def _fetch_hw_past_start(s, config) -> bool:
     if not (lagging(config) and _written_form(config)) or len(s.replicas) < 3:
         return True
+    # (29bk) an epoch start is recorded only by a broker that restarted into an epoch it had
+    # records of (and a stop forgets it), so each broker down, restarted and waiting for its
+    # LeaderAndIsr (epoch -1), or with an epoch start recorded took a crash of its own
+    unnoticed = "broker-epoch" not in config.rules and "eligible-leader-replicas" not in config.rules
+    if unnoticed and sum(1 for r in s.replicas
+                         if not r.alive or r.leader_epoch < 0 or r.epoch_start_offset >= 0) > s.crashes:
+        return False
+    # (29bk) with one crash, a broker that restarted into its own epoch did so before the
+    # controller noticed (2.1.0 KafkaController.BrokerChange, lines 1238-1261: a bounce between
+    # two reads of the broker list is neither new nor dead), so it leads the controller's epoch
+    # as the controller's leader, every broker is live to it, and no LeaderAndIsr is on its way
+    # to it or to a follower of it in its epoch (the registration's is the one it applied)
+    c = s.controller
+    for b, r in enumerate(s.replicas):
+        # a restarted broker still waiting (epoch -1) has on its way only the LeaderAndIsr its
+        # registration sent (a stop drops what was on its way: the connection is gone), of the
+        # controller's epoch: with one crash nothing moves the epoch on after it
+        if (unnoticed and s.crashes <= 1 and r.alive and r.leader_epoch < 0
+                and any(q == b and e != c.leader_epoch for q, e, _, _ in s.leader_and_isr)):
+            return False
+        if not (unnoticed and s.crashes <= 1 and r.alive and r.epoch_start_offset >= 0):
+            continue
+        mine = [q for q, f in enumerate(s.replicas)
+                if q == b or (f.leader == b and f.leader_epoch == r.leader_epoch)]
+        if not (r.leader == b and c.leader == b and c.leader_epoch == r.leader_epoch
+                and len(c.live_brokers) == len(s.replicas)
+                and not any(q in mine for q, _, _, _ in s.leader_and_isr)):
+            return False
     for r in s.replicas:
         if r.fetch_response:
             lead, epoch, _, _, hw, _ = r.fetch_response
@@ -434,6 +532,17 @@ def _fetch_hw_past_start_z3(d, s):
     if not d.ckpt or not _written_form_z3(d) or d.n < 3:
         return z3.BoolVal(True)
     out = []
+    if not (d.bounce_noticed or d.elr):  # (29bk: checked on 2.1's reachable states only)
+        out.append(count([z3.Or(z3.Not(r.alive), r.lep < 0, r.esta >= 0) for r in s.reps])
+                   <= s.crashes)
+    for b, r in enumerate(s.reps if not (d.bounce_noticed or d.elr) else ()):
+        out += [z3.Implies(z3.And(s.crashes <= 1, r.alive, r.lep < 0, s.lai[b][e]), s.c_epoch == e)
+                for e in range(len(s.lai[b]))]
+        sent = [z3.And(z3.Or(q == b, z3.And(f.leader == b, f.lep == r.lep)), s.lai[q][e])
+                for q, f in enumerate(s.reps) for e in range(len(s.lai[q]))]
+        out.append(z3.Implies(z3.And(s.crashes <= 1, r.alive, r.esta >= 0), z3.And(
+            [r.leader == b, s.c_leader == b, s.c_epoch == r.lep,
+             z3.Not(z3.Or([z3.BoolVal(False)] + sent))] + list(s.c_live))))
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
@@ -502,7 +611,12 @@ STRENGTHENINGS = (
                   "Partition.scala lines 380-386), at least the HW it had sent; so a restarted "
                   "sender with a request on its way that makes it leader of that epoch again "
                   "still holds a log that long (a process crash keeps the log), as does a down "
-                  "sender the controller still names leader of that epoch",
+                  "sender the controller still names leader of that epoch; and (issue 29bk) each "
+                  "broker down, restarted and waiting (epoch -1), or with a recorded epoch start "
+                  "took a crash of its own: a broker "
+                  "applies only a LeaderAndIsr of an epoch newer than its own (2.1.0 "
+                  "ReplicaManager.becomeLeaderOrFollower, line 1044), so it takes up an epoch it "
+                  "already has records of only after a restart, and a stop forgets the start",
                   _fetch_hw_past_start, _fetch_hw_past_start_z3, uses_config=True),
 )
 """Facts only the lagging checkpoint needs (true by definition elsewhere): ``--strengthen all``
