@@ -599,7 +599,42 @@ def _written_epochs_faulted_z3(d, s):
     return kraft_epochs._written_epochs_counted_z3(d, s, s.crashes + s.sexp)
 
 
+def _new_epoch_isr_lacks_a_replica(s, config) -> bool:
+    if not _faults_move_leaders(config):
+        return True
+    c = s.controller
+    views = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr]
+    views.append((c.leader_epoch, c.leader, c.isr))
+    n = len(s.replicas)
+    return all(len(set(isr)) < n for e, leader, isr in views
+               if e >= 1 and never_took(s, leader, e))
+
+
+def _new_epoch_isr_lacks_a_replica_z3(d, s):
+    if not _faults_move_leaders_z3(d):
+        return z3.BoolVal(True)
+    views = [(s.lai[q][x], num.val(x), s.lai_leader[q][x], s.lai_isr[q][x])
+             for q in range(d.n) for x in range(1, len(s.lai[q]))]
+    views.append((s.c_epoch >= 1, s.c_epoch, s.c_leader, s.c_isr))
+    return z3.And([z3.Implies(z3.And(present, never_took_z3(d, s, leader, e)),
+                              z3.Not(z3.And(list(isr))))
+                   for present, e, leader, isr in views])
+
+
 STRENGTHENINGS = (
+    Strengthening("new-epoch-isr-lacks-a-replica", "under session expiries on KRaft 3.6+ "
+                  "(isr-shrink-keeps-leader-epoch, Kafka's elections; issue 29bj), the ISR of a "
+                  "leader epoch after the first, as a LeaderAndIsr on its way or the controller "
+                  "carries it, while that epoch's leader has not taken it, lacks some replica: "
+                  "the controller makes a new leader epoch only by removing the leader (its "
+                  "failure, its fence, its unclean restart: ``generateLeaderAndIsrUpdates`` with "
+                  "``brokerToRemove``, the target ISR ``Replicas.copyWithout(partition.isr, ...)``, "
+                  "``ReplicationControlManager`` at 3.8.0), which leaves the ISR, or by electing a "
+                  "broker for a leaderless partition (``handleBrokerUnfenced``: the ISR kept, which "
+                  "lacks the last leader, or under KIP-966 the winner alone), and only the leader "
+                  "of the current epoch adds members, once it has taken the epoch",
+                  _new_epoch_isr_lacks_a_replica, _new_epoch_isr_lacks_a_replica_z3,
+                  uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
