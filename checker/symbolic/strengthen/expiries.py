@@ -621,7 +621,29 @@ def _new_epoch_isr_lacks_a_replica_z3(d, s):
                    for present, e, leader, isr in views])
 
 
+def _leaderless_isr_empty(s, config) -> bool:
+    if not _faults_move_leaders(config) or _no_elr(config):
+        return True
+    return s.controller.leader != -1 or not s.controller.isr
+
+
+def _leaderless_isr_empty_z3(d, s):
+    if not _faults_move_leaders_z3(d) or not d.elr:
+        return z3.BoolVal(True)
+    return z3.Implies(s.c_leader == -1, z3.Not(z3.Or(list(s.c_isr))))
+
+
 STRENGTHENINGS = (
+    Strengthening("elr-leaderless-isr-empty", "under session expiries with KIP-966's ELR (4.1; "
+                  "issue 29bj), while the controller has no leader its ISR is empty: a fence or "
+                  "a handled failure takes the broker out of the ISR even as its last member "
+                  "(``generateLeaderAndIsrUpdates`` with ``setEligibleLeaderReplicasEnabled``, "
+                  "``ReplicationControlManager`` at 3.9.0-rc3; the kernel's "
+                  "``target_isr_without``), the election that follows picks any ISR member left "
+                  "(every one is live: elr-isr-live, KIP-841), so the partition is left without "
+                  "a leader only with an empty ISR, and without a leader nobody adds a member (an "
+                  "AlterPartition comes from the leader; a registration elects)",
+                  _leaderless_isr_empty, _leaderless_isr_empty_z3, uses_config=True),
     Strengthening("new-epoch-isr-lacks-a-replica", "under session expiries on KRaft 3.6+ "
                   "(isr-shrink-keeps-leader-epoch, Kafka's elections; issue 29bj), the ISR of a "
                   "leader epoch after the first, as a LeaderAndIsr on its way or the controller "
