@@ -120,6 +120,17 @@ def test_kafka_3_5_with_a_session_expiry_is_proved_and_needs_eligible_isr_live()
     assert mutant.status == INCONCLUSIVE and mutant.cti
 
 
+@pytest.mark.slow  # 369 s and 154 s at load 2 to 7 (two proofs; issue 29bj)
+def test_kafka_4_1_with_a_session_expiry_is_proved_and_needs_elr_leaderless_isr_empty():
+    config = _config("4.1")
+    result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, (result.status, result.failing)
+    # the mutant: without elr-leaderless-isr-empty the step stops on 29bj's fifteenth CTI
+    names = [n for n in all_names(config) if n != "elr-leaderless-isr-empty"]
+    mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
+    assert mutant.status == INCONCLUSIVE and mutant.cti
+
+
 @pytest.mark.slow  # one BFS of 4.1 at one record (10,081 states; issue 29bg)
 def test_the_elr_forms_hold_on_kafka_4_1_where_the_forms_as_first_written_do_not(monkeypatch):
     # issue 29bg: 29bd's three facts were off under KIP-966's ELR, false as written on 4.1's

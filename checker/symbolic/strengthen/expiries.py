@@ -559,19 +559,20 @@ def _faults_move_leaders(config) -> bool:
     KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's ordered elections, a new leader
     epoch after one with a leader is the controller's answer to that leader's crash or fence
     (``handleBrokerFenced`` runs the same ``generateLeaderAndIsrUpdates`` as a failure), and a
-    follower's fence only shrinks the ISR. Only with process crashes and session expiries (the
-    faults these facts were checked under)."""
+    follower's fence only shrinks the ISR. Only with process crashes, session expiries and
+    29bc's stale metadata reads (the faults these facts were checked under; a stale read only
+    proposes a member, which the controller refuses)."""
     rules = config.rules
     return (_on(config) and "kraft" in rules and "isr-shrink-keeps-leader-epoch" in rules
             and "alter-partition-shrink-bumps-leader-epoch" not in rules
             and "unordered-leader-moves" not in rules and config.crash_model == "process"
-            and set(config.bounds.faults()) <= {"max_session_expiries"})
+            and set(config.bounds.faults()) <= {"max_session_expiries", "max_stale_metadata_reads"})
 
 
 def _faults_move_leaders_z3(d) -> bool:
     return (d.expiries and d.kraft and d.shrink_keeps and not d.shrink_bumps and d.ordered
             and not d.operators and not d.shutdowns and not d.power_loss and not d.disk_loss
-            and not d.delayed and not d.stale_reads and not d.failovers and not d.retries
+            and not d.delayed and not d.failovers and not d.retries
             and not d.bumps and not d.consumer_restarts)
 
 
