@@ -120,6 +120,17 @@ def test_kafka_3_5_with_a_session_expiry_is_proved_and_needs_eligible_isr_live()
     assert mutant.status == INCONCLUSIVE and mutant.cti
 
 
+@pytest.mark.slow  # 369 s and 154 s at load 2 to 7 (two proofs; issue 29bj)
+def test_kafka_4_1_with_a_session_expiry_is_proved_and_needs_elr_leaderless_isr_empty():
+    config = _config("4.1")
+    result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, (result.status, result.failing)
+    # the mutant: without elr-leaderless-isr-empty the step stops on 29bj's fifteenth CTI
+    names = [n for n in all_names(config) if n != "elr-leaderless-isr-empty"]
+    mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
+    assert mutant.status == INCONCLUSIVE and mutant.cti
+
+
 @pytest.mark.slow  # one BFS of 4.1 at one record (10,081 states; issue 29bg)
 def test_the_elr_forms_hold_on_kafka_4_1_where_the_forms_as_first_written_do_not(monkeypatch):
     # issue 29bg: 29bd's three facts were off under KIP-966's ELR, false as written on 4.1's
@@ -134,3 +145,79 @@ def test_the_elr_forms_hold_on_kafka_4_1_where_the_forms_as_first_written_do_not
     monkeypatch.setattr(expiries, "_no_elr", lambda config: True)
     false = {n: sum(1 for s in states if not STRENGTHENINGS[n].holds(s, config)) for n in names}
     assert all(false.values()), false
+
+
+def _cti_states(config):
+    """The two pre-states of 4.1's thirteenth CTI (issue 29bj; ControllerFenceBroker into
+    leader-isr-is-controller-isr, before any expiry), built from the initial state: broker
+    ``runner`` runs in the controller's leaderless epoch 2 with no fault of its own (the one crash
+    was the other broker's, which has restarted and waits for the leaderless request of epoch 2)."""
+    from model import make_model
+
+    init = next(iter(make_model(config).init_states()))
+    out = []
+    # 29bg's form (main at 3bb0d98): broker 0, which led epoch 1, is the ISR {0}
+    # main's form (0f1607a): broker 1, which led epoch 0, is the ISR {1}; 0 led epoch 1
+    for runner, logs in ((0, (((1, 0), (2, 1)), ((1, 0),))), (1, (((1, 0),), ((1, 0), (2, 0))))):
+        waiting = 1 - runner if runner == 0 else 1
+        reps = []
+        for b, r in enumerate(init.replicas):
+            reps.append(r._replace(alive=True, log=logs[b], leader=-1, isr=(),
+                                   leader_epoch=2 if b != waiting else -1,
+                                   remote_log_end_offsets=(-1, -1), high_watermark=0))
+        c = init.controller._replace(leader=-1, leader_epoch=2, isr=(runner,), live_brokers=(0, 1))
+        out.append(init._replace(replicas=tuple(reps), controller=c,
+                                 leader_and_isr=((waiting, 2, -1, (runner,)),), records_written=2,
+                                 crashes=1, session_expiries=0, elr=(), last_known_elr=()))
+    return out
+
+
+@pytest.mark.slow  # a few seconds: the formulas built once over a symbolic state
+def test_the_thirteenth_cti_of_kafka_4_1_is_ruled_out_by_the_crash_or_fence_counts():
+    # issue 29bj: the CTI's pre-states need a fault more than the state has (leadership left a
+    # running broker that neither crashed nor was fenced); the two counts with each expiry beside
+    # the crashes say so, predicate and formula alike. The mutant: the same counts against the
+    # crashes alone of an expiry later (the state with one expiry more holds them)
+    from tests.symbolic.helpers import formula_evaluator
+
+    config = _config("4.1")
+    names = ["kraft-past-leaders-crashed-or-fenced", "leaderless-live-member-counted"]
+    evaluate = formula_evaluator(Dims.of(config), {n: STRENGTHENINGS[n].formula for n in names})
+    for k, s in enumerate(_cti_states(config)):
+        assert not STRENGTHENINGS["kraft-past-leaders-crashed-or-fenced"].holds(s, config), k
+        assert not evaluate(s)["kraft-past-leaders-crashed-or-fenced"], k
+        if k == 0:  # 29bg's form: its waiting broker is a crash the other terms do not count
+            assert not STRENGTHENINGS["leaderless-live-member-counted"].holds(s, config)
+            assert not evaluate(s)["leaderless-live-member-counted"]
+        later = s._replace(session_expiries=1)  # one fault more: nothing to rule out
+        assert STRENGTHENINGS["kraft-past-leaders-crashed-or-fenced"].holds(later, config), k
+        assert evaluate(later)["kraft-past-leaders-crashed-or-fenced"], k
+    # without the bound (and on 3.5, before 3.6's rule) the new facts say nothing
+    for plain in (config_from_options(kafka_version="4.1", replication_factor=2)[0], _config("3.5")):
+        for s in _cti_states(config):
+            assert STRENGTHENINGS["kraft-past-leaders-crashed-or-fenced"].holds(s, plain)
+            assert STRENGTHENINGS["kraft-written-epochs-crashed-or-fenced"].holds(s, plain)
+
+
+@pytest.mark.slow  # a few seconds: the formula built once over a symbolic state
+def test_the_fourteenth_cti_of_kafka_4_1_is_ruled_out_by_new_epoch_isr_lacks_a_replica():
+    # issue 29bj: a restarted broker 0 with requests of epochs 0 ({0}) and 2 ({0, 1}) naming it
+    # leader; the request of epoch 2 carries every replica though its leader has not taken it.
+    # The mutant: the same state with that request's ISR {0} holds the fact
+    from model import make_model
+    from tests.symbolic.helpers import formula_evaluator
+
+    config = _config("4.1")
+    name = "new-epoch-isr-lacks-a-replica"
+    init = next(iter(make_model(config).init_states()))
+    r0, r1 = init.replicas
+    reps = (r0._replace(alive=True, leader_epoch=-1, leader=-1, isr=()),
+            r1._replace(alive=True, leader_epoch=2, leader=0, isr=()))
+    c = init.controller._replace(leader=0, leader_epoch=2, isr=(0, 1), live_brokers=(0, 1))
+    s = init._replace(replicas=reps, controller=c, crashes=1, session_expiries=1,
+                      leader_and_isr=((0, 0, 0, (0,)), (0, 2, 0, (0, 1))))
+    evaluate = formula_evaluator(Dims.of(config), {name: STRENGTHENINGS[name].formula})
+    assert not STRENGTHENINGS[name].holds(s, config) and not evaluate(s)[name]
+    fine = s._replace(leader_and_isr=((0, 0, 0, (0,)), (0, 2, 0, (0,))),
+                      controller=c._replace(isr=(0,)))
+    assert STRENGTHENINGS[name].holds(fine, config) and evaluate(fine)[name]

@@ -22,6 +22,7 @@ import z3
 from checker.symbolic import numbers as num
 from checker.symbolic.state import count
 from model.constants import ALTER_ACCEPTED
+from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen.isr_hw import _committed_view_z3
 from checker.symbolic.strengthen.base import Strengthening, held_records, held_slots_z3
 from checker.symbolic.strengthen.history import (epoch_claims, epoch_claims_z3, never_took,
@@ -384,7 +385,12 @@ def _leaderless_live_member_counted(s, config) -> bool:
     # and a running ELR member live to it while the ISR is not empty (issue 29bg)
     waiting = sum(1 for b, r in enumerate(s.replicas)
                   if c.isr and r.alive and b in s.elr and b in c.live_brokers)
-    return lost + 2 * stuck + up + waiting <= s.crashes + s.session_expiries
+    # issue 29bj: and a broker down or waiting after a restart that no term above counts (its crash)
+    crashed = sum(1 for b, r in enumerate(s.replicas)
+                  if (not r.alive or r.leader_epoch == -1) and not (
+                      (r.alive and b not in c.live_brokers) or (b in c.isr and b in c.live_brokers)
+                      or (c.isr and r.alive and b in s.elr and b in c.live_brokers)))
+    return lost + 2 * stuck + up + waiting + crashed <= s.crashes + s.session_expiries
 
 
 def _leaderless_live_member_counted_z3(d, s):
@@ -394,8 +400,12 @@ def _leaderless_live_member_counted_z3(d, s):
     lost = [z3.And(r.alive, z3.Not(s.c_live[b])) for b, r in enumerate(s.reps)]
     up = [z3.And(r.alive, s.c_isr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
     waiting = [z3.And(z3.Or(s.c_isr), r.alive, s.elr[b], s.c_live[b]) for b, r in enumerate(s.reps)]
+    # issue 29bj: a broker down or waiting after a restart that no term above counts
+    crashed = [z3.And(z3.Or(z3.Not(r.alive), r.lep == -1),
+                      z3.Not(z3.Or(lost[b], stuck[b], up[b], waiting[b])))
+               for b, r in enumerate(s.reps)]
     return z3.Implies(s.c_leader == -1, count(lost) + 2 * count(stuck) + count(up)
-                      + count(waiting) <= s.crashes + s.sexp)
+                      + count(waiting) + count(crashed) <= s.crashes + s.sexp)
 
 
 def _isr_within_pending_change(s, config) -> bool:
@@ -544,7 +554,129 @@ def _elr_isr_live_z3(d, s):
     return z3.And([z3.Implies(s.c_isr[b], s.c_live[b]) for b in range(d.n)])
 
 
+def _faults_move_leaders(config) -> bool:
+    """``kraft_epochs._only_failed_leaders_bump`` with session expiries (issue 29bj): under
+    KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's ordered elections, a new leader
+    epoch after one with a leader is the controller's answer to that leader's crash or fence
+    (``handleBrokerFenced`` runs the same ``generateLeaderAndIsrUpdates`` as a failure), and a
+    follower's fence only shrinks the ISR. Only with process crashes, session expiries and
+    29bc's stale metadata reads (the faults these facts were checked under; a stale read only
+    proposes a member, which the controller refuses)."""
+    rules = config.rules
+    return (_on(config) and "kraft" in rules and "isr-shrink-keeps-leader-epoch" in rules
+            and "alter-partition-shrink-bumps-leader-epoch" not in rules
+            and "unordered-leader-moves" not in rules and config.crash_model == "process"
+            and set(config.bounds.faults()) <= {"max_session_expiries", "max_stale_metadata_reads"})
+
+
+def _faults_move_leaders_z3(d) -> bool:
+    return (d.expiries and d.kraft and d.shrink_keeps and not d.shrink_bumps and d.ordered
+            and not d.operators and not d.shutdowns and not d.power_loss and not d.disk_loss
+            and not d.delayed and not d.failovers and not d.retries
+            and not d.bumps and not d.consumer_restarts)
+
+
+def _past_leaders_faulted(s, config) -> bool:
+    if not _faults_move_leaders(config):
+        return True
+    return kraft_epochs._past_leaders_counted(s, s.crashes + s.session_expiries)
+
+
+def _past_leaders_faulted_z3(d, s):
+    if not _faults_move_leaders_z3(d):
+        return z3.BoolVal(True)
+    return kraft_epochs._past_leaders_counted_z3(d, s, s.crashes + s.sexp)
+
+
+def _written_epochs_faulted(s, config) -> bool:
+    if not _faults_move_leaders(config):
+        return True
+    return kraft_epochs._written_epochs_counted(s, config, s.crashes + s.session_expiries)
+
+
+def _written_epochs_faulted_z3(d, s):
+    if not _faults_move_leaders_z3(d):
+        return z3.BoolVal(True)
+    return kraft_epochs._written_epochs_counted_z3(d, s, s.crashes + s.sexp)
+
+
+def _new_epoch_isr_lacks_a_replica(s, config) -> bool:
+    if not _faults_move_leaders(config):
+        return True
+    c = s.controller
+    views = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr]
+    views.append((c.leader_epoch, c.leader, c.isr))
+    n = len(s.replicas)
+    return all(len(set(isr)) < n for e, leader, isr in views
+               if e >= 1 and never_took(s, leader, e))
+
+
+def _new_epoch_isr_lacks_a_replica_z3(d, s):
+    if not _faults_move_leaders_z3(d):
+        return z3.BoolVal(True)
+    views = [(s.lai[q][x], num.val(x), s.lai_leader[q][x], s.lai_isr[q][x])
+             for q in range(d.n) for x in range(1, len(s.lai[q]))]
+    views.append((s.c_epoch >= 1, s.c_epoch, s.c_leader, s.c_isr))
+    return z3.And([z3.Implies(z3.And(present, never_took_z3(d, s, leader, e)),
+                              z3.Not(z3.And(list(isr))))
+                   for present, e, leader, isr in views])
+
+
+def _leaderless_isr_empty(s, config) -> bool:
+    if not _faults_move_leaders(config) or _no_elr(config):
+        return True
+    return s.controller.leader != -1 or not s.controller.isr
+
+
+def _leaderless_isr_empty_z3(d, s):
+    if not _faults_move_leaders_z3(d) or not d.elr:
+        return z3.BoolVal(True)
+    return z3.Implies(s.c_leader == -1, z3.Not(z3.Or(list(s.c_isr))))
+
+
 STRENGTHENINGS = (
+    Strengthening("elr-leaderless-isr-empty", "under session expiries with KIP-966's ELR (4.1; "
+                  "issue 29bj), while the controller has no leader its ISR is empty: a fence or "
+                  "a handled failure takes the broker out of the ISR even as its last member "
+                  "(``generateLeaderAndIsrUpdates`` with ``setEligibleLeaderReplicasEnabled``, "
+                  "``ReplicationControlManager`` at 3.9.0-rc3; the kernel's "
+                  "``target_isr_without``), the election that follows picks any ISR member left "
+                  "(every one is live: elr-isr-live, KIP-841), so the partition is left without "
+                  "a leader only with an empty ISR, and without a leader nobody adds a member (an "
+                  "AlterPartition comes from the leader; a registration elects)",
+                  _leaderless_isr_empty, _leaderless_isr_empty_z3, uses_config=True),
+    Strengthening("new-epoch-isr-lacks-a-replica", "under session expiries on KRaft 3.6+ "
+                  "(isr-shrink-keeps-leader-epoch, Kafka's elections; issue 29bj), the ISR of a "
+                  "leader epoch after the first, as a LeaderAndIsr on its way or the controller "
+                  "carries it, while that epoch's leader has not taken it, lacks some replica: "
+                  "the controller makes a new leader epoch only by removing the leader (its "
+                  "failure, its fence, its unclean restart: ``generateLeaderAndIsrUpdates`` with "
+                  "``brokerToRemove``, the target ISR ``Replicas.copyWithout(partition.isr, ...)``, "
+                  "``ReplicationControlManager`` at 3.8.0), which leaves the ISR, or by electing a "
+                  "broker for a leaderless partition (``handleBrokerUnfenced``: the ISR kept, which "
+                  "lacks the last leader, or under KIP-966 the winner alone), and only the leader "
+                  "of the current epoch adds members, once it has taken the epoch",
+                  _new_epoch_isr_lacks_a_replica, _new_epoch_isr_lacks_a_replica_z3,
+                  uses_config=True),
+    Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
+                  "session expiries (issue 29bj), with each expiry counted beside the crashes: "
+                  "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
+                  "a new leader epoch after one with a leader comes only from that leader's "
+                  "failure or fence (``handleBrokerFenced`` and a failure both run "
+                  "``generateLeaderAndIsrUpdates`` removing the broker, "
+                  "``ReplicationControlManager`` at 3.8.0; a follower's removal keeps the epoch), "
+                  "and the controller shrinks the ISR only on a failure or a fence: every broker "
+                  "named leader of an epoch older than the controller's, every broker down or "
+                  "restarted, every member the controller's leader holds and the controller lacks "
+                  "has had a crash or an expiry of its own",
+                  _past_leaders_faulted, _past_leaders_faulted_z3, uses_config=True),
+    Strengthening("kraft-written-epochs-crashed-or-fenced", "kraft-written-epochs-crashed "
+                  "under session expiries (issue 29bj), with each expiry counted beside the "
+                  "crashes: each epoch older than the controller's that had a leader (named, or "
+                  "whose records a log holds) ended with its leader's crash or fence, one fault "
+                  "each; with the failures the controller has still to handle they are at most "
+                  "the crashes and expiries",
+                  _written_epochs_faulted, _written_epochs_faulted_z3, uses_config=True),
     Strengthening("elr-isr-live", "under session expiries with KIP-966's ELR (4.1), every member "
                   "of the controller's ISR, the last one too, is in its live set: "
                   "eligible-isr-live for an ISR of one. With the ELR a fence or a handled failure "
@@ -618,7 +750,9 @@ STRENGTHENINGS = (
                   "(4.1), while the partition has no leader, the running brokers out of the "
                   "controller's live set, plus the ISR members running and live to it, plus twice "
                   "the ISR members that are down but live to it, plus the running ELR members live "
-                  "to it while the ISR is not empty, are at most the crashes and expiries (the "
+                  "to it while the ISR is not empty, plus the brokers down or waiting after a "
+                  "restart that no other term counts (their crash; issue 29bj), are at most the "
+                  "crashes and expiries (the "
                   "last two terms since issue 29bg: BFS finds the last one 0 on every reachable "
                   "state of 4.1 with one expiry; an ELR member is passed over only while the ISR "
                   "is not empty, and a fence of the last member empties it): a running broker out of the live set was "

@@ -101,6 +101,12 @@ def _only_failed_leaders_bump_z3(d) -> bool:
 def _past_leaders_crashed(s, config) -> bool:
     if not _only_failed_leaders_bump(config):
         return True
+    return _past_leaders_counted(s, s.crashes)
+
+
+def _past_leaders_counted(s, faults) -> bool:
+    """``kraft-past-leaders-crashed``'s count against ``faults`` (the crashes; under session
+    expiries the crashes and the expiries, ``expiries.py``)."""
     c = s.controller
     past = {a for e, leaders in _leaders_by_epoch(s).items() if e < c.leader_epoch for a in leaders}
     down = {b for b, r in enumerate(s.replicas) if not r.alive or r.leader_epoch == -1}
@@ -112,12 +118,16 @@ def _past_leaders_crashed(s, config) -> bool:
         if lr.alive and lr.leader == c.leader and lr.leader_epoch == c.leader_epoch:
             views.append(_committed_view(lr))
         removed = {m for view in views for m in view if m not in c.isr}
-    return len(past | down | removed) <= s.crashes
+    return len(past | down | removed) <= faults
 
 
 def _past_leaders_crashed_z3(d, s):
     if not _only_failed_leaders_bump_z3(d):
         return z3.BoolVal(True)
+    return _past_leaders_counted_z3(d, s, s.crashes)
+
+
+def _past_leaders_counted_z3(d, s, faults):
     at, _ = _named_epochs_z3(d, s)
     crashed = []
     for b, r in enumerate(s.reps):
@@ -133,25 +143,34 @@ def _past_leaders_crashed_z3(d, s):
                                       s.lai_leader[lead][e] == lead, s.lai_isr[lead][e][b],
                                       z3.Not(s.c_isr[b])))
         crashed.append(z3.Or([z3.Not(r.alive), r.lep == -1, led_before] + removed))
-    return count(crashed) <= s.crashes
+    return count(crashed) <= faults
 
 
 def _written_epochs_crashed(s, config) -> bool:
     if not _only_failed_leaders_bump(config):
         return True
+    return _written_epochs_counted(s, config, s.crashes)
+
+
+def _written_epochs_counted(s, config, faults) -> bool:
+    """``kraft-written-epochs-crashed``'s count against ``faults`` (as above)."""
     led = set(_leaders_by_epoch(s)) | {epoch for _, _, epoch in held_records(s)}
     bumps = sum(1 for y in range(1, s.controller.leader_epoch + 1) if y - 1 in led)
-    return bumps + _unhandled_failures(s, config) <= s.crashes
+    return bumps + _unhandled_failures(s, config) <= faults
 
 
 def _written_epochs_crashed_z3(d, s):
     if not _only_failed_leaders_bump_z3(d):
         return z3.BoolVal(True)
+    return _written_epochs_counted_z3(d, s, s.crashes)
+
+
+def _written_epochs_counted_z3(d, s, faults):
     _, known = _named_epochs_z3(d, s)
     slots = held_slots_z3(d, s)
     led = {x: z3.Or([named] + [z3.And(present, ep == x) for present, _, _, ep in slots])
            for x, named in known.items()}
-    return count(_bumps_and_unhandled_z3(d, s, led)) <= s.crashes
+    return count(_bumps_and_unhandled_z3(d, s, led)) <= faults
 
 
 def _current_leader_views(s) -> list:
