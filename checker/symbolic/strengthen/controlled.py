@@ -1,0 +1,160 @@
+"""The library under a controlled shutdown on KRaft (``--max-controlled-shutdowns``, issue 29bl):
+the forms, under the bound, of facts 29ac switched off there, and the facts the CTIs of Kafka 3.5
+and 4.1 asked for.
+
+29ac switched off, under ``--max-controlled-shutdowns``, every fact BFS found false on some
+reachable state with a controlled shutdown (``shutdowns.OFF_UNDER_SHUTDOWNS``): they rest on
+"leadership moves only from a failed leader", and ControllerHandleControlledShutdown moves it from
+a leader that still runs (``KafkaController.doControlledShutdown`` at 2.1.0; KRaft
+``ReplicationControlManager.handleBrokerInControlledShutdown`` at 3.5.0). Kafka 2.1 was proved
+without them; 3.5 and 4.1 stopped on CTIs they used to rule out. The forms here say what still
+holds: the broker a controlled shutdown moved leadership from is marked shutting down
+(``SReplica.sd``), and stays marked while it runs: only a restart clears the mark of a running
+broker (the kernel's ``broker_restart``; ControllerHandleBrokerFailure clears it of a broker that
+is down), and a shutting-down broker is never elected (``may_lead``: Kafka 2.1's
+``shuttingDownBrokerIds``, KRaft's ``ClusterControlManager.isActive``, KIP-841).
+
+Every form and fact is on only under ``--max-controlled-shutdowns``: without the bound every
+formula is the one before (``test_controlled_shutdown_proof.py`` checks it). Each was checked on
+every reachable state of Kafka 2.1, 3.5 and 4.1 at RF=2 with one controlled shutdown
+(docs/symbolic.md, "A controlled shutdown on KRaft").
+"""
+
+from __future__ import annotations
+
+import z3
+
+from checker.symbolic import numbers as num
+from checker.symbolic.state import ite
+from checker.symbolic.strengthen.crashes_restarts import (
+    _leaders_by_epoch, _named_changes_z3, _operator_moves, _running_since,
+)
+from checker.symbolic.strengthen.history import epoch_claims
+from model.constants import NO_LEADER
+
+
+def on(config) -> bool:
+    return config.bounds.max_controlled_shutdowns > 0
+
+
+# --- running-leaders-kept-leading: but for a broker in a controlled shutdown -----------------
+
+def _running_leaders_kept_leading(s, config) -> bool:
+    """``running-leaders-kept-leading`` for the running brokers that are not shutting down: the
+    controller moves leadership from a running broker only by handling its controlled shutdown,
+    which marks it, and the mark stays until the broker is down and handled, or restarts."""
+    if "unordered-leader-moves" in config.rules or _operator_moves(config):
+        return True
+    named = _leaders_by_epoch(s)
+    epochs = sorted(named)
+    for b, r in enumerate(s.replicas):
+        since = _running_since(s, b)
+        if since is None or r.shutting_down:
+            continue
+        for x, y in zip(epochs, epochs[1:]):
+            if b in named[x] and any(m != b for m in named[y]) and x >= since:
+                return False
+    return True
+
+
+def _running_leaders_kept_leading_z3(d, s):
+    if not d.ordered or d.operators:
+        return z3.BoolVal(True)
+    pairs = _named_changes_z3(d, s)
+    out = []
+    for b, r in enumerate(s.reps):
+        oldest = None
+        for e in range(len(s.lai[b]) - 1, -1, -1):
+            oldest = (s.lai[b][e], num.val(e)) if oldest is None else (
+                z3.Or(s.lai[b][e], oldest[0]), ite(s.lai[b][e], num.val(e), oldest[1]))
+        waits = oldest[0] if oldest else z3.BoolVal(False)
+        since = ite(r.lep >= 0, r.lep, oldest[1] if oldest else num.val(0))
+        running = z3.And(r.alive, z3.Not(r.sd), z3.Or(r.lep >= 0, waits))
+        for x, adjacent, at_x, at_y in pairs:
+            from_b = z3.Or([z3.And(a, la == b) for a, la in at_x])
+            to_other = z3.Or([z3.And(a, la != b) for a, la in at_y])
+            out.append(z3.Implies(z3.And(running, adjacent, from_b, to_other), x < since))
+    return z3.And(out)
+
+
+# --- offline-isr-restarted: but for a broker in a controlled shutdown ----------------------
+
+def _was_down_or_shutting_down(s, j: int, e: int) -> bool:
+    """Broker ``j`` had no live, running self when epoch ``e`` was made (no request of an older
+    epoch on its way to it, no older epoch applied), or it is in a controlled shutdown."""
+    r = s.replicas[j]
+    if r.alive and r.shutting_down:
+        return True
+    return not (any(b == j and x < e for b, x, _, _ in s.leader_and_isr)
+                or (r.alive and 0 <= r.leader_epoch < e))
+
+
+def _offline_isr_restarted(s, config) -> bool:
+    """``offline-isr-restarted`` with a running broker in a controlled shutdown let through: the
+    KRaft controller handles the controlled shutdown of the last ISR member that leads by leaving
+    the partition without a leader, that member kept as the ISR and still running until it stops
+    (``handleBrokerInControlledShutdown`` -> ``generateLeaderAndIsrUpdates`` at 3.5.0: no other
+    member may lead, ``PartitionChangeBuilder`` keeps the last ISR member); otherwise a leaderless
+    epoch is made only from a failed leader, as the fact says."""
+    c = s.controller
+    sd = {b for b, r in enumerate(s.replicas) if r.alive and r.shutting_down}
+    for _, e, leader, isr in s.leader_and_isr:
+        if leader == NO_LEADER and not all(_was_down_or_shutting_down(s, j, e) for j in isr):
+            return False
+    epochs = {e for _, e, leader, _ in s.leader_and_isr if leader == NO_LEADER}
+    if c.leader == NO_LEADER:
+        epochs.add(c.leader_epoch)
+    for e in epochs:
+        for x, prev in epoch_claims(s):
+            if x == e - 1 and prev >= 0 and not _was_down_or_shutting_down(s, prev, e):
+                return False
+    if c.leader != NO_LEADER:
+        return True
+    isr = set(c.isr) - sd
+    live = c.leader_epoch >= config.bounds.max_leader_epoch or not isr & set(c.live_brokers)
+    older = any(b in isr and e != c.leader_epoch for b, e, _, _ in s.leader_and_isr)
+    return live and not older and all(
+        not s.replicas[b].alive or s.replicas[b].leader_epoch in (-1, c.leader_epoch) for b in isr)
+
+
+def _offline_isr_restarted_z3(d, s):
+    out = []
+    for b, r in enumerate(s.reps):
+        offline_member = z3.And(s.c_leader == -1, s.c_isr[b], z3.Not(z3.And(r.alive, r.sd)))
+        out.append(z3.Implies(z3.And(offline_member, r.alive), z3.Or(r.lep == -1, r.lep == s.c_epoch)))
+        out.append(z3.Implies(z3.And(offline_member, s.c_live[b]), s.c_epoch >= d.max_epoch))
+        out += [z3.Implies(z3.And(offline_member, s.lai[b][e]), s.c_epoch == e) for e in range(len(s.lai[b]))]
+    for q in range(d.n):
+        for e in range(len(s.lai[q])):
+            leaderless = z3.And(s.lai[q][e], s.lai_leader[q][e] == -1)
+            for j, r in enumerate(s.reps):
+                was_down = z3.Or(z3.And(r.alive, r.sd), z3.And(
+                    [z3.Not(s.lai[j][x]) for x in range(e)]
+                    + [z3.Not(z3.And(r.alive, r.lep >= 0, r.lep < e))]))
+                out.append(z3.Implies(z3.And(leaderless, s.lai_isr[q][e][j]), was_down))
+    claims = [(s.lai[b][e], num.val(e), s.lai_leader[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
+    claims += [(z3.And(x.alive, x.lep >= 0), x.lep, x.leader) for x in s.reps]
+    claims.append((True, s.c_epoch, s.c_leader))
+    leaderless = [(z3.And(s.lai[q][e], s.lai_leader[q][e] == -1), num.val(e))
+                  for q in range(d.n) for e in range(len(s.lai[q]))]
+    leaderless.append((s.c_leader == -1, s.c_epoch))
+    for present, e in leaderless:
+        for cp, x, prev in claims:
+            for j, r in enumerate(s.reps):
+                was_down = z3.Or(z3.And(r.alive, r.sd), z3.And(
+                    [z3.Not(z3.And(s.lai[j][y], y < e)) for y in range(len(s.lai[j]))]
+                    + [z3.Not(z3.And(r.alive, r.lep >= 0, r.lep < e))]))
+                out.append(z3.Implies(z3.And(present, cp, x + 1 == e, prev == j), was_down))
+    return z3.And(out)
+
+
+FORMS = {
+    "offline-isr-restarted": (_offline_isr_restarted, _offline_isr_restarted_z3),
+    "running-leaders-kept-leading": (_running_leaders_kept_leading,
+                                     _running_leaders_kept_leading_z3),
+}
+"""Facts of ``shutdowns.OFF_UNDER_SHUTDOWNS`` and their forms under a controlled shutdown (the
+module's docstring): ``shutdowns.switch`` uses the form instead of switching the fact off."""
+
+STRENGTHENINGS = ()
+"""Facts only a controlled shutdown on KRaft needs (issue 29bl), each from a CTI."""
