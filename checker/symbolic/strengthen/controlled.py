@@ -81,9 +81,10 @@ def _running_leaders_kept_leading_z3(d, s):
 
 def _was_down_or_shutting_down(s, j: int, e: int) -> bool:
     """Broker ``j`` had no live, running self when epoch ``e`` was made (no request of an older
-    epoch on its way to it, no older epoch applied), or it is in a controlled shutdown."""
+    epoch on its way to it, no older epoch applied), or it is marked shutting down (running, or
+    stopped and its failure not handled yet: the mark stays until then)."""
     r = s.replicas[j]
-    if r.alive and r.shutting_down:
+    if r.shutting_down:
         return True
     return not (any(b == j and x < e for b, x, _, _ in s.leader_and_isr)
                 or (r.alive and 0 <= r.leader_epoch < e))
@@ -97,7 +98,7 @@ def _offline_isr_restarted(s, config) -> bool:
     member may lead, ``PartitionChangeBuilder`` keeps the last ISR member); otherwise a leaderless
     epoch is made only from a failed leader, as the fact says."""
     c = s.controller
-    sd = {b for b, r in enumerate(s.replicas) if r.alive and r.shutting_down}
+    sd = {b for b, r in enumerate(s.replicas) if r.shutting_down}
     for _, e, leader, isr in s.leader_and_isr:
         if leader == NO_LEADER and not all(_was_down_or_shutting_down(s, j, e) for j in isr):
             return False
@@ -120,7 +121,7 @@ def _offline_isr_restarted(s, config) -> bool:
 def _offline_isr_restarted_z3(d, s):
     out = []
     for b, r in enumerate(s.reps):
-        offline_member = z3.And(s.c_leader == -1, s.c_isr[b], z3.Not(z3.And(r.alive, r.sd)))
+        offline_member = z3.And(s.c_leader == -1, s.c_isr[b], z3.Not(r.sd))
         out.append(z3.Implies(z3.And(offline_member, r.alive), z3.Or(r.lep == -1, r.lep == s.c_epoch)))
         out.append(z3.Implies(z3.And(offline_member, s.c_live[b]), s.c_epoch >= d.max_epoch))
         out += [z3.Implies(z3.And(offline_member, s.lai[b][e]), s.c_epoch == e) for e in range(len(s.lai[b]))]
@@ -128,7 +129,7 @@ def _offline_isr_restarted_z3(d, s):
         for e in range(len(s.lai[q])):
             leaderless = z3.And(s.lai[q][e], s.lai_leader[q][e] == -1)
             for j, r in enumerate(s.reps):
-                was_down = z3.Or(z3.And(r.alive, r.sd), z3.And(
+                was_down = z3.Or(r.sd, z3.And(
                     [z3.Not(s.lai[j][x]) for x in range(e)]
                     + [z3.Not(z3.And(r.alive, r.lep >= 0, r.lep < e))]))
                 out.append(z3.Implies(z3.And(leaderless, s.lai_isr[q][e][j]), was_down))
@@ -141,7 +142,7 @@ def _offline_isr_restarted_z3(d, s):
     for present, e in leaderless:
         for cp, x, prev in claims:
             for j, r in enumerate(s.reps):
-                was_down = z3.Or(z3.And(r.alive, r.sd), z3.And(
+                was_down = z3.Or(r.sd, z3.And(
                     [z3.Not(z3.And(s.lai[j][y], y < e)) for y in range(len(s.lai[j]))]
                     + [z3.Not(z3.And(r.alive, r.lep >= 0, r.lep < e))]))
                 out.append(z3.Implies(z3.And(present, cp, x + 1 == e, prev == j), was_down))
