@@ -29,6 +29,7 @@ from checker.symbolic.state import ite
 from checker.symbolic.strengthen.crashes_restarts import (
     _leaders_by_epoch, _named_changes_z3, _operator_moves, _running_since,
 )
+from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen.history import epoch_claims
 from model.constants import NO_LEADER
 
@@ -149,7 +150,55 @@ def _offline_isr_restarted_z3(d, s):
     return z3.And(out)
 
 
+# --- kraft-stale-change-has-next-epoch: or the ELR winner alone --------------------------
+
+def _stale_change_has_next_epoch(s, config) -> bool:
+    """``kraft-stale-change-has-next-epoch`` with, under KIP-966's ELR, the next epoch's ISR
+    also allowed to be its new leader alone: a controlled shutdown moves leadership from a leader
+    that still runs with its pending change, and the KRaft controller may elect an ELR member
+    (``generateLeaderAndIsrUpdates`` -> ``PartitionChangeBuilder.tryElection``, whose target ISR
+    is the winner alone, ``targetIsr = singletonList(leader)``, lines 337-345 at 3.9.0-rc3), an
+    ISR not within the change's. (A crash drops the change; a controlled shutdown does not.)"""
+    elr = "eligible-leader-replicas" in config.rules
+    c = s.controller
+    for b, r in enumerate(s.replicas):
+        if not r.partition_change:
+            continue
+        isr, epoch, _ = r.partition_change
+        if epoch >= c.leader_epoch:
+            continue
+        if not any(q[0] == b and q[1] == epoch + 1
+                   and (set(q[3]) <= set(isr) or (elr and q[2] >= 0 and tuple(q[3]) == (q[2],)))
+                   for q in s.leader_and_isr):
+            return False
+    return True
+
+
+def _stale_change_has_next_epoch_z3(d, s):
+    if not d.elr:  # the fact as written
+        return kraft_epochs._stale_change_has_next_epoch_z3(d, s)
+    out = []
+    for b, r in enumerate(s.reps):
+        slots = len(s.lai[b])
+        for e in range(slots):
+            older = z3.And(r.chg, r.chg_ep == e, s.c_epoch > e)
+            if e + 1 >= slots:  # no request slot for the next epoch: the change is never older
+                out.append(z3.Not(older))
+                continue
+            isr, leader = s.lai_isr[b][e + 1], s.lai_leader[b][e + 1]
+            within = z3.And([z3.Implies(isr[j], r.chg_isr[j]) for j in range(d.n)])
+            if d.elr:
+                alone = z3.Or([z3.And([leader == j] + [isr[m] if m == j else z3.Not(isr[m])
+                                                       for m in range(d.n)])
+                               for j in range(d.n)])
+                within = z3.Or(within, alone)
+            out.append(z3.Implies(older, z3.And(s.lai[b][e + 1], within)))
+    return z3.And(out)
+
+
 FORMS = {
+    "kraft-stale-change-has-next-epoch": (_stale_change_has_next_epoch,
+                                          _stale_change_has_next_epoch_z3),
     "offline-isr-restarted": (_offline_isr_restarted, _offline_isr_restarted_z3),
     "running-leaders-kept-leading": (_running_leaders_kept_leading,
                                      _running_leaders_kept_leading_z3),
