@@ -22,6 +22,8 @@ every reachable state of Kafka 2.1, 3.5 and 4.1 at RF=2 with one controlled shut
 
 from __future__ import annotations
 
+import dataclasses
+
 import z3
 
 from checker.symbolic import numbers as num
@@ -208,3 +210,33 @@ module's docstring): ``shutdowns.switch`` uses the form instead of switching the
 
 STRENGTHENINGS = ()
 """Facts only a controlled shutdown on KRaft needs (issue 29bl), each from a CTI."""
+
+
+AS_CRASHES = ("elr-keeps-min-isr", "answer-members-left-by-crash")
+"""KIP-966 facts that bound what left the ISR by the brokers restarted, at most the crashes less
+the brokers down (``elr._restarts``): a broker in a controlled shutdown leaves the ISR without a
+crash (into the ELR below min.insync.replicas, ``PartitionChangeBuilder.maybePopulateTargetElr``;
+within the leader epoch since KAFKA-15021, so past an accepted AlterPartition's answer that still
+names it), and then stops cleanly, down without a crash. Each counts the controlled shutdowns as
+crashes: the fact with the crash counter raised by the controlled-shutdown counter."""
+
+
+def with_shutdowns_as_crashes(s):
+    """``s`` (a ``ClusterState``) with each controlled shutdown counted as a crash."""
+    return s._replace(crashes=s.crashes + s.controlled_shutdowns)
+
+
+def with_shutdowns_as_crashes_z3(s):
+    """``s`` (an ``SState``) likewise."""
+    return dataclasses.replace(s, crashes=s.crashes + s.cshut)
+
+
+def form(st):
+    """``st``'s (check, formula) under a controlled shutdown, or None: its form (``FORMS``) or,
+    for ``AS_CRASHES``, the fact with the controlled shutdowns counted as crashes."""
+    if st.name in FORMS:
+        return FORMS[st.name]
+    if st.name in AS_CRASHES:
+        return (lambda s, config, _st=st: _st.holds(with_shutdowns_as_crashes(s), config),
+                lambda d, s, _st=st: _st.formula(d, with_shutdowns_as_crashes_z3(s)))
+    return None

@@ -111,7 +111,7 @@ def switch(st: Strengthening) -> Strengthening:
     off_cs, off_se = st.name in OFF_UNDER_SHUTDOWNS, st.name in OFF_UNDER_EXPIRIES
     off_se = off_se and st.name not in expiries.BACK_ON  # issue 29bd
     form, form_se = FORMS_UNDER_SHUTDOWNS.get(st.name), FORMS_UNDER_EXPIRIES.get(st.name)
-    cs_form = controlled.FORMS.get(st.name)  # issue 29bl: its form under a controlled shutdown
+    cs_form = controlled.form(st)  # issue 29bl: its form under a controlled shutdown
     if not (off_cs or off_se or form or form_se or cs_form):
         return st
 
