@@ -27,7 +27,7 @@ import dataclasses
 import z3
 
 from checker.symbolic import numbers as num
-from checker.symbolic.state import ite
+from checker.symbolic.state import count, ite
 from checker.symbolic.strengthen.crashes_restarts import (
     _leaders_by_epoch, _named_changes_z3, _operator_moves, _running_since,
 )
@@ -198,7 +198,38 @@ def _stale_change_has_next_epoch_z3(d, s):
     return z3.And(out)
 
 
+# --- elr-keeps-min-isr: a clean stop is no crash -------------------------------------------
+
+def _unclean_restarts(s) -> int:
+    """How many brokers have restarted after an unclean shutdown, at most: the crashes less the
+    brokers down that did not stop cleanly (a broker that stopped after its controlled shutdown
+    holds the clean-shutdown file, KIP-966, until it restarts: the kernel's ``broker_shutdown``,
+    ``register_restarted``)."""
+    return s.crashes - sum(1 for r in s.replicas if not r.alive and not r.clean_shutdown)
+
+
+def _isr_or_elr_kept(s, config) -> bool:
+    """``elr-keeps-min-isr`` with only restarts after an unclean shutdown counted: only those
+    take a broker out of both the ISR and the ELR (``handleBrokerUncleanShutdown``;
+    ``PartitionChangeBuilder.maybePopulateTargetElr`` filters only ``uncleanShutdownReplicas``,
+    lines 556-580 at 3.8.0), so a broker in a controlled shutdown goes from the ISR to the ELR
+    below min.insync.replicas and its clean stop takes it out of neither."""
+    if "eligible-leader-replicas" not in config.rules:
+        return True
+    kept = set(s.controller.isr) | set(s.elr)
+    return len(kept) + _unclean_restarts(s) >= config.min_insync_replicas
+
+
+def _isr_or_elr_kept_z3(d, s):
+    if not d.elr:
+        return z3.BoolVal(True)
+    kept = count([z3.Or(i, e) for i, e in zip(s.c_isr, s.elr)])
+    unclean = s.crashes - count([z3.And(z3.Not(r.alive), z3.Not(r.clean)) for r in s.reps])
+    return kept + unclean >= d.min_isr
+
+
 FORMS = {
+    "elr-keeps-min-isr": (_isr_or_elr_kept, _isr_or_elr_kept_z3),
     "kraft-stale-change-has-next-epoch": (_stale_change_has_next_epoch,
                                           _stale_change_has_next_epoch_z3),
     "offline-isr-restarted": (_offline_isr_restarted, _offline_isr_restarted_z3),
@@ -212,13 +243,13 @@ STRENGTHENINGS = ()
 """Facts only a controlled shutdown on KRaft needs (issue 29bl), each from a CTI."""
 
 
-AS_CRASHES = ("elr-keeps-min-isr", "answer-members-left-by-crash")
+AS_CRASHES = ("answer-members-left-by-crash",)
 """KIP-966 facts that bound what left the ISR by the brokers restarted, at most the crashes less
 the brokers down (``elr._restarts``): a broker in a controlled shutdown leaves the ISR without a
-crash (into the ELR below min.insync.replicas, ``PartitionChangeBuilder.maybePopulateTargetElr``;
-within the leader epoch since KAFKA-15021, so past an accepted AlterPartition's answer that still
-names it), and then stops cleanly, down without a crash. Each counts the controlled shutdowns as
-crashes: the fact with the crash counter raised by the controlled-shutdown counter."""
+crash (within the leader epoch since KAFKA-15021, so past an accepted AlterPartition's answer
+that still names it), and then stops cleanly, down without a crash. Each counts the controlled
+shutdowns as crashes: the fact with the crash counter raised by the controlled-shutdown
+counter."""
 
 
 def with_shutdowns_as_crashes(s):
