@@ -32,6 +32,7 @@ from checker.symbolic.strengthen.crashes_restarts import (
     _leaders_by_epoch, _named_changes_z3, _operator_moves, _running_since,
 )
 from checker.symbolic.strengthen import kraft_epochs
+from checker.symbolic.strengthen.base import Strengthening
 from checker.symbolic.strengthen.history import epoch_claims
 from model.constants import NO_LEADER
 
@@ -239,7 +240,31 @@ FORMS = {
 """Facts of ``shutdowns.OFF_UNDER_SHUTDOWNS`` and their forms under a controlled shutdown (the
 module's docstring): ``shutdowns.switch`` uses the form instead of switching the fact off."""
 
-STRENGTHENINGS = ()
+def _clean_stops_counted(s, config) -> bool:
+    if not on(config):
+        return True
+    if any(r.alive and r.clean_shutdown for r in s.replicas):
+        return False
+    return sum(1 for r in s.replicas if r.shutting_down or r.clean_shutdown) <= s.controlled_shutdowns
+
+
+def _clean_stops_counted_z3(d, s):
+    if not d.shutdowns:
+        return z3.BoolVal(True)
+    out = [z3.Implies(r.clean, z3.Not(r.alive)) for r in s.reps]
+    out.append(count([z3.Or(r.sd, r.clean) for r in s.reps]) <= s.cshut)
+    return z3.And(out)
+
+
+STRENGTHENINGS = (
+    Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
+                  "broker that is down (written as it stops after its controlled shutdown, read "
+                  "and removed when it restarts), and the brokers shutting down or holding the "
+                  "file are at most the controlled shutdowns (``shutting-down-counted`` with the "
+                  "file: the mark goes when the controller handles the stopped broker's failure, "
+                  "the file stays until the restart)",
+                  _clean_stops_counted, _clean_stops_counted_z3, uses_config=True),
+)
 """Facts only a controlled shutdown on KRaft needs (issue 29bl), each from a CTI."""
 
 
