@@ -256,6 +256,18 @@ def _clean_stops_counted_z3(d, s):
     return z3.And(out)
 
 
+def _elr_isr_live(s, config) -> bool:
+    if not on(config) or "eligible-leader-replicas" not in config.rules:
+        return True
+    return set(s.controller.isr) <= set(s.controller.live_brokers)
+
+
+def _elr_isr_live_z3(d, s):
+    if not d.shutdowns or not d.elr:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.c_isr[b], s.c_live[b]) for b in range(d.n)])
+
+
 STRENGTHENINGS = (
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
@@ -264,6 +276,15 @@ STRENGTHENINGS = (
                   "file: the mark goes when the controller handles the stopped broker's failure, "
                   "the file stays until the restart)",
                   _clean_stops_counted, _clean_stops_counted_z3, uses_config=True),
+    Strengthening("shutdown-elr-isr-live", "under a controlled shutdown with KIP-966's ELR "
+                  "(4.1), every member of the controller's ISR, the last one too, is in its "
+                  "live set (29bg's ``elr-isr-live``, there only under session expiries): a "
+                  "handled failure takes the broker out of the ISR even as its last member "
+                  "(the ISR may empty, ``PartitionChangeBuilder.build`` with the ELR enabled, "
+                  "line 464 at 3.8.0; the kernel's ``target_isr_without``), a broker in a "
+                  "controlled shutdown stays live until it stops and its failure is handled, "
+                  "and KIP-841 adds no fenced broker",
+                  _elr_isr_live, _elr_isr_live_z3, uses_config=True),
 )
 """Facts only a controlled shutdown on KRaft needs (issue 29bl), each from a CTI."""
 
