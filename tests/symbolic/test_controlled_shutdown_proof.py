@@ -25,29 +25,36 @@ def _config(version="3.5", **bounds):
     return config_from_options(kafka_version=version, replication_factor=2, **bounds)[0]
 
 
-FORMS = list(controlled.FORMS)
+FORMS = list(controlled.FORMS) + list(controlled.AS_CRASHES)
 NEW = [st.name for st in controlled.STRENGTHENINGS]
+ACTS = {"2.1": [], "3.5": list(controlled.OFF_ON_ZOOKEEPER), "4.1": FORMS}
+"""The forms that change a formula on each release (the rest are the fact as written there)."""
 
 
+@pytest.mark.slow  # 5 s wall at load 8 (under 2 s idle, not measured): left out of make test
 def test_the_forms_act_only_under_the_bound():
-    # (make test: under 1 s) without --max-controlled-shutdowns every form is the fact as
-    # written and the new facts are out of `-s all`; under the bound each form is a formula of
-    # its own, neither the fact as written nor True (29ac's switch)
-    for version in ("3.5", "4.1"):
-        plain = config_from_options(kafka_version=version, replication_factor=2)[0]
-        assert not set(NEW) & set(all_names(plain))
-        d = Dims.of(plain)
-        s = fresh(d, "plain")
-        for name in FORMS:
-            assert STRENGTHENINGS[name].formula(d, s).eq(UNSWITCHED[name].formula(d, s)), name
-        config = _config(version)
-        assert set(NEW) <= set(all_names(config))
-        d = Dims.of(config)
-        s = fresh(d, "cs")
-        for name in FORMS:
-            form = STRENGTHENINGS[name].formula(d, s)
-            assert not form.eq(UNSWITCHED[name].formula(d, s)), name
-            assert not z3.is_true(z3.simplify(form)), name
+    # without --max-controlled-shutdowns every form is the fact as
+    # written and the new facts are out of `-s all`; under the bound each form that acts on the
+    # release is a formula of its own, neither the fact as written nor True (29ac's switch)
+    plain = config_from_options(kafka_version="4.1", replication_factor=2)[0]
+    assert not set(NEW) & set(all_names(plain))
+    d = Dims.of(plain)
+    s = fresh(d, "plain")
+    for name in FORMS:
+        assert STRENGTHENINGS[name].formula(d, s).eq(UNSWITCHED[name].formula(d, s)), name
+    config = _config("4.1")
+    assert set(NEW) <= set(all_names(config))
+    d = Dims.of(config)
+    s = fresh(d, "cs")
+    for name in ACTS["4.1"]:
+        form = STRENGTHENINGS[name].formula(d, s)
+        assert not form.eq(UNSWITCHED[name].formula(d, s)), name
+        assert not z3.is_true(z3.simplify(form)), name
+    # on Kafka 2.1 (ZooKeeper) the two forms stay off, as 29ac had them: 2.1 stays PROVED
+    d = Dims.of(_config("2.1"))
+    s = fresh(d, "zk")
+    for name in controlled.OFF_ON_ZOOKEEPER:
+        assert z3.is_true(z3.simplify(STRENGTHENINGS[name].formula(d, s))), name
 
 
 def _states(config, limit):
@@ -74,10 +81,9 @@ def test_every_form_and_fact_holds_and_agrees_with_its_formula_on_reachable_stat
     for s in states[::10]:
         values = evaluate(s)
         assert all(values.values()), [n for n, v in values.items() if not v]
-    # the mutants: each fact as written (no broker let through) is false on some of them
-    if version == "2.1":
-        return
-    false = {n: sum(1 for s in states if not UNSWITCHED[n].holds(s, config)) for n in FORMS}
+    # the mutants: each fact as written (no broker let through, no ELR winner alone, a clean
+    # stop counted as a restart) is false on some of them, where its form acts
+    false = {n: sum(1 for s in states if not UNSWITCHED[n].holds(s, config)) for n in ACTS[version]}
     assert all(false.values()), false
 
 
