@@ -33,7 +33,7 @@ from checker.symbolic.strengthen.crashes_restarts import (
 )
 from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen.base import Strengthening
-from checker.symbolic.strengthen.history import epoch_claims
+from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
 from model.constants import NO_LEADER
 
 
@@ -268,6 +268,22 @@ def _elr_isr_live_z3(d, s):
     return z3.And([z3.Implies(s.c_isr[b], s.c_live[b]) for b in range(d.n)])
 
 
+def _next_epoch_changes_leader(s, config) -> bool:
+    rules = config.rules
+    if not on(config) or "kraft" not in rules or "isr-shrink-keeps-leader-epoch" not in rules:
+        return True
+    claims = set(epoch_claims(s))
+    return not any((x + 1, leader) in claims for x, leader in claims)
+
+
+def _next_epoch_changes_leader_z3(d, s):
+    if not d.shutdowns or not (d.kraft and d.shrink_keeps):
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    return z3.And([z3.Not(z3.And(p, q, a == b, y == x + 1))
+                   for p, x, a in claims for q, y, b in claims])
+
+
 STRENGTHENINGS = (
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
@@ -285,6 +301,15 @@ STRENGTHENINGS = (
                   "controlled shutdown stays live until it stops and its failure is handled, "
                   "and KIP-841 adds no fenced broker",
                   _elr_isr_live, _elr_isr_live_z3, uses_config=True),
+    Strengthening("shutdown-next-epoch-changes-leader", "under a controlled shutdown on KRaft "
+                  "3.6+, no two consecutive leader epochs name the same leader, nor both none, "
+                  "as any request, running broker or the controller holds them (29bg's "
+                  "``next-epoch-changes-leader``, there only under session expiries): a new "
+                  "leader epoch comes only with a new leader (``PartitionChangeBuilder.tryElection`` "
+                  "sets the leader only when the winner differs, line 338 at 3.8.0), no ISR "
+                  "shrink bumps it since KAFKA-15021, and a controlled shutdown of a follower "
+                  "only shrinks the ISR",
+                  _next_epoch_changes_leader, _next_epoch_changes_leader_z3, uses_config=True),
 )
 """Facts only a controlled shutdown on KRaft needs (issue 29bl), each from a CTI."""
 
