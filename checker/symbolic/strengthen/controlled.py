@@ -284,6 +284,33 @@ def _next_epoch_changes_leader_z3(d, s):
                    for p, x, a in claims for q, y, b in claims])
 
 
+def _leaderless_isr_without_last_leader(s, config) -> bool:
+    if not on(config) or "eligible-leader-replicas" not in config.rules:
+        return True
+    views = [(e, isr) for _, e, leader, isr in s.leader_and_isr if leader == NO_LEADER]
+    c = s.controller
+    if c.leader == NO_LEADER:
+        views.append((c.leader_epoch, c.isr))
+    claims = epoch_claims(s)
+    return all(leader not in isr for e, isr in views for x, leader in claims
+               if x == e - 1 and leader >= 0)
+
+
+def _leaderless_isr_without_last_leader_z3(d, s):
+    if not d.shutdowns or not d.elr:
+        return z3.BoolVal(True)
+    views = [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e), s.lai_isr[b][e])
+             for b in range(d.n) for e in range(len(s.lai[b]))]
+    views.append((s.c_leader == -1, s.c_epoch, s.c_isr))
+    out = []
+    for leaderless, e, isr in views:
+        for present, x, leader in epoch_claims_z3(d, s):
+            for j in range(d.n):
+                out.append(z3.Implies(z3.And(leaderless, present, x + 1 == e, leader == j),
+                                      z3.Not(isr[j])))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
@@ -310,6 +337,15 @@ STRENGTHENINGS = (
                   "shrink bumps it since KAFKA-15021, and a controlled shutdown of a follower "
                   "only shrinks the ISR",
                   _next_epoch_changes_leader, _next_epoch_changes_leader_z3, uses_config=True),
+    Strengthening("shutdown-leaderless-isr-without-last-leader", "under a controlled shutdown "
+                  "with KIP-966's ELR, the ISR of a leaderless epoch (the controller's or a "
+                  "request's) lacks the leader of the epoch before: the controller makes a "
+                  "leaderless epoch only by removing that leader (a failure, a fence or its "
+                  "controlled shutdown: ``generateLeaderAndIsrUpdates`` with the ISR less "
+                  "``brokerToRemove``, which the ELR lets empty; the kernel's "
+                  "``target_isr_without``), and while it has no leader its ISR only shrinks",
+                  _leaderless_isr_without_last_leader, _leaderless_isr_without_last_leader_z3,
+                  uses_config=True),
 )
 """Facts only a controlled shutdown on KRaft needs (issue 29bl), each from a CTI."""
 
