@@ -311,6 +311,35 @@ def _leaderless_isr_without_last_leader_z3(d, s):
     return z3.And(out)
 
 
+def _leaderless_live_member_counted(s, config) -> bool:
+    if not on(config) or "eligible-leader-replicas" not in config.rules:
+        return True
+    c = s.controller
+    if c.leader != NO_LEADER:
+        return True
+    reps = list(enumerate(s.replicas))
+    stuck = sum(1 for b, r in reps if not r.alive and b in c.isr and b in c.live_brokers)
+    lost = sum(1 for b, r in reps if r.alive and b not in c.live_brokers)
+    up = sum(1 for b, r in reps
+             if r.alive and not r.shutting_down and b in c.isr and b in c.live_brokers)
+    waiting = sum(1 for b, r in reps if c.isr and r.alive and not r.shutting_down
+                  and b in s.elr and b in c.live_brokers)
+    return lost + 2 * stuck + up + waiting <= s.crashes + s.session_expiries
+
+
+def _leaderless_live_member_counted_z3(d, s):
+    if not d.shutdowns or not d.elr:
+        return z3.BoolVal(True)
+    reps = list(enumerate(s.reps))
+    stuck = [z3.And(z3.Not(r.alive), s.c_isr[b], s.c_live[b]) for b, r in reps]
+    lost = [z3.And(r.alive, z3.Not(s.c_live[b])) for b, r in reps]
+    up = [z3.And(r.alive, z3.Not(r.sd), s.c_isr[b], s.c_live[b]) for b, r in reps]
+    waiting = [z3.And(z3.Or(s.c_isr), r.alive, z3.Not(r.sd), s.elr[b], s.c_live[b])
+               for b, r in reps]
+    return z3.Implies(s.c_leader == -1, count(lost) + 2 * count(stuck) + count(up)
+                      + count(waiting) <= s.crashes + s.sexp)
+
+
 STRENGTHENINGS = (
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
@@ -345,6 +374,15 @@ STRENGTHENINGS = (
                   "``brokerToRemove``, which the ELR lets empty; the kernel's "
                   "``target_isr_without``), and while it has no leader its ISR only shrinks",
                   _leaderless_isr_without_last_leader, _leaderless_isr_without_last_leader_z3,
+                  uses_config=True),
+    Strengthening("shutdown-leaderless-live-member-counted", "under a controlled shutdown with "
+                  "KIP-966's ELR, 29bg's ``leaderless-live-member-counted`` (there only under "
+                  "session expiries) with the members in a controlled shutdown left out: while "
+                  "the partition has no leader, a member the controller still counts live would "
+                  "have been elected unless it is shutting down (``isAcceptableLeader``), so "
+                  "each such member, and each running broker out of the live set, costs faults "
+                  "(a crash whose handling made the epoch and a registration since at the epoch "
+                  "bound)", _leaderless_live_member_counted, _leaderless_live_member_counted_z3,
                   uses_config=True),
 )
 """Facts only a controlled shutdown on KRaft needs (issue 29bl), each from a CTI."""
