@@ -318,7 +318,8 @@ def _leaderless_live_member_counted(s, config) -> bool:
     if c.leader != NO_LEADER:
         return True
     reps = list(enumerate(s.replicas))
-    stuck = sum(1 for b, r in reps if not r.alive and b in c.isr and b in c.live_brokers)
+    stuck = sum(1 for b, r in reps
+                if not r.alive and not r.shutting_down and b in c.isr and b in c.live_brokers)
     lost = sum(1 for b, r in reps if r.alive and b not in c.live_brokers)
     up = sum(1 for b, r in reps
              if r.alive and not r.shutting_down and b in c.isr and b in c.live_brokers)
@@ -331,7 +332,7 @@ def _leaderless_live_member_counted_z3(d, s):
     if not d.shutdowns or not d.elr:
         return z3.BoolVal(True)
     reps = list(enumerate(s.reps))
-    stuck = [z3.And(z3.Not(r.alive), s.c_isr[b], s.c_live[b]) for b, r in reps]
+    stuck = [z3.And(z3.Not(r.alive), z3.Not(r.sd), s.c_isr[b], s.c_live[b]) for b, r in reps]
     lost = [z3.And(r.alive, z3.Not(s.c_live[b])) for b, r in reps]
     up = [z3.And(r.alive, z3.Not(r.sd), s.c_isr[b], s.c_live[b]) for b, r in reps]
     waiting = [z3.And(z3.Or(s.c_isr), r.alive, z3.Not(r.sd), s.elr[b], s.c_live[b])
@@ -377,7 +378,8 @@ STRENGTHENINGS = (
                   uses_config=True),
     Strengthening("shutdown-leaderless-live-member-counted", "under a controlled shutdown with "
                   "KIP-966's ELR, 29bg's ``leaderless-live-member-counted`` (there only under "
-                  "session expiries) with the members in a controlled shutdown left out: while "
+                  "session expiries) with the members marked shutting down left out (running, or "
+                  "stopped and not yet handled): while "
                   "the partition has no leader, a member the controller still counts live would "
                   "have been elected unless it is shutting down (``isAcceptableLeader``), so "
                   "each such member, and each running broker out of the live set, costs faults "
