@@ -436,3 +436,19 @@ def form(st):
         return formula(d, s) if d.kraft else z3.BoolVal(True)
 
     return kraft_check, kraft_formula
+
+
+def not_in_all(config) -> tuple:
+    """The facts of ``STRENGTHENINGS`` whose formula is ``True`` on ``config`` (all of them
+    without the bound; the ELR's without KIP-966; the 3.6+ one before KAFKA-15021): left out of
+    ``--strengthen all`` there, so 2.1's and 3.5's proofs carry no vacuous conjuncts."""
+    names = tuple(st.name for st in STRENGTHENINGS)
+    if not on(config):
+        return names
+    out = ()
+    if "eligible-leader-replicas" not in config.rules:
+        out += tuple(n for n in names if n != "shutdown-next-epoch-changes-leader")
+    rules = config.rules
+    if "kraft" not in rules or "isr-shrink-keeps-leader-epoch" not in rules:
+        out += ("shutdown-next-epoch-changes-leader",)
+    return out

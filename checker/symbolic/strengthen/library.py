@@ -178,8 +178,10 @@ def all_names(config=None) -> list:
                           if not (expiring and n in expiries.LONE))
     if config is None or config.bounds.max_session_expiries == 0:  # True there (issue 29bd)
         left_out += tuple(st.name for st in expiries.STRENGTHENINGS)
-    if config is None or config.bounds.max_controlled_shutdowns == 0:  # True there (issue 29bl)
+    if config is None:  # True there (issue 29bl)
         left_out += tuple(st.name for st in controlled.STRENGTHENINGS)
+    else:
+        left_out += controlled.not_in_all(config)
     if config is None or not config.consumer_commit:  # True without a consumer (issue 29be)
         left_out += tuple(st.name for st in consumer.STRENGTHENINGS)
     return [n for n in library_names() if n not in left_out]
