@@ -341,6 +341,18 @@ def _leaderless_live_member_counted_z3(d, s):
                       + count(waiting) <= s.crashes + s.sexp)
 
 
+def _shutting_down_out_of_elr_isr(s, config) -> bool:
+    if not on(config) or "eligible-leader-replicas" not in config.rules:
+        return True
+    return not any(r.shutting_down and b in s.controller.isr for b, r in enumerate(s.replicas))
+
+
+def _shutting_down_out_of_elr_isr_z3(d, s):
+    if not d.shutdowns or not d.elr:
+        return z3.BoolVal(True)
+    return z3.And([z3.Not(z3.And(r.sd, s.c_isr[b])) for b, r in enumerate(s.reps)])
+
+
 STRENGTHENINGS = (
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
@@ -385,6 +397,13 @@ STRENGTHENINGS = (
                   "each such member, and each running broker out of the live set, costs faults "
                   "(a crash whose handling made the epoch and a registration since at the epoch "
                   "bound)", _leaderless_live_member_counted, _leaderless_live_member_counted_z3,
+                  uses_config=True),
+    Strengthening("shutdown-out-of-elr-isr", "under a controlled shutdown with KIP-966's ELR, a "
+                  "broker marked shutting down is not in the controller's ISR, not even as its "
+                  "last member (29ac's ``shutting-down-out-of-isr`` without its exception): the "
+                  "handling removes it (``generateLeaderAndIsrUpdates`` with ``brokerToRemove``; "
+                  "the ELR lets the ISR empty), it fetches no more, and KIP-841 refuses to add "
+                  "it back", _shutting_down_out_of_elr_isr, _shutting_down_out_of_elr_isr_z3,
                   uses_config=True),
 )
 """Facts only a controlled shutdown on KRaft needs (issue 29bl), each from a CTI."""
