@@ -31,9 +31,8 @@ ACTS = {"2.1": [], "3.5": list(controlled.OFF_ON_ZOOKEEPER), "4.1": FORMS}
 """The forms that change a formula on each release (the rest are the fact as written there)."""
 
 
-@pytest.mark.slow  # 5 s wall at load 8 (under 2 s idle, not measured): left out of make test
 def test_the_forms_act_only_under_the_bound():
-    # without --max-controlled-shutdowns every form is the fact as
+    # (make test: 0.6 s at load 1 to 4) without --max-controlled-shutdowns every form is the fact as
     # written and the new facts are out of `-s all`; under the bound each form that acts on the
     # release is a formula of its own, neither the fact as written nor True (29ac's switch)
     plain = config_from_options(kafka_version="4.1", replication_factor=2)[0]
