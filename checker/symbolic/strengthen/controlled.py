@@ -325,7 +325,7 @@ def _leaderless_live_member_counted(s, config) -> bool:
              if r.alive and not r.shutting_down and b in c.isr and b in c.live_brokers)
     waiting = sum(1 for b, r in reps if c.isr and r.alive and not r.shutting_down
                   and b in s.elr and b in c.live_brokers)
-    return lost + 2 * stuck + up + waiting <= s.crashes + s.session_expiries
+    return lost + 2 * stuck + 2 * up + waiting <= s.crashes + s.session_expiries
 
 
 def _leaderless_live_member_counted_z3(d, s):
@@ -337,7 +337,7 @@ def _leaderless_live_member_counted_z3(d, s):
     up = [z3.And(r.alive, z3.Not(r.sd), s.c_isr[b], s.c_live[b]) for b, r in reps]
     waiting = [z3.And(z3.Or(s.c_isr), r.alive, z3.Not(r.sd), s.elr[b], s.c_live[b])
                for b, r in reps]
-    return z3.Implies(s.c_leader == -1, count(lost) + 2 * count(stuck) + count(up)
+    return z3.Implies(s.c_leader == -1, count(lost) + 2 * count(stuck) + 2 * count(up)
                       + count(waiting) <= s.crashes + s.sexp)
 
 
