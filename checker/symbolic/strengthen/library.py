@@ -40,6 +40,7 @@ from checker.symbolic.strengthen import delayed
 from checker.symbolic.strengthen import disk_loss
 from checker.symbolic.strengthen import disk_loss_facts
 from checker.symbolic.strengthen import shutdowns
+from checker.symbolic.strengthen import controlled
 from checker.symbolic.strengthen import expiries
 from checker.symbolic.strengthen import failovers
 from checker.symbolic.strengthen import hw_checkpoint
@@ -76,6 +77,8 @@ STRENGTHENINGS.update({st.name: st for st in delayed.STRENGTHENINGS})
 # and ``crashes-counted`` counts the controlled shutdowns too (shutdowns.py)
 STRENGTHENINGS = {name: shutdowns.switch(st) for name, st in STRENGTHENINGS.items()}
 STRENGTHENINGS.update({st.name: st for st in shutdowns.STRENGTHENINGS})
+# issue 29bl: the facts only a controlled shutdown on KRaft needs (controlled.py)
+STRENGTHENINGS.update({st.name: st for st in controlled.STRENGTHENINGS})
 # issue 29bd: the facts only a session expiry needs (expiries.py)
 STRENGTHENINGS.update({st.name: st for st in expiries.STRENGTHENINGS})
 
@@ -179,6 +182,10 @@ def all_names(config=None) -> list:
         left_out += failovers.KIP380
     if config is None or config.bounds.max_session_expiries == 0:  # True there (issue 29bd)
         left_out += tuple(st.name for st in expiries.STRENGTHENINGS)
+    if config is None:  # True there (issue 29bl)
+        left_out += tuple(st.name for st in controlled.STRENGTHENINGS)
+    else:
+        left_out += controlled.not_in_all(config)
     if config is None or not config.consumer_commit:  # True without a consumer (issue 29be)
         left_out += tuple(st.name for st in consumer.STRENGTHENINGS)
     return [n for n in library_names() if n not in left_out]

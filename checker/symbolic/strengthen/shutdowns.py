@@ -30,7 +30,7 @@ from __future__ import annotations
 import z3
 
 from checker.symbolic.state import count
-from checker.symbolic.strengthen import expiries
+from checker.symbolic.strengthen import controlled, expiries
 from checker.symbolic.strengthen.base import Strengthening
 
 OFF_UNDER_SHUTDOWNS = (
@@ -111,7 +111,8 @@ def switch(st: Strengthening) -> Strengthening:
     off_cs, off_se = st.name in OFF_UNDER_SHUTDOWNS, st.name in OFF_UNDER_EXPIRIES
     off_se = off_se and st.name not in expiries.BACK_ON  # issue 29bd
     form, form_se = FORMS_UNDER_SHUTDOWNS.get(st.name), FORMS_UNDER_EXPIRIES.get(st.name)
-    if not (off_cs or off_se or form or form_se):
+    cs_form = controlled.form(st)  # issue 29bl: its form under a controlled shutdown
+    if not (off_cs or off_se or form or form_se or cs_form):
         return st
 
     until = off_se and st.name in expiries.UNTIL_EXPIRY  # issue 29bd
@@ -119,6 +120,8 @@ def switch(st: Strengthening) -> Strengthening:
 
     def check(s, config, _st=st):
         cs, se = _on(config)
+        if cs_form and cs and not se:  # issue 29bl: its form under a controlled shutdown
+            return cs_form[0](s, config)
         if off_cs and cs:
             return True
         if as_crashes and se:
@@ -136,6 +139,8 @@ def switch(st: Strengthening) -> Strengthening:
         return _st.holds(s, config)
 
     def formula(d, s, _st=st):
+        if cs_form and d.shutdowns and not d.expiries:
+            return cs_form[1](d, s)
         if off_cs and d.shutdowns:
             return z3.BoolVal(True)
         if as_crashes and d.expiries:

@@ -1,0 +1,473 @@
+"""The library under a controlled shutdown on KRaft (``--max-controlled-shutdowns``, issue 29bl):
+the forms, under the bound, of facts 29ac switched off there, and the facts the CTIs of Kafka 3.5
+and 4.1 asked for.
+
+29ac switched off, under ``--max-controlled-shutdowns``, every fact BFS found false on some
+reachable state with a controlled shutdown (``shutdowns.OFF_UNDER_SHUTDOWNS``): they rest on
+"leadership moves only from a failed leader", and ControllerHandleControlledShutdown moves it from
+a leader that still runs (``KafkaController.doControlledShutdown`` at 2.1.0; KRaft
+``ReplicationControlManager.handleBrokerInControlledShutdown`` at 3.5.0). Kafka 2.1 was proved
+without them; 3.5 and 4.1 stopped on CTIs they used to rule out. The forms here say what still
+holds: the broker a controlled shutdown moved leadership from is marked shutting down
+(``SReplica.sd``), and stays marked while it runs: only a restart clears the mark of a running
+broker (the kernel's ``broker_restart``; ControllerHandleBrokerFailure clears it of a broker that
+is down), and a shutting-down broker is never elected (``may_lead``: Kafka 2.1's
+``shuttingDownBrokerIds``, KRaft's ``ClusterControlManager.isActive``, KIP-841).
+
+Every form and fact is on only under ``--max-controlled-shutdowns``: without the bound every
+formula is the one before (``test_controlled_shutdown_proof.py`` checks it). Each was checked on
+every reachable state of Kafka 2.1, 3.5 and 4.1 at RF=2 with one controlled shutdown
+(docs/symbolic.md, "A controlled shutdown on KRaft").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import z3
+
+from checker.symbolic import numbers as num
+from checker.symbolic.state import count, ite
+from checker.symbolic.strengthen.crashes_restarts import (
+    _leaders_by_epoch, _named_changes_z3, _operator_moves, _running_since,
+)
+from checker.symbolic.strengthen import kraft_epochs
+from checker.symbolic.strengthen.base import Strengthening
+from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
+from model.constants import NO_LEADER
+
+
+def on(config) -> bool:
+    return config.bounds.max_controlled_shutdowns > 0
+
+
+# --- running-leaders-kept-leading: but for a broker in a controlled shutdown -----------------
+
+def _running_leaders_kept_leading(s, config) -> bool:
+    """``running-leaders-kept-leading`` for the running brokers that are not shutting down: the
+    controller moves leadership from a running broker only by handling its controlled shutdown,
+    which marks it, and the mark stays until the broker is down and handled, or restarts."""
+    if "unordered-leader-moves" in config.rules or _operator_moves(config):
+        return True
+    named = _leaders_by_epoch(s)
+    epochs = sorted(named)
+    for b, r in enumerate(s.replicas):
+        since = _running_since(s, b)
+        if since is None or r.shutting_down:
+            continue
+        for x, y in zip(epochs, epochs[1:]):
+            if b in named[x] and any(m != b for m in named[y]) and x >= since:
+                return False
+    return True
+
+
+def _running_leaders_kept_leading_z3(d, s):
+    if not d.ordered or d.operators:
+        return z3.BoolVal(True)
+    pairs = _named_changes_z3(d, s)
+    out = []
+    for b, r in enumerate(s.reps):
+        oldest = None
+        for e in range(len(s.lai[b]) - 1, -1, -1):
+            oldest = (s.lai[b][e], num.val(e)) if oldest is None else (
+                z3.Or(s.lai[b][e], oldest[0]), ite(s.lai[b][e], num.val(e), oldest[1]))
+        waits = oldest[0] if oldest else z3.BoolVal(False)
+        since = ite(r.lep >= 0, r.lep, oldest[1] if oldest else num.val(0))
+        running = z3.And(r.alive, z3.Not(r.sd), z3.Or(r.lep >= 0, waits))
+        for x, adjacent, at_x, at_y in pairs:
+            from_b = z3.Or([z3.And(a, la == b) for a, la in at_x])
+            to_other = z3.Or([z3.And(a, la != b) for a, la in at_y])
+            out.append(z3.Implies(z3.And(running, adjacent, from_b, to_other), x < since))
+    return z3.And(out)
+
+
+# --- offline-isr-restarted: but for a broker in a controlled shutdown ----------------------
+
+def _was_down_or_shutting_down(s, j: int, e: int) -> bool:
+    """Broker ``j`` had no live, running self when epoch ``e`` was made (no request of an older
+    epoch on its way to it, no older epoch applied), or it is marked shutting down (running, or
+    stopped and its failure not handled yet: the mark stays until then)."""
+    r = s.replicas[j]
+    if r.shutting_down:
+        return True
+    return not (any(b == j and x < e for b, x, _, _ in s.leader_and_isr)
+                or (r.alive and 0 <= r.leader_epoch < e))
+
+
+def _offline_isr_restarted(s, config) -> bool:
+    """``offline-isr-restarted`` with a running broker in a controlled shutdown let through: the
+    KRaft controller handles the controlled shutdown of the last ISR member that leads by leaving
+    the partition without a leader, that member kept as the ISR and still running until it stops
+    (``handleBrokerInControlledShutdown`` -> ``generateLeaderAndIsrUpdates`` at 3.5.0: no other
+    member may lead, ``PartitionChangeBuilder`` keeps the last ISR member); otherwise a leaderless
+    epoch is made only from a failed leader, as the fact says."""
+    c = s.controller
+    sd = {b for b, r in enumerate(s.replicas) if r.shutting_down}
+    for _, e, leader, isr in s.leader_and_isr:
+        if leader == NO_LEADER and not all(_was_down_or_shutting_down(s, j, e) for j in isr):
+            return False
+    epochs = {e for _, e, leader, _ in s.leader_and_isr if leader == NO_LEADER}
+    if c.leader == NO_LEADER:
+        epochs.add(c.leader_epoch)
+    for e in epochs:
+        for x, prev in epoch_claims(s):
+            if x == e - 1 and prev >= 0 and not _was_down_or_shutting_down(s, prev, e):
+                return False
+    if c.leader != NO_LEADER:
+        return True
+    isr = set(c.isr) - sd
+    live = c.leader_epoch >= config.bounds.max_leader_epoch or not isr & set(c.live_brokers)
+    older = any(b in isr and e != c.leader_epoch for b, e, _, _ in s.leader_and_isr)
+    return live and not older and all(
+        not s.replicas[b].alive or s.replicas[b].leader_epoch in (-1, c.leader_epoch) for b in isr)
+
+
+def _offline_isr_restarted_z3(d, s):
+    out = []
+    for b, r in enumerate(s.reps):
+        offline_member = z3.And(s.c_leader == -1, s.c_isr[b], z3.Not(r.sd))
+        out.append(z3.Implies(z3.And(offline_member, r.alive), z3.Or(r.lep == -1, r.lep == s.c_epoch)))
+        out.append(z3.Implies(z3.And(offline_member, s.c_live[b]), s.c_epoch >= d.max_epoch))
+        out += [z3.Implies(z3.And(offline_member, s.lai[b][e]), s.c_epoch == e) for e in range(len(s.lai[b]))]
+    for q in range(d.n):
+        for e in range(len(s.lai[q])):
+            leaderless = z3.And(s.lai[q][e], s.lai_leader[q][e] == -1)
+            for j, r in enumerate(s.reps):
+                was_down = z3.Or(r.sd, z3.And(
+                    [z3.Not(s.lai[j][x]) for x in range(e)]
+                    + [z3.Not(z3.And(r.alive, r.lep >= 0, r.lep < e))]))
+                out.append(z3.Implies(z3.And(leaderless, s.lai_isr[q][e][j]), was_down))
+    claims = [(s.lai[b][e], num.val(e), s.lai_leader[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
+    claims += [(z3.And(x.alive, x.lep >= 0), x.lep, x.leader) for x in s.reps]
+    claims.append((True, s.c_epoch, s.c_leader))
+    leaderless = [(z3.And(s.lai[q][e], s.lai_leader[q][e] == -1), num.val(e))
+                  for q in range(d.n) for e in range(len(s.lai[q]))]
+    leaderless.append((s.c_leader == -1, s.c_epoch))
+    for present, e in leaderless:
+        for cp, x, prev in claims:
+            for j, r in enumerate(s.reps):
+                was_down = z3.Or(r.sd, z3.And(
+                    [z3.Not(z3.And(s.lai[j][y], y < e)) for y in range(len(s.lai[j]))]
+                    + [z3.Not(z3.And(r.alive, r.lep >= 0, r.lep < e))]))
+                out.append(z3.Implies(z3.And(present, cp, x + 1 == e, prev == j), was_down))
+    return z3.And(out)
+
+
+# --- kraft-stale-change-has-next-epoch: or the ELR winner alone --------------------------
+
+def _stale_change_has_next_epoch(s, config) -> bool:
+    """``kraft-stale-change-has-next-epoch`` with, under KIP-966's ELR, the next epoch's ISR
+    also allowed to be its new leader alone: a controlled shutdown moves leadership from a leader
+    that still runs with its pending change, and the KRaft controller may elect an ELR member
+    (``generateLeaderAndIsrUpdates`` -> ``PartitionChangeBuilder.tryElection``, whose target ISR
+    is the winner alone, ``targetIsr = singletonList(leader)``, lines 337-345 at 3.9.0-rc3), an
+    ISR not within the change's. (A crash drops the change; a controlled shutdown does not.)"""
+    elr = "eligible-leader-replicas" in config.rules
+    c = s.controller
+    for b, r in enumerate(s.replicas):
+        if not r.partition_change:
+            continue
+        isr, epoch, _ = r.partition_change
+        if epoch >= c.leader_epoch:
+            continue
+        if not any(q[0] == b and q[1] == epoch + 1
+                   and (set(q[3]) <= set(isr) or (elr and q[2] >= 0 and tuple(q[3]) == (q[2],)))
+                   for q in s.leader_and_isr):
+            return False
+    return True
+
+
+def _stale_change_has_next_epoch_z3(d, s):
+    if not d.elr:  # the fact as written
+        return kraft_epochs._stale_change_has_next_epoch_z3(d, s)
+    out = []
+    for b, r in enumerate(s.reps):
+        slots = len(s.lai[b])
+        for e in range(slots):
+            older = z3.And(r.chg, r.chg_ep == e, s.c_epoch > e)
+            if e + 1 >= slots:  # no request slot for the next epoch: the change is never older
+                out.append(z3.Not(older))
+                continue
+            isr, leader = s.lai_isr[b][e + 1], s.lai_leader[b][e + 1]
+            within = z3.And([z3.Implies(isr[j], r.chg_isr[j]) for j in range(d.n)])
+            if d.elr:
+                alone = z3.Or([z3.And([leader == j] + [isr[m] if m == j else z3.Not(isr[m])
+                                                       for m in range(d.n)])
+                               for j in range(d.n)])
+                within = z3.Or(within, alone)
+            out.append(z3.Implies(older, z3.And(s.lai[b][e + 1], within)))
+    return z3.And(out)
+
+
+# --- elr-keeps-min-isr: a clean stop is no crash -------------------------------------------
+
+def _unclean_restarts(s) -> int:
+    """How many brokers have restarted after an unclean shutdown, at most: the crashes less the
+    brokers down that did not stop cleanly (a broker that stopped after its controlled shutdown
+    holds the clean-shutdown file, KIP-966, until it restarts: the kernel's ``broker_shutdown``,
+    ``register_restarted``)."""
+    return s.crashes - sum(1 for r in s.replicas if not r.alive and not r.clean_shutdown)
+
+
+def _isr_or_elr_kept(s, config) -> bool:
+    """``elr-keeps-min-isr`` with only restarts after an unclean shutdown counted: only those
+    take a broker out of both the ISR and the ELR (``handleBrokerUncleanShutdown``;
+    ``PartitionChangeBuilder.maybePopulateTargetElr`` filters only ``uncleanShutdownReplicas``,
+    lines 556-580 at 3.8.0), so a broker in a controlled shutdown goes from the ISR to the ELR
+    below min.insync.replicas and its clean stop takes it out of neither."""
+    if "eligible-leader-replicas" not in config.rules:
+        return True
+    kept = set(s.controller.isr) | set(s.elr)
+    return len(kept) + _unclean_restarts(s) >= config.min_insync_replicas
+
+
+def _isr_or_elr_kept_z3(d, s):
+    if not d.elr:
+        return z3.BoolVal(True)
+    kept = count([z3.Or(i, e) for i, e in zip(s.c_isr, s.elr)])
+    unclean = s.crashes - count([z3.And(z3.Not(r.alive), z3.Not(r.clean)) for r in s.reps])
+    return kept + unclean >= d.min_isr
+
+
+FORMS = {
+    "elr-keeps-min-isr": (_isr_or_elr_kept, _isr_or_elr_kept_z3),
+    "kraft-stale-change-has-next-epoch": (_stale_change_has_next_epoch,
+                                          _stale_change_has_next_epoch_z3),
+    "offline-isr-restarted": (_offline_isr_restarted, _offline_isr_restarted_z3),
+    "running-leaders-kept-leading": (_running_leaders_kept_leading,
+                                     _running_leaders_kept_leading_z3),
+}
+"""Facts of ``shutdowns.OFF_UNDER_SHUTDOWNS`` and their forms under a controlled shutdown (the
+module's docstring): ``shutdowns.switch`` uses the form instead of switching the fact off."""
+
+def _clean_stops_counted(s, config) -> bool:
+    if not on(config) or "eligible-leader-replicas" not in config.rules:
+        return True
+    if any(r.alive and r.clean_shutdown for r in s.replicas):
+        return False
+    return sum(1 for r in s.replicas if r.shutting_down or r.clean_shutdown) <= s.controlled_shutdowns
+
+
+def _clean_stops_counted_z3(d, s):
+    if not d.shutdowns or not d.elr:  # without KIP-966 no clean-shutdown file: shutting-down-counted
+        return z3.BoolVal(True)
+    out = [z3.Implies(r.clean, z3.Not(r.alive)) for r in s.reps]
+    out.append(count([z3.Or(r.sd, r.clean) for r in s.reps]) <= s.cshut)
+    return z3.And(out)
+
+
+def _elr_isr_live(s, config) -> bool:
+    if not on(config) or "eligible-leader-replicas" not in config.rules:
+        return True
+    return set(s.controller.isr) <= set(s.controller.live_brokers)
+
+
+def _elr_isr_live_z3(d, s):
+    if not d.shutdowns or not d.elr:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(s.c_isr[b], s.c_live[b]) for b in range(d.n)])
+
+
+def _next_epoch_changes_leader(s, config) -> bool:
+    rules = config.rules
+    if not on(config) or "kraft" not in rules or "isr-shrink-keeps-leader-epoch" not in rules:
+        return True
+    claims = set(epoch_claims(s))
+    return not any((x + 1, leader) in claims for x, leader in claims)
+
+
+def _next_epoch_changes_leader_z3(d, s):
+    if not d.shutdowns or not (d.kraft and d.shrink_keeps):
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    return z3.And([z3.Not(z3.And(p, q, a == b, y == x + 1))
+                   for p, x, a in claims for q, y, b in claims])
+
+
+def _leaderless_isr_without_last_leader(s, config) -> bool:
+    if not on(config) or "eligible-leader-replicas" not in config.rules:
+        return True
+    views = [(e, isr) for _, e, leader, isr in s.leader_and_isr if leader == NO_LEADER]
+    c = s.controller
+    if c.leader == NO_LEADER:
+        views.append((c.leader_epoch, c.isr))
+    claims = epoch_claims(s)
+    return all(leader not in isr for e, isr in views for x, leader in claims
+               if x == e - 1 and leader >= 0)
+
+
+def _leaderless_isr_without_last_leader_z3(d, s):
+    if not d.shutdowns or not d.elr:
+        return z3.BoolVal(True)
+    views = [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e), s.lai_isr[b][e])
+             for b in range(d.n) for e in range(len(s.lai[b]))]
+    views.append((s.c_leader == -1, s.c_epoch, s.c_isr))
+    out = []
+    for leaderless, e, isr in views:
+        for present, x, leader in epoch_claims_z3(d, s):
+            for j in range(d.n):
+                out.append(z3.Implies(z3.And(leaderless, present, x + 1 == e, leader == j),
+                                      z3.Not(isr[j])))
+    return z3.And(out)
+
+
+def _leaderless_live_member_counted(s, config) -> bool:
+    if not on(config) or "eligible-leader-replicas" not in config.rules:
+        return True
+    c = s.controller
+    if c.leader != NO_LEADER:
+        return True
+    reps = list(enumerate(s.replicas))
+    stuck = sum(1 for b, r in reps
+                if not r.alive and not r.shutting_down and b in c.isr and b in c.live_brokers)
+    lost = sum(1 for b, r in reps if r.alive and b not in c.live_brokers)
+    up = sum(1 for b, r in reps
+             if r.alive and not r.shutting_down and b in c.isr and b in c.live_brokers)
+    waiting = sum(1 for b, r in reps if c.isr and r.alive and not r.shutting_down
+                  and b in s.elr and b in c.live_brokers)
+    return lost + 2 * stuck + 2 * up + waiting <= s.crashes + s.session_expiries
+
+
+def _leaderless_live_member_counted_z3(d, s):
+    if not d.shutdowns or not d.elr:
+        return z3.BoolVal(True)
+    reps = list(enumerate(s.reps))
+    stuck = [z3.And(z3.Not(r.alive), z3.Not(r.sd), s.c_isr[b], s.c_live[b]) for b, r in reps]
+    lost = [z3.And(r.alive, z3.Not(s.c_live[b])) for b, r in reps]
+    up = [z3.And(r.alive, z3.Not(r.sd), s.c_isr[b], s.c_live[b]) for b, r in reps]
+    waiting = [z3.And(z3.Or(s.c_isr), r.alive, z3.Not(r.sd), s.elr[b], s.c_live[b])
+               for b, r in reps]
+    return z3.Implies(s.c_leader == -1, count(lost) + 2 * count(stuck) + 2 * count(up)
+                      + count(waiting) <= s.crashes + s.sexp)
+
+
+def _shutting_down_out_of_elr_isr(s, config) -> bool:
+    if not on(config) or "eligible-leader-replicas" not in config.rules:
+        return True
+    return not any(r.shutting_down and b in s.controller.isr for b, r in enumerate(s.replicas))
+
+
+def _shutting_down_out_of_elr_isr_z3(d, s):
+    if not d.shutdowns or not d.elr:
+        return z3.BoolVal(True)
+    return z3.And([z3.Not(z3.And(r.sd, s.c_isr[b])) for b, r in enumerate(s.reps)])
+
+
+STRENGTHENINGS = (
+    Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
+                  "broker that is down (written as it stops after its controlled shutdown, read "
+                  "and removed when it restarts), and the brokers shutting down or holding the "
+                  "file are at most the controlled shutdowns (``shutting-down-counted`` with the "
+                  "file: the mark goes when the controller handles the stopped broker's failure, "
+                  "the file stays until the restart)",
+                  _clean_stops_counted, _clean_stops_counted_z3, uses_config=True),
+    Strengthening("shutdown-elr-isr-live", "under a controlled shutdown with KIP-966's ELR "
+                  "(4.1), every member of the controller's ISR, the last one too, is in its "
+                  "live set (29bg's ``elr-isr-live``, there only under session expiries): a "
+                  "handled failure takes the broker out of the ISR even as its last member "
+                  "(the ISR may empty, ``PartitionChangeBuilder.build`` with the ELR enabled, "
+                  "line 464 at 3.8.0; the kernel's ``target_isr_without``), a broker in a "
+                  "controlled shutdown stays live until it stops and its failure is handled, "
+                  "and KIP-841 adds no fenced broker",
+                  _elr_isr_live, _elr_isr_live_z3, uses_config=True),
+    Strengthening("shutdown-next-epoch-changes-leader", "under a controlled shutdown on KRaft "
+                  "3.6+, no two consecutive leader epochs name the same leader, nor both none, "
+                  "as any request, running broker or the controller holds them (29bg's "
+                  "``next-epoch-changes-leader``, there only under session expiries): a new "
+                  "leader epoch comes only with a new leader (``PartitionChangeBuilder.tryElection`` "
+                  "sets the leader only when the winner differs, line 338 at 3.8.0), no ISR "
+                  "shrink bumps it since KAFKA-15021, and a controlled shutdown of a follower "
+                  "only shrinks the ISR",
+                  _next_epoch_changes_leader, _next_epoch_changes_leader_z3, uses_config=True),
+    Strengthening("shutdown-leaderless-isr-without-last-leader", "under a controlled shutdown "
+                  "with KIP-966's ELR, the ISR of a leaderless epoch (the controller's or a "
+                  "request's) lacks the leader of the epoch before: the controller makes a "
+                  "leaderless epoch only by removing that leader (a failure, a fence or its "
+                  "controlled shutdown: ``generateLeaderAndIsrUpdates`` with the ISR less "
+                  "``brokerToRemove``, which the ELR lets empty; the kernel's "
+                  "``target_isr_without``), and while it has no leader its ISR only shrinks",
+                  _leaderless_isr_without_last_leader, _leaderless_isr_without_last_leader_z3,
+                  uses_config=True),
+    Strengthening("shutdown-leaderless-live-member-counted", "under a controlled shutdown with "
+                  "KIP-966's ELR, 29bg's ``leaderless-live-member-counted`` (there only under "
+                  "session expiries) with the members marked shutting down left out (running, or "
+                  "stopped and not yet handled): while "
+                  "the partition has no leader, a member the controller still counts live would "
+                  "have been elected unless it is shutting down (``isAcceptableLeader``), so "
+                  "each such member, and each running broker out of the live set, costs faults "
+                  "(a crash whose handling made the epoch and a registration since at the epoch "
+                  "bound)", _leaderless_live_member_counted, _leaderless_live_member_counted_z3,
+                  uses_config=True),
+    Strengthening("shutdown-out-of-elr-isr", "under a controlled shutdown with KIP-966's ELR, a "
+                  "broker marked shutting down is not in the controller's ISR, not even as its "
+                  "last member (29ac's ``shutting-down-out-of-isr`` without its exception): the "
+                  "handling removes it (``generateLeaderAndIsrUpdates`` with ``brokerToRemove``; "
+                  "the ELR lets the ISR empty), it fetches no more, and KIP-841 refuses to add "
+                  "it back", _shutting_down_out_of_elr_isr, _shutting_down_out_of_elr_isr_z3,
+                  uses_config=True),
+)
+"""Facts only a controlled shutdown on KRaft needs (issue 29bl), each from a CTI."""
+
+
+AS_CRASHES = ("answer-members-left-by-crash",)
+"""KIP-966 facts that bound what left the ISR by the brokers restarted, at most the crashes less
+the brokers down (``elr._restarts``): a broker in a controlled shutdown leaves the ISR without a
+crash (within the leader epoch since KAFKA-15021, so past an accepted AlterPartition's answer
+that still names it), and then stops cleanly, down without a crash. Each counts the controlled
+shutdowns as crashes: the fact with the crash counter raised by the controlled-shutdown
+counter."""
+
+
+def with_shutdowns_as_crashes(s):
+    """``s`` (a ``ClusterState``) with each controlled shutdown counted as a crash."""
+    return s._replace(crashes=s.crashes + s.controlled_shutdowns)
+
+
+def with_shutdowns_as_crashes_z3(s):
+    """``s`` (an ``SState``) likewise."""
+    return dataclasses.replace(s, crashes=s.crashes + s.cshut)
+
+
+OFF_ON_ZOOKEEPER = ("running-leaders-kept-leading", "offline-isr-restarted")
+"""Forms left off (``True``, as 29ac had them) on the ZooKeeper releases: Kafka 2.1 with a
+controlled shutdown was PROVED without them, and with them its proof stopped on a CTI (HOLDS by
+exhaustive search, 16:31 UTC); they are for KRaft's CTIs."""
+
+
+def form(st):
+    """``st``'s (check, formula) under a controlled shutdown, or None: its form (``FORMS``) or,
+    for ``AS_CRASHES``, the fact with the controlled shutdowns counted as crashes; on the
+    ZooKeeper releases ``OFF_ON_ZOOKEEPER`` stay off."""
+    if st.name in FORMS:
+        check, formula = FORMS[st.name]
+    elif st.name in AS_CRASHES:
+        check = lambda s, config, _st=st: _st.holds(with_shutdowns_as_crashes(s), config)  # noqa: E731
+        formula = lambda d, s, _st=st: _st.formula(d, with_shutdowns_as_crashes_z3(s))  # noqa: E731
+    else:
+        return None
+    if st.name not in OFF_ON_ZOOKEEPER:
+        return check, formula
+
+    def kraft_check(s, config):
+        return "kraft" not in config.rules or check(s, config)
+
+    def kraft_formula(d, s):
+        return formula(d, s) if d.kraft else z3.BoolVal(True)
+
+    return kraft_check, kraft_formula
+
+
+def not_in_all(config) -> tuple:
+    """The facts of ``STRENGTHENINGS`` whose formula is ``True`` on ``config`` (all of them
+    without the bound; the ELR's without KIP-966; the 3.6+ one before KAFKA-15021): left out of
+    ``--strengthen all`` there, so 2.1's and 3.5's proofs carry no vacuous conjuncts."""
+    names = tuple(st.name for st in STRENGTHENINGS)
+    if not on(config):
+        return names
+    out = ()
+    if "eligible-leader-replicas" not in config.rules:
+        out += tuple(n for n in names if n != "shutdown-next-epoch-changes-leader")
+    rules = config.rules
+    if "kraft" not in rules or "isr-shrink-keeps-leader-epoch" not in rules:
+        out += ("shutdown-next-epoch-changes-leader",)
+    return out
