@@ -27,11 +27,8 @@ import dataclasses
 import z3
 
 from checker.symbolic import numbers as num
-from checker.symbolic.state import count, ite
-from checker.symbolic.strengthen.crashes_restarts import (
-    _leaders_by_epoch, _named_changes_z3, _operator_moves, _running_since,
-)
-from checker.symbolic.strengthen import kraft_epochs
+from checker.symbolic.state import count
+from checker.symbolic.strengthen import crashes_restarts, kraft_epochs
 from checker.symbolic.strengthen.base import Strengthening
 from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
 from model.constants import NO_LEADER
@@ -47,38 +44,11 @@ def _running_leaders_kept_leading(s, config) -> bool:
     """``running-leaders-kept-leading`` for the running brokers that are not shutting down: the
     controller moves leadership from a running broker only by handling its controlled shutdown,
     which marks it, and the mark stays until the broker is down and handled, or restarts."""
-    if "unordered-leader-moves" in config.rules or _operator_moves(config):
-        return True
-    named = _leaders_by_epoch(s)
-    epochs = sorted(named)
-    for b, r in enumerate(s.replicas):
-        since = _running_since(s, b)
-        if since is None or r.shutting_down:
-            continue
-        for x, y in zip(epochs, epochs[1:]):
-            if b in named[x] and any(m != b for m in named[y]) and x >= since:
-                return False
-    return True
+    return crashes_restarts._running_leaders_kept_leading(s, config, shutting_down_let_through=True)
 
 
 def _running_leaders_kept_leading_z3(d, s):
-    if not d.ordered or d.operators:
-        return z3.BoolVal(True)
-    pairs = _named_changes_z3(d, s)
-    out = []
-    for b, r in enumerate(s.reps):
-        oldest = None
-        for e in range(len(s.lai[b]) - 1, -1, -1):
-            oldest = (s.lai[b][e], num.val(e)) if oldest is None else (
-                z3.Or(s.lai[b][e], oldest[0]), ite(s.lai[b][e], num.val(e), oldest[1]))
-        waits = oldest[0] if oldest else z3.BoolVal(False)
-        since = ite(r.lep >= 0, r.lep, oldest[1] if oldest else num.val(0))
-        running = z3.And(r.alive, z3.Not(r.sd), z3.Or(r.lep >= 0, waits))
-        for x, adjacent, at_x, at_y in pairs:
-            from_b = z3.Or([z3.And(a, la == b) for a, la in at_x])
-            to_other = z3.Or([z3.And(a, la != b) for a, la in at_y])
-            out.append(z3.Implies(z3.And(running, adjacent, from_b, to_other), x < since))
-    return z3.And(out)
+    return crashes_restarts._running_leaders_kept_leading_z3(d, s, shutting_down_let_through=True)
 
 
 # --- offline-isr-restarted: but for a broker in a controlled shutdown ----------------------

@@ -232,14 +232,16 @@ def _running_since(s, b: int):
     return min(mine) if mine else None
 
 
-def _running_leaders_kept_leading(s, config) -> bool:
+def _running_leaders_kept_leading(s, config, shutting_down_let_through: bool = False) -> bool:
+    """``shutting_down_let_through`` (issue 29bl, controlled.py): a broker marked shutting down
+    is not held to it."""
     if "unordered-leader-moves" in config.rules or _operator_moves(config):
         return True
     named = _leaders_by_epoch(s)
     epochs = sorted(named)
-    for b in range(len(s.replicas)):
+    for b, r in enumerate(s.replicas):
         since = _running_since(s, b)
-        if since is None:
+        if since is None or (shutting_down_let_through and r.shutting_down):
             continue
         for x, y in zip(epochs, epochs[1:]):
             if b in named[x] and any(m != b for m in named[y]) and x >= since:
@@ -247,7 +249,7 @@ def _running_leaders_kept_leading(s, config) -> bool:
     return True
 
 
-def _running_leaders_kept_leading_z3(d, s):
+def _running_leaders_kept_leading_z3(d, s, shutting_down_let_through: bool = False):
     if not d.ordered or d.operators:
         return z3.BoolVal(True)
     pairs = _named_changes_z3(d, s)
@@ -259,7 +261,8 @@ def _running_leaders_kept_leading_z3(d, s):
                 z3.Or(s.lai[b][e], oldest[0]), ite(s.lai[b][e], num.val(e), oldest[1]))
         waits = oldest[0] if oldest else z3.BoolVal(False)
         since = ite(r.lep >= 0, r.lep, oldest[1] if oldest else num.val(0))
-        running = z3.And(r.alive, z3.Or(r.lep >= 0, waits))
+        let_through = [z3.Not(r.sd)] if shutting_down_let_through else []
+        running = z3.And(r.alive, *let_through, z3.Or(r.lep >= 0, waits))
         for x, adjacent, at_x, at_y in pairs:
             from_b = z3.Or([z3.And(a, la == b) for a, la in at_x])
             to_other = z3.Or([z3.And(a, la != b) for a, la in at_y])
