@@ -14,6 +14,7 @@ EXIT_INTERNAL = 70
 """An unexpected exception: a bug in kmc, not a verdict (``EX_SOFTWARE`` of sysexits.h), so a CI
 never mistakes "kmc broke" for "kmc found a violation" (1) or "bad input" (2)."""
 
+ANY = "any"  # a bound forgotten by ``kmc check --unbounded``: every number of it
 INTERRUPTED = "interrupted"  # the ``limit`` of a run stopped by SIGINT or SIGTERM
 
 BOUND_WORDS = {
@@ -41,7 +42,13 @@ def scope_words(config: dict) -> str:
             continue
         if key not in ("max_records", "max_leader_epoch", "max_crashes", "max_unflushed_losses") and not value:
             continue
+        if value == ANY:  # kmc check --unbounded (checker/unbounded.py)
+            parts.append(f"any number of {words}")
+            continue
         parts.append(f"{words} <= {value}")
+    if bounds.get("max_waiting_requests") is not None:
+        parts.append(f"at most {bounds['max_waiting_requests']} LeaderAndIsr requests waiting "
+                     "for one broker")
     return ", ".join(parts) + f", {crash} crashes"
 
 

@@ -77,13 +77,23 @@ from viewer.lasso import render_liveness
               help="Write the (first) counterexample as a self-contained HTML page.")
 @click.option("--force", is_flag=True, help="Overwrite --trace-out/--html files that exist.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+@click.option("--unbounded", "unbounded", metavar="BOUNDS", default="",
+              help="Forget bounds: 'crashes' (any number of crashes) or 'crashes,leader-epochs' "
+                   "(any number of leader epochs too, with at most --max-waiting-requests "
+                   "LeaderAndIsr requests waiting for one broker); a search over normal forms "
+                   "(docs/checker.md, 'Any number of crashes and leader epochs'); -p defaults to "
+                   "no-acked-loss there.")
+@click.option("--max-waiting-requests", type=BoundedInt(1, 20), metavar="N",
+              help="With --unbounded ...,leader-epochs: the most LeaderAndIsr requests on their "
+                   "way to one broker in the behaviours explored. [default: 2]")
 @click.option("--fairness/--no-fairness", default=True, show_default=True,
               help="Liveness properties (-p NAME of one, 'kmc list'): weak fairness for the "
                    "protocol's own steps, or none (docs/liveness.md).")
 def check_command(kafka_version, config_files, symmetry, properties, engine, max_states, workers,
                   memory_limit, disk_limit, disk_dir, fp_bits, coverage, time_limit, max_depth,
                   spark_master, partitions, checkpoint_dir, checkpoint_every, resume, as_json,
-                  trace_out, html_out, force, quiet, fairness, **options):
+                  trace_out, html_out, force, quiet, unbounded, max_waiting_requests, fairness,
+                  **options):
     """Check properties of a Kafka replication configuration.
 
     Exit code 0: every property holds within the bounds; 1: a property is violated (the shortest
@@ -94,15 +104,27 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
         fail("--trace-out and --html name the same file")
     check_output_path(trace_out, force, "--trace-out", inputs=config_files)
     check_output_path(html_out, force, "--html", inputs=config_files)
+    config_options_given = pop_config_options(options)
+    options_given = {k for k, v in config_options_given.items() if v is not None}
     config, provenance = config_from_options(
         kafka_version=kafka_version, config_files=config_files, symmetry=symmetry,
-        **pop_config_options(options),
+        **config_options_given,
     )
     unknown = [name for name in properties if name not in PROPERTIES and name not in LIVENESS]
     if unknown:
         # -p takes both kinds: the list names both, so a typo'd liveness name finds its match
         fail(f"unknown property {shown(unknown[0])}; choose from: {', '.join(PROPERTIES)}; "
              f"or a liveness property: {', '.join(LIVENESS)}")
+    if unbounded or max_waiting_requests is not None:
+        given = {"--engine": engine != "compiled", "--workers": workers, "--memory-limit": memory_limit,
+                 "--disk-limit": disk_limit, "--disk-dir": disk_dir, "--fp-bits": fp_bits,
+                 "--coverage": coverage, "--depth": max_depth, "--spark-master": spark_master,
+                 "--partitions": partitions, "--checkpoint-dir": checkpoint_dir,
+                 "--checkpoint-every": checkpoint_every, "--resume": resume,
+                 "--trace-out": trace_out, "--html": html_out}
+        return _check_unbounded(config, properties, unbounded, max_waiting_requests, options_given,
+                                [flag for flag, value in given.items() if value], max_states,
+                                time_limit, as_json, quiet)
     if any(name in LIVENESS for name in properties):
         ignored = [flag for flag, value in (
             ("--depth", max_depth and engine != "bmc"), ("--coverage", coverage), ("--workers", workers),
@@ -163,6 +185,33 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
             click.echo(f"HTML trace viewer written to {terminal_safe(html_out)}")
     if (trace_out or html_out) and trace is None and not as_json:
         click.echo("no counterexample, so no trace file was written")
+    return result.exit_code
+
+
+def _check_unbounded(config, properties, unbounded, max_waiting, options_given, other_flags,
+                     max_states, time_limit, as_json, quiet) -> int:
+    """``kmc check --unbounded crashes[,leader-epochs]``: the search of ``checker/unbounded.py``
+    over normal forms (crash count forgotten, leader epochs renamed by their order)."""
+    from checker.unbounded import explore
+
+    if not unbounded:
+        fail("--max-waiting-requests needs --unbounded crashes,leader-epochs")
+    if other_flags:
+        fail(f"{', '.join(other_flags)} do not apply to --unbounded (a search of its own over "
+             "normal forms, in memory; the counterexample is printed, not written)")
+    chosen = tuple(u.strip() for u in unbounded.split(",") if u.strip())
+    if "leader-epochs" not in chosen and max_waiting is not None:
+        fail("--max-waiting-requests applies to --unbounded crashes,leader-epochs only")
+    for bound, option in (("crashes", "max_crashes"), ("leader-epochs", "max_leader_epoch")):
+        if bound in chosen and option in options_given:
+            fail(f"--{option.replace('_', '-')} and --unbounded {bound} contradict each other")
+    names = list(properties) or ["no-acked-loss"]
+    if any(name in LIVENESS for name in names):
+        fail("--unbounded checks invariants, not liveness properties")
+    progress = None if quiet or as_json else _progress_line
+    result = explore(config, names, chosen, max_waiting or 2, max_states=max_states,
+                     time_limit=time_limit, progress=progress)
+    click.echo(json.dumps(result.to_json(), indent=2) if as_json else render_result(result))
     return result.exit_code
 
 
