@@ -50,6 +50,7 @@ import numpy as np
 
 from checker.result import (HOLDS, INCOMPLETE, VIOLATED, CheckResult, CheckStats,
                             PropertyResult)
+from checker.limits import check_limit
 from checker.trace import Step, Trace
 from model.errors import ConfigError
 from model.kernel.actions import successors as kernel_successors
@@ -299,6 +300,8 @@ def prepare(config, unbounded: tuple, max_waiting: int):
     """The configuration the search runs on (its row layout's epoch bound above what a normal
     form can hold; one crash allowed from every state) and its ``Renaming``."""
     bad = [u for u in unbounded if u not in UNBOUNDED_CHOICES]
+    if not unbounded:
+        raise ConfigError("--unbounded needs crashes, or crashes,leader-epochs")
     if bad:
         raise ConfigError(f"--unbounded takes {' and '.join(UNBOUNDED_CHOICES)} "
                           f"(comma-separated), not {bad[0]!r}")
@@ -356,6 +359,8 @@ def explore(config, properties, unbounded=("crashes", "leader-epochs"), max_wait
             max_states=None, time_limit=None, progress=None, check_invariance: bool = True):
     """Search ``config`` with ``unbounded`` forgotten; a ``CheckResult`` whose config's bounds
     say ``"any"`` for what was forgotten. Properties: names with a compiled form."""
+    check_limit("max-states", max_states, whole=True)
+    check_limit("time-limit", time_limit)
     unknown = [p for p in properties if p not in COMPILED_IDS]
     if unknown:
         raise ConfigError(f"--unbounded checks properties of states with a compiled form "

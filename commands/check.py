@@ -122,6 +122,9 @@ def check_command(kafka_version, config_files, symmetry, properties, engine, max
                  "--partitions": partitions, "--checkpoint-dir": checkpoint_dir,
                  "--checkpoint-every": checkpoint_every, "--resume": resume,
                  "--trace-out": trace_out, "--html": html_out}
+        if provenance and not as_json:
+            for line in provenance:
+                click.echo(terminal_safe(line))
         return _check_unbounded(config, properties, unbounded, max_waiting_requests, options_given,
                                 [flag for flag, value in given.items() if value], max_states,
                                 time_limit, as_json, quiet)

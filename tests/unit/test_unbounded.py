@@ -88,6 +88,8 @@ def test_a_renaming_that_misses_an_epoch_slot_is_caught(monkeypatch):
 
 @pytest.mark.parametrize("argv, words", [
     (["--unbounded", "nosuch"], "--unbounded takes crashes and leader-epochs"),
+    (["--unbounded", ","], "--unbounded needs crashes"),
+    (["--unbounded", "crashes", "--time-limit", "-5"], "--time-limit must be a positive"),
     (["--unbounded", "leader-epochs"], "needs --unbounded crashes too"),
     (["--unbounded", "crashes", "--max-crashes", "2"], "contradict each other"),
     (["--max-waiting-requests", "3"], "needs --unbounded crashes,leader-epochs"),
