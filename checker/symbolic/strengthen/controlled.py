@@ -28,7 +28,7 @@ import z3
 
 from checker.symbolic import numbers as num
 from checker.symbolic.state import count
-from checker.symbolic.strengthen import crashes_restarts, kraft_epochs
+from checker.symbolic.strengthen import crashes_restarts, epochs_requests, isr_hw, kraft_epochs
 from checker.symbolic.strengthen.base import Strengthening
 from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
 from model.constants import NO_LEADER
@@ -199,7 +199,39 @@ def _isr_or_elr_kept_z3(d, s):
     return kept + unclean >= d.min_isr
 
 
+# --- leaderless-isr-is-last-leader: on KRaft 3.3 to 4.0 too (issue 29bo) ---------------------
+
+def _leaderless_isr_is_last_leader(s, config) -> bool:
+    """``leaderless-isr-is-last-leader`` on KRaft 3.3 to 4.0 as well: the fact is off wherever an
+    AlterPartition may add a follower that died since it fetched (a ZooKeeper controller accepts
+    it after handling that follower's failure), but KIP-841's controller refuses a broker it
+    fenced or that is shutting down, so a partition it leaves without a leader (by a failure, a
+    fence or a controlled shutdown of its leader: ``generateLeaderAndIsrUpdates``, 3.6.0) keeps
+    that leader alone as its ISR. Without the ELR only: with it the ISR may empty."""
+    return epochs_requests._leaderless_isr_is_last_leader(s, config, kraft_eligibility=True)
+
+
+def _leaderless_isr_is_last_leader_z3(d, s):
+    return epochs_requests._leaderless_isr_is_last_leader_z3(d, s, kraft_eligibility=True)
+
+
+def _controller_isr_live(s, config) -> bool:
+    """``controller-isr-live`` on KRaft 3.3 to 4.0 as well, for the same reason: a failure the
+    controller handles (it fences the broker) takes the broker out of the ISR unless it is the
+    last member (``handleBrokerFenced`` -> ``generateLeaderAndIsrUpdates``, 3.6.0), and KIP-841
+    refuses to add it back until it registers again; a broker in a controlled shutdown stays live
+    until it has stopped and its failure is handled."""
+    return isr_hw._controller_isr_live(s, config, kraft_eligibility=True)
+
+
+def _controller_isr_live_z3(d, s):
+    return isr_hw._controller_isr_live_z3(d, s, kraft_eligibility=True)
+
+
 FORMS = {
+    "controller-isr-live": (_controller_isr_live, _controller_isr_live_z3),
+    "leaderless-isr-is-last-leader": (_leaderless_isr_is_last_leader,
+                                      _leaderless_isr_is_last_leader_z3),
     "elr-keeps-min-isr": (_isr_or_elr_kept, _isr_or_elr_kept_z3),
     "kraft-stale-change-has-next-epoch": (_stale_change_has_next_epoch,
                                           _stale_change_has_next_epoch_z3),
