@@ -240,7 +240,13 @@ FORMS = {
                                      _running_leaders_kept_leading_z3),
 }
 """Facts of ``shutdowns.OFF_UNDER_SHUTDOWNS`` and their forms under a controlled shutdown (the
-module's docstring): ``shutdowns.switch`` uses the form instead of switching the fact off."""
+module's docstring): ``shutdowns.switch`` uses the form instead of switching the fact off. (The
+two of ``KIP841`` are facts off wherever AlterPartition is, switched on here.)"""
+
+KIP841 = ("leaderless-isr-is-last-leader", "controller-isr-live")
+"""Forms that act only on KRaft 3.3 to 4.0 (KIP-841, no KIP-966; issue 29bo): the fact as
+written is ``True`` wherever AlterPartition is, and so is the form with the ELR (4.1) and on
+ZooKeeper releases. They took away the CTIs of 3.6 to 4.0 with a controlled shutdown."""
 
 def _clean_stops_counted(s, config) -> bool:
     if not on(config) or "eligible-leader-replicas" not in config.rules:
