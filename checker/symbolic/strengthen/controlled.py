@@ -361,7 +361,56 @@ def _shutting_down_out_of_elr_isr_z3(d, s):
     return z3.And([z3.Not(z3.And(r.sd, s.c_isr[b])) for b, r in enumerate(s.reps)])
 
 
+def _shutdown_leader_out_of_later_isrs(s, config) -> bool:
+    if not on(config) or "isr-eligibility" not in config.rules or len(s.replicas) < 3:
+        return True
+    c = s.controller
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.shutting_down and r.leader == b and r.leader_epoch >= 0):
+            continue
+        x = r.leader_epoch
+        if any(e > x and leader not in (NO_LEADER, b) and b in isr
+               for _, e, leader, isr in s.leader_and_isr):
+            return False
+        if any(q != b and o.alive and o.leader == q and o.leader_epoch > x and b in o.isr
+               for q, o in enumerate(s.replicas)):
+            return False
+        if c.leader_epoch > x and c.leader not in (NO_LEADER, b) and b in c.isr:
+            return False
+    return True
+
+
+def _shutdown_leader_out_of_later_isrs_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        marked = z3.And(r.alive, r.sd, r.leader == b, r.lep >= 0)
+        for q in range(d.n):
+            for e in range(len(s.lai[q])):
+                leader = s.lai_leader[q][e]
+                out.append(z3.Implies(z3.And(marked, s.lai[q][e], r.lep < e, leader != -1, leader != b),
+                                      z3.Not(s.lai_isr[q][e][b])))
+        for q, o in enumerate(s.reps):
+            if q != b:
+                out.append(z3.Implies(z3.And(marked, o.alive, o.leader == q, o.lep > r.lep),
+                                      z3.Not(o.isr[b])))
+        out.append(z3.Implies(z3.And(marked, s.c_epoch > r.lep, s.c_leader != -1, s.c_leader != b),
+                              z3.Not(s.c_isr[b])))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
+    Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
+                  "broker marked shutting down that still leads its own epoch x is in no ISR of a "
+                  "later epoch led by another broker (a request's, a running leader's, the "
+                  "controller's): leadership moves from it only by its removal (it has not "
+                  "restarted; its controlled shutdown: ``handleBrokerInControlledShutdown`` -> "
+                  "``generateLeaderAndIsrUpdates``, the ISR less ``brokerToRemove``, 3.6.0 lines "
+                  "1300 and 1717-1770), it fetches no more, and KIP-841 refuses to add it back "
+                  "(``ineligibleReplicasForIsr``, 3.6.0 lines 1195-1214: shutting down)",
+                  _shutdown_leader_out_of_later_isrs, _shutdown_leader_out_of_later_isrs_z3,
+                  uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -473,9 +522,12 @@ def not_in_all(config) -> tuple:
     if not on(config):
         return names
     out = ()
-    if "eligible-leader-replicas" not in config.rules:
-        out += tuple(n for n in names if n != "shutdown-next-epoch-changes-leader")
     rules = config.rules
+    rf3 = "shutdown-leader-out-of-later-isrs"  # issue 29bo: KRaft at RF>=3 only
+    if "eligible-leader-replicas" not in rules:
+        out += tuple(n for n in names if n not in ("shutdown-next-epoch-changes-leader", rf3))
     if "kraft" not in rules or "isr-shrink-keeps-leader-epoch" not in rules:
         out += ("shutdown-next-epoch-changes-leader",)
+    if "isr-eligibility" not in rules or config.replication_factor < 3:
+        out += (rf3,)
     return out
