@@ -144,3 +144,39 @@ def test_kafka_3_7_with_a_controlled_shutdown_is_proved_and_needs_the_kip841_for
     names = [n for n in all_names(config) if n != "controller-isr-live"]
     mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
     assert mutant.status == INCONCLUSIVE and mutant.cti
+
+
+def _first_rf3_cti_pre_state(request_isr=(0, 1, 2)):
+    """The pre-state of 3.5's first CTI at RF=3, one record (issue 29bo; docs/symbolic.md): broker
+    0, marked shutting down, still leads epoch 0 while requests of epoch 1 (leader 2) carry
+    ``request_isr``."""
+    from model import make_model
+    from model.state import PartitionState
+
+    config = config_from_options(kafka_version="3.5", replication_factor=3, max_records=1,
+                                 max_controlled_shutdowns=1)[0]
+    init = next(iter(make_model(config).init_states()))
+    r0, r1, r2 = init.replicas
+    r0 = r0._replace(log=((1, 0),), isr=(0, 2), remote_log_end_offsets=(-1, -1, 1), shutting_down=True,
+                     alter_partition=(4, (0,), 1, False, False), partition_epoch_current=False)
+    r2 = r2._replace(log=((1, 0),), leader_epoch=-1, leader=-1)
+    s = init._replace(
+        replicas=(r0, r1, r2), records_written=1, crashes=1, controlled_shutdowns=1,
+        controller=PartitionState(leader=2, leader_epoch=2, isr=(1, 2), live_brokers=(0, 1, 2)),
+        leader_and_isr=((0, 1, 2, request_isr), (0, 2, 2, (1, 2)), (1, 1, 2, (2,)), (1, 2, 2, (1, 2)),
+                        (2, 1, 2, request_isr), (2, 2, 2, (1, 2))))
+    return config, s
+
+
+def test_the_rf3_fact_rules_out_the_first_rf3_cti():
+    # issue 29bo: shutdown-leader-out-of-later-isrs (predicate and formula) rules out 3.5's first
+    # RF=3 CTI, and not the same state with epoch 1's requests leaving broker 0 out (the mutant)
+    from tests.symbolic.helpers import formula_evaluator
+
+    name = "shutdown-leader-out-of-later-isrs"
+    st = STRENGTHENINGS[name]
+    config, bad = _first_rf3_cti_pre_state()
+    _, near = _first_rf3_cti_pre_state(request_isr=(1, 2))
+    assert not st.holds(bad, config) and st.holds(near, config)
+    evaluate = formula_evaluator(Dims.of(config), {name: st.formula})
+    assert not evaluate(bad)[name] and evaluate(near)[name]
