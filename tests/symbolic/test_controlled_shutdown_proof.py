@@ -27,8 +27,11 @@ def _config(version="3.5", **bounds):
 
 FORMS = list(controlled.FORMS) + list(controlled.AS_CRASHES)
 NEW = [st.name for st in controlled.STRENGTHENINGS]
-ACTS = {"2.1": [], "3.5": list(controlled.OFF_ON_ZOOKEEPER), "4.1": FORMS}
-"""The forms that change a formula on each release (the rest are the fact as written there)."""
+KIP841 = list(controlled.KIP841)
+ACTS = {"2.1": [], "3.5": list(controlled.OFF_ON_ZOOKEEPER), "3.7": list(controlled.OFF_ON_ZOOKEEPER),
+        "4.1": [n for n in FORMS if n not in KIP841]}
+"""The forms that change a formula on each release and whose fact as written is false there
+(the rest are the fact as written there, or, ``KIP841`` on 3.5 and 3.7, a fact off as written)."""
 
 
 def test_the_forms_act_only_under_the_bound():
@@ -42,7 +45,10 @@ def test_the_forms_act_only_under_the_bound():
     for name in FORMS:
         assert STRENGTHENINGS[name].formula(d, s).eq(UNSWITCHED[name].formula(d, s)), name
     config = _config("4.1")
-    assert set(NEW) <= set(all_names(config))
+    rf3 = {"shutdown-leader-out-of-later-isrs"}  # issue 29bo: at RF>=3 only
+    assert set(NEW) - rf3 <= set(all_names(config)) and not rf3 & set(all_names(config))
+    assert rf3 <= set(all_names(config_from_options(kafka_version="3.5", replication_factor=3,
+                                                    max_controlled_shutdowns=1)[0]))
     d = Dims.of(config)
     s = fresh(d, "cs")
     for name in ACTS["4.1"]:
@@ -56,6 +62,22 @@ def test_the_forms_act_only_under_the_bound():
         assert z3.is_true(z3.simplify(STRENGTHENINGS[name].formula(d, s))), name
 
 
+def test_the_kip841_forms_act_only_on_kraft_without_the_elr():
+    # issue 29bo: the KIP-841 forms act on KRaft 3.3 to 4.0 only (off as written there); on 2.1
+    # and 4.1 each is the fact as written (its formula on 2.1, True on 4.1): the PROVED rows of
+    # 2.1 and 4.1 carry the same formulas
+    for version, acts in (("2.1", False), ("3.7", True), ("4.1", False)):
+        d = Dims.of(_config(version))
+        s = fresh(d, "k" + version.replace(".", ""))
+        for name in KIP841:
+            form, written = STRENGTHENINGS[name].formula(d, s), UNSWITCHED[name].formula(d, s)
+            if acts:
+                assert z3.is_true(written), (version, name)
+                assert not z3.is_true(form) and z3.is_and(form), (version, name)
+            else:
+                assert form.eq(written), (version, name)
+
+
 def _states(config, limit):
     from tests.symbolic.test_shutdowns_expiries import _reachable
 
@@ -63,7 +85,7 @@ def _states(config, limit):
 
 
 @pytest.mark.slow  # one BFS at one record and the formulas on every 10th state
-@pytest.mark.parametrize("version, total", [("2.1", None), ("3.5", None), ("4.1", None)])
+@pytest.mark.parametrize("version, total", [("2.1", None), ("3.5", None), ("3.7", None), ("4.1", None)])
 def test_every_form_and_fact_holds_and_agrees_with_its_formula_on_reachable_states(version, total):
     from tests.symbolic.helpers import formula_evaluator
 
@@ -84,6 +106,11 @@ def test_every_form_and_fact_holds_and_agrees_with_its_formula_on_reachable_stat
     # stop counted as a restart) is false on some of them, where its form acts
     false = {n: sum(1 for s in states if not UNSWITCHED[n].holds(s, config)) for n in ACTS[version]}
     assert all(false.values()), false
+    if version in ("3.5", "3.7"):
+        # the KIP-841 forms' exceptions are needed (issue 29bo): a leaderless partition keeps its
+        # last member, which may be down and out of the live set (mutants: no exception)
+        c = [s.controller for s in states]
+        assert any(x.leader == -1 and x.isr and not set(x.isr) <= set(x.live_brokers) for x in c)
 
 
 @pytest.mark.slow  # two proofs
@@ -106,3 +133,50 @@ def test_kafka_4_1_with_a_controlled_shutdown_is_proved_and_needs_the_elr_facts(
     names = [n for n in all_names(config) if n != "shutdown-out-of-elr-isr"]
     mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
     assert mutant.status == INCONCLUSIVE and mutant.cti
+
+
+@pytest.mark.slow  # two proofs (3.7 PROVED in 63.2 s at load 5, issue 29bo)
+def test_kafka_3_7_with_a_controlled_shutdown_is_proved_and_needs_the_kip841_forms():
+    config = _config("3.7")
+    result = prove(config, "no-acked-loss", strengthen=["all"], search="none")
+    assert result.status == PROVED, (result.status, result.failing)
+    # the mutant: without controller-isr-live's form (True as written, 3.7's second CTI): a CTI
+    names = [n for n in all_names(config) if n != "controller-isr-live"]
+    mutant = prove(config, "no-acked-loss", strengthen=names, search="none")
+    assert mutant.status == INCONCLUSIVE and mutant.cti
+
+
+def _first_rf3_cti_pre_state(request_isr=(0, 1, 2)):
+    """The pre-state of 3.5's first CTI at RF=3, one record (issue 29bo; docs/symbolic.md): broker
+    0, marked shutting down, still leads epoch 0 while requests of epoch 1 (leader 2) carry
+    ``request_isr``."""
+    from model import make_model
+    from model.state import PartitionState
+
+    config = config_from_options(kafka_version="3.5", replication_factor=3, max_records=1,
+                                 max_controlled_shutdowns=1)[0]
+    init = next(iter(make_model(config).init_states()))
+    r0, r1, r2 = init.replicas
+    r0 = r0._replace(log=((1, 0),), isr=(0, 2), remote_log_end_offsets=(-1, -1, 1), shutting_down=True,
+                     alter_partition=(4, (0,), 1, False, False), partition_epoch_current=False)
+    r2 = r2._replace(log=((1, 0),), leader_epoch=-1, leader=-1)
+    s = init._replace(
+        replicas=(r0, r1, r2), records_written=1, crashes=1, controlled_shutdowns=1,
+        controller=PartitionState(leader=2, leader_epoch=2, isr=(1, 2), live_brokers=(0, 1, 2)),
+        leader_and_isr=((0, 1, 2, request_isr), (0, 2, 2, (1, 2)), (1, 1, 2, (2,)), (1, 2, 2, (1, 2)),
+                        (2, 1, 2, request_isr), (2, 2, 2, (1, 2))))
+    return config, s
+
+
+def test_the_rf3_fact_rules_out_the_first_rf3_cti():
+    # issue 29bo: shutdown-leader-out-of-later-isrs (predicate and formula) rules out 3.5's first
+    # RF=3 CTI, and not the same state with epoch 1's requests leaving broker 0 out (the mutant)
+    from tests.symbolic.helpers import formula_evaluator
+
+    name = "shutdown-leader-out-of-later-isrs"
+    st = STRENGTHENINGS[name]
+    config, bad = _first_rf3_cti_pre_state()
+    _, near = _first_rf3_cti_pre_state(request_isr=(1, 2))
+    assert not st.holds(bad, config) and st.holds(near, config)
+    evaluate = formula_evaluator(Dims.of(config), {name: st.formula})
+    assert not evaluate(bad)[name] and evaluate(near)[name]

@@ -28,7 +28,7 @@ import z3
 
 from checker.symbolic import numbers as num
 from checker.symbolic.state import count
-from checker.symbolic.strengthen import crashes_restarts, kraft_epochs
+from checker.symbolic.strengthen import crashes_restarts, epochs_requests, isr_hw, kraft_epochs
 from checker.symbolic.strengthen.base import Strengthening
 from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
 from model.constants import NO_LEADER
@@ -199,7 +199,39 @@ def _isr_or_elr_kept_z3(d, s):
     return kept + unclean >= d.min_isr
 
 
+# --- leaderless-isr-is-last-leader: on KRaft 3.3 to 4.0 too (issue 29bo) ---------------------
+
+def _leaderless_isr_is_last_leader(s, config) -> bool:
+    """``leaderless-isr-is-last-leader`` on KRaft 3.3 to 4.0 as well: the fact is off wherever an
+    AlterPartition may add a follower that died since it fetched (a ZooKeeper controller accepts
+    it after handling that follower's failure), but KIP-841's controller refuses a broker it
+    fenced or that is shutting down, so a partition it leaves without a leader (by a failure, a
+    fence or a controlled shutdown of its leader: ``generateLeaderAndIsrUpdates``, 3.6.0) keeps
+    that leader alone as its ISR. Without the ELR only: with it the ISR may empty."""
+    return epochs_requests._leaderless_isr_is_last_leader(s, config, kraft_eligibility=True)
+
+
+def _leaderless_isr_is_last_leader_z3(d, s):
+    return epochs_requests._leaderless_isr_is_last_leader_z3(d, s, kraft_eligibility=True)
+
+
+def _controller_isr_live(s, config) -> bool:
+    """``controller-isr-live`` on KRaft 3.3 to 4.0 as well, for the same reason: a failure the
+    controller handles (it fences the broker) takes the broker out of the ISR unless it is the
+    last member (``handleBrokerFenced`` -> ``generateLeaderAndIsrUpdates``, 3.6.0), and KIP-841
+    refuses to add it back until it registers again; a broker in a controlled shutdown stays live
+    until it has stopped and its failure is handled."""
+    return isr_hw._controller_isr_live(s, config, kraft_eligibility=True)
+
+
+def _controller_isr_live_z3(d, s):
+    return isr_hw._controller_isr_live_z3(d, s, kraft_eligibility=True)
+
+
 FORMS = {
+    "controller-isr-live": (_controller_isr_live, _controller_isr_live_z3),
+    "leaderless-isr-is-last-leader": (_leaderless_isr_is_last_leader,
+                                      _leaderless_isr_is_last_leader_z3),
     "elr-keeps-min-isr": (_isr_or_elr_kept, _isr_or_elr_kept_z3),
     "kraft-stale-change-has-next-epoch": (_stale_change_has_next_epoch,
                                           _stale_change_has_next_epoch_z3),
@@ -208,7 +240,13 @@ FORMS = {
                                      _running_leaders_kept_leading_z3),
 }
 """Facts of ``shutdowns.OFF_UNDER_SHUTDOWNS`` and their forms under a controlled shutdown (the
-module's docstring): ``shutdowns.switch`` uses the form instead of switching the fact off."""
+module's docstring): ``shutdowns.switch`` uses the form instead of switching the fact off. (The
+two of ``KIP841`` are facts off wherever AlterPartition is, switched on here.)"""
+
+KIP841 = ("leaderless-isr-is-last-leader", "controller-isr-live")
+"""Forms that act only on KRaft 3.3 to 4.0 (KIP-841, no KIP-966; issue 29bo): the fact as
+written is ``True`` wherever AlterPartition is, and so is the form with the ELR (4.1) and on
+ZooKeeper releases. They took away the CTIs of 3.6 to 4.0 with a controlled shutdown."""
 
 def _clean_stops_counted(s, config) -> bool:
     if not on(config) or "eligible-leader-replicas" not in config.rules:
@@ -323,7 +361,56 @@ def _shutting_down_out_of_elr_isr_z3(d, s):
     return z3.And([z3.Not(z3.And(r.sd, s.c_isr[b])) for b, r in enumerate(s.reps)])
 
 
+def _shutdown_leader_out_of_later_isrs(s, config) -> bool:
+    if not on(config) or "isr-eligibility" not in config.rules or len(s.replicas) < 3:
+        return True
+    c = s.controller
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.shutting_down and r.leader == b and r.leader_epoch >= 0):
+            continue
+        x = r.leader_epoch
+        if any(e > x and leader not in (NO_LEADER, b) and b in isr
+               for _, e, leader, isr in s.leader_and_isr):
+            return False
+        if any(q != b and o.alive and o.leader == q and o.leader_epoch > x and b in o.isr
+               for q, o in enumerate(s.replicas)):
+            return False
+        if c.leader_epoch > x and c.leader not in (NO_LEADER, b) and b in c.isr:
+            return False
+    return True
+
+
+def _shutdown_leader_out_of_later_isrs_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        marked = z3.And(r.alive, r.sd, r.leader == b, r.lep >= 0)
+        for q in range(d.n):
+            for e in range(len(s.lai[q])):
+                leader = s.lai_leader[q][e]
+                out.append(z3.Implies(z3.And(marked, s.lai[q][e], r.lep < e, leader != -1, leader != b),
+                                      z3.Not(s.lai_isr[q][e][b])))
+        for q, o in enumerate(s.reps):
+            if q != b:
+                out.append(z3.Implies(z3.And(marked, o.alive, o.leader == q, o.lep > r.lep),
+                                      z3.Not(o.isr[b])))
+        out.append(z3.Implies(z3.And(marked, s.c_epoch > r.lep, s.c_leader != -1, s.c_leader != b),
+                              z3.Not(s.c_isr[b])))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
+    Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
+                  "broker marked shutting down that still leads its own epoch x is in no ISR of a "
+                  "later epoch led by another broker (a request's, a running leader's, the "
+                  "controller's): leadership moves from it only by its removal (it has not "
+                  "restarted; its controlled shutdown: ``handleBrokerInControlledShutdown`` -> "
+                  "``generateLeaderAndIsrUpdates``, the ISR less ``brokerToRemove``, 3.6.0 lines "
+                  "1300 and 1717-1770), it fetches no more, and KIP-841 refuses to add it back "
+                  "(``ineligibleReplicasForIsr``, 3.6.0 lines 1195-1214: shutting down)",
+                  _shutdown_leader_out_of_later_isrs, _shutdown_leader_out_of_later_isrs_z3,
+                  uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -435,9 +522,12 @@ def not_in_all(config) -> tuple:
     if not on(config):
         return names
     out = ()
-    if "eligible-leader-replicas" not in config.rules:
-        out += tuple(n for n in names if n != "shutdown-next-epoch-changes-leader")
     rules = config.rules
+    rf3 = "shutdown-leader-out-of-later-isrs"  # issue 29bo: KRaft at RF>=3 only
+    if "eligible-leader-replicas" not in rules:
+        out += tuple(n for n in names if n not in ("shutdown-next-epoch-changes-leader", rf3))
     if "kraft" not in rules or "isr-shrink-keeps-leader-epoch" not in rules:
         out += ("shutdown-next-epoch-changes-leader",)
+    if "isr-eligibility" not in rules or config.replication_factor < 3:
+        out += (rf3,)
     return out

@@ -227,8 +227,23 @@ def _current_epoch_on_its_way_z3(d, s):
 
 
 
-def _leaderless_isr_is_last_leader(s, config) -> bool:
-    if "isr-expansion-as-own-step" in config.rules or "alter-partition" in config.rules:
+def _eligibility_closes_the_race(rules) -> bool:
+    """KRaft's controller with KIP-841 and without KIP-966 (Kafka 3.3 to 4.0): it refuses an
+    AlterPartition that adds a broker it fenced or that is in a controlled shutdown
+    (``ReplicationControlManager`` INELIGIBLE_REPLICA, ``ClusterControlManager.isActive``, 3.6.0;
+    the kernel's ``members_eligible``), so a leader cannot add a follower whose failure the
+    controller has handled; without the ELR the last ISR member is kept
+    (``PartitionChangeBuilder.build``, 3.6.0)."""
+    return ("kraft" in rules and "isr-eligibility" in rules
+            and "eligible-leader-replicas" not in rules and "isr-expansion-as-own-step" not in rules)
+
+
+def _leaderless_isr_is_last_leader(s, config, kraft_eligibility: bool = False) -> bool:
+    """``kraft_eligibility`` (issue 29bo, controlled.py): on KRaft 3.3 to 4.0 the AlterPartition
+    exception does not apply (``_eligibility_closes_the_race``)."""
+    rules = config.rules
+    if not (kraft_eligibility and _eligibility_closes_the_race(rules)) and (
+            "isr-expansion-as-own-step" in rules or "alter-partition" in rules):
         return True  # a leader may add a follower that died since it fetched
     views = [(e, isr) for _, e, leader, isr in s.leader_and_isr if leader == NO_LEADER]
     c = s.controller
@@ -240,8 +255,9 @@ def _leaderless_isr_is_last_leader(s, config) -> bool:
                for e, isr in views)
 
 
-def _leaderless_isr_is_last_leader_z3(d, s):
-    if d.expands_dead or d.alter:
+def _leaderless_isr_is_last_leader_z3(d, s, kraft_eligibility: bool = False):
+    closed = kraft_eligibility and d.kraft and d.eligibility and not d.elr and not d.expands_dead
+    if not closed and (d.expands_dead or d.alter):
         return z3.BoolVal(True)
     views = [(z3.And(s.lai[b][e], s.lai_leader[b][e] == -1), num.val(e), s.lai_isr[b][e])
              for b in range(d.n) for e in range(len(s.lai[b]))]

@@ -149,15 +149,22 @@ def _controller_isr_nonempty_z3(d, s):
     return z3.Or(s.c_isr)
 
 
-def _controller_isr_live(s, config) -> bool:
-    if "isr-expansion-as-own-step" in config.rules or "alter-partition" in config.rules:
+def _controller_isr_live(s, config, kraft_eligibility: bool = False) -> bool:
+    """``kraft_eligibility`` (issue 29bo, controlled.py): on KRaft 3.3 to 4.0 the AlterPartition
+    exception does not apply (``epochs_requests._eligibility_closes_the_race``)."""
+    from checker.symbolic.strengthen.epochs_requests import _eligibility_closes_the_race
+
+    rules = config.rules
+    if not (kraft_eligibility and _eligibility_closes_the_race(rules)) and (
+            "isr-expansion-as-own-step" in rules or "alter-partition" in rules):
         return True  # a leader may add a follower that died since it fetched
     c = s.controller
     return len(c.isr) == 1 or set(c.isr) <= set(c.live_brokers)
 
 
-def _controller_isr_live_z3(d, s):
-    if d.expands_dead or d.alter:
+def _controller_isr_live_z3(d, s, kraft_eligibility: bool = False):
+    closed = kraft_eligibility and d.kraft and d.eligibility and not d.elr and not d.expands_dead
+    if not closed and (d.expands_dead or d.alter):
         return z3.BoolVal(True)
     several = count(s.c_isr) > 1
     return z3.And([z3.Implies(z3.And(several, s.c_isr[b]), s.c_live[b]) for b in range(d.n)])
