@@ -523,6 +523,16 @@ def _fetch_hw_past_start(s, config) -> bool:
                 and len(c.live_brokers) == len(s.replicas)
                 and not any(q in mine for q, _, _, _ in s.leader_and_isr)):
             return False
+    if "broker-epoch" in config.rules and "kraft" in config.rules:
+        # (29bn) with KRaft's broker epochs a restarted broker is fenced before it may lead again,
+        # and the fencing gives the partition a new leader epoch (3.5.0 ReplicationControlManager
+        # .handleBrokerFenced, line 1200; handleBrokerUnfenced, line 1249, elects it only with a
+        # new epoch), so a LeaderAndIsr on its way to a restarted broker still waiting (epoch -1)
+        # names it leader only of an epoch newer than every record of its log
+        for q, e, lead, _ in s.leader_and_isr:
+            r = s.replicas[q]
+            if r.alive and r.leader_epoch < 0 and lead == q and any(ep >= e for _, ep in r.log):
+                return False
     for r in s.replicas:
         if r.fetch_response:
             lead, epoch, _, _, hw, _ = r.fetch_response
@@ -557,6 +567,11 @@ def _fetch_hw_past_start_z3(d, s):
         out.append(z3.Implies(z3.And(s.crashes <= 1, r.alive, r.esta >= 0), z3.And(
             [r.leader == b, s.c_leader == b, s.c_epoch == r.lep,
              z3.Not(z3.Or([z3.BoolVal(False)] + sent))] + list(s.c_live))))
+    for b, r in enumerate(s.reps if d.bounce_noticed and d.kraft else ()):  # (29bn)
+        for e in range(len(s.lai[b])):
+            out.append(z3.Implies(
+                z3.And(r.alive, r.lep < 0, s.lai[b][e], s.lai_leader[b][e] == b),
+                z3.And([z3.Implies(i < r.leo, r.log_ep[i] < e) for i in range(d.slots)])))
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
