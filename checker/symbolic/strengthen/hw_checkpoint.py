@@ -533,6 +533,17 @@ def _fetch_hw_past_start(s, config) -> bool:
             r = s.replicas[q]
             if r.alive and r.leader_epoch < 0 and lead == q and any(ep >= e for _, ep in r.log):
                 return False
+        # (29bn) with one crash, a fetch response's HW is at most its sender's while the sender
+        # runs and leads the response's epoch or a later one: it has not restarted since (a
+        # restart is fenced and leads only a new epoch, above), and a leader's HW only grows
+        # while it leads (3.5.0 Partition.maybeIncrementLeaderHW, line 1081)
+        for r in s.replicas if s.crashes <= 1 else ():
+            if r.fetch_response:
+                lead, epoch, _, _, hw, _ = r.fetch_response
+                lr = s.replicas[lead]
+                if (lr.alive and lr.leader == lead and lr.leader_epoch >= epoch
+                        and hw > lr.high_watermark):
+                    return False
     for r in s.replicas:
         if r.fetch_response:
             lead, epoch, _, _, hw, _ = r.fetch_response
@@ -572,6 +583,11 @@ def _fetch_hw_past_start_z3(d, s):
             out.append(z3.Implies(
                 z3.And(r.alive, r.lep < 0, s.lai[b][e], s.lai_leader[b][e] == b),
                 z3.And([z3.Implies(i < r.leo, r.log_ep[i] < e) for i in range(d.slots)])))
+    for r in s.reps if d.bounce_noticed and d.kraft else ():  # (29bn)
+        for lead, lr in enumerate(s.reps):
+            out.append(z3.Implies(
+                z3.And(s.crashes <= 1, r.fr, r.fr_leader == lead, lr.alive, lr.leader == lead,
+                       lr.lep >= r.fr_epoch), r.fr_hw <= lr.hw))
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
