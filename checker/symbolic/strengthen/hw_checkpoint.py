@@ -540,7 +540,8 @@ def _fetch_hw_past_start(s, config) -> bool:
         # 1081), a restart is fenced and leads only a new epoch (above), and a broker's HW falls
         # below one it sent only by a restart or as a follower taking its new leader's HW
         # (ReplicaFetcherThread line 132)
-        for r in s.replicas if s.crashes <= 1 else ():
+        elr = "eligible-leader-replicas" in config.rules  # (4.1's CTI; 3.5 proved without it)
+        for r in s.replicas if s.crashes <= 1 and elr else ():
             if r.fetch_response:
                 lead, epoch, _, _, hw, _ = r.fetch_response
                 lr = s.replicas[lead]
@@ -588,7 +589,7 @@ def _fetch_hw_past_start_z3(d, s):
             out.append(z3.Implies(
                 z3.And(r.alive, r.lep < 0, s.lai[b][e], s.lai_leader[b][e] == b),
                 z3.And([z3.Implies(i < r.leo, r.log_ep[i] < e) for i in range(d.slots)])))
-    for r in s.reps if d.bounce_noticed and d.kraft else ():  # (29bn)
+    for r in s.reps if d.bounce_noticed and d.kraft and d.elr else ():  # (29bn; 4.1's CTI)
         for lead, lr in enumerate(s.reps):
             named = [z3.And(s.lai[lead][e], s.lai_leader[lead][e] == lead)
                      for e in range(len(s.lai[lead]))]
