@@ -535,7 +535,10 @@ def _fetch_hw_past_start(s, config) -> bool:
                 return False
         # (29bn) with one crash, a fetch response's HW is above its running sender's only while
         # the sender waits after a restart (epoch -1) or follows another broker, the controller's
-        # leader is another broker and no LeaderAndIsr on its way to the sender names it leader:
+        # leader is another broker and every LeaderAndIsr on its way to the sender names another
+        # broker leader (none names it, none is leaderless: the sender's crash, the one crash,
+        # had the controller elect another ISR member, the HW having moved with min.insync
+        # members):
         # a leader's HW only grows while it leads (3.5.0 Partition.maybeIncrementLeaderHW, line
         # 1081), a restart is fenced and leads only a new epoch (above), and a broker's HW falls
         # below one it sent only by a restart or as a follower taking its new leader's HW
@@ -547,8 +550,8 @@ def _fetch_hw_past_start(s, config) -> bool:
                 lr = s.replicas[lead]
                 if lr.alive and hw > lr.high_watermark and not (
                         (lr.leader_epoch < 0 or 0 <= lr.leader != lead)
-                        and s.controller.leader != lead
-                        and not any(q == lead and l == lead for q, _, l, _ in s.leader_and_isr)):
+                        and 0 <= s.controller.leader != lead
+                        and all(0 <= l != lead for q, _, l, _ in s.leader_and_isr if q == lead)):
                     return False
     for r in s.replicas:
         if r.fetch_response:
@@ -591,12 +594,14 @@ def _fetch_hw_past_start_z3(d, s):
                 z3.And([z3.Implies(i < r.leo, r.log_ep[i] < e) for i in range(d.slots)])))
     for r in s.reps if d.bounce_noticed and d.kraft and d.elr else ():  # (29bn; 4.1's CTI)
         for lead, lr in enumerate(s.reps):
-            named = [z3.And(s.lai[lead][e], s.lai_leader[lead][e] == lead)
+            named = [z3.And(s.lai[lead][e], z3.Or(s.lai_leader[lead][e] == lead,
+                                                  s.lai_leader[lead][e] < 0))
                      for e in range(len(s.lai[lead]))]
             out.append(z3.Implies(
                 z3.And(s.crashes <= 1, r.fr, r.fr_leader == lead, lr.alive, r.fr_hw > lr.hw),
                 z3.And(z3.Or(lr.lep < 0, z3.And(lr.leader >= 0, lr.leader != lead)),
-                       s.c_leader != lead, z3.Not(z3.Or([z3.BoolVal(False)] + named)))))
+                       s.c_leader >= 0, s.c_leader != lead,
+                       z3.Not(z3.Or([z3.BoolVal(False)] + named)))))
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
