@@ -155,3 +155,57 @@ def test_kafka_2_1_rf3_with_the_lagging_checkpoint_is_proved():
     assert prove(CONFIG, "no-acked-loss", strengthen=["all"], search="none").status == PROVED
     fewer = [n for n in all_names(CONFIG) if n != "fetch-hw-past-restart"]
     assert prove(CONFIG, "no-acked-loss", strengthen=fewer, search="none").status != PROVED
+
+
+CONFIG_35 = config_from_options(kafka_version="3.5", replication_factor=3,
+                                hw_checkpoint="interval")[0]
+
+
+def _follower_hw_at_most_leader(s) -> bool:
+    """The fact one might write instead of 29bn's response clause: a running follower's HW is at
+    most its running leader's in the same epoch. False after a failover: the new leader's HW
+    rises only with its followers' fetches."""
+    reps = s.replicas
+    return not any(f != L and lr.alive and lr.leader == L and fr.alive and fr.leader == L
+                   and fr.leader_epoch == lr.leader_epoch
+                   and fr.high_watermark > lr.high_watermark
+                   for L, lr in enumerate(reps) for f, fr in enumerate(reps))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_the_29bn_clauses_on_kafka_3_5_rf3():
+    """Issue 29bn: on Kafka 3.5 RF=3 with the lagging checkpoint (251,130 states, about 7 min of
+    BFS at load 6) the form of ``checkpoint-behind-running-hw`` without the ELR is false (a
+    restarted follower takes a lower HW from the leader elected after its crash), the form 29bn
+    uses there holds, as does ``fetch-hw-past-restart`` with its KRaft clauses (a restarted
+    broker is named leader only of an epoch newer than its log; a response's HW at most its
+    running sender's); each formula agrees with its predicate on sampled states. The mutant: a
+    follower's HW at most its running leader's (same epoch) is false on reachable states."""
+    from checker.symbolic.strengthen import hw_checkpoint as hc
+
+    states = reachable(make_model(CONFIG_35))
+    assert len(states) == 251130
+    wrong = [s for s in states if not _as_written(s)]
+    assert wrong and all(s.crashes >= 1 for s in wrong), len(wrong)
+    names = ("checkpoint-behind-running-hw", "fetch-hw-past-restart")
+    for s in states:
+        for n in names:
+            assert STRENGTHENINGS[n].holds(s, CONFIG_35), (n, s)
+    assert not all(_follower_hw_at_most_leader(s) for s in states)
+    # the KRaft clause's premise occurs: requests on their way to a restarted broker still
+    # waiting (28,214 on these states; none names it leader at one crash, 29bn's run of 20:06)
+    assert any(r.alive and r.leader_epoch < 0
+               for s in states for q, _, _, _ in s.leader_and_isr for r in [s.replicas[q]])
+    assert hc._noticed_rf3(states[0], CONFIG_35)
+    d = Dims.of(CONFIG_35)
+    evaluate = formula_evaluator(d, {n: STRENGTHENINGS[n].formula for n in names})
+    picked = states[::997] + [s for s in wrong[::50]]
+    for s in picked:
+        assert all(evaluate(s).values()), s
+    # one change away: the formula still follows the predicate
+    for s in picked[::3]:
+        for m in _one_change_away(s):
+            got = evaluate(m)
+            for n in names:
+                assert got[n] == STRENGTHENINGS[n].holds(m, CONFIG_35), (n, m)

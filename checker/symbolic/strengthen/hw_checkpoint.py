@@ -315,12 +315,26 @@ def _acked_copies_z3(d, s):
                               >= num.val(d.min_isr)) for k in range(d.records)])
 
 
+def _noticed_rf3(s, config) -> bool:
+    """Issue 29bn: at RF>=3 with KIP-380's broker epochs (3.5's KRaft rules, no ELR) the form
+    without the ELR is false on 2,906 of 251,130 reachable states of 3.5 RF=3 with the setting
+    (its response clause on 794): a broker that restarted with its HW from its file follows
+    the leader the controller elected after its crash, whose HW still lags (its HW rises only
+    with its followers' fetches, ``Partition.maybeIncrementLeaderHW``), so a response carries
+    an HW below the receiver's and the follower takes it (3.5.0 ``ReplicaFetcherThread``
+    line 132, ``UnifiedLog.maybeUpdateHighWatermark``/``updateHighWatermark`` lines 258-331:
+    the HW is set to the leader's, capped by the LEO, not maxed with its own), its file then
+    above its HW. The ELR form (29bb: a running follower's file at most its LEO) is the one
+    that holds there; RF=2 keeps its form (same terms)."""
+    return len(s.replicas) >= 3 and "broker-epoch" in config.rules
+
+
 def _checkpoint_behind(s, config) -> bool:
     if not lagging(config):
         return True
     if _restarted_2_1(s, config):
         return _after_a_restart(s)
-    elr = "eligible-leader-replicas" in config.rules
+    elr = "eligible-leader-replicas" in config.rules or _noticed_rf3(s, config)
     for b, r in enumerate(s.replicas):
         if not elr or not r.alive or r.leader_epoch < 0:
             bound = r.high_watermark
@@ -337,7 +351,7 @@ def _checkpoint_behind(s, config) -> bool:
 def _checkpoint_behind_z3(d, s):
     if not d.ckpt:
         return z3.BoolVal(True)
-    if not d.elr:
+    if not d.elr and not (d.n >= 3 and d.bounce_noticed):
         plain = z3.And([r.ckpt <= r.hw for r in s.reps]
                        + [z3.Implies(r.fr, r.hw <= r.fr_hw) for r in s.reps])
         if d.n < 3 or d.bounce_noticed:  # the term before 29bh, so RF=2's proofs see the same formula
@@ -509,6 +523,36 @@ def _fetch_hw_past_start(s, config) -> bool:
                 and len(c.live_brokers) == len(s.replicas)
                 and not any(q in mine for q, _, _, _ in s.leader_and_isr)):
             return False
+    if "broker-epoch" in config.rules and "kraft" in config.rules:
+        # (29bn) with KRaft's broker epochs a restarted broker is fenced before it may lead again,
+        # and the fencing gives the partition a new leader epoch (3.5.0 ReplicationControlManager
+        # .handleBrokerFenced, line 1200; handleBrokerUnfenced, line 1249, elects it only with a
+        # new epoch), so a LeaderAndIsr on its way to a restarted broker still waiting (epoch -1)
+        # names it leader only of an epoch newer than every record of its log
+        for q, e, lead, _ in s.leader_and_isr:
+            r = s.replicas[q]
+            if r.alive and r.leader_epoch < 0 and lead == q and any(ep >= e for _, ep in r.log):
+                return False
+        # (29bn) with one crash, a fetch response's HW is above its running sender's only while
+        # the sender waits after a restart (epoch -1) or follows another broker, the controller's
+        # leader is another broker and every LeaderAndIsr on its way to the sender names another
+        # broker leader (none names it, none is leaderless: the sender's crash, the one crash,
+        # had the controller elect another ISR member, the HW having moved with min.insync
+        # members):
+        # a leader's HW only grows while it leads (3.5.0 Partition.maybeIncrementLeaderHW, line
+        # 1081), a restart is fenced and leads only a new epoch (above), and a broker's HW falls
+        # below one it sent only by a restart or as a follower taking its new leader's HW
+        # (ReplicaFetcherThread line 132)
+        elr = "eligible-leader-replicas" in config.rules  # (4.1's CTI; 3.5 proved without it)
+        for r in s.replicas if s.crashes <= 1 and elr else ():
+            if r.fetch_response:
+                lead, epoch, _, _, hw, _ = r.fetch_response
+                lr = s.replicas[lead]
+                if lr.alive and hw > lr.high_watermark and not (
+                        (lr.leader_epoch < 0 or 0 <= lr.leader != lead)
+                        and 0 <= s.controller.leader != lead
+                        and all(0 <= l != lead for q, _, l, _ in s.leader_and_isr if q == lead)):
+                    return False
     for r in s.replicas:
         if r.fetch_response:
             lead, epoch, _, _, hw, _ = r.fetch_response
@@ -543,6 +587,21 @@ def _fetch_hw_past_start_z3(d, s):
         out.append(z3.Implies(z3.And(s.crashes <= 1, r.alive, r.esta >= 0), z3.And(
             [r.leader == b, s.c_leader == b, s.c_epoch == r.lep,
              z3.Not(z3.Or([z3.BoolVal(False)] + sent))] + list(s.c_live))))
+    for b, r in enumerate(s.reps if d.bounce_noticed and d.kraft else ()):  # (29bn)
+        for e in range(len(s.lai[b])):
+            out.append(z3.Implies(
+                z3.And(r.alive, r.lep < 0, s.lai[b][e], s.lai_leader[b][e] == b),
+                z3.And([z3.Implies(i < r.leo, r.log_ep[i] < e) for i in range(d.slots)])))
+    for r in s.reps if d.bounce_noticed and d.kraft and d.elr else ():  # (29bn; 4.1's CTI)
+        for lead, lr in enumerate(s.reps):
+            named = [z3.And(s.lai[lead][e], z3.Or(s.lai_leader[lead][e] == lead,
+                                                  s.lai_leader[lead][e] < 0))
+                     for e in range(len(s.lai[lead]))]
+            out.append(z3.Implies(
+                z3.And(s.crashes <= 1, r.fr, r.fr_leader == lead, lr.alive, r.fr_hw > lr.hw),
+                z3.And(z3.Or(lr.lep < 0, z3.And(lr.leader >= 0, lr.leader != lead)),
+                       s.c_leader >= 0, s.c_leader != lead,
+                       z3.Not(z3.Or([z3.BoolVal(False)] + named)))))
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
