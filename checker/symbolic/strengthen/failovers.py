@@ -471,8 +471,8 @@ def _zombie_leader_holds_its_records(s, config) -> bool:
         return True
     r = s.replicas[z[1]]
     if ("broker-epoch" in config.rules and len(s.replicas) >= 3
-            and (not r.alive or r.registered_since_failover)):
-        return True  # KIP-380 at RF=3 (issue 29bm): it refuses the view, see the description
+            and (not r.alive or r.registered_since_failover or r.leader_epoch > z[2])):
+        return True  # KIP-380 at RF=3 (issue 29bm): the view no longer reaches it
     log = r.log
     return all(off < len(log) and log[off] == (rid, ep)
                for off, rid, ep in held_records(s) if ep == z[2])
@@ -486,7 +486,8 @@ def _zombie_leader_holds_its_records_z3(d, s):
     out = []
     for present, i, rid, ep in held_slots_z3(d, s):
         for lead, lr in enumerate(s.reps):
-            reach = (z3.And(lr.alive, z3.Not(lr.zreg)) if d.zombie_epoch and d.n >= 3
+            reach = (z3.And(lr.alive, z3.Not(lr.zreg), lr.lep <= s.z_lep)
+                     if d.zombie_epoch and d.n >= 3
                      else z3.BoolVal(True))  # KIP-380 at RF=3 (issue 29bm)
             out.append(z3.Implies(z3.And(s.zomb, s.z_leader == lead, present, ep == s.z_lep, reach),
                                   z3.And(i < lr.leo, lr.log_id[i] == rid, lr.log_ep[i] == ep)))
