@@ -461,7 +461,11 @@ def _leaderless_epochs_crashed_z3(d, s, extra=lambda d, s: []):
     return count(bumps + unhandled + extra(d, s)) <= s.crashes
 
 
-def _zombie_leader_holds_its_records(s, config) -> bool:
+def _zombie_leader_holds_its_records(s, config, unreached=True) -> bool:
+    """``unreached`` (issue 29bm): under KIP-380 at RF=3, nothing is said of a zombie's leader the
+    view no longer reaches: down or registered since the failover (it refuses the view), or
+    running past the view's epoch (the zombie sends it nothing; it must restart, and so register,
+    first). False is the mutant the tests catch (the fact as 29ay wrote it)."""
     from checker.symbolic.strengthen.base import held_records
 
     z = s.zombie_controller
@@ -470,7 +474,7 @@ def _zombie_leader_holds_its_records(s, config) -> bool:
     if config.crash_model != "process":
         return True
     r = s.replicas[z[1]]
-    if ("broker-epoch" in config.rules and len(s.replicas) >= 3
+    if (unreached and "broker-epoch" in config.rules and len(s.replicas) >= 3
             and (not r.alive or r.registered_since_failover or r.leader_epoch > z[2])):
         return True  # KIP-380 at RF=3 (issue 29bm): the view no longer reaches it
     log = r.log
@@ -478,7 +482,7 @@ def _zombie_leader_holds_its_records(s, config) -> bool:
                for off, rid, ep in held_records(s) if ep == z[2])
 
 
-def _zombie_leader_holds_its_records_z3(d, s):
+def _zombie_leader_holds_its_records_z3(d, s, unreached=True):
     from checker.symbolic.strengthen.base import held_slots_z3
 
     if not d.failovers or d.power_loss or d.disk_loss:
@@ -487,7 +491,7 @@ def _zombie_leader_holds_its_records_z3(d, s):
     for present, i, rid, ep in held_slots_z3(d, s):
         for lead, lr in enumerate(s.reps):
             reach = (z3.And(lr.alive, z3.Not(lr.zreg), lr.lep <= s.z_lep)
-                     if d.zombie_epoch and d.n >= 3
+                     if unreached and d.zombie_epoch and d.n >= 3
                      else z3.BoolVal(True))  # KIP-380 at RF=3 (issue 29bm)
             out.append(z3.Implies(z3.And(s.zomb, s.z_leader == lead, present, ep == s.z_lep, reach),
                                   z3.And(i < lr.leo, lr.log_id[i] == rid, lr.log_ep[i] == ep)))
@@ -1257,9 +1261,15 @@ STRENGTHENINGS = (
                   "crashes, the leader the zombie's view names holds every record of the view's "
                   "epoch held anywhere (a log, a fetch response), at its offset: epoch-leader-holds-"
                   "its-records for the one holder history.epoch_claims leaves out (a leader "
-                  "appends its epoch's records itself and a process crash keeps them; checked on "
-                  "every reachable state at RF=2 only, where a truncation removes only records "
-                  "the other broker, the next leader, lacks)",
+                  "appends its epoch's records itself and a process crash keeps them; at RF=2 "
+                  "a truncation removes only records the other broker, the next leader, lacks). "
+                  "At RF=3 with KIP-380's broker epoch (2.2+; issue 29bm) only while the view can "
+                  "still reach that leader: running, not registered since the failover, not past "
+                  "the view's epoch (a broker registered since refuses the view, "
+                  "``KafkaApis.handleLeaderAndIsrRequest``'s stale broker epoch at 2.7.0, and a "
+                  "broker past it ignores an older leader epoch, ``becomeLeaderOrFollower``): a "
+                  "third broker may take a record of the view's epoch while the leader restarts "
+                  "and truncates against a new leader that lacks it",
                   _zombie_leader_holds_its_records, _zombie_leader_holds_its_records_z3,
                   uses_config=True),
     Strengthening("zombie-epoch-passed-crashed", "under controller failovers (where "
