@@ -78,6 +78,42 @@ def committed_consistency_violated(config) -> bool:
             and "broker-epoch" not in config.rules and "alter-partition" not in config.rules)
 
 
+def _isr_grows_resent(s, config) -> bool:
+    from checker.symbolic.strengthen.isr_hw import _isr_grows_only_under_its_leader
+
+    return _isr_grows_only_under_its_leader(s, resent=True)
+
+
+def _isr_grows_resent_z3(d, s):
+    from checker.symbolic.strengthen.isr_hw import _isr_grows_only_under_its_leader_z3
+
+    return _isr_grows_only_under_its_leader_z3(d, s, resent=True)
+
+
+RF3_FORMS = {"isr-grows-only-under-its-leader": (_isr_grows_resent, _isr_grows_resent_z3)}
+"""Facts that take a weaker form under controller failovers at RF>=3 (issue 29bm): the form is
+implied by the fact as written, so it holds wherever that does; RF=2 keeps the fact as written
+(its proofs unchanged). ``isr-grows-only-under-its-leader`` leaves out a request to a broker
+already leading in the request's epoch (its committed view stays in): at RF=3 the new
+controller's resend of the ISR it read at the failover is still on its way when it accepts the
+leader's AlterPartition adding a member, and a failure handled next takes another member out
+(false on 7,100-odd of 2.7's 779,281 states at 1 record; the form on none)."""
+
+
+def _rf3_form(st: Strengthening) -> Strengthening:
+    weak_check, weak_formula = RF3_FORMS[st.name]
+
+    def check(s, config, _st=st):
+        if config.bounds.max_controller_failovers > 0 and len(s.replicas) >= 3:
+            return weak_check(s, config)
+        return _st.holds(s, config)
+
+    def formula(d, s, _st=st):
+        return weak_formula(d, s) if d.failovers and d.n >= 3 else _st.formula(d, s)
+
+    return Strengthening(st.name, st.description, check, formula, uses_config=True)
+
+
 def switch(st: Strengthening) -> Strengthening:
     """``st`` under ``--max-controller-failovers``: held only until the first failover (with
     KIP-380's broker epoch only the facts of ``OFF_WITH_BROKER_EPOCH``, at RF=3
@@ -87,6 +123,8 @@ def switch(st: Strengthening) -> Strengthening:
     three failover actions need a failover first, and the controller epoch and the zombie stay
     at their initial values), where the fact holds as written; from the first failover on it
     says nothing."""
+    if st.name in RF3_FORMS:
+        return _rf3_form(st)
     if st.name not in OFF_UNDER_FAILOVERS:
         return st
 
@@ -423,7 +461,11 @@ def _leaderless_epochs_crashed_z3(d, s, extra=lambda d, s: []):
     return count(bumps + unhandled + extra(d, s)) <= s.crashes
 
 
-def _zombie_leader_holds_its_records(s, config) -> bool:
+def _zombie_leader_holds_its_records(s, config, unreached=True) -> bool:
+    """``unreached`` (issue 29bm): under KIP-380 at RF=3, nothing is said of a zombie's leader the
+    view no longer reaches: down or registered since the failover (it refuses the view), or
+    running past the view's epoch (the zombie sends it nothing; it must restart, and so register,
+    first). False is the mutant the tests catch (the fact as 29ay wrote it)."""
     from checker.symbolic.strengthen.base import held_records
 
     z = s.zombie_controller
@@ -431,12 +473,16 @@ def _zombie_leader_holds_its_records(s, config) -> bool:
         return True
     if config.crash_model != "process":
         return True
-    log = s.replicas[z[1]].log
+    r = s.replicas[z[1]]
+    if (unreached and "broker-epoch" in config.rules and len(s.replicas) >= 3
+            and (not r.alive or r.registered_since_failover or r.leader_epoch > z[2])):
+        return True  # KIP-380 at RF=3 (issue 29bm): the view no longer reaches it
+    log = r.log
     return all(off < len(log) and log[off] == (rid, ep)
                for off, rid, ep in held_records(s) if ep == z[2])
 
 
-def _zombie_leader_holds_its_records_z3(d, s):
+def _zombie_leader_holds_its_records_z3(d, s, unreached=True):
     from checker.symbolic.strengthen.base import held_slots_z3
 
     if not d.failovers or d.power_loss or d.disk_loss:
@@ -444,7 +490,10 @@ def _zombie_leader_holds_its_records_z3(d, s):
     out = []
     for present, i, rid, ep in held_slots_z3(d, s):
         for lead, lr in enumerate(s.reps):
-            out.append(z3.Implies(z3.And(s.zomb, s.z_leader == lead, present, ep == s.z_lep),
+            reach = (z3.And(lr.alive, z3.Not(lr.zreg), lr.lep <= s.z_lep)
+                     if unreached and d.zombie_epoch and d.n >= 3
+                     else z3.BoolVal(True))  # KIP-380 at RF=3 (issue 29bm)
+            out.append(z3.Implies(z3.And(s.zomb, s.z_leader == lead, present, ep == s.z_lep, reach),
                                   z3.And(i < lr.leo, lr.log_id[i] == rid, lr.log_ep[i] == ep)))
     return z3.And(out)
 
@@ -1212,9 +1261,15 @@ STRENGTHENINGS = (
                   "crashes, the leader the zombie's view names holds every record of the view's "
                   "epoch held anywhere (a log, a fetch response), at its offset: epoch-leader-holds-"
                   "its-records for the one holder history.epoch_claims leaves out (a leader "
-                  "appends its epoch's records itself and a process crash keeps them; checked on "
-                  "every reachable state at RF=2 only, where a truncation removes only records "
-                  "the other broker, the next leader, lacks)",
+                  "appends its epoch's records itself and a process crash keeps them; at RF=2 "
+                  "a truncation removes only records the other broker, the next leader, lacks). "
+                  "At RF=3 with KIP-380's broker epoch (2.2+; issue 29bm) only while the view can "
+                  "still reach that leader: running, not registered since the failover, not past "
+                  "the view's epoch (a broker registered since refuses the view, "
+                  "``KafkaApis.handleLeaderAndIsrRequest``'s stale broker epoch at 2.7.0, and a "
+                  "broker past it ignores an older leader epoch, ``becomeLeaderOrFollower``): a "
+                  "third broker may take a record of the view's epoch while the leader restarts "
+                  "and truncates against a new leader that lacks it",
                   _zombie_leader_holds_its_records, _zombie_leader_holds_its_records_z3,
                   uses_config=True),
     Strengthening("zombie-epoch-passed-crashed", "under controller failovers (where "

@@ -249,7 +249,11 @@ def _leader_holds_followers_hw_z3(d, s):
     return z3.And(out)
 
 
-def _isr_grows_only_under_its_leader(s) -> bool:
+def _isr_grows_only_under_its_leader(s, resent=False) -> bool:
+    """``resent`` (issue 29bm: under a controller failover at RF=3): leave out a request to a
+    broker already leading in the request's epoch, whose own (committed) view is among the views;
+    the new controller resends the ISR it read (``onControllerFailover`` at 2.7.0) and may accept
+    the leader's AlterPartition after, and the leader ignores a request of its own epoch."""
     c = s.controller
     if not never_took(s, c.leader, c.leader_epoch):
         return True  # the new leader may have added members
@@ -257,20 +261,30 @@ def _isr_grows_only_under_its_leader(s) -> bool:
     previous = c.leader_epoch - 1
     views = [_committed_view(lr) for lead, lr in enumerate(s.replicas)
              if lr.alive and lr.leader == lead and lr.leader_epoch == previous]
-    views += [isr for b, e, leader, isr in s.leader_and_isr if leader in (b, NO_LEADER) and e == previous]
+    views += [isr for b, e, leader, isr in s.leader_and_isr if leader in (b, NO_LEADER) and e == previous
+              and not (resent and _leads_in(s.replicas[b], b, e))]
     return all(set(c.isr) <= set(view) | {c.leader} for view in views)
 
 
-def _isr_grows_only_under_its_leader_z3(d, s):
+def _leads_in(r, b: int, e: int) -> bool:
+    return r.alive and r.leader == b and r.leader_epoch == e
+
+
+def _isr_grows_only_under_its_leader_z3(d, s, resent=False):
     out = []
     new_leader_waiting = never_took_z3(d, s, s.c_leader, s.c_epoch)
 
     def older(e):
         return e + 1 == s.c_epoch
 
+    def target_not_leading(b, e):
+        r = s.reps[b]
+        return z3.Not(z3.And(r.alive, r.leader == b, r.lep == e)) if resent else z3.BoolVal(True)
+
     views = [(z3.And(lr.alive, lr.leader == lead, older(lr.lep)), _committed_view_z3(d, lr))
              for lead, lr in enumerate(s.reps)]
-    views += [(z3.And(s.lai[b][e], z3.Or(s.lai_leader[b][e] == b, s.lai_leader[b][e] == -1), older(num.val(e))),
+    views += [(z3.And(s.lai[b][e], z3.Or(s.lai_leader[b][e] == b, s.lai_leader[b][e] == -1), older(num.val(e)),
+                      target_not_leading(b, e)),
                s.lai_isr[b][e]) for b in range(d.n) for e in range(len(s.lai[b]))]
     for present, isr in views:
         within = z3.And([z3.Implies(s.c_isr[b], z3.Or(isr[b], s.c_leader == b)) for b in range(d.n)])
