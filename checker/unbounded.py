@@ -9,20 +9,21 @@ state stored in a normal form that forgets what the model cannot tell apart:
   Storing every state with 0 in it leaves every state free to crash once more: the states
   explored are those of every number of crashes.
 * **Leader epochs, by their order only** (data independence: Wolper, POPL 1986; for ordered
-  domains, Lazić and Nowak, 2000s). Kafka's brokers and controller compare leader epochs (a
+  domains, Lazić and Nowak, CONCUR 2000). Kafka's brokers and controller compare leader epochs (a
   request from an older epoch is refused, ``Partition.makeLeader`` checks the request's epoch
   is newer, a fetch carries its epoch for KIP-320's check, the epoch cache is ordered) and the
   controller writes one more than its own at each election (``PartitionStateMachine`` at
   2.1.0, ``PartitionChangeBuilder`` on KRaft); nothing adds, subtracts or tests an epoch
   against a number. So renaming the epochs of a state by a map that keeps their order (and the
-  controller's epoch the largest: it is, in every state checked) renames its successors alike.
+  controller's epoch the largest, as it is by construction: every epoch in a state was once the
+  controller's, which only rises) renames its successors alike.
   Each state is stored with its epochs renamed to 0, 1, ..., k-1 in their order: the search
   then covers every value the epochs could take, so every number of leader epochs.
   That is an argument about the kernel's code; the search also **checks it**: on every state
   it explores it renames the epochs twice more (all shifted up by one; a gap opened in the
   middle) and asks the kernel for the successors of each; their normal forms must be the same
   set as the state's own, and each property must judge the three alike. A difference stops
-  the search (INCOMPLETE) and names the state: the argument does not hold there.
+  the search (INCOMPLETE) and says at which depth: the argument does not hold there.
 
 The catch, and the one bound the search keeps: a state can hold any number of distinct leader
 epochs, because the controller's LeaderAndIsr requests to a broker queue up while the broker
