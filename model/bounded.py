@@ -43,7 +43,10 @@ def shown(value, limit: int = ECHO_LIMIT) -> str:
     """``repr(value)``, elided to about ``limit`` characters with the value's length said:
     ``'xxxx…' (100,000 characters)``. Control characters come out escaped, as ``repr`` does."""
     if isinstance(value, str) and len(value) > limit:
-        return f"{value[:limit]!r}… ({len(value):,} characters)"
+        head = value[:limit]
+        while len(repr(head)) > limit + 2:  # escapes (\U0002ebe1) print up to 10 characters each
+            head = head[:max(len(head) - max((len(repr(head)) - limit) // 10, 1), 0)]
+        return f"{head!r}… ({len(value):,} characters)"
     text = repr(value)
     if len(text) > limit:
         return f"{text[:limit]}… ({len(text):,} characters when printed)"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from commands.params import BoundedInt
@@ -48,6 +48,8 @@ def test_parse_int_is_a_number_in_range_or_one_short_line(value, low, high):
 @FUZZ
 @given(value=st.text(alphabet=NASTY_CHARS, max_size=50) | st.integers(0, 300_000).map(lambda n: "x" * n),
        limit=st.integers(10, 400))
+# found by hypothesis in a make test (2026-11-29): astral characters print as 10-character escapes
+@example(value="000000000\x1f\x08\U00018cd6\U00018cd6\U0001b2fc\U0002ebe10", limit=15)
 def test_shown_and_clip_bound_any_value_and_say_its_length(value, limit):
     for text in (shown(value, limit), clip(value, limit)):
         assert len(text) <= limit + 60
