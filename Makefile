@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kmc-installed
 
-.PHONY: install demo test test-slow bench bench-spark gate gate-slow mutation crosscheck conformance clean
+.PHONY: install demo test test-slow bench bench-spark gate gate-slow mutation crosscheck conformance proofs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -103,6 +103,12 @@ gate-slow: install
 # The rule-mutation check (docs/testing.md): every rule of model/rules.py flipped and every guard
 # of model/kernel/guards.py skipped, each against the known-results rows until one notices; prints
 # the mutants nobody kills (a few minutes on 2 cores)
+# every result of kmc prove the docs report (scenarios/proofs.toml, docs/proofs.md), re-run: each
+# row its own kmc prove, stopped at 3x its cost (at least 5 minutes); hours in all. Narrower:
+# make proofs PROOFS="--max-minutes 5", or PROOFS="--rows 4.1"
+PROOFS ?=
+proofs: install
+	$(BIN)/python -m gate.proofs $(PROOFS)
 mutation: install
 	$(BIN)/python -m gate.mutation scenarios/known-results.toml scenarios/slow-results.toml
 

@@ -3,6 +3,8 @@ counterexample to induction, a search of the model settles it (``checker/symboli
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from commands.check import parse_size
@@ -50,8 +52,11 @@ from model.options import config_from_options
 @click.option("--max-states", type=BoundedInt(None, None), metavar="N",
               help="Stop the BFS search after this many distinct states.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the outcome as JSON on stdout (the status, the conjuncts used, the "
+              "searches after a CTI, a counterexample's trace); the exit code is the same.")
 def prove_command(prop, strengthen, k, search, bmc_depth, step, workers, unbounded, kafka_version, config_files,
-                  time_limit, memory_limit, max_states, quiet, **options):
+                  time_limit, memory_limit, max_states, quiet, as_json, **options):
     """Prove a property by k-induction (z3).
 
     Exit code 0: PROVED (for every reachable state within the bounds), or HOLDS (the inductive
@@ -67,12 +72,26 @@ def prove_command(prop, strengthen, k, search, bmc_depth, step, workers, unbound
     from checker.symbolic.induction import prove
     from viewer.proof import render_proof
 
+    config, asked = proof_request(prop=prop, strengthen=strengthen, k=k, search=search,
+                                  bmc_depth=bmc_depth, step=step, workers=workers,
+                                  unbounded=unbounded, kafka_version=kafka_version,
+                                  config_files=config_files, time_limit=time_limit,
+                                  memory_limit=memory_limit, max_states=max_states, **options)
+    progress = None if quiet or as_json else (lambda line: click.echo(f"prove: {line}", err=True))
+    result = prove(config, prop, progress=progress, **asked)
+    if as_json:
+        click.echo(json.dumps(result.to_json(config.as_dict()), indent=2))
+    else:
+        click.echo(render_proof(result, config))
+    return result.exit_code
+
+
+def proof_request(*, prop, strengthen, k, search, bmc_depth, step, workers, unbounded,
+                  kafka_version, config_files, time_limit, memory_limit, max_states, **options):
+    """``kmc prove``'s options as the configuration and ``prove``'s keyword arguments (the
+    proof ledger, ``gate/proofs.py``, reads a row's command through this too)."""
     config, _ = config_from_options(kafka_version=kafka_version, config_files=config_files,
                                     **pop_config_options(options))
-    progress = None if quiet else (lambda line: click.echo(f"prove: {line}", err=True))
-    result = prove(config, prop, strengthen=list(strengthen), k=k, time_limit=time_limit,
-                   progress=progress, bmc_depth=bmc_depth, search=search,
-                   memory_limit=parse_size(memory_limit), max_states=max_states,
-                   unbounded=unbounded, step=step, workers=workers)
-    click.echo(render_proof(result, config))
-    return result.exit_code
+    return config, dict(strengthen=list(strengthen), k=k, time_limit=time_limit,
+                        bmc_depth=bmc_depth, search=search, memory_limit=parse_size(memory_limit),
+                        max_states=max_states, unbounded=unbounded, step=step, workers=workers)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import ctypes
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import z3
 
@@ -88,6 +88,65 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     ``step`` (``by_case.STEPS``): the inductive step's last transition asked as one query, one
     per transition case, or (auto) whole first and by case if that takes long; ``workers``: the
     cases asked at once (threads; default: the cores available)."""
+    request = check_request(config, prop_name, strengthen=strengthen, k=k, time_limit=time_limit,
+                            bmc_depth=bmc_depth, search=search, memory_limit=memory_limit,
+                            max_states=max_states, unbounded=unbounded, step=step, workers=workers)
+    config, names, candidates, unbounded, workers = (
+        request.config, request.names, request.candidates, request.unbounded, request.workers)
+    started = time.monotonic()
+    phase = ["base"]  # where we are, for an interruption's report
+    try:
+        seed = {}
+        if candidates is not None:  # --strengthen auto: first choose at the smallest bounds
+            names, candidates, seed = _seeded(config, prop_name, names, candidates, k, time_limit,
+                                              progress, started, phase, unbounded, step, workers)
+        result = _prove(config, prop_name, names, k, time_limit, progress, started, phase,
+                        unbounded, candidates, step, workers)
+        if seed:
+            result.selection = {**result.selection, "seed": seed,
+                                "candidates": result.selection.get("candidates", 0) + seed["taken"]}
+        if result.status == INCONCLUSIVE:
+            phase[0] = "search"
+            result = settle(config, result, search=search, bmc_depth=bmc_depth,
+                            time_limit=time_limit, memory_limit=memory_limit,
+                            max_states=max_states, progress=progress, started=started)
+            result = past_the_bounds(result, unbounded, config)
+        result.unbounded = tuple(unbounded)
+        if vacuous_with_acks(prop_name, config.acks):
+            result.vacuous = True  # never acknowledged: it cannot fail (as kmc check notes; review s12)
+        return result
+    except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt)
+        return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
+    except (z3.Z3Exception, ctypes.ArgumentError):  # the interruption, seen through z3 (bmc.py)
+        if not interrupted():
+            raise
+        return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
+
+
+
+@dataclass(frozen=True)
+class ProofRequest:
+    """A ``kmc prove`` request after its checks (``check_request``): the configuration (with
+    what consumers read kept when a property judges it), the conjuncts (the property first),
+    the library invariants ``--strengthen auto`` may take in (None without it), the bounds
+    dropped and the step's workers."""
+
+    config: object
+    names: list
+    candidates: list | None
+    unbounded: tuple
+    workers: int
+
+
+def check_request(config, prop_name: str, *, strengthen=(), k: int = 1,
+                  time_limit: float | None = None, bmc_depth: int = BMC_DEPTH,
+                  search: str = SEARCH, memory_limit: int | None = None,
+                  max_states: int | None = None, unbounded=(), step: str = AUTO_STEP,
+                  workers: int | None = None) -> ProofRequest:
+    """Every check ``prove`` makes before z3 starts, and nothing else (so the proof ledger,
+    ``gate/proofs.py``, can check a row without proving it): a ``ConfigError`` (one line, exit
+    2) for a configuration the encoding lacks, an unknown or unprovable property or invariant,
+    or a limit out of range."""
     if (any(p.history == "reads" for n in [prop_name] + list(strengthen) if n in PROPERTIES
             for p in [PROPERTIES[n]]) and not config.track_reads):
         config = replace(config, track_reads=True)  # no-read-loss: keep what consumers read
@@ -136,34 +195,7 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
     if search in ("bmc", "none") and (memory_limit is not None or max_states is not None):
         raise ConfigError(f"--memory-limit and --max-states bound the BFS search, which --search "
                           f"{search} does not run")
-    started = time.monotonic()
-    phase = ["base"]  # where we are, for an interruption's report
-    try:
-        seed = {}
-        if candidates is not None:  # --strengthen auto: first choose at the smallest bounds
-            names, candidates, seed = _seeded(config, prop_name, names, candidates, k, time_limit,
-                                              progress, started, phase, unbounded, step, workers)
-        result = _prove(config, prop_name, names, k, time_limit, progress, started, phase,
-                        unbounded, candidates, step, workers)
-        if seed:
-            result.selection = {**result.selection, "seed": seed,
-                                "candidates": result.selection.get("candidates", 0) + seed["taken"]}
-        if result.status == INCONCLUSIVE:
-            phase[0] = "search"
-            result = settle(config, result, search=search, bmc_depth=bmc_depth,
-                            time_limit=time_limit, memory_limit=memory_limit,
-                            max_states=max_states, progress=progress, started=started)
-            result = past_the_bounds(result, unbounded, config)
-        result.unbounded = tuple(unbounded)
-        if vacuous_with_acks(prop_name, config.acks):
-            result.vacuous = True  # never acknowledged: it cannot fail (as kmc check notes; review s12)
-        return result
-    except KeyboardInterrupt:  # SIGINT or SIGTERM (checker.interrupt)
-        return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
-    except (z3.Z3Exception, ctypes.ArgumentError):  # the interruption, seen through z3 (bmc.py)
-        if not interrupted():
-            raise
-        return ProofResult(prop_name, names[1:], k, INTERRUPTED, time.monotonic() - started, phase[0])
+    return ProofRequest(config, names, candidates, tuple(unbounded), workers)
 
 
 def _seeded(config, prop_name, names, candidates, k, time_limit, progress, started, phase,

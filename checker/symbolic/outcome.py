@@ -84,6 +84,26 @@ class ProofResult:
     def exit_code(self) -> int:
         return exit_code(self.status)
 
+    def to_json(self, config: dict | None = None) -> dict:
+        """The outcome as plain data (``kmc prove --json``; the proof ledger, ``gate/proofs.py``,
+        reads it): the status and exit code, the conjuncts used, where it was decided, the
+        searches after a CTI, the real counterexample's trace, and the CTI's step and the
+        conjuncts it breaks (its states are shown by the text output only)."""
+        out = {"property": self.property_name, "status": self.status, "exit_code": self.exit_code,
+               "k": self.k, "invariants": len(self.strengthen), "strengthen": list(self.strengthen),
+               "seconds": round(self.seconds, 3), "phase": self.phase,
+               "settled_by": self.settled_by, "search": self.search,
+               "searches": [s.to_json() for s in self.searches], "unbounded": list(self.unbounded),
+               "step": dict(self.step), "selection": dict(self.selection), "vacuous": self.vacuous}
+        if self.action is not None:
+            out["cti"] = {"action": str(self.action), "violates": list(self.failing)}
+        if self.trace is not None:
+            out["trace_length"] = len(self.trace.steps)
+            out["trace"] = self.trace.to_json()
+        if config is not None:
+            out["config"] = config
+        return out
+
     @property
     def cti(self) -> bool:
         """Did the inductive step fail (the result carries its counterexample to induction)?"""
