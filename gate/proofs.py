@@ -305,7 +305,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 def render_line(row: ProofRow, out: RowOutcome) -> str:
     notes = f"; note: {'; '.join(out.notes)}" if out.notes else ""
-    return (f"{row.id:32} {out.outcome}: {out.detail} ({out.wall_seconds:.0f} s wall, "
+    return (f"{row.id:40} {out.outcome}: {out.detail} ({out.wall_seconds:.0f} s wall, "
             f"{out.cpu_seconds:.0f} s cpu){notes}")
 
 
@@ -324,12 +324,15 @@ def render_markdown(rows) -> str:
     return "\n".join(lines) + "\n"
 
 
-def select(rows, only: str = "", max_minutes: float | None = None):
-    """The rows asked for (``only``: a substring of the id or of ``what``) and the ones left out
-    for their cost."""
-    picked = [r for r in rows if not only or only in r.id or only.lower() in r.what.lower()]
-    if only and not picked:
-        raise LedgerError(f"--rows {only!r} matches no row's id or description")
+def select(rows, only=(), max_minutes: float | None = None):
+    """The rows asked for (``only``: substrings, each of some row's id or ``what``; none: every
+    row) and the ones left out for their cost."""
+    only = [only] if isinstance(only, str) else list(only or ())
+    for text in only:
+        if not any(text in r.id or text.lower() in r.what.lower() for r in rows):
+            raise LedgerError(f"--rows {text!r} matches no row's id or description")
+    picked = [r for r in rows
+              if not only or any(t in r.id or t.lower() in r.what.lower() for t in only)]
     kept = [r for r in picked if max_minutes is None or r.minutes <= max_minutes]
     return kept, [r for r in picked if r not in kept]
 
@@ -337,7 +340,8 @@ def select(rows, only: str = "", max_minutes: float | None = None):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gate.proofs", description=__doc__.split("\n\n")[0])
     parser.add_argument("ledger", nargs="?", default=str(ROOT / LEDGER))
-    parser.add_argument("--rows", default="", metavar="TEXT", help="only rows whose id or description holds TEXT")
+    parser.add_argument("--rows", action="append", default=[], metavar="TEXT",
+                        help="only rows whose id or description holds TEXT (repeatable: any of them)")
     parser.add_argument("--max-minutes", type=float, metavar="N", help="leave out rows costing more than N minutes")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="each row's time limit (default: 3x its minutes, at least 300)")
     parser.add_argument("--dry-run", action="store_true", help="check every row without proving")
@@ -375,10 +379,10 @@ def main(argv=None) -> int:
         print(f"python -m gate.proofs: error: {e}", file=sys.stderr)
         return 2
     for row in costly:
-        print(f"{row.id:32} left out: about {row.minutes:g} minutes (--max-minutes {args.max_minutes:g})")
+        print(f"{row.id:40} left out: about {row.minutes:g} minutes (--max-minutes {args.max_minutes:g})")
     outcomes = []
     for row in rows:
-        print(f"{row.id:32} running: {row.command} (limit {timeout_for(row, args.timeout):.0f} s)",
+        print(f"{row.id:40} running: {row.command} (limit {timeout_for(row, args.timeout):.0f} s)",
               flush=True)
         out = run_row(row, args.timeout)
         outcomes.append(out)

@@ -107,6 +107,11 @@ def prove(config, prop_name: str, *, strengthen=(), k: int = 1, time_limit: floa
                                 "candidates": result.selection.get("candidates", 0) + seed["taken"]}
         if result.status == INCONCLUSIVE:
             phase[0] = "search"
+            if progress and len(names) == 1 and search != "none":
+                # a bare property is rarely inductive: say so before a search that may take long
+                progress("the inductive step fails with no strengthening invariant (most proofs "
+                         "of docs/proofs.md use --strengthen all, the library); "
+                         "searching for a real counterexample now")
             result = settle(config, result, search=search, bmc_depth=bmc_depth,
                             time_limit=time_limit, memory_limit=memory_limit,
                             max_states=max_states, progress=progress, started=started)

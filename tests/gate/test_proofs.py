@@ -95,7 +95,10 @@ def test_a_row_past_its_time_limit_is_stopped_with_its_process_group(monkeypatch
         return proc
 
     monkeypatch.setattr(proofs.subprocess, "Popen", popen)
-    out = run_row(row(), timeout=0.3)
+    # a proof of minutes (2.1, RF=3, 3 records): it cannot end on its own before it is stopped
+    long = ("--kafka-version 2.1 -r 3 --max-records 3 --max-leader-epoch 3 --max-crashes 2 "
+            "-p no-acked-loss -s all --search none")
+    out = run_row(row(argv=long), timeout=0.3)
     assert out.outcome == UNDECIDED and "time limit (0 s); stopped" in out.detail
     (proc,) = started
     assert proc.returncode is not None  # reaped
