@@ -103,12 +103,6 @@ gate-slow: install
 # The rule-mutation check (docs/testing.md): every rule of model/rules.py flipped and every guard
 # of model/kernel/guards.py skipped, each against the known-results rows until one notices; prints
 # the mutants nobody kills (a few minutes on 2 cores)
-# every result of kmc prove the docs report (scenarios/proofs.toml, docs/proofs.md), re-run: each
-# row its own kmc prove, stopped at 3x its cost (at least 5 minutes); hours in all. Narrower:
-# make proofs PROOFS="--max-minutes 5", or PROOFS="--rows 4.1"
-PROOFS ?=
-proofs: install
-	$(BIN)/python -m gate.proofs $(PROOFS)
 mutation: install
 	$(BIN)/python -m gate.mutation scenarios/known-results.toml scenarios/slow-results.toml
 
@@ -117,6 +111,13 @@ mutation: install
 # (docs/symbolic.md, "How the encoding is checked"; a few minutes; exit 1 on a disagreement)
 crosscheck: install
 	$(BIN)/python -m checker.symbolic.crosscheck --samples 100
+
+# the results of kmc prove the ledger lists (scenarios/proofs.toml, docs/proofs.md), re-run: each
+# row its own kmc prove, stopped at 4x its cost (at least 10 minutes); hours in all. Narrower:
+# make proofs PROOFS="--max-minutes 5", or PROOFS="--rows 4.1 --json run.json"
+PROOFS ?=
+proofs: install
+	$(BIN)/python -m gate.proofs $(PROOFS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

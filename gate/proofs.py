@@ -29,18 +29,23 @@ Three uses, ``python -m gate.proofs [LEDGER]``:
   read as ``kmc prove`` reads it and put through every check the proof makes before z3 starts
   (``checker.symbolic.induction.check_request``): the encoding has the configuration, the
   property and invariants exist. A row that ``kmc prove`` would refuse fails here, at once.
-* a run (``make proofs``): each row as its own ``kmc prove --json -q`` process, in its own
-  process group, killed at its time limit (``--timeout``, default three times its ``minutes``
-  and at least five minutes), on Ctrl-C and on failure. One line a row: **as expected**, or
-  **DIFFERENT** (the status differs, a counterexample's length differs from ``steps``, or a
-  gap the ledger reports was closed: update the row), or **not decided** (its time limit, z3
-  gave up, or the process failed); an invariant count other than the ledger's is a note, not
-  a difference (the library grows). Exit code 0 every row as expected, 1 some DIFFERENT, 3
-  none different but some not decided, 2 bad input. ``--json FILE`` keeps every row's outcome.
+* a run (``make proofs``): the same checks first, then each row as its own ``kmc prove ARGV
+  --json -q --time-limit LIMIT`` process, in its own process group, stopped at its limit
+  (``--timeout``, default four times its ``minutes`` and at least ten minutes; the child's own
+  ``--time-limit`` is the backstop), on Ctrl-C, SIGTERM and SIGHUP to the runner and on failure.
+  One line a row: **as expected**; **DIFFERENT** (the status differs, a counterexample's length
+  differs from ``steps``, or a gap the ledger reports was closed: update the row); **ERROR**
+  (``kmc prove`` ended without a result: a crash, or it refused the row); **not decided** (its
+  time limit, or z3 gave up). An invariant count other than the ledger's is a note, not a
+  difference (the library grows). Exit code 0 every row as expected, 1 some DIFFERENT or ERROR,
+  3 none of those but some not decided, no row run, or interrupted, 2 bad input (one line).
+  ``--json FILE`` keeps the run (its start, the commit, each row's command, expectation and
+  outcome, the rows left out), rewritten after every row, so an interrupted run keeps what it
+  did.
 * ``--markdown``: the ledger as the table of docs/proofs.md (the test holds the docs to it).
 
 A row's ``measured`` is what the docs saw, not what this run sees: the run's own times are in
-its output (wall and CPU seconds a row), so a fresh figure always names the run it came from.
+its output (wall and CPU seconds a row) and in ``--json`` with the commit and the start time.
 """
 
 from __future__ import annotations
@@ -68,12 +73,14 @@ ROOT = Path(__file__).resolve().parent.parent
 EXPECTS = ("PROVED", "HOLDS", "VIOLATED", "FAILED", "INCONCLUSIVE")
 REQUIRED = ("id", "what", "argv", "expect", "section", "measured", "minutes")
 OPTIONAL = ("invariants", "steps")
-RESERVED = ("--json", "--quiet", "-q", "--help")  # the runner's own options: a row may not hold them
+RESERVED = ("--json", "--quiet", "-q", "--help", "--time-limit")  # the runner's own options: a row may not hold them
 ID = re.compile(r"^[a-z0-9][a-z0-9.+-]{0,79}$")
 MAX_LEDGER_BYTES = 1 << 20
-MIN_TIMEOUT = 300.0
+MIN_TIMEOUT = 600.0
 
-AS_EXPECTED, DIFFERENT, UNDECIDED = "as expected", "DIFFERENT", "not decided"
+AS_EXPECTED, DIFFERENT, ERROR, UNDECIDED = "as expected", "DIFFERENT", "ERROR", "not decided"
+OUTCOMES = (AS_EXPECTED, DIFFERENT, ERROR, UNDECIDED)
+GRACE = 60.0  # past a row's limit, the seconds kmc prove gets to stop on its own --time-limit
 UNDECIDED_STATUSES = ("UNKNOWN", "INTERRUPTED")
 
 
@@ -103,13 +110,24 @@ class ProofRow:
     def command(self) -> str:
         return f"kmc prove {self.argv}"
 
+    @property
+    def property(self) -> str:
+        """The property the row proves (``-p``/``--property``), as its command names it."""
+        args = self.args
+        for i, a in enumerate(args):
+            if a in ("-p", "--property") and i + 1 < len(args):
+                return args[i + 1]
+            if a.startswith("--property="):
+                return a.split("=", 1)[1]
+        return "?"
+
 
 @dataclass
 class RowOutcome:
     """What one run of a row gave, as plain data."""
 
     id: str
-    outcome: str  # AS_EXPECTED, DIFFERENT or UNDECIDED
+    outcome: str  # one of OUTCOMES
     detail: str
     status: str = ""
     invariants: int | None = None
@@ -212,9 +230,11 @@ def check_row(row: ProofRow) -> None:
     params.pop("as_json", None)
     try:
         config, asked = proof_request(**params)
-        check_request(config, params["prop"], **{k: v for k, v in asked.items()})
+        check_request(config, params["prop"], **asked)
     except KmcError as e:
         raise LedgerError(f"row {row.id}: kmc prove would refuse it: {e}") from None
+    except click.ClickException as e:  # (a size such as --memory-limit is read by click's rules)
+        raise LedgerError(f"row {row.id}: kmc prove would refuse it: {e.format_message()}") from None
 
 
 def check_sections(rows, docs: str | Path = ROOT / DOCS) -> None:
@@ -226,16 +246,19 @@ def check_sections(rows, docs: str | Path = ROOT / DOCS) -> None:
             raise LedgerError(f"row {row.id}: section {row.section!r} is no '### ' heading of {docs}")
 
 
-def judge(row: ProofRow, data: dict | None, why: str = "") -> RowOutcome:
-    """The run's JSON (``kmc prove --json``) against the row; ``data`` None: no answer
-    (``why`` says why)."""
+def judge(row: ProofRow, data: dict | None, why: str = "", failed: bool = False) -> RowOutcome:
+    """The run's JSON (``kmc prove --json``) against the row. ``data`` None: no answer, ``why``
+    says why; ``failed``: the process ended without a result (a crash, a refusal), an ERROR,
+    not a time limit."""
     if data is None:
-        return RowOutcome(row.id, UNDECIDED, why or "no answer")
+        return RowOutcome(row.id, ERROR if failed else UNDECIDED, why or "no answer")
     status = data.get("status", "")
     out = RowOutcome(row.id, AS_EXPECTED, "", status, data.get("invariants"),
                      data.get("trace_length"))
     if row.invariants is not None and out.invariants is not None and out.invariants != row.invariants:
         out.notes.append(f"{out.invariants} invariants (the ledger's run: {row.invariants})")
+    if data.get("vacuous"):
+        out.notes.append("vacuous: the property cannot fail in this configuration")
     if status in UNDECIDED_STATUSES:
         out.outcome, out.detail = UNDECIDED, f"{status}: nothing decided (expected {row.expect})"
     elif status != row.expect:
@@ -251,27 +274,31 @@ def judge(row: ProofRow, data: dict | None, why: str = "") -> RowOutcome:
 
 
 def timeout_for(row: ProofRow, timeout: float | None = None) -> float:
-    """A row's time limit: ``timeout`` if given, else three times its cost, at least 5 minutes."""
-    return timeout if timeout is not None else max(MIN_TIMEOUT, 3 * 60 * row.minutes)
+    """A row's time limit: ``timeout`` if given, else four times its cost, at least 10 minutes
+    (the docs' runs were on a shared machine; a loaded one takes longer)."""
+    return timeout if timeout is not None else max(MIN_TIMEOUT, 4 * 60 * row.minutes)
 
 
-def run_row(row: ProofRow, timeout: float | None = None, python: str = sys.executable) -> RowOutcome:
-    """Run the row as ``kmc prove ARGV --json -q`` in a process group of its own, stopped at its
-    time limit (``timeout_for``), on Ctrl-C and on any failure here; judge its answer."""
+def run_row(row: ProofRow, timeout: float | None = None, python: str = sys.executable,
+            grace: float = GRACE) -> RowOutcome:
+    """Run the row as ``kmc prove ARGV --json -q --time-limit LIMIT`` in a process group of its
+    own (the time limit is the process's own backstop: an orphan still ends), stopped at the
+    limit (``timeout_for``) and a grace period, on Ctrl-C, SIGTERM or SIGHUP to the runner
+    (``main`` turns them into ``KeyboardInterrupt``) and on any failure here; judge its answer."""
     limit = timeout_for(row, timeout)
-    cmd = [python, "-m", "cli", "prove", *row.args, "--json", "-q"]
+    cmd = [python, "-m", "cli", "prove", *row.args, "--json", "-q", "--time-limit", f"{limit:g}"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, text=True)
-    why = ""
+    why, failed = "", False
     try:
-        stdout, stderr = proc.communicate(timeout=limit)
+        stdout, stderr = proc.communicate(timeout=limit + grace)
     except subprocess.TimeoutExpired:
         _stop(proc)
         stdout, stderr = "", ""
         why = f"no answer within its time limit ({limit:.0f} s); stopped"
-    except BaseException:  # Ctrl-C, SIGTERM turned into an exception, anything: stop it first
+    except BaseException:  # Ctrl-C, SIGTERM or SIGHUP (main), anything: stop it first
         _stop(proc)
         raise
     wall = time.monotonic() - started
@@ -282,25 +309,34 @@ def run_row(row: ProofRow, timeout: float | None = None, python: str = sys.execu
         try:
             data = json.loads(stdout)
         except ValueError:
+            data = None
+        if not isinstance(data, dict) or data.get("status") not in EXPECTS + UNDECIDED_STATUSES:
+            data, failed = None, True
             last = (stderr.strip().splitlines() or ["no output"])[-1]
-            why = f"kmc prove exited {proc.returncode} without a result: {last[:300]}"
-    out = judge(row, data, why)
+            what = "refused the row" if proc.returncode == 2 else "failed"
+            why = f"kmc prove {what} (exit {proc.returncode}) without a result: {last[:300]}"
+    out = judge(row, data, why, failed)
     out.wall_seconds, out.cpu_seconds = round(wall, 1), round(cpu, 1)
     return out
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    """Stop the row's process group: SIGTERM (kmc prove reports INTERRUPTED), then SIGKILL."""
+    """Stop the row's process group: SIGTERM (kmc prove reports INTERRUPTED), then SIGKILL;
+    its pipes are drained and closed."""
     for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
-            return
+            break
         try:
-            proc.wait(timeout=wait)
+            proc.communicate(timeout=wait)
             return
         except subprocess.TimeoutExpired:
             continue
+    try:
+        proc.communicate(timeout=10)
+    except (subprocess.TimeoutExpired, ValueError):
+        pass
 
 
 def render_line(row: ProofRow, out: RowOutcome) -> str:
@@ -311,15 +347,11 @@ def render_line(row: ProofRow, out: RowOutcome) -> str:
 
 def render_markdown(rows) -> str:
     """The ledger as docs/proofs.md's table."""
-    lines = ["| what | `kmc prove ...` | expected | the docs' run | section of docs/symbolic.md |",
-             "| --- | --- | --- | --- | --- |"]
+    lines = ["| what | property | `kmc prove ...` | expected | the docs' run | section of docs/symbolic.md |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for row in rows:
-        expect = row.expect
-        if row.invariants is not None:
-            expect += f", {row.invariants} invariants"
-        if row.steps is not None:
-            expect += f", {row.steps} steps"
-        cells = [row.what, f"`{row.argv}`", expect, row.measured, row.section]
+        expect = row.expect + (f", {row.steps} steps" if row.steps is not None else "")
+        cells = [row.what, f"`{row.property}`", f"`{row.argv}`", expect, row.measured, row.section]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -342,11 +374,14 @@ def main(argv=None) -> int:
     parser.add_argument("ledger", nargs="?", default=str(ROOT / LEDGER))
     parser.add_argument("--rows", action="append", default=[], metavar="TEXT",
                         help="only rows whose id or description holds TEXT (repeatable: any of them)")
-    parser.add_argument("--max-minutes", type=float, metavar="N", help="leave out rows costing more than N minutes")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="each row's time limit (default: 3x its minutes, at least 300)")
+    parser.add_argument("--max-minutes", type=float, metavar="N",
+                        help="leave out rows whose cost (the ledger's minutes) is above N")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="each row's time limit (default: 4x its minutes, at least 600)")
     parser.add_argument("--dry-run", action="store_true", help="check every row without proving")
     parser.add_argument("--markdown", action="store_true", help="print the ledger as docs/proofs.md's table")
-    parser.add_argument("--json", metavar="FILE", help="write every row's outcome to FILE (a new file)")
+    parser.add_argument("--json", metavar="FILE",
+                        help="write the run's outcomes to FILE (a new file; rewritten after every row)")
     parser.add_argument("--force", action="store_true", help="let --json overwrite FILE")
     try:
         args = parser.parse_args(argv)
@@ -357,44 +392,113 @@ def main(argv=None) -> int:
             raise LedgerError("--timeout must be above 0 and at most 86400 seconds")
         if args.max_minutes is not None and not args.max_minutes > 0:
             raise LedgerError("--max-minutes must be above 0")
+        if any(not text.strip() for text in args.rows):
+            raise LedgerError("--rows needs some text of a row's id or description")
+        if args.json and (args.markdown or args.dry_run):
+            raise LedgerError("--json keeps a run's outcomes: --markdown and --dry-run run nothing")
         if args.json:
-            from model.outputs import OutputError, check_output
-            try:
-                check_output(args.json, force=args.force, label="--json", inputs=[args.ledger])
-            except OutputError as e:
-                raise LedgerError(str(e)) from None
+            _check_json_path(args)
         rows = load(args.ledger)
         if args.markdown:
             sys.stdout.write(render_markdown(rows))
             return 0
         rows, costly = select(rows, args.rows, args.max_minutes)
+        for row in rows:  # the dry run's checks come first in a run too: seconds, not hours
+            check_row(row)
+        check_sections(rows)
         if args.dry_run:
-            for row in rows:
-                check_row(row)
-            check_sections(rows)
-            print(f"{len(rows)} rows checked: each command is one kmc prove takes "
-                  f"(the configuration encoded, the property and invariants known); none was proved")
+            print(f"{len(rows)} row{'s' if len(rows) != 1 else ''} checked: each command is one "
+                  f"kmc prove takes (the configuration encoded, the property and invariants "
+                  f"known); none was proved")
             return 0
     except LedgerError as e:
         print(f"python -m gate.proofs: error: {e}", file=sys.stderr)
         return 2
     for row in costly:
         print(f"{row.id:40} left out: about {row.minutes:g} minutes (--max-minutes {args.max_minutes:g})")
-    outcomes = []
-    for row in rows:
-        print(f"{row.id:40} running: {row.command} (limit {timeout_for(row, args.timeout):.0f} s)",
-              flush=True)
-        out = run_row(row, args.timeout)
-        outcomes.append(out)
-        print(render_line(row, out), flush=True)
-    counts = {o: sum(1 for x in outcomes if x.outcome == o) for o in (AS_EXPECTED, DIFFERENT, UNDECIDED)}
-    print(f"{counts[AS_EXPECTED]} as expected, {counts[DIFFERENT]} DIFFERENT, {counts[UNDECIDED]} "
-          f"not decided, {len(costly)} left out ({len(outcomes)} rows run)")
-    if args.json:
-        from model.outputs import write_atomic
-        write_atomic(args.json, lambda tmp: Path(tmp).write_text(
-            json.dumps([asdict(o) for o in outcomes], indent=2), encoding="utf-8"), force=args.force)
-    return 1 if counts[DIFFERENT] else 3 if counts[UNDECIDED] else 0
+    if not rows:
+        print("no row was run: every row asked for costs more than --max-minutes (nothing checked)")
+        return 3
+    run = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "commit": _commit(),
+           "argv": list(sys.argv[1:] if argv is None else argv), "left_out": [r.id for r in costly],
+           "rows": []}
+    outcomes, interrupted = [], False
+    previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        for row in rows:
+            print(f"{row.id:40} running: {row.command} (limit {timeout_for(row, args.timeout):.0f} s)",
+                  flush=True)
+            out = run_row(row, args.timeout)
+            outcomes.append(out)
+            print(render_line(row, out), flush=True)
+            run["rows"].append({"expect": row.expect, "command": row.command, **asdict(out)})
+            if args.json:
+                _write_json(args, run)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: the row under way was stopped (run_row)
+        interrupted = True
+        print(f"interrupted: {len(rows) - len(outcomes)} of {len(rows)} rows not run", flush=True)
+    except LedgerError as e:  # --json could not be written
+        print(f"python -m gate.proofs: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    counts = {o: sum(1 for x in outcomes if x.outcome == o) for o in OUTCOMES}
+    print(f"{counts[AS_EXPECTED]} as expected, {counts[DIFFERENT]} DIFFERENT (a closed gap counts "
+          f"too), {counts[ERROR]} ERROR, {counts[UNDECIDED]} not decided, {len(costly)} left out "
+          f"({len(outcomes)} of {len(rows)} rows run)")
+    if args.json and interrupted:
+        run["interrupted"] = True
+        try:
+            _write_json(args, run)
+        except LedgerError as e:
+            print(f"python -m gate.proofs: error: {e}", file=sys.stderr)
+            return 2
+    if counts[DIFFERENT] or counts[ERROR]:
+        return 1
+    return 3 if counts[UNDECIDED] or interrupted else 0
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def _commit() -> str:
+    """The checkout's commit, for the record of a run ("" outside a git checkout)."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    dirty = ""
+    if done.returncode == 0:
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                                capture_output=True, text=True, timeout=10)
+        dirty = " (with uncommitted changes)" if status.stdout.strip() else ""
+    return done.stdout.strip() + dirty if done.returncode == 0 else ""
+
+
+def _check_json_path(args) -> None:
+    from model.outputs import OutputError, check_output
+    try:
+        check_output(args.json, force=args.force, label="--json", inputs=[args.ledger])
+    except OutputError as e:
+        raise LedgerError(str(e)) from None
+
+
+def _write_json(args, run: dict) -> None:
+    """The run so far, written whole (a temporary file renamed into place); the first write
+    takes the path only as ``--force`` allows, later ones replace the run's own file."""
+    from model.outputs import OutputError, write_atomic
+    first = not run.get("_written")
+    data = {k: v for k, v in run.items() if not k.startswith("_")}
+    try:
+        write_atomic(args.json, lambda tmp: Path(tmp).write_text(json.dumps(data, indent=2),
+                                                                 encoding="utf-8"),
+                     force=args.force or not first)
+    except (OutputError, OSError) as e:
+        raise LedgerError(f"--json {args.json}: {getattr(e, 'strerror', None) or e}") from None
+    run["_written"] = True
 
 
 if __name__ == "__main__":

@@ -4,18 +4,21 @@ and stops a row at its time limit, and a broken ledger is one line and exit code
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from checker.symbolic.outcome import ProofResult, SearchRun
 from gate import proofs
-from gate.proofs import (AS_EXPECTED, DIFFERENT, UNDECIDED, LedgerError, ProofRow, check_row,
+from gate.proofs import (AS_EXPECTED, DIFFERENT, ERROR, ROOT, UNDECIDED, LedgerError, ProofRow, check_row,
                          check_sections, judge, load, main, render_markdown, run_row)
 
-ROOT = Path(__file__).resolve().parents[2]
 LEDGER = ROOT / "scenarios" / "proofs.toml"
 DOCS = ROOT / "docs" / "proofs.md"
 BEGIN, END = "<!-- ledger: begin (python -m gate.proofs --markdown) -->", "<!-- ledger: end -->"
@@ -98,7 +101,7 @@ def test_a_row_past_its_time_limit_is_stopped_with_its_process_group(monkeypatch
     # a proof of minutes (2.1, RF=3, 3 records): it cannot end on its own before it is stopped
     long = ("--kafka-version 2.1 -r 3 --max-records 3 --max-leader-epoch 3 --max-crashes 2 "
             "-p no-acked-loss -s all --search none")
-    out = run_row(row(argv=long), timeout=0.3)
+    out = run_row(row(argv=long), timeout=0.3, grace=0)  # (no grace: the runner stops it)
     assert out.outcome == UNDECIDED and "time limit (0 s); stopped" in out.detail
     (proc,) = started
     assert proc.returncode is not None  # reaped
@@ -130,16 +133,74 @@ def test_a_broken_ledger_is_one_line_and_exit_2(tmp_path, capsys, text, says):
     assert "Traceback" not in err
 
 
+SECTION = "The proof ledger, and issue 29's own command (lead, 2026-11-29)"  # a real heading
+
+
+def ledger_of(tmp_path, argv=QUICK, expect="PROVED", name="ledger.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(f"[[proof]]\nid='quick'\nwhat='w'\nargv='{argv}'\nexpect='{expect}'\n"
+                    f"section=\"{SECTION}\"\nmeasured='m'\nminutes=1\n", encoding="utf-8")
+    return path
+
+
 def test_missing_ledger_and_bad_options_are_one_line_and_exit_2(tmp_path, capsys):
+    ledger = ledger_of(tmp_path)  # (if a check below regressed, only this 3-second row would run)
     assert main([str(tmp_path / "none.toml"), "--dry-run"]) == 2
     assert "no such file" in capsys.readouterr().err
     assert main([str(LEDGER), "--rows", "no-row-is-called-this", "--dry-run"]) == 2
     assert "matches no row" in capsys.readouterr().err
-    assert main([str(LEDGER), "--timeout", "-1"]) == 2
+    assert main([str(LEDGER), "--rows", " ", "--dry-run"]) == 2
+    assert "--rows needs some text" in capsys.readouterr().err
+    assert main([str(ledger), "--timeout", "-1"]) == 2
+    assert "--timeout must be above 0" in capsys.readouterr().err
+    assert main([str(LEDGER), "--markdown", "--json", str(tmp_path / "x.json")]) == 2
+    assert "--markdown and --dry-run run nothing" in capsys.readouterr().err
     existing = tmp_path / "out.json"
     existing.write_text("mine", encoding="utf-8")
-    assert main([str(LEDGER), "--json", str(existing)]) == 2  # not overwritten without --force
+    assert main([str(ledger), "--json", str(existing)]) == 2  # not overwritten without --force
     assert existing.read_text(encoding="utf-8") == "mine"
+    assert main([str(ledger), "--max-minutes", "0.5"]) == 3  # every row costs more: none run
+    assert "no row was run" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("code, says", [(1, "kmc prove failed (exit 1)"),
+                                        (2, "kmc prove refused the row (exit 2)")])
+def test_a_prove_that_ends_without_a_result_is_an_error(tmp_path, code, says):
+    fake = tmp_path / "python"  # stands in for the interpreter: no JSON, one line, an exit code
+    fake.write_text(f"#!/bin/sh\necho 'Traceback: it broke' >&2\nexit {code}\n", encoding="utf-8")
+    fake.chmod(0o755)
+    out = run_row(row(), python=str(fake))
+    assert out.outcome == ERROR and says in out.detail and "it broke" in out.detail
+
+
+def test_sigterm_to_the_runner_stops_the_row_and_keeps_what_it_did(tmp_path):
+    # a proof of minutes, marked by a --bmc-depth no other run uses, so the test can look for it
+    marker = "--bmc-depth 57"
+    ledger = ledger_of(tmp_path, argv="--kafka-version 2.1 -r 3 --max-records 3 --max-leader-epoch 3 "
+                                      f"--max-crashes 2 -p no-acked-loss -s all {marker}")
+    report = tmp_path / "run.json"
+    runner = subprocess.Popen([sys.executable, "-m", "gate.proofs", str(ledger), "--json", str(report)],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "running:" in runner.stdout.readline()  # (the row has started)
+        deadline = time.monotonic() + 30
+        while not _running(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _running(marker)
+        runner.send_signal(signal.SIGTERM)
+        out, err = runner.communicate(timeout=60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+        subprocess.run(["pkill", "-f", f"cli prove .*{marker}"])  # (a failed test leaves no proof)
+    assert runner.returncode == 3, (out, err)
+    assert "interrupted: 1 of 1 rows not run" in out and "Traceback" not in err
+    assert not _running(marker)  # the row's kmc prove, in its own process group, is gone
+    assert json.loads(report.read_text(encoding="utf-8"))["interrupted"] is True
+
+
+def _running(marker: str) -> bool:
+    return subprocess.run(["pgrep", "-f", f"cli prove .*{marker}"], capture_output=True).returncode == 0
 
 
 @pytest.mark.slow
@@ -149,10 +210,8 @@ def test_a_row_runs_for_real_and_is_judged(tmp_path):
     out = run_row(row())
     assert (out.outcome, out.status, out.invariants) == (AS_EXPECTED, "PROVED", 110), out
     assert out.wall_seconds > 0 and out.cpu_seconds > 0
-    ledger = tmp_path / "ledger.toml"
-    ledger.write_text(
-        f"[[proof]]\nid='quick'\nwhat='w'\nargv='{QUICK}'\nexpect='VIOLATED'\n"
-        f"section='s'\nmeasured='m'\nminutes=1\n", encoding="utf-8")
+    ledger = ledger_of(tmp_path, expect="VIOLATED")
     report = tmp_path / "out.json"
     assert main([str(ledger), "--json", str(report)]) == 1
-    assert '"outcome": "DIFFERENT"' in report.read_text(encoding="utf-8")
+    (done,) = json.loads(report.read_text(encoding="utf-8"))["rows"]
+    assert (done["outcome"], done["expect"], done["status"]) == ("DIFFERENT", "VIOLATED", "PROVED")
