@@ -553,6 +553,18 @@ def _fetch_hw_past_start(s, config) -> bool:
                         and 0 <= s.controller.leader != lead
                         and all(0 <= l != lead for q, _, l, _ in s.leader_and_isr if q == lead)):
                     return False
+                # (29bq) the sender down, its HW (read back from its file at the crash) below the
+                # response's: once the controller has noticed (the sender out of its live set,
+                # which a restart needs under broker epochs), it has elected another broker.
+                # The fencing takes the sender out of the ISR and elects another live member,
+                # or an ELR member if the ISR is left empty (ReplicationControlManager
+                # .handleBrokerFenced, PartitionChangeBuilder.electAnyLeader/isValidNewLeader;
+                # the ISR and ELR keep min.insync.replicas members until a restart,
+                # elr-keeps-min-isr), and with one crash every other broker runs and is live
+                if (not lr.alive and hw > lr.high_watermark
+                        and lead not in s.controller.live_brokers
+                        and not 0 <= s.controller.leader != lead):
+                    return False
     for r in s.replicas:
         if r.fetch_response:
             lead, epoch, _, _, hw, _ = r.fetch_response
@@ -602,6 +614,10 @@ def _fetch_hw_past_start_z3(d, s):
                 z3.And(z3.Or(lr.lep < 0, z3.And(lr.leader >= 0, lr.leader != lead)),
                        s.c_leader >= 0, s.c_leader != lead,
                        z3.Not(z3.Or([z3.BoolVal(False)] + named)))))
+            out.append(z3.Implies(  # (29bq: a down sender, once the controller noticed)
+                z3.And(s.crashes <= 1, r.fr, r.fr_leader == lead, z3.Not(lr.alive),
+                       z3.Not(s.c_live[lead]), r.fr_hw > lr.hw),
+                z3.And(s.c_leader >= 0, s.c_leader != lead)))
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
