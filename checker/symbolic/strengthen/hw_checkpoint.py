@@ -403,7 +403,29 @@ def _checkpoint_committed(s, config) -> bool:
     from checker.symbolic.strengthen import elr
 
     holders = [s.replicas[b] for b in s.controller.isr] + elr._vouched(s, config)
+    if _leader_isr_too(s, config):
+        from checker.symbolic.strengthen.kraft_epochs import _current_leader_views
+
+        holders += [s.replicas[b] for view in _current_leader_views(s) for b in view]
     return all(holds_below(h, r, r.checkpointed_hw) for h in holders for r in s.replicas)
+
+
+def _leader_isr_too(s, config) -> bool:
+    """Issue 29bq: at RF>=3 under KIP-966's ELR (4.1) ``checkpoint-committed`` also speaks of
+    the ISR the controller's leader holds in the controller's epoch, or will take from the
+    LeaderAndIsr of that epoch on its way to it (``kraft-leader-isr-holds-every-hw``'s members,
+    which may still hold a member the controller removed): each holds every broker's records
+    below that broker's file, as it holds them below its HW. 4.1 RF=3's fifth CTI: a leader's
+    AlterPartition adds a member lacking a record below a follower's file (the follower's HW
+    fell below its file when it took its new leader's lower HW) and the controller writes it
+    into its ISR. A leader adds a follower to its ISR only once its fetch offset reached the
+    leader's HW and the epoch's start (``Partition.isFollowerInSync``,
+    ``core/src/main/scala/kafka/cluster/Partition.scala`` line 1064 at trunk 1eb7644), so it
+    holds the leader's records below them, and a record below any file was committed."""
+    from checker.symbolic.strengthen.kraft_epochs import _only_failed_leaders_bump
+
+    return (len(s.replicas) >= 3 and "eligible-leader-replicas" in config.rules
+            and _only_failed_leaders_bump(config))
 
 
 def _checkpoint_committed_z3(d, s):
@@ -414,8 +436,18 @@ def _checkpoint_committed_z3(d, s):
     vouched = elr._vouched_z3(d, s) if d.elr else [z3.BoolVal(False)] * d.n
     # (the Or keeps the term as it was before 29bh dropped 29bb's gate, false wherever it applied
     # at RF=2: RF=2's proofs see the same formula)
-    return z3.Or(z3.BoolVal(False), z3.And([
+    same = z3.Or(z3.BoolVal(False), z3.And([
         z3.Implies(z3.Or(s.c_isr[b], vouched[b]), holds_below_z3(d, h, r, r.ckpt))
+        for b, h in enumerate(s.reps) for r in s.reps if r is not h]))
+    from checker.symbolic.strengthen.kraft_epochs import (
+        _current_leader_views_z3, _only_failed_leaders_bump_z3,
+    )
+
+    if not (d.n >= 3 and d.elr and _only_failed_leaders_bump_z3(d)):
+        return same  # the term before 29bq
+    return z3.And(same, z3.And([  # (29bq: _leader_isr_too)
+        z3.Implies(z3.And(present, isr[b]), holds_below_z3(d, h, r, r.ckpt))
+        for present, isr in _current_leader_views_z3(d, s)
         for b, h in enumerate(s.reps) for r in s.reps if r is not h]))
 
 
