@@ -421,11 +421,12 @@ def _leader_isr_too(s, config) -> bool:
     into its ISR. A leader adds a follower to its ISR only once its fetch offset reached the
     leader's HW and the epoch's start (``Partition.isFollowerInSync``,
     ``core/src/main/scala/kafka/cluster/Partition.scala`` line 1064 at trunk 1eb7644), so it
-    holds the leader's records below them, and a record below any file was committed."""
+    holds the leader's records below them, and a record below any file was committed. Only with
+    process crashes and no other fault bound (``_written_form``), where it was checked."""
     from checker.symbolic.strengthen.kraft_epochs import _only_failed_leaders_bump
 
     return (len(s.replicas) >= 3 and "eligible-leader-replicas" in config.rules
-            and _only_failed_leaders_bump(config))
+            and _written_form(config) and _only_failed_leaders_bump(config))
 
 
 def _checkpoint_committed_z3(d, s):
@@ -443,7 +444,7 @@ def _checkpoint_committed_z3(d, s):
         _current_leader_views_z3, _only_failed_leaders_bump_z3,
     )
 
-    if not (d.n >= 3 and d.elr and _only_failed_leaders_bump_z3(d)):
+    if not (d.n >= 3 and d.elr and _written_form_z3(d) and _only_failed_leaders_bump_z3(d)):
         return same  # the term before 29bq
     return z3.And(same, z3.And([  # (29bq: _leader_isr_too)
         z3.Implies(z3.And(present, isr[b]), holds_below_z3(d, h, r, r.ckpt))
