@@ -429,7 +429,8 @@ def _leader_isr_too(s, config) -> bool:
             and _written_form(config) and _only_failed_leaders_bump(config))
 
 
-def _checkpoint_committed_z3(d, s):
+def _checkpoint_committed_z3(d, s, leader_isr=True):
+    """``leader_isr=False``: without 29bq's clause (the slow test's mutant)."""
     if not d.ckpt or d.power_loss or d.disk_loss:
         return z3.BoolVal(True)
     from checker.symbolic.strengthen import elr
@@ -444,7 +445,8 @@ def _checkpoint_committed_z3(d, s):
         _current_leader_views_z3, _only_failed_leaders_bump_z3,
     )
 
-    if not (d.n >= 3 and d.elr and _written_form_z3(d) and _only_failed_leaders_bump_z3(d)):
+    if not (leader_isr and d.n >= 3 and d.elr and _written_form_z3(d)
+            and _only_failed_leaders_bump_z3(d)):
         return same  # the term before 29bq
     return z3.And(same, z3.And([  # (29bq: _leader_isr_too)
         z3.Implies(z3.And(present, isr[b]), holds_below_z3(d, h, r, r.ckpt))
@@ -617,7 +619,8 @@ def _fetch_hw_past_start(s, config) -> bool:
     return True
 
 
-def _fetch_hw_past_start_z3(d, s):
+def _fetch_hw_past_start_z3(d, s, down_sender=True):
+    """``down_sender=False``: without 29bq's clause (the slow test's mutant)."""
     if not d.ckpt or not _written_form_z3(d) or d.n < 3:
         return z3.BoolVal(True)
     out = []
@@ -647,10 +650,10 @@ def _fetch_hw_past_start_z3(d, s):
                 z3.And(z3.Or(lr.lep < 0, z3.And(lr.leader >= 0, lr.leader != lead)),
                        s.c_leader >= 0, s.c_leader != lead,
                        z3.Not(z3.Or([z3.BoolVal(False)] + named)))))
-            out.append(z3.Implies(  # (29bq: a down sender, once the controller noticed)
+            out += [z3.Implies(  # (29bq: a down sender, once the controller noticed)
                 z3.And(s.crashes <= 1, r.fr, r.fr_leader == lead, z3.Not(lr.alive),
                        z3.Not(s.c_live[lead]), r.fr_hw > lr.hw),
-                z3.And(s.c_leader >= 0, s.c_leader != lead)))
+                z3.And(s.c_leader >= 0, s.c_leader != lead))] if down_sender else []
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
