@@ -209,3 +209,116 @@ def test_the_29bn_clauses_on_kafka_3_5_rf3():
             got = evaluate(m)
             for n in names:
                 assert got[n] == STRENGTHENINGS[n].holds(m, CONFIG_35), (n, m)
+
+
+# --- issue 29bq: Kafka 4.1 (KIP-966's ELR) at RF=3 ------------------------------------------
+
+CONFIG_41 = config_from_options(kafka_version="4.1", replication_factor=3,
+                                hw_checkpoint="interval")[0]
+
+
+def _replica(b, *, alive=True, log=((1, 0),), hw=0, epoch=1, leader=1, isr=(), response=(),
+             ckpt=0, current=(0, 0, 0)):
+    """A broker of 4.1 RF=3 as the reachable states have it (three brokers, broker b ranked b)."""
+    from model.state import ReplicaState
+
+    return ReplicaState(alive=alive, log=log, high_watermark=hw, leader_epoch=epoch,
+                        leader=leader, isr=isr, remote_log_end_offsets=(-1, -1, -1),
+                        truncating=False, fetch_response=response, flushed_offset=0,
+                        checkpointed_hw=ckpt, partition_epoch_current=False,
+                        remote_current=current, assignment_rank=b)
+
+
+def _cluster(replicas, controller, requests=(), current=()):
+    from model.state import ClusterState, PartitionState
+
+    return ClusterState(replicas=tuple(replicas), controller=PartitionState(*controller),
+                        leader_and_isr=tuple(requests), pending_acks=(), acked=((1, 0),),
+                        consumer_visible=(1,), records_written=1, crashes=1,
+                        unflushed_losses=0, leader_and_isr_current=current)
+
+
+def _down_sender(controller, requests=(), current=()):
+    """Broker 0 led epoch 0 and crashed with its file at 0 (its HW read back: 0); its fetch
+    response with HW 1 is still on its way to broker 2. Two of BFS's reachable states of 4.1
+    RF=3 have this shape: the controller not yet told (still naming broker 0 leader of epoch 0)
+    and the controller after it noticed (broker 1 leader of epoch 1, LeaderAndIsr on its way)."""
+    down = _replica(0, alive=False, epoch=-1, leader=-1, current=(0, 1, 1))
+    return _cluster((down, _replica(1, epoch=0, leader=0, response=(0, 0, 1, (), 0, 1)),
+                     _replica(2, epoch=0, leader=0, response=(0, 0, 1, (), 1, 1))),
+                    controller, requests, current)
+
+
+def test_the_29bq_down_sender_clause_on_kafka_4_1_rf3():
+    """Issue 29bq: ``fetch-hw-past-restart``'s clause for a down sender. A response's HW above its
+    down sender's (the HW read back from its file) once the controller has noticed the crash
+    (the sender out of its live set, which a restart needs under broker epochs) only with
+    another broker the controller's leader: false, predicate and formula, on the fourth CTI of
+    4.1 RF=3 (the controller leaderless; the sender's restart would take it to a state where
+    29bn's running-sender clause is false), true on the two reachable states of that shape
+    (0 of 119,486 reachable states against the fact, docs/symbolic.md). The mutants: without the
+    clause the CTI passes; without the guard "the controller noticed" the reachable state with
+    the controller still naming the sender leader is rejected (324 such states)."""
+    name = "fetch-hw-past-restart"
+    st = STRENGTHENINGS[name]
+    evaluate = formula_evaluator(Dims.of(CONFIG_41), {name: st.formula})
+    unnoticed = _down_sender((0, 0, (0, 1, 2), (0, 1, 2)))
+    noticed = _down_sender((1, 1, (1, 2), (1, 2)), [(1, 1, 1, (1, 2)), (2, 1, 1, (1, 2))],
+                           ((1, 1),))
+    cti = _down_sender((-1, 1, (), (1, 2)), [(1, 1, -1, ()), (2, 1, -1, ())])
+    for s in (unnoticed, noticed):
+        assert st.holds(s, CONFIG_41) and evaluate(s)[name], s
+    assert not st.holds(cti, CONFIG_41)
+    assert not evaluate(cti)[name]
+
+
+def test_the_29bq_leader_isr_clause_on_kafka_4_1_rf3():
+    """Issue 29bq: ``checkpoint-committed`` at RF>=3 under the ELR also speaks of the ISR the
+    controller's leader holds in its epoch. 4.1 RF=3's fifth CTI, before its step: broker 1
+    leads epoch 1 with ISR {0,1,2} (broker 0, lacking r1, in it) while the controller's ISR is
+    {1,2}, and broker 2's file holds HW 1 above its HW 0 (it took its new leader's lower HW);
+    the controller then accepts broker 1's AlterPartition adding broker 0. False (predicate and
+    formula) with the clause; the mutant, the fact without it (the controller's ISR and the ELR
+    only, 29bb's form), holds there. A state where broker 0 holds r1 satisfies both."""
+    from checker.symbolic.strengthen import hw_checkpoint as hc
+
+    name = "checkpoint-committed"
+    st = STRENGTHENINGS[name]
+    evaluate = formula_evaluator(Dims.of(CONFIG_41), {name: st.formula})
+    reps = (_replica(0, log=()), _replica(1, isr=(0, 1, 2)), _replica(2, ckpt=1))
+    cti = _cluster(reps, (1, 1, (1, 2), (0, 1, 2)))
+    assert not st.holds(cti, CONFIG_41)
+    assert not evaluate(cti)[name]
+    assert not hc._leader_isr_too(cti, config_from_options(
+        kafka_version="3.5", replication_factor=3, hw_checkpoint="interval")[0])
+    holders = [cti.replicas[b] for b in cti.controller.isr]
+    assert all(hc.holds_below(h, r, r.checkpointed_hw) for h in holders for r in cti.replicas)
+    fine = _cluster((_replica(0),) + reps[1:], (1, 1, (1, 2), (0, 1, 2)))
+    assert st.holds(fine, CONFIG_41) and evaluate(fine)[name]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+def test_kafka_4_1_rf3_with_the_lagging_checkpoint_is_proved(monkeypatch):
+    """Issue 29bq: ``kmc prove --kafka-version 4.1 -r 3 --hw-checkpoint interval -p no-acked-loss
+    -s all --search none`` at the default bounds (1 record, 2 leader epochs, 1 crash) is PROVED
+    by 1-induction (258 s wall, 96 s user at load 5, 2026-11-29). The mutants, each one of
+    29bq's two clauses taken out of its formula: the step then fails (INCONCLUSIVE on the CTIs
+    the clauses were written for)."""
+    from dataclasses import replace
+    from functools import partial
+
+    from checker.symbolic.induction import prove
+    from checker.symbolic.outcome import PROVED
+    from checker.symbolic.strengthen import hw_checkpoint as hc
+    from checker.symbolic.strengthen import library
+
+    assert prove(CONFIG_41, "no-acked-loss", strengthen=["all"], search="none").status == PROVED
+    for name, formula in (
+            ("fetch-hw-past-restart", partial(hc._fetch_hw_past_start_z3, down_sender=False)),
+            ("checkpoint-committed", partial(hc._checkpoint_committed_z3, leader_isr=False))):
+        with monkeypatch.context() as m:
+            m.setitem(library.STRENGTHENINGS, name,
+                      replace(library.STRENGTHENINGS[name], formula=formula))
+            assert prove(CONFIG_41, "no-acked-loss", strengthen=["all"],
+                         search="none").status != PROVED, name

@@ -403,10 +403,34 @@ def _checkpoint_committed(s, config) -> bool:
     from checker.symbolic.strengthen import elr
 
     holders = [s.replicas[b] for b in s.controller.isr] + elr._vouched(s, config)
+    if _leader_isr_too(s, config):
+        from checker.symbolic.strengthen.kraft_epochs import _current_leader_views
+
+        holders += [s.replicas[b] for view in _current_leader_views(s) for b in view]
     return all(holds_below(h, r, r.checkpointed_hw) for h in holders for r in s.replicas)
 
 
-def _checkpoint_committed_z3(d, s):
+def _leader_isr_too(s, config) -> bool:
+    """Issue 29bq: at RF>=3 under KIP-966's ELR (4.1) ``checkpoint-committed`` also speaks of
+    the ISR the controller's leader holds in the controller's epoch, or will take from the
+    LeaderAndIsr of that epoch on its way to it (``kraft-leader-isr-holds-every-hw``'s members,
+    which may still hold a member the controller removed): each holds every broker's records
+    below that broker's file, as it holds them below its HW. 4.1 RF=3's fifth CTI: a leader's
+    AlterPartition adds a member lacking a record below a follower's file (the follower's HW
+    fell below its file when it took its new leader's lower HW) and the controller writes it
+    into its ISR. A leader adds a follower to its ISR only once its fetch offset reached the
+    leader's HW and the epoch's start (``Partition.isFollowerInSync``,
+    ``core/src/main/scala/kafka/cluster/Partition.scala`` line 1064 at trunk 1eb7644), so it
+    holds the leader's records below them, and a record below any file was committed. Only with
+    process crashes and no other fault bound (``_written_form``), where it was checked."""
+    from checker.symbolic.strengthen.kraft_epochs import _only_failed_leaders_bump
+
+    return (len(s.replicas) >= 3 and "eligible-leader-replicas" in config.rules
+            and _written_form(config) and _only_failed_leaders_bump(config))
+
+
+def _checkpoint_committed_z3(d, s, leader_isr=True):
+    """``leader_isr=False``: without 29bq's clause (the slow test's mutant)."""
     if not d.ckpt or d.power_loss or d.disk_loss:
         return z3.BoolVal(True)
     from checker.symbolic.strengthen import elr
@@ -414,8 +438,19 @@ def _checkpoint_committed_z3(d, s):
     vouched = elr._vouched_z3(d, s) if d.elr else [z3.BoolVal(False)] * d.n
     # (the Or keeps the term as it was before 29bh dropped 29bb's gate, false wherever it applied
     # at RF=2: RF=2's proofs see the same formula)
-    return z3.Or(z3.BoolVal(False), z3.And([
+    same = z3.Or(z3.BoolVal(False), z3.And([
         z3.Implies(z3.Or(s.c_isr[b], vouched[b]), holds_below_z3(d, h, r, r.ckpt))
+        for b, h in enumerate(s.reps) for r in s.reps if r is not h]))
+    from checker.symbolic.strengthen.kraft_epochs import (
+        _current_leader_views_z3, _only_failed_leaders_bump_z3,
+    )
+
+    if not (leader_isr and d.n >= 3 and d.elr and _written_form_z3(d)
+            and _only_failed_leaders_bump_z3(d)):
+        return same  # the term before 29bq
+    return z3.And(same, z3.And([  # (29bq: _leader_isr_too)
+        z3.Implies(z3.And(present, isr[b]), holds_below_z3(d, h, r, r.ckpt))
+        for present, isr in _current_leader_views_z3(d, s)
         for b, h in enumerate(s.reps) for r in s.reps if r is not h]))
 
 
@@ -553,6 +588,18 @@ def _fetch_hw_past_start(s, config) -> bool:
                         and 0 <= s.controller.leader != lead
                         and all(0 <= l != lead for q, _, l, _ in s.leader_and_isr if q == lead)):
                     return False
+                # (29bq) the sender down, its HW (read back from its file at the crash) below the
+                # response's: once the controller has noticed (the sender out of its live set,
+                # which a restart needs under broker epochs), it has elected another broker.
+                # The fencing takes the sender out of the ISR and elects another live member,
+                # or an ELR member if the ISR is left empty (ReplicationControlManager
+                # .handleBrokerFenced, PartitionChangeBuilder.electAnyLeader/isValidNewLeader;
+                # the ISR and ELR keep min.insync.replicas members until a restart,
+                # elr-keeps-min-isr), and with one crash every other broker runs and is live
+                if (not lr.alive and hw > lr.high_watermark
+                        and lead not in s.controller.live_brokers
+                        and not 0 <= s.controller.leader != lead):
+                    return False
     for r in s.replicas:
         if r.fetch_response:
             lead, epoch, _, _, hw, _ = r.fetch_response
@@ -572,7 +619,8 @@ def _fetch_hw_past_start(s, config) -> bool:
     return True
 
 
-def _fetch_hw_past_start_z3(d, s):
+def _fetch_hw_past_start_z3(d, s, down_sender=True):
+    """``down_sender=False``: without 29bq's clause (the slow test's mutant)."""
     if not d.ckpt or not _written_form_z3(d) or d.n < 3:
         return z3.BoolVal(True)
     out = []
@@ -602,6 +650,10 @@ def _fetch_hw_past_start_z3(d, s):
                 z3.And(z3.Or(lr.lep < 0, z3.And(lr.leader >= 0, lr.leader != lead)),
                        s.c_leader >= 0, s.c_leader != lead,
                        z3.Not(z3.Or([z3.BoolVal(False)] + named)))))
+            out += [z3.Implies(  # (29bq: a down sender, once the controller noticed)
+                z3.And(s.crashes <= 1, r.fr, r.fr_leader == lead, z3.Not(lr.alive),
+                       z3.Not(s.c_live[lead]), r.fr_hw > lr.hw),
+                z3.And(s.c_leader >= 0, s.c_leader != lead))] if down_sender else []
     for r in s.reps:
         for lead, lr in enumerate(s.reps):
             start = z3.If(lr.esta >= 0, lr.esta, first_of_epoch_z3(d, lr))
