@@ -600,8 +600,28 @@ def _written_epochs_faulted_z3(d, s):
     return kraft_epochs._written_epochs_counted_z3(d, s, s.crashes + s.sexp)
 
 
+def _zk_elections_at_rf3(config) -> bool:
+    """ZooKeeper mode at RF >= 3 under session expiries (issue 29br), with Kafka's ordered
+    elections and no fault but crashes and expiries: where ``new-epoch-isr-lacks-a-replica``
+    holds too (a new epoch's ISR comes from removing a broker: ``removeReplicasFromIsr``,
+    ReplicaStateMachine.scala 301-303 at 2.1.0, or from an offline election, whose ISR is the live
+    members of the old one, PartitionStateMachine.scala 405, and the failed leader is not live).
+    RF=2 keeps its formula (``True`` there: its proofs unchanged)."""
+    rules = config.rules
+    return (_on(config) and config.replication_factor >= 3 and "kraft" not in rules
+            and "unordered-leader-moves" not in rules and config.crash_model == "process"
+            and set(config.bounds.faults()) <= {"max_session_expiries"})
+
+
+def _zk_elections_at_rf3_z3(d) -> bool:
+    return (d.expiries and d.n >= 3 and not d.kraft and d.ordered and not d.operators
+            and not d.shutdowns and not d.power_loss and not d.disk_loss and not d.delayed
+            and not d.failovers and not d.retries and not d.bumps and not d.consumer_restarts
+            and not d.stale_reads)
+
+
 def _new_epoch_isr_lacks_a_replica(s, config) -> bool:
-    if not _faults_move_leaders(config):
+    if not (_faults_move_leaders(config) or _zk_elections_at_rf3(config)):
         return True
     c = s.controller
     views = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr]
@@ -612,7 +632,7 @@ def _new_epoch_isr_lacks_a_replica(s, config) -> bool:
 
 
 def _new_epoch_isr_lacks_a_replica_z3(d, s):
-    if not _faults_move_leaders_z3(d):
+    if not (_faults_move_leaders_z3(d) or _zk_elections_at_rf3_z3(d)):
         return z3.BoolVal(True)
     views = [(s.lai[q][x], num.val(x), s.lai_leader[q][x], s.lai_isr[q][x])
              for q in range(d.n) for x in range(1, len(s.lai[q]))]
@@ -655,7 +675,12 @@ STRENGTHENINGS = (
                   "``ReplicationControlManager`` at 3.8.0), which leaves the ISR, or by electing a "
                   "broker for a leaderless partition (``handleBrokerUnfenced``: the ISR kept, which "
                   "lacks the last leader, or under KIP-966 the winner alone), and only the leader "
-                  "of the current epoch adds members, once it has taken the epoch",
+                  "of the current epoch adds members, once it has taken the epoch; and in "
+                  "ZooKeeper mode at RF >= 3 (issue 29br): the controller's new epoch removes a "
+                  "broker (``removeReplicasFromIsr``, ReplicaStateMachine.scala 301-303 at 2.1.0: "
+                  "the ISR without it, or its last member kept) or elects from the live members "
+                  "of the ISR (``leaderForOffline``, PartitionStateMachine.scala 405 at 2.1.0), "
+                  "which lack the failed or fenced leader",
                   _new_epoch_isr_lacks_a_replica, _new_epoch_isr_lacks_a_replica_z3,
                   uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
