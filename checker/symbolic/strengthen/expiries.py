@@ -642,6 +642,38 @@ def _new_epoch_isr_lacks_a_replica_z3(d, s):
                    for present, e, leader, isr in views])
 
 
+def _behind_member_in_previous_isr(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    leaders = [(b, r) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    for lead, lr in leaders:
+        e = lr.leader_epoch
+        for f in lr.isr:
+            fr = s.replicas[f]
+            if f == lead or not (fr.alive and 0 <= fr.leader_epoch < e):
+                continue
+            if any(f not in zr.isr for _, zr in leaders if zr.leader_epoch == e - 1):
+                return False
+    return True
+
+
+def _behind_member_in_previous_isr_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for z, zr in enumerate(s.reps):
+            if z == lead:
+                continue
+            both = z3.And(lr.alive, lr.leader == lead, zr.alive, zr.leader == z, zr.lep + 1 == lr.lep)
+            for f, fr in enumerate(s.reps):
+                if f == lead:
+                    continue
+                behind = z3.And(fr.alive, fr.lep >= 0, fr.lep < lr.lep)
+                out.append(z3.Implies(z3.And(both, lr.isr[f], behind), zr.isr[f]))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -682,6 +714,21 @@ STRENGTHENINGS = (
                   "of the ISR (``leaderForOffline``, PartitionStateMachine.scala 405 at 2.1.0), "
                   "which lack the failed or fenced leader",
                   _new_epoch_isr_lacks_a_replica, _new_epoch_isr_lacks_a_replica_z3,
+                  uses_config=True),
+    Strengthening("behind-isr-member-in-previous-isr", "under session expiries in ZooKeeper mode "
+                  "at RF >= 3 (issue 29br), a running member of a running leader's ISR that is "
+                  "in an older epoch than the leader's (it has not taken the leader's epoch) is in "
+                  "the ISR of every running leader of the epoch before: the leader took its ISR "
+                  "from its LeaderAndIsr (``Partition.makeLeader``, Partition.scala 372 at 2.1.0) "
+                  "and adds a follower only after a fetch of its own epoch "
+                  "(``maybeExpandIsr``, 500; an older epoch's fetch is FENCED_LEADER_EPOCH, "
+                  "``checkCurrentLeaderEpoch`` 212-224, KIP-320), so such a member was in the "
+                  "ISR the controller gave the epoch, which is the previous epoch's less the "
+                  "removed broker (``removeReplicasFromIsr``, ReplicaStateMachine.scala 301-303; "
+                  "``leaderForOffline``, PartitionStateMachine.scala 405), and the previous "
+                  "leader's ISR changes are a compare-and-set on the zkVersion (``updateIsr``, "
+                  "Partition.scala 963-975), refused once the controller has moved on",
+                  _behind_member_in_previous_isr, _behind_member_in_previous_isr_z3,
                   uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
