@@ -674,6 +674,36 @@ def _behind_member_in_previous_isr_z3(d, s):
     return z3.And(out)
 
 
+def _waiting_leader_requests_shrink(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.leader_epoch == -1):
+            continue
+        mine = [(e, isr) for q, e, leader, isr in s.leader_and_isr if q == b and leader == b]
+        if any(x < y and not (set(iy) <= set(ix) or set(iy) == {b})
+               for x, ix in mine for y, iy in mine):
+            return False
+    return True
+
+
+def _waiting_leader_requests_shrink_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        waiting = z3.And(r.alive, r.lep == -1)
+        for x in range(len(s.lai[b])):
+            for y in range(x + 1, len(s.lai[b])):
+                both = z3.And(waiting, s.lai[b][x], s.lai_leader[b][x] == b,
+                              s.lai[b][y], s.lai_leader[b][y] == b)
+                ix, iy = s.lai_isr[b][x], s.lai_isr[b][y]
+                within = z3.And([z3.Implies(iy[j], ix[j]) for j in range(d.n)])
+                alone = z3.And([iy[j] == (j == b) for j in range(d.n)])
+                out.append(z3.Implies(both, z3.Or(within, alone)))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -729,6 +759,19 @@ STRENGTHENINGS = (
                   "leader's ISR changes are a compare-and-set on the zkVersion (``updateIsr``, "
                   "Partition.scala 963-975), refused once the controller has moved on",
                   _behind_member_in_previous_isr, _behind_member_in_previous_isr_z3,
+                  uses_config=True),
+    Strengthening("waiting-leader-requests-shrink", "under session expiries in ZooKeeper mode at "
+                  "RF >= 3 (issue 29br), of two LeaderAndIsr on their way to a broker waiting "
+                  "after a restart that both name it leader, the later one's ISR is within the "
+                  "earlier one's, or is the broker alone: it has taken no epoch since its "
+                  "restart, so it has fetched from nobody and added nobody; the controller moves "
+                  "leadership away from it only by removing it from the ISR (a failure or a fence: "
+                  "``removeReplicasFromIsr``, ReplicaStateMachine.scala 301-303 at 2.1.0; the "
+                  "offline election's ISR is the live members, PartitionStateMachine.scala 405), "
+                  "and it rejoins an ISR only by fetching, so every epoch in between named it "
+                  "leader and only removed members (or kept it as the last one, elected back at "
+                  "its registration)",
+                  _waiting_leader_requests_shrink, _waiting_leader_requests_shrink_z3,
                   uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
