@@ -20,7 +20,7 @@ import dataclasses
 import z3
 
 from checker.symbolic import numbers as num
-from checker.symbolic.state import count
+from checker.symbolic.state import count, sel
 from model.constants import ALTER_ACCEPTED
 from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen.isr_hw import _committed_view_z3
@@ -704,6 +704,32 @@ def _waiting_leader_requests_shrink_z3(d, s):
     return z3.And(out)
 
 
+def _pending_ack_epoch_led(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    claims = epoch_claims(s)
+    for lead, rid, off in s.pending_acks:
+        log = s.replicas[lead].log
+        if off < len(log) and any(e == log[off][1] and leader not in (lead, -1)
+                                  for e, leader in claims):
+            return False
+    return True
+
+
+def _pending_ack_epoch_led_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    out = []
+    for k in range(d.records):
+        for lead, lr in enumerate(s.reps):
+            mine = z3.And(s.pend[k], s.pend_leader[k] == lead, s.pend_off[k] < lr.leo)
+            ep = sel(lr.log_ep, s.pend_off[k], -1)
+            out += [z3.Implies(mine, z3.Not(z3.And(p, e == ep, leader != lead, leader != -1)))
+                    for p, e, leader in claims]
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -773,6 +799,16 @@ STRENGTHENINGS = (
                   "its registration)",
                   _waiting_leader_requests_shrink, _waiting_leader_requests_shrink_z3,
                   uses_config=True),
+    Strengthening("pending-ack-epoch-led", "under session expiries in ZooKeeper mode at RF >= 3 "
+                  "(issue 29br), the record of a pending acknowledgement is, in its leader's log, "
+                  "of an epoch no LeaderAndIsr on its way, running broker or the controller names "
+                  "another leader of: the leader appended it in an epoch it led "
+                  "(``Partition.appendRecordsToLeader`` with its ``leaderEpoch``, Partition.scala "
+                  "at 2.1.0) and parked the request in its own purgatory (``ReplicaManager."
+                  "appendRecords``, ``DelayedProduce``), and each epoch has one leader "
+                  "(``LeaderAndIsr.newLeaderAndIsr``, LeaderAndIsr.scala 39: a new leader is a new "
+                  "epoch)",
+                  _pending_ack_epoch_led, _pending_ack_epoch_led_z3, uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
