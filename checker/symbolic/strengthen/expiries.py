@@ -730,6 +730,32 @@ def _pending_ack_epoch_led_z3(d, s):
     return z3.And(out)
 
 
+def _running_leader_out_of_later_leaderless_isrs(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    c = s.controller
+    views = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr]
+    views.append((c.leader_epoch, c.leader, c.isr))
+    return not any(r.alive and r.leader == b and y > r.leader_epoch and leader == -1 and b in isr
+                   and set(isr) != {b}
+                   for b, r in enumerate(s.replicas) for y, leader, isr in views)
+
+
+def _running_leader_out_of_later_leaderless_isrs_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    views = [(s.lai[q][x], num.val(x), s.lai_leader[q][x], s.lai_isr[q][x])
+             for q in range(d.n) for x in range(len(s.lai[q]))]
+    views.append((z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr))
+    out = []
+    for b, r in enumerate(s.reps):
+        for present, y, leader, isr in views:
+            alone = z3.And([z3.Not(isr[j]) for j in range(d.n) if j != b])
+            out.append(z3.Implies(z3.And(r.alive, r.leader == b, present, y > r.lep, leader == -1,
+                                         isr[b]), alone))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -809,6 +835,17 @@ STRENGTHENINGS = (
                   "(``LeaderAndIsr.newLeaderAndIsr``, LeaderAndIsr.scala 39: a new leader is a new "
                   "epoch)",
                   _pending_ack_epoch_led, _pending_ack_epoch_led_z3, uses_config=True),
+    Strengthening("running-leader-out-of-later-leaderless-isrs", "under session expiries in "
+                  "ZooKeeper mode at RF >= 3 (issue 29br), a running leader is in the ISR of no "
+                  "leaderless epoch later than its own (as a LeaderAndIsr on its way or the "
+                  "controller carries it) unless that ISR is it alone: it has taken no later "
+                  "epoch, so it fetched in none and was added to none; the controller takes "
+                  "leadership from it only by removing it (its fence: ``removeReplicasFromIsr``, "
+                  "ReplicaStateMachine.scala 301-303 at 2.1.0, NoLeader and the ISR without it "
+                  "unless it is the last member), and an epoch that keeps it as leader removes "
+                  "another member or none",
+                  _running_leader_out_of_later_leaderless_isrs,
+                  _running_leader_out_of_later_leaderless_isrs_z3, uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
