@@ -756,6 +756,37 @@ def _running_leader_out_of_later_leaderless_isrs_z3(d, s):
     return z3.And(out)
 
 
+def _isr_fetcher_older_records_are_leaders(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        for f in lr.isr:
+            if f == lead or lr.remote_log_end_offsets[f] < 0:
+                continue
+            if any(rec[1] < lr.leader_epoch and (i >= len(lr.log) or lr.log[i] != rec)
+                   for i, rec in enumerate(s.replicas[f].log)):
+                return False
+    return True
+
+
+def _isr_fetcher_older_records_are_leaders_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            fetched = z3.And(lr.alive, lr.leader == lead, lr.isr[f], lr.remote[f] >= 0)
+            for i in range(d.slots):
+                older = z3.And(i < fr.leo, fr.log_ep[i] < lr.lep)
+                same = z3.And(i < lr.leo, lr.log_id[i] == fr.log_id[i], lr.log_ep[i] == fr.log_ep[i])
+                out.append(z3.Implies(z3.And(fetched, older), same))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -829,9 +860,9 @@ STRENGTHENINGS = (
                   "(issue 29br), the record of a pending acknowledgement is, in its leader's log, "
                   "of an epoch no LeaderAndIsr on its way, running broker or the controller names "
                   "another leader of: the leader appended it in an epoch it led "
-                  "(``Partition.appendRecordsToLeader`` with its ``leaderEpoch``, Partition.scala "
+                  "(``Partition.appendRecordsToLeader`` with its ``leaderEpoch``, Partition.scala 727 "
                   "at 2.1.0) and parked the request in its own purgatory (``ReplicaManager."
-                  "appendRecords``, ``DelayedProduce``), and each epoch has one leader "
+                  "appendRecords``, ``DelayedProduce``, ReplicaManager.scala 459-485), and each epoch has one leader "
                   "(``LeaderAndIsr.newLeaderAndIsr``, LeaderAndIsr.scala 39: a new leader is a new "
                   "epoch)",
                   _pending_ack_epoch_led, _pending_ack_epoch_led_z3, uses_config=True),
@@ -846,6 +877,18 @@ STRENGTHENINGS = (
                   "another member or none",
                   _running_leader_out_of_later_leaderless_isrs,
                   _running_leader_out_of_later_leaderless_isrs_z3, uses_config=True),
+    Strengthening("isr-fetcher-older-records-are-leaders", "under session expiries in ZooKeeper "
+                  "mode at RF >= 3 (issue 29br), a member of a running leader's ISR whose LEO the "
+                  "leader knows (it fetched from the leader in the leader's epoch) holds, of epochs "
+                  "older than the leader's, only the leader's records at their offsets: before its "
+                  "first fetch in the epoch it truncated to the leader's log "
+                  "(``AbstractFetcherThread.maybeTruncate``, 174-191, on the leader's OffsetsForLeaderEpoch "
+                  "answer, KIP-101/KIP-279, at 2.1.0), and a later leader it may follow since has "
+                  "no older record this leader lacks within one crash and one expiry (checked on "
+                  "every reachable state at these bounds only; with more faults a later leader "
+                  "that skipped this epoch may bring one back)",
+                  _isr_fetcher_older_records_are_leaders, _isr_fetcher_older_records_are_leaders_z3,
+                  uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
