@@ -787,6 +787,35 @@ def _isr_fetcher_older_records_are_leaders_z3(d, s):
     return z3.And(out)
 
 
+def _far_behind_member_in_previous_isrs(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    c = s.controller
+    leading = [(r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    sent = [(e, isr) for _, e, _, isr in s.leader_and_isr]
+    for e, isr in leading + sent + [(c.leader_epoch, c.isr)]:
+        for f in isr:
+            fr = s.replicas[f]
+            if (fr.alive and 0 <= fr.leader_epoch < e - 1
+                    and any(y == e - 1 and f not in before for y, before in sent + leading)):
+                return False
+    return True
+
+
+def _far_behind_member_in_previous_isrs_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    leading = [(z3.And(r.alive, r.leader == b), r.lep, r.isr) for b, r in enumerate(s.reps)]
+    sent = [(s.lai[q][x], num.val(x), s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
+    out = []
+    for p, e, isr in leading + sent + [(z3.BoolVal(True), s.c_epoch, s.c_isr)]:
+        for q, y, before in sent + leading:
+            for f, fr in enumerate(s.reps):
+                behind = z3.And(fr.alive, fr.lep >= 0, fr.lep + 1 < e)
+                out.append(z3.Implies(z3.And(p, q, y + 1 == e, isr[f], behind), before[f]))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -888,6 +917,18 @@ STRENGTHENINGS = (
                   "every reachable state at these bounds only; with more faults a later leader "
                   "that skipped this epoch may bring one back)",
                   _isr_fetcher_older_records_are_leaders, _isr_fetcher_older_records_are_leaders_z3,
+                  uses_config=True),
+    Strengthening("far-behind-isr-member-in-previous-isrs", "under session expiries in ZooKeeper "
+                  "mode at RF >= 3 (issue 29br), a running member of an ISR of epoch e (a running "
+                  "leader's, a LeaderAndIsr's on its way, the controller's) that is in an epoch "
+                  "older than e - 1 is in the ISR of every view of epoch e - 1 (a LeaderAndIsr's, "
+                  "a running leader's): it took neither epoch, so it fetched in neither and was "
+                  "added to neither (``maybeExpandIsr`` after a fetch of the leader's own epoch, "
+                  "Partition.scala 500 at 2.1.0; ``checkCurrentLeaderEpoch`` 212-224); it was in "
+                  "e - 1's first ISR and was never taken out of it (a shrink is for good without "
+                  "a fetch; the controller's removal makes e without it: ``removeReplicasFromIsr``, "
+                  "ReplicaStateMachine.scala 301-303), so every snapshot of e - 1's ISR holds it",
+                  _far_behind_member_in_previous_isrs, _far_behind_member_in_previous_isrs_z3,
                   uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
