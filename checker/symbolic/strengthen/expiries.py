@@ -816,6 +816,42 @@ def _far_behind_member_in_previous_isrs_z3(d, s):
     return z3.And(out)
 
 
+def _older_records_are_leaders(fr, lr) -> bool:
+    return all(i < len(lr.log) and lr.log[i] == rec for i, rec in enumerate(fr.log)
+               if rec[1] < lr.leader_epoch)
+
+
+def _older_records_are_leaders_z3(d, fr, lr):
+    return z3.And([z3.Implies(z3.And(i < fr.leo, fr.log_ep[i] < lr.lep),
+                              z3.And(i < lr.leo, lr.log_id[i] == fr.log_id[i],
+                                     lr.log_ep[i] == fr.log_ep[i]))
+                   for i in range(d.slots)])
+
+
+def _full_isr_has_a_caught_up_member(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    n = len(s.replicas)
+    for lead, lr in enumerate(s.replicas):
+        if (lr.alive and lr.leader == lead and lr.leader_epoch >= 1 and len(set(lr.isr)) == n
+                and not any(_older_records_are_leaders(s.replicas[f], lr)
+                            for f in lr.isr if f != lead)):
+            return False
+    return True
+
+
+def _full_isr_has_a_caught_up_member_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        full = z3.And([lr.alive, lr.leader == lead, lr.lep >= 1] + list(lr.isr))
+        some = z3.Or([_older_records_are_leaders_z3(d, fr, lr)
+                      for f, fr in enumerate(s.reps) if f != lead])
+        out.append(z3.Implies(full, some))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -929,6 +965,15 @@ STRENGTHENINGS = (
                   "a fetch; the controller's removal makes e without it: ``removeReplicasFromIsr``, "
                   "ReplicaStateMachine.scala 301-303), so every snapshot of e - 1's ISR holds it",
                   _far_behind_member_in_previous_isrs, _far_behind_member_in_previous_isrs_z3,
+                  uses_config=True),
+    Strengthening("full-isr-has-a-caught-up-member", "under session expiries in ZooKeeper mode "
+                  "at RF >= 3 (issue 29br), a running leader of an epoch after the first whose ISR "
+                  "holds every replica has a member besides itself whose records of older epochs "
+                  "are all the leader's, at their offsets: the epoch's first ISR lacked a replica "
+                  "(new-epoch-isr-lacks-a-replica), so the leader added one (``maybeExpandIsr``, "
+                  "Partition.scala 500 at 2.1.0) after its fetch in the epoch, before which it "
+                  "truncated to the leader's log (``AbstractFetcherThread.maybeTruncate``, 174-191)",
+                  _full_isr_has_a_caught_up_member, _full_isr_has_a_caught_up_member_z3,
                   uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
