@@ -25,7 +25,9 @@ from model.constants import ALTER_ACCEPTED
 from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen.isr_hw import _committed_view_z3
 from checker.symbolic.strengthen.base import Strengthening, held_records, held_slots_z3
-from checker.symbolic.strengthen.history import (epoch_claims, epoch_claims_z3, never_took,
+from checker.symbolic.strengthen.history import (epoch_claims, epoch_claims_z3,
+                                                 follower_kept_log_since,
+                                                 follower_kept_log_since_z3, never_took,
                                                  never_took_z3)
 
 UNTIL_EXPIRY = (
@@ -852,6 +854,47 @@ def _full_isr_has_a_caught_up_member_z3(d, s):
     return z3.And(out)
 
 
+def _added_past_untaken_request_caught_up(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        e = lr.leader_epoch
+        views = [isr for _, x, leader, isr in s.leader_and_isr
+                 if x == e - 1 and never_took(s, leader, x)]
+        for f in lr.isr:
+            if (f != lead and any(f not in v for v in views)
+                    and follower_kept_log_since(s, f, lead, e)):
+                log = s.replicas[f].log
+                if any(rec[1] < e and (i >= len(log) or log[i] != rec)
+                       for i, rec in enumerate(lr.log)):
+                    return False
+    return True
+
+
+def _added_past_untaken_request_caught_up_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for q in range(d.n):
+            for x in range(len(s.lai[q])):
+                view = z3.And(lr.alive, lr.leader == lead, s.lai[q][x], num.val(x) + 1 == lr.lep,
+                              never_took_z3(d, s, s.lai_leader[q][x], num.val(x)))
+                for f, fr in enumerate(s.reps):
+                    if f == lead:
+                        continue
+                    added = z3.And(view, lr.isr[f], z3.Not(s.lai_isr[q][x][f]),
+                                   follower_kept_log_since_z3(d, s, f, lead, lr.lep))
+                    held = [z3.Implies(z3.And(i < lr.leo, lr.log_ep[i] < lr.lep),
+                                       z3.And(i < fr.leo, fr.log_id[i] == lr.log_id[i],
+                                              fr.log_ep[i] == lr.log_ep[i]))
+                            for i in range(d.slots)]
+                    out.append(z3.Implies(added, z3.And(held)))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -974,6 +1017,19 @@ STRENGTHENINGS = (
                   "Partition.scala 500 at 2.1.0) after its fetch in the epoch, before which it "
                   "truncated to the leader's log (``AbstractFetcherThread.maybeTruncate``, 174-191)",
                   _full_isr_has_a_caught_up_member, _full_isr_has_a_caught_up_member_z3,
+                  uses_config=True),
+    Strengthening("added-past-untaken-request-caught-up", "under session expiries in ZooKeeper "
+                  "mode at RF >= 3 (issue 29br), added-members-caught-up against a LeaderAndIsr "
+                  "of the epoch before whose leader has not taken that epoch: a member of a "
+                  "running leader's ISR that is out of such a request's ISR (and cannot have "
+                  "truncated since it fetched) holds the leader's records from before its epoch: "
+                  "while an epoch's leader has not taken it its ISR only shrinks (only the "
+                  "leader adds, ``maybeExpandIsr``, Partition.scala 500 at 2.1.0), so the next "
+                  "epoch's first ISR is within that request's (``removeReplicasFromIsr``, "
+                  "ReplicaStateMachine.scala 301-303; ``leaderForOffline``, "
+                  "PartitionStateMachine.scala 405), and the member was added after a fetch in "
+                  "the leader's epoch, which truncated it to the leader's log",
+                  _added_past_untaken_request_caught_up, _added_past_untaken_request_caught_up_z3,
                   uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
