@@ -895,6 +895,37 @@ def _added_past_untaken_request_caught_up_z3(d, s):
     return z3.And(out)
 
 
+def _behind_member_in_every_request_of_its_epoch(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    c = s.controller
+    current = [(c.leader_epoch, c.isr)]
+    current += [(r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    for e, isr in current:
+        for f in isr:
+            fr = s.replicas[f]
+            if (fr.alive and 0 <= fr.leader_epoch < e
+                    and any(x == e and f not in sent for _, x, _, sent in s.leader_and_isr)):
+                return False
+    return True
+
+
+def _behind_member_in_every_request_of_its_epoch_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    current = [(z3.BoolVal(True), s.c_epoch, s.c_isr)]
+    current += [(z3.And(r.alive, r.leader == b), r.lep, r.isr) for b, r in enumerate(s.reps)]
+    out = []
+    for p, e, isr in current:
+        for q in range(d.n):
+            for x in range(len(s.lai[q])):
+                for f, fr in enumerate(s.reps):
+                    behind = z3.And(fr.alive, fr.lep >= 0, fr.lep < e)
+                    out.append(z3.Implies(z3.And(p, s.lai[q][x], num.val(x) == e, isr[f], behind),
+                                          s.lai_isr[q][x][f]))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -1031,6 +1062,16 @@ STRENGTHENINGS = (
                   "the leader's epoch, which truncated it to the leader's log",
                   _added_past_untaken_request_caught_up, _added_past_untaken_request_caught_up_z3,
                   uses_config=True),
+    Strengthening("behind-member-in-every-request-of-its-epoch", "under session expiries in "
+                  "ZooKeeper mode at RF >= 3 (issue 29br), a running member of the controller's ISR "
+                  "or of a running leader's, in an epoch older than that ISR's, is in the ISR of "
+                  "every LeaderAndIsr on its way of that epoch: it has not taken the epoch, so it "
+                  "was never added in it (``maybeExpandIsr`` after a fetch of the epoch, "
+                  "Partition.scala 500 at 2.1.0; ``checkCurrentLeaderEpoch`` 212-224) and was in "
+                  "its first ISR; a shrink would have taken it out for good (no fetch to add it "
+                  "back), so it is in every snapshot of the epoch's ISR the controller sent",
+                  _behind_member_in_every_request_of_its_epoch,
+                  _behind_member_in_every_request_of_its_epoch_z3, uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
