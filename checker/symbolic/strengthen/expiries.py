@@ -926,6 +926,32 @@ def _behind_member_in_every_request_of_its_epoch_z3(d, s):
     return z3.And(out)
 
 
+def _untaken_epoch_one_isr(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    c = s.controller
+    views = [(c.leader_epoch, c.leader, set(c.isr))]
+    views += [(e, leader, set(isr)) for _, e, leader, isr in s.leader_and_isr]
+    return not any(leader >= 0 and never_took(s, leader, e) and e2 == e and isr2 != isr
+                   for e, leader, isr in views for e2, _, isr2 in views)
+
+
+def _untaken_epoch_one_isr_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    views = [(z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr)]
+    views += [(s.lai[b][e], num.val(e), s.lai_leader[b][e], s.lai_isr[b][e])
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    out = []
+    for i, (p, e, leader, isr) in enumerate(views):
+        untaken = z3.And(p, leader >= 0, never_took_z3(d, s, leader, e))
+        for j, (p2, e2, _, isr2) in enumerate(views):
+            if i != j:
+                out.append(z3.Implies(z3.And(untaken, p2, e2 == e),
+                                      z3.And([x == y for x, y in zip(isr, isr2)])))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -1072,6 +1098,15 @@ STRENGTHENINGS = (
                   "back), so it is in every snapshot of the epoch's ISR the controller sent",
                   _behind_member_in_every_request_of_its_epoch,
                   _behind_member_in_every_request_of_its_epoch_z3, uses_config=True),
+    Strengthening("untaken-epoch-one-isr", "under session expiries in ZooKeeper mode at RF >= 3 "
+                  "(issue 29br), failovers' untaken-epoch-isr-agrees without a zombie: the views "
+                  "of a leader epoch whose leader has not taken it (the controller's, each "
+                  "LeaderAndIsr on its way) carry one ISR: the controller writes an epoch's ISR "
+                  "when it makes the epoch and changes it only with a new one "
+                  "(``LeaderAndIsr.newLeaderAndIsr``, LeaderAndIsr.scala 39 at 2.1.0, from "
+                  "``removeReplicasFromIsr`` and the elections), and within an epoch only its "
+                  "leader changes it (``Partition.updateIsr``, Partition.scala 963-975)",
+                  _untaken_epoch_one_isr, _untaken_epoch_one_isr_z3, uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
