@@ -647,14 +647,14 @@ def _new_epoch_isr_lacks_a_replica_z3(d, s):
 def _behind_member_in_previous_isr(s, config) -> bool:
     if not _zk_elections_at_rf3(config):
         return True
-    leaders = [(b, r) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
-    for lead, lr in leaders:
-        e = lr.leader_epoch
-        for f in lr.isr:
+    c = s.controller
+    leaders = [(r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    views = leaders + [(e, isr) for _, e, _, isr in s.leader_and_isr] + [(c.leader_epoch, c.isr)]
+    for e, isr in views:
+        for f in isr:
             fr = s.replicas[f]
-            if f == lead or not (fr.alive and 0 <= fr.leader_epoch < e):
-                continue
-            if any(f not in zr.isr for _, zr in leaders if zr.leader_epoch == e - 1):
+            if (fr.alive and 0 <= fr.leader_epoch < e
+                    and any(y == e - 1 and f not in before for y, before in leaders)):
                 return False
     return True
 
@@ -662,17 +662,16 @@ def _behind_member_in_previous_isr(s, config) -> bool:
 def _behind_member_in_previous_isr_z3(d, s):
     if not _zk_elections_at_rf3_z3(d):
         return z3.BoolVal(True)
+    leaders = [(z3.And(r.alive, r.leader == b), r.lep, r.isr) for b, r in enumerate(s.reps)]
+    views = leaders + [(s.lai[q][x], num.val(x), s.lai_isr[q][x])
+                       for q in range(d.n) for x in range(len(s.lai[q]))]
+    views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
     out = []
-    for lead, lr in enumerate(s.reps):
-        for z, zr in enumerate(s.reps):
-            if z == lead:
-                continue
-            both = z3.And(lr.alive, lr.leader == lead, zr.alive, zr.leader == z, zr.lep + 1 == lr.lep)
+    for p, e, isr in views:
+        for q, y, before in leaders:
             for f, fr in enumerate(s.reps):
-                if f == lead:
-                    continue
-                behind = z3.And(fr.alive, fr.lep >= 0, fr.lep < lr.lep)
-                out.append(z3.Implies(z3.And(both, lr.isr[f], behind), zr.isr[f]))
+                behind = z3.And(fr.alive, fr.lep >= 0, fr.lep < e)
+                out.append(z3.Implies(z3.And(p, q, y + 1 == e, isr[f], behind), before[f]))
     return z3.And(out)
 
 
@@ -994,9 +993,10 @@ STRENGTHENINGS = (
                   _new_epoch_isr_lacks_a_replica, _new_epoch_isr_lacks_a_replica_z3,
                   uses_config=True),
     Strengthening("behind-isr-member-in-previous-isr", "under session expiries in ZooKeeper mode "
-                  "at RF >= 3 (issue 29br), a running member of a running leader's ISR that is "
-                  "in an older epoch than the leader's (it has not taken the leader's epoch) is in "
-                  "the ISR of every running leader of the epoch before: the leader took its ISR "
+                  "at RF >= 3 (issue 29br), a running member of an ISR of epoch e (a running "
+                  "leader's, a LeaderAndIsr's on its way, the controller's) that is in an older "
+                  "epoch than e (it has not taken e) is in "
+                  "the ISR of every running leader of e - 1: e's leader took its ISR "
                   "from its LeaderAndIsr (``Partition.makeLeader``, Partition.scala 372 at 2.1.0) "
                   "and adds a follower only after a fetch of its own epoch "
                   "(``maybeExpandIsr``, 500; an older epoch's fetch is FENCED_LEADER_EPOCH, "
