@@ -894,6 +894,14 @@ def _added_past_untaken_request_caught_up_z3(d, s):
     return z3.And(out)
 
 
+def _took_none_z3(d, s, f: int, e):
+    """``never_took(s, f, e)`` for a broker ``f``: running, and in an epoch older than ``e``, or
+    waiting after a restart with a request older than ``e`` on its way (it restarted then)."""
+    r = s.reps[f]
+    waits = z3.Or([z3.And(s.lai[f][x], x < e) for x in range(len(s.lai[f]))])
+    return z3.And(r.alive, z3.If(r.lep >= 0, r.lep < e, waits))
+
+
 def _behind_member_in_every_request_of_its_epoch(s, config) -> bool:
     if not _zk_elections_at_rf3(config):
         return True
@@ -902,8 +910,7 @@ def _behind_member_in_every_request_of_its_epoch(s, config) -> bool:
     current += [(r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
     for e, isr in current:
         for f in isr:
-            fr = s.replicas[f]
-            if (fr.alive and 0 <= fr.leader_epoch < e
+            if (never_took(s, f, e)
                     and any(x == e and f not in sent for _, x, _, sent in s.leader_and_isr)):
                 return False
     return True
@@ -918,9 +925,9 @@ def _behind_member_in_every_request_of_its_epoch_z3(d, s):
     for p, e, isr in current:
         for q in range(d.n):
             for x in range(len(s.lai[q])):
-                for f, fr in enumerate(s.reps):
-                    behind = z3.And(fr.alive, fr.lep >= 0, fr.lep < e)
-                    out.append(z3.Implies(z3.And(p, s.lai[q][x], num.val(x) == e, isr[f], behind),
+                for f in range(d.n):
+                    out.append(z3.Implies(z3.And(p, s.lai[q][x], num.val(x) == e, isr[f],
+                                                 _took_none_z3(d, s, f, e)),
                                           s.lai_isr[q][x][f]))
     return z3.And(out)
 
@@ -1090,7 +1097,8 @@ STRENGTHENINGS = (
                   uses_config=True),
     Strengthening("behind-member-in-every-request-of-its-epoch", "under session expiries in "
                   "ZooKeeper mode at RF >= 3 (issue 29br), a running member of the controller's ISR "
-                  "or of a running leader's, in an epoch older than that ISR's, is in the ISR of "
+                  "or of a running leader's, in an epoch older than that ISR's (or waiting after "
+                  "a restart with an older request on its way: it restarted then), is in the ISR of "
                   "every LeaderAndIsr on its way of that epoch: it has not taken the epoch, so it "
                   "was never added in it (``maybeExpandIsr`` after a fetch of the epoch, "
                   "Partition.scala 500 at 2.1.0; ``checkCurrentLeaderEpoch`` 212-224) and was in "
