@@ -958,6 +958,48 @@ def _untaken_epoch_one_isr_z3(d, s):
     return z3.And(out)
 
 
+def _renamed_leader_remote_leo_is_follower_prefix(s, config) -> bool:
+    from checker.symbolic.strengthen.history import upto_epoch
+
+    if not _zk_elections_at_rf3(config):
+        return True
+    claims = epoch_claims(s)
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        for f, fr in enumerate(s.replicas):
+            m = lr.remote_log_end_offsets[f]
+            if f == lead or m < 0 or not fr.alive:
+                continue
+            upto = upto_epoch(s, f)
+            if not any(y > lr.leader_epoch and y >= upto and leader == lead for y, leader in claims):
+                continue
+            if any(i >= len(fr.log) or fr.log[i] != lr.log[i] for i in range(min(m, len(lr.log)))):
+                return False
+    return True
+
+
+def _renamed_leader_remote_leo_is_follower_prefix_z3(d, s):
+    from checker.symbolic.strengthen.history import upto_epoch_z3
+
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            upto = upto_epoch_z3(s, f)
+            renamed = z3.Or([z3.And(p, y > lr.lep, y >= upto, leader == lead) for p, y, leader in claims])
+            known = z3.And(lr.alive, lr.leader == lead, fr.alive, lr.remote[f] >= 0, renamed)
+            for i in range(d.slots):
+                out.append(z3.Implies(z3.And(known, i < lr.remote[f], i < lr.leo),
+                                      z3.And(i < fr.leo, fr.log_id[i] == lr.log_id[i],
+                                             fr.log_ep[i] == lr.log_ep[i])))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -1115,6 +1157,21 @@ STRENGTHENINGS = (
                   "``removeReplicasFromIsr`` and the elections), and within an epoch only its "
                   "leader changes it (``Partition.updateIsr``, Partition.scala 963-975)",
                   _untaken_epoch_one_isr, _untaken_epoch_one_isr_z3, uses_config=True),
+    Strengthening("renamed-leader-remote-leo-is-follower-prefix", "under session expiries in "
+                  "ZooKeeper mode at RF >= 3 (issue 29br), a running leader that is named (by a "
+                  "LeaderAndIsr on its way, a running broker or the controller) leader of a later "
+                  "epoch, at or after a follower's (for a waiting follower, the epoch of its oldest "
+                  "request), knows that follower's LEO only over records the follower holds: "
+                  "leadership leaves a running leader only by taking it out of the ISR "
+                  "(``removeReplicasFromIsr``, ReplicaStateMachine.scala 301-303 at 2.1.0; the "
+                  "offline election's live ISR, PartitionStateMachine.scala 405), and without "
+                  "taking a later epoch it cannot rejoin, so it led every epoch since its own up "
+                  "to the later one; the follower fetched those records from it and has followed "
+                  "no other leader since, so it truncated none of them (a crash keeps the log). "
+                  "kept-remote-leo-is-follower-prefix says so where the state shows the follower "
+                  "kept its log; this is the case where the leader's later epoch shows it",
+                  _renamed_leader_remote_leo_is_follower_prefix,
+                  _renamed_leader_remote_leo_is_follower_prefix_z3, uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
