@@ -1000,6 +1000,41 @@ def _renamed_leader_remote_leo_is_follower_prefix_z3(d, s):
     return z3.And(out)
 
 
+def _leader_holds_earlier_hw(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        e = lr.leader_epoch
+        for f, fr in enumerate(s.replicas):
+            if f == lead or not fr.alive or fr.leader_epoch < 0:
+                continue
+            if not (fr.leader_epoch <= e or (fr.truncating and fr.leader_epoch == e + 1)):
+                continue
+            if any(rec[1] < e and (i >= len(lr.log) or lr.log[i] != rec)
+                   for i, rec in enumerate(fr.log[:fr.high_watermark])):
+                return False
+    return True
+
+
+def _leader_holds_earlier_hw_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            earlier = z3.And(lr.alive, lr.leader == lead, fr.alive, fr.lep >= 0,
+                             z3.Or(fr.lep <= lr.lep, z3.And(fr.truncating, fr.lep == lr.lep + 1)))
+            for i in range(d.slots):
+                below = z3.And(earlier, i < fr.hw, i < fr.leo, fr.log_ep[i] < lr.lep)
+                out.append(z3.Implies(below, z3.And(i < lr.leo, lr.log_id[i] == fr.log_id[i],
+                                                    lr.log_ep[i] == fr.log_ep[i])))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -1172,6 +1207,17 @@ STRENGTHENINGS = (
                   "kept its log; this is the case where the leader's later epoch shows it",
                   _renamed_leader_remote_leo_is_follower_prefix,
                   _renamed_leader_remote_leo_is_follower_prefix_z3, uses_config=True),
+    Strengthening("leader-holds-earlier-hw", "under session expiries in ZooKeeper mode at RF >= 3 "
+                  "(issue 29br), a running leader of epoch e holds, at their offsets, the records "
+                  "of epochs before e below the HW of a running broker in an epoch up to e (or "
+                  "still truncating on taking e + 1: it has fetched nothing in it): that HW was "
+                  "set in an epoch up to e (a follower's HW comes from its leader's fetch "
+                  "response, ``ReplicaFetcherThread.processPartitionData`` at 2.1.0, and a leader "
+                  "only raises its own), so those records were committed then, by an ISR every "
+                  "later leader came from (a clean election picks from the ISR, "
+                  "PartitionStateMachine.scala 405; unclean election off), or the HW is this "
+                  "leader's own",
+                  _leader_holds_earlier_hw, _leader_holds_earlier_hw_z3, uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
