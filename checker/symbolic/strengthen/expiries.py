@@ -737,9 +737,14 @@ def _running_leader_out_of_later_leaderless_isrs(s, config) -> bool:
     c = s.controller
     views = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr]
     views.append((c.leader_epoch, c.leader, c.isr))
-    return not any(r.alive and r.leader == b and y > r.leader_epoch and leader == -1 and b in isr
-                   and set(isr) != {b}
-                   for b, r in enumerate(s.replicas) for y, leader, isr in views)
+    for b, r in enumerate(s.replicas):
+        led = [r.leader_epoch] if r.alive and r.leader == b else []
+        if r.alive and r.leader_epoch == -1:  # waiting: a request on its way makes it leader
+            led += [e for q, e, leader, _ in s.leader_and_isr if q == b and leader == b]
+        if any(y > e and leader == -1 and b in isr and set(isr) != {b}
+               for e in led for y, leader, isr in views):
+            return False
+    return True
 
 
 def _running_leader_out_of_later_leaderless_isrs_z3(d, s):
@@ -750,10 +755,13 @@ def _running_leader_out_of_later_leaderless_isrs_z3(d, s):
     views.append((z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr))
     out = []
     for b, r in enumerate(s.reps):
-        for present, y, leader, isr in views:
-            alone = z3.And([z3.Not(isr[j]) for j in range(d.n) if j != b])
-            out.append(z3.Implies(z3.And(r.alive, r.leader == b, present, y > r.lep, leader == -1,
-                                         isr[b]), alone))
+        led = [(z3.And(r.alive, r.leader == b), r.lep)]
+        led += [(z3.And(r.alive, r.lep == -1, s.lai[b][e], s.lai_leader[b][e] == b), num.val(e))
+                for e in range(len(s.lai[b]))]
+        for leads, e in led:
+            for present, y, leader, isr in views:
+                alone = z3.And([z3.Not(isr[j]) for j in range(d.n) if j != b])
+                out.append(z3.Implies(z3.And(leads, present, y > e, leader == -1, isr[b]), alone))
     return z3.And(out)
 
 
@@ -1116,7 +1124,8 @@ STRENGTHENINGS = (
                   "epoch)",
                   _pending_ack_epoch_led, _pending_ack_epoch_led_z3, uses_config=True),
     Strengthening("running-leader-out-of-later-leaderless-isrs", "under session expiries in "
-                  "ZooKeeper mode at RF >= 3 (issue 29br), a running leader is in the ISR of no "
+                  "ZooKeeper mode at RF >= 3 (issue 29br), a running leader (or a broker waiting "
+                  "after a restart that a LeaderAndIsr on its way makes leader) is in the ISR of no "
                   "leaderless epoch later than its own (as a LeaderAndIsr on its way or the "
                   "controller carries it) unless that ISR is it alone: it has taken no later "
                   "epoch, so it fetched in none and was added to none; the controller takes "
