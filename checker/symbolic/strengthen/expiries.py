@@ -843,8 +843,10 @@ def _full_isr_has_a_caught_up_member(s, config) -> bool:
     n = len(s.replicas)
     for lead, lr in enumerate(s.replicas):
         if (lr.alive and lr.leader == lead and lr.leader_epoch >= 1 and len(set(lr.isr)) == n
-                and not any(_older_records_are_leaders(s.replicas[f], lr)
-                            for f in lr.isr if f != lead)):
+                and not any(_older_records_are_leaders(fr, lr)
+                            and (not fr.alive or fr.leader_epoch == -1
+                                 or fr.leader_epoch >= lr.leader_epoch)
+                            for f, fr in enumerate(s.replicas) if f != lead)):
             return False
     return True
 
@@ -855,7 +857,8 @@ def _full_isr_has_a_caught_up_member_z3(d, s):
     out = []
     for lead, lr in enumerate(s.reps):
         full = z3.And([lr.alive, lr.leader == lead, lr.lep >= 1] + list(lr.isr))
-        some = z3.Or([_older_records_are_leaders_z3(d, fr, lr)
+        some = z3.Or([z3.And(_older_records_are_leaders_z3(d, fr, lr),
+                             z3.Or(z3.Not(fr.alive), fr.lep == -1, fr.lep >= lr.lep))
                       for f, fr in enumerate(s.reps) if f != lead])
         out.append(z3.Implies(full, some))
     return z3.And(out)
@@ -1161,7 +1164,8 @@ STRENGTHENINGS = (
                   uses_config=True),
     Strengthening("full-isr-has-a-caught-up-member", "under session expiries in ZooKeeper mode "
                   "at RF >= 3 (issue 29br), a running leader of an epoch after the first whose ISR "
-                  "holds every replica has a member besides itself whose records of older epochs "
+                  "holds every replica has a member besides itself that took the epoch (or is down "
+                  "or restarted since) and whose records of older epochs "
                   "are all the leader's, at their offsets: the epoch's first ISR lacked a replica "
                   "(new-epoch-isr-lacks-a-replica), so the leader added one (``maybeExpandIsr``, "
                   "Partition.scala 500 at 2.1.0) after its fetch in the epoch, before which it "
