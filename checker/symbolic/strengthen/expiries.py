@@ -650,6 +650,10 @@ def _behind_member_in_previous_isr(s, config) -> bool:
     c = s.controller
     leaders = [(r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
     views = leaders + [(e, isr) for _, e, _, isr in s.leader_and_isr] + [(c.leader_epoch, c.isr)]
+    # a broker waiting after a restart with a request making it leader: while it waits, nobody
+    # else changes that epoch's ISR (only its leader does)
+    leaders += [(e, isr) for q, e, leader, isr in s.leader_and_isr
+                if q == leader and s.replicas[q].alive and s.replicas[q].leader_epoch == -1]
     for e, isr in views:
         for f in isr:
             fr = s.replicas[f]
@@ -666,9 +670,11 @@ def _behind_member_in_previous_isr_z3(d, s):
     views = leaders + [(s.lai[q][x], num.val(x), s.lai_isr[q][x])
                        for q in range(d.n) for x in range(len(s.lai[q]))]
     views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
+    waiting = [(z3.And(s.reps[q].alive, s.reps[q].lep == -1, s.lai[q][x], s.lai_leader[q][x] == q),
+                num.val(x), s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
     out = []
     for p, e, isr in views:
-        for q, y, before in leaders:
+        for q, y, before in leaders + waiting:
             for f, fr in enumerate(s.reps):
                 behind = z3.And(fr.alive, fr.lep >= 0, fr.lep < e)
                 out.append(z3.Implies(z3.And(p, q, y + 1 == e, isr[f], behind), before[f]))
@@ -1091,7 +1097,9 @@ STRENGTHENINGS = (
                   "at RF >= 3 (issue 29br), a running member of an ISR of epoch e (a running "
                   "leader's, a LeaderAndIsr's on its way, the controller's) that is in an older "
                   "epoch than e (it has not taken e) is in "
-                  "the ISR of every running leader of e - 1: e's leader took its ISR "
+                  "the ISR of every running leader of e - 1 (and of a LeaderAndIsr of e - 1 "
+                  "on its way to a broker waiting after a restart that it makes leader: while "
+                  "that broker waits nobody changes e - 1's ISR): e's leader took its ISR "
                   "from its LeaderAndIsr (``Partition.makeLeader``, Partition.scala 372 at 2.1.0) "
                   "and adds a follower only after a fetch of its own epoch "
                   "(``maybeExpandIsr``, 500; an older epoch's fetch is FENCED_LEADER_EPOCH, "
