@@ -1052,6 +1052,20 @@ def _leader_holds_earlier_hw_z3(d, s):
     return z3.And(out)
 
 
+def _later_leaders_hold_older_acked(s, config) -> bool:
+    from checker.symbolic.strengthen.acks import _leaders_hold_older_acked
+
+    return not _zk_elections_at_rf3(config) or _leaders_hold_older_acked(s, config, gate=False)
+
+
+def _later_leaders_hold_older_acked_z3(d, s):
+    from checker.symbolic.strengthen.acks import _leaders_hold_older_acked_z3
+
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    return _leaders_hold_older_acked_z3(d, s, gate=False)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -1239,6 +1253,17 @@ STRENGTHENINGS = (
                   "PartitionStateMachine.scala 405; unclean election off), or the HW is this "
                   "leader's own",
                   _leader_holds_earlier_hw, _leader_holds_earlier_hw_z3, uses_config=True),
+    Strengthening("later-leaders-hold-older-acked", "under session expiries in ZooKeeper mode at "
+                  "RF >= 3 (issue 29br), leaders-hold-older-acked whatever min.insync.replicas: a "
+                  "broker leading an epoch (or named its leader by a request or the controller) "
+                  "holds every acked record of an older epoch: its leader acked it once every "
+                  "member of its ISR held it (``Partition.checkEnoughReplicasReachOffset`` at "
+                  "2.1.0; the ISR is the one in ZooKeeper, a compare-and-set, "
+                  "``Partition.updateIsr`` 963-975), so every ISR a later epoch was made from "
+                  "holds it, and a clean election picks from the ISR (PartitionStateMachine.scala "
+                  "405); the leader of a later epoch took it before it could truncate",
+                  _later_leaders_hold_older_acked, _later_leaders_hold_older_acked_z3,
+                  uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
