@@ -1066,6 +1066,36 @@ def _later_leaders_hold_older_acked_z3(d, s):
     return _leaders_hold_older_acked_z3(d, s, gate=False)
 
 
+def _epoch_hw_behind_its_leader(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        e = lr.leader_epoch
+        for f, fr in enumerate(s.replicas):
+            if (f != lead and fr.alive and 0 <= fr.leader_epoch <= e
+                    and any(rec[1] == e and i >= lr.high_watermark
+                            for i, rec in enumerate(fr.log[:fr.high_watermark]))):
+                return False
+    return True
+
+
+def _epoch_hw_behind_its_leader_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            pair = z3.And(lr.alive, lr.leader == lead, fr.alive, fr.lep >= 0, fr.lep <= lr.lep)
+            for i in range(d.slots):
+                covered = z3.And(pair, i < fr.hw, i < fr.leo, fr.log_ep[i] == lr.lep)
+                out.append(z3.Implies(covered, i < lr.hw))
+    return z3.And(out)
+
+
 def _leaderless_isr_empty(s, config) -> bool:
     if not _faults_move_leaders(config) or _no_elr(config):
         return True
@@ -1264,6 +1294,15 @@ STRENGTHENINGS = (
                   "405); the leader of a later epoch took it before it could truncate",
                   _later_leaders_hold_older_acked, _later_leaders_hold_older_acked_z3,
                   uses_config=True),
+    Strengthening("epoch-hw-behind-its-leader", "under session expiries in ZooKeeper mode at "
+                  "RF >= 3 (issue 29br), hw-behind-epoch-leader (off after an expiry) for brokers "
+                  "in the leader's epoch or an older one: a running broker that has not taken a "
+                  "later epoch than a running leader's covers a record of that leader's epoch by "
+                  "its HW only if the leader's HW does: only that leader, in its epoch, raises an "
+                  "HW over its epoch's records (a follower takes ``min(leader HW, own LEO)`` from "
+                  "the fetch response, ``ReplicaFetcherThread.processPartitionData`` at 2.1.0), "
+                  "and a leader's HW only grows while it leads",
+                  _epoch_hw_behind_its_leader, _epoch_hw_behind_its_leader_z3, uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
