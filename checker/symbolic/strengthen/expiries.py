@@ -810,8 +810,7 @@ def _far_behind_member_in_previous_isrs(s, config) -> bool:
     sent = [(e, isr) for _, e, _, isr in s.leader_and_isr]
     for e, isr in leading + sent + [(c.leader_epoch, c.isr)]:
         for f in isr:
-            fr = s.replicas[f]
-            if (fr.alive and 0 <= fr.leader_epoch < e - 1
+            if (never_took(s, f, e - 1)  # running in an older epoch, or waiting since one
                     and any(y == e - 1 and f not in before for y, before in sent + leading)):
                 return False
     return True
@@ -825,8 +824,8 @@ def _far_behind_member_in_previous_isrs_z3(d, s):
     out = []
     for p, e, isr in leading + sent + [(z3.BoolVal(True), s.c_epoch, s.c_isr)]:
         for q, y, before in sent + leading:
-            for f, fr in enumerate(s.reps):
-                behind = z3.And(fr.alive, fr.lep >= 0, fr.lep + 1 < e)
+            for f in range(d.n):
+                behind = _took_none_z3(d, s, f, e - 1)
                 out.append(z3.Implies(z3.And(p, q, y + 1 == e, isr[f], behind), before[f]))
     return z3.And(out)
 
@@ -1205,7 +1204,8 @@ STRENGTHENINGS = (
     Strengthening("far-behind-isr-member-in-previous-isrs", "under session expiries in ZooKeeper "
                   "mode at RF >= 3 (issue 29br), a running member of an ISR of epoch e (a running "
                   "leader's, a LeaderAndIsr's on its way, the controller's) that is in an epoch "
-                  "older than e - 1 is in the ISR of every view of epoch e - 1 (a LeaderAndIsr's, "
+                  "older than e - 1 (or waiting after a restart in one) is in the ISR of every "
+                  "view of epoch e - 1 (a LeaderAndIsr's, "
                   "a running leader's): it took neither epoch, so it fetched in neither and was "
                   "added to neither (``maybeExpandIsr`` after a fetch of the leader's own epoch, "
                   "Partition.scala 500 at 2.1.0; ``checkCurrentLeaderEpoch`` 212-224); it was in "
