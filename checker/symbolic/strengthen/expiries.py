@@ -1068,10 +1068,13 @@ def _later_leaders_hold_older_acked_z3(d, s):
 def _epoch_hw_behind_its_leader(s, config) -> bool:
     if not _zk_elections_at_rf3(config):
         return True
-    for lead, lr in enumerate(s.replicas):
-        if not (lr.alive and lr.leader == lead):
-            continue
-        e = lr.leader_epoch
+    led = [(b, r.leader_epoch) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    # a broker waiting after a restart that a request makes leader of its own epoch (2.1): its HW
+    # is the one it had (a process crash keeps it)
+    led += [(b, e) for b, e, leader, _ in s.leader_and_isr
+            if leader == b and s.replicas[b].alive and s.replicas[b].leader_epoch == -1]
+    for lead, e in led:
+        lr = s.replicas[lead]
         for f, fr in enumerate(s.replicas):
             if (f != lead and fr.alive and 0 <= fr.leader_epoch <= e
                     and any(rec[1] == e and i >= lr.high_watermark
@@ -1085,13 +1088,17 @@ def _epoch_hw_behind_its_leader_z3(d, s):
         return z3.BoolVal(True)
     out = []
     for lead, lr in enumerate(s.reps):
-        for f, fr in enumerate(s.reps):
-            if f == lead:
-                continue
-            pair = z3.And(lr.alive, lr.leader == lead, fr.alive, fr.lep >= 0, fr.lep <= lr.lep)
-            for i in range(d.slots):
-                covered = z3.And(pair, i < fr.hw, i < fr.leo, fr.log_ep[i] == lr.lep)
-                out.append(z3.Implies(covered, i < lr.hw))
+        led = [(z3.And(lr.alive, lr.leader == lead), lr.lep)]
+        led += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead),
+                 num.val(e)) for e in range(len(s.lai[lead]))]
+        for leads, e in led:
+            for f, fr in enumerate(s.reps):
+                if f == lead:
+                    continue
+                pair = z3.And(leads, fr.alive, fr.lep >= 0, fr.lep <= e)
+                for i in range(d.slots):
+                    covered = z3.And(pair, i < fr.hw, i < fr.leo, fr.log_ep[i] == e)
+                    out.append(z3.Implies(covered, i < lr.hw))
     return z3.And(out)
 
 
@@ -1296,7 +1303,9 @@ STRENGTHENINGS = (
                   uses_config=True),
     Strengthening("epoch-hw-behind-its-leader", "under session expiries in ZooKeeper mode at "
                   "RF >= 3 (issue 29br), hw-behind-epoch-leader (off after an expiry) for brokers "
-                  "in the leader's epoch or an older one: a running broker that has not taken a "
+                  "in the leader's epoch or an older one (the leader running, or waiting after a "
+                  "restart with a request making it leader of its epoch again, its HW kept by the "
+                  "process crash): a running broker that has not taken a "
                   "later epoch than a running leader's covers a record of that leader's epoch by "
                   "its HW only if the leader's HW does: only that leader, in its epoch, raises an "
                   "HW over its epoch's records (a follower takes ``min(leader HW, own LEO)`` from "
