@@ -846,26 +846,38 @@ def _full_isr_has_a_caught_up_member(s, config) -> bool:
     if not _zk_elections_at_rf3(config):
         return True
     n = len(s.replicas)
-    for lead, lr in enumerate(s.replicas):
-        if (lr.alive and lr.leader == lead and lr.leader_epoch >= 1 and len(set(lr.isr)) == n
+    led = [(b, r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    # a broker waiting to lead its epoch again (2.1's restart into its own epoch): the request
+    # carries the ISR it had grown (sent at its registration), its log is the one it had
+    led += [(b, e, isr) for b, e, leader, isr in s.leader_and_isr
+            if leader == b and s.replicas[b].alive and s.replicas[b].leader_epoch == -1]
+    for lead, e, isr in led:
+        lr = s.replicas[lead]._replace(leader_epoch=e)
+        if (e >= 1 and len(set(isr)) == n
                 and not any(_older_records_are_leaders(fr, lr)
-                            and (not fr.alive or fr.leader_epoch == -1
-                                 or fr.leader_epoch >= lr.leader_epoch)
+                            and (not fr.alive or fr.leader_epoch == -1 or fr.leader_epoch >= e)
                             for f, fr in enumerate(s.replicas) if f != lead)):
             return False
     return True
 
 
 def _full_isr_has_a_caught_up_member_z3(d, s):
+    import dataclasses as dc
+
     if not _zk_elections_at_rf3_z3(d):
         return z3.BoolVal(True)
     out = []
     for lead, lr in enumerate(s.reps):
-        full = z3.And([lr.alive, lr.leader == lead, lr.lep >= 1] + list(lr.isr))
-        some = z3.Or([z3.And(_older_records_are_leaders_z3(d, fr, lr),
-                             z3.Or(z3.Not(fr.alive), fr.lep == -1, fr.lep >= lr.lep))
-                      for f, fr in enumerate(s.reps) if f != lead])
-        out.append(z3.Implies(full, some))
+        led = [(z3.And(lr.alive, lr.leader == lead), lr.lep, lr.isr)]
+        led += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead),
+                 num.val(e), s.lai_isr[lead][e]) for e in range(len(s.lai[lead]))]
+        for leads, e, isr in led:
+            view = dc.replace(lr, lep=e)
+            full = z3.And([leads, e >= 1] + list(isr))
+            some = z3.Or([z3.And(_older_records_are_leaders_z3(d, fr, view),
+                                 z3.Or(z3.Not(fr.alive), fr.lep == -1, fr.lep >= e))
+                          for f, fr in enumerate(s.reps) if f != lead])
+            out.append(z3.Implies(full, some))
     return z3.And(out)
 
 
