@@ -65,8 +65,10 @@ def _acked_below_writer_hw_z3(d, s):
     return z3.And(out)
 
 
-def _leaders_hold_older_acked(s, config) -> bool:
-    if config.min_insync_replicas < config.replication_factor:
+def _leaders_hold_older_acked(s, config, gate=True) -> bool:
+    """``gate`` False: whatever min.insync.replicas (issue 29br's ZooKeeper RF>=3 form under
+    session expiries, ``expiries``)."""
+    if gate and config.min_insync_replicas < config.replication_factor:
         return True  # an acked record need not have reached every replica
     acked = dict(s.acked)
     older = {(rid, off, ep) for r in s.replicas for off, (rid, ep) in enumerate(r.log) if acked.get(rid) == off}
@@ -78,8 +80,8 @@ def _leaders_hold_older_acked(s, config) -> bool:
     return True
 
 
-def _leaders_hold_older_acked_z3(d, s):
-    if d.min_isr < d.n:
+def _leaders_hold_older_acked_z3(d, s, gate=True):
+    if gate and d.min_isr < d.n:
         return z3.BoolVal(True)
     out = []
     for b, lr in enumerate(s.reps):

@@ -20,12 +20,14 @@ import dataclasses
 import z3
 
 from checker.symbolic import numbers as num
-from checker.symbolic.state import count
+from checker.symbolic.state import count, sel
 from model.constants import ALTER_ACCEPTED
 from checker.symbolic.strengthen import kraft_epochs
 from checker.symbolic.strengthen.isr_hw import _committed_view_z3
 from checker.symbolic.strengthen.base import Strengthening, held_records, held_slots_z3
-from checker.symbolic.strengthen.history import (epoch_claims, epoch_claims_z3, never_took,
+from checker.symbolic.strengthen.history import (epoch_claims, epoch_claims_z3,
+                                                 follower_kept_log_since,
+                                                 follower_kept_log_since_z3, never_took,
                                                  never_took_z3)
 
 UNTIL_EXPIRY = (
@@ -600,8 +602,28 @@ def _written_epochs_faulted_z3(d, s):
     return kraft_epochs._written_epochs_counted_z3(d, s, s.crashes + s.sexp)
 
 
+def _zk_elections_at_rf3(config) -> bool:
+    """ZooKeeper mode at RF >= 3 under session expiries (issue 29br), with Kafka's ordered
+    elections and no fault but crashes and expiries: where ``new-epoch-isr-lacks-a-replica``
+    holds too (a new epoch's ISR comes from removing a broker: ``removeReplicasFromIsr``,
+    ReplicaStateMachine.scala 301-303 at 2.1.0, or from an offline election, whose ISR is the live
+    members of the old one, PartitionStateMachine.scala 405, and the failed leader is not live).
+    RF=2 keeps its formula (``True`` there: its proofs unchanged)."""
+    rules = config.rules
+    return (_on(config) and config.replication_factor >= 3 and "kraft" not in rules
+            and "unordered-leader-moves" not in rules and config.crash_model == "process"
+            and set(config.bounds.faults()) <= {"max_session_expiries"})
+
+
+def _zk_elections_at_rf3_z3(d) -> bool:
+    return (d.expiries and d.n >= 3 and not d.kraft and d.ordered and not d.operators
+            and not d.shutdowns and not d.power_loss and not d.disk_loss and not d.delayed
+            and not d.failovers and not d.retries and not d.bumps and not d.consumer_restarts
+            and not d.stale_reads)
+
+
 def _new_epoch_isr_lacks_a_replica(s, config) -> bool:
-    if not _faults_move_leaders(config):
+    if not (_faults_move_leaders(config) or _zk_elections_at_rf3(config)):
         return True
     c = s.controller
     views = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr]
@@ -612,7 +634,7 @@ def _new_epoch_isr_lacks_a_replica(s, config) -> bool:
 
 
 def _new_epoch_isr_lacks_a_replica_z3(d, s):
-    if not _faults_move_leaders_z3(d):
+    if not (_faults_move_leaders_z3(d) or _zk_elections_at_rf3_z3(d)):
         return z3.BoolVal(True)
     views = [(s.lai[q][x], num.val(x), s.lai_leader[q][x], s.lai_isr[q][x])
              for q in range(d.n) for x in range(1, len(s.lai[q]))]
@@ -620,6 +642,476 @@ def _new_epoch_isr_lacks_a_replica_z3(d, s):
     return z3.And([z3.Implies(z3.And(present, never_took_z3(d, s, leader, e)),
                               z3.Not(z3.And(list(isr))))
                    for present, e, leader, isr in views])
+
+
+def _behind_member_in_previous_isr(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    c = s.controller
+    leaders = [(r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    views = leaders + [(e, isr) for _, e, _, isr in s.leader_and_isr] + [(c.leader_epoch, c.isr)]
+    # a broker waiting after a restart with a request making it leader: while it waits, nobody
+    # else changes that epoch's ISR (only its leader does)
+    leaders += [(e, isr) for q, e, leader, isr in s.leader_and_isr
+                if q == leader and s.replicas[q].alive and s.replicas[q].leader_epoch == -1]
+    for e, isr in views:
+        for f in isr:
+            fr = s.replicas[f]
+            if (fr.alive and 0 <= fr.leader_epoch < e
+                    and any(y == e - 1 and f not in before for y, before in leaders)):
+                return False
+    return True
+
+
+def _behind_member_in_previous_isr_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    leaders = [(z3.And(r.alive, r.leader == b), r.lep, r.isr) for b, r in enumerate(s.reps)]
+    views = leaders + [(s.lai[q][x], num.val(x), s.lai_isr[q][x])
+                       for q in range(d.n) for x in range(len(s.lai[q]))]
+    views.append((z3.BoolVal(True), s.c_epoch, s.c_isr))
+    waiting = [(z3.And(s.reps[q].alive, s.reps[q].lep == -1, s.lai[q][x], s.lai_leader[q][x] == q),
+                num.val(x), s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
+    out = []
+    for p, e, isr in views:
+        for q, y, before in leaders + waiting:
+            for f, fr in enumerate(s.reps):
+                behind = z3.And(fr.alive, fr.lep >= 0, fr.lep < e)
+                out.append(z3.Implies(z3.And(p, q, y + 1 == e, isr[f], behind), before[f]))
+    return z3.And(out)
+
+
+def _waiting_leader_requests_shrink(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.leader_epoch == -1):
+            continue
+        mine = [(e, isr) for q, e, leader, isr in s.leader_and_isr if q == b and leader == b]
+        if any(x < y and not (set(iy) <= set(ix) or set(iy) == {b})
+               for x, ix in mine for y, iy in mine):
+            return False
+    return True
+
+
+def _waiting_leader_requests_shrink_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        waiting = z3.And(r.alive, r.lep == -1)
+        for x in range(len(s.lai[b])):
+            for y in range(x + 1, len(s.lai[b])):
+                both = z3.And(waiting, s.lai[b][x], s.lai_leader[b][x] == b,
+                              s.lai[b][y], s.lai_leader[b][y] == b)
+                ix, iy = s.lai_isr[b][x], s.lai_isr[b][y]
+                within = z3.And([z3.Implies(iy[j], ix[j]) for j in range(d.n)])
+                alone = z3.And([iy[j] == (j == b) for j in range(d.n)])
+                out.append(z3.Implies(both, z3.Or(within, alone)))
+    return z3.And(out)
+
+
+def _pending_ack_epoch_led(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    claims = epoch_claims(s)
+    for lead, rid, off in s.pending_acks:
+        log = s.replicas[lead].log
+        if off < len(log) and any(e == log[off][1] and leader not in (lead, -1)
+                                  for e, leader in claims):
+            return False
+    return True
+
+
+def _pending_ack_epoch_led_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    out = []
+    for k in range(d.records):
+        for lead, lr in enumerate(s.reps):
+            mine = z3.And(s.pend[k], s.pend_leader[k] == lead, s.pend_off[k] < lr.leo)
+            ep = sel(lr.log_ep, s.pend_off[k], -1)
+            out += [z3.Implies(mine, z3.Not(z3.And(p, e == ep, leader != lead, leader != -1)))
+                    for p, e, leader in claims]
+    return z3.And(out)
+
+
+def _running_leader_out_of_later_leaderless_isrs(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    c = s.controller
+    views = [(e, leader, isr) for _, e, leader, isr in s.leader_and_isr]
+    views.append((c.leader_epoch, c.leader, c.isr))
+    for b, r in enumerate(s.replicas):
+        led = [r.leader_epoch] if r.alive and r.leader == b else []
+        if r.alive and r.leader_epoch == -1:  # waiting: a request on its way makes it leader
+            led += [e for q, e, leader, _ in s.leader_and_isr if q == b and leader == b]
+        if any(y > e and leader == -1 and b in isr and set(isr) != {b}
+               for e in led for y, leader, isr in views):
+            return False
+    return True
+
+
+def _running_leader_out_of_later_leaderless_isrs_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    views = [(s.lai[q][x], num.val(x), s.lai_leader[q][x], s.lai_isr[q][x])
+             for q in range(d.n) for x in range(len(s.lai[q]))]
+    views.append((z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr))
+    out = []
+    for b, r in enumerate(s.reps):
+        led = [(z3.And(r.alive, r.leader == b), r.lep)]
+        led += [(z3.And(r.alive, r.lep == -1, s.lai[b][e], s.lai_leader[b][e] == b), num.val(e))
+                for e in range(len(s.lai[b]))]
+        for leads, e in led:
+            for present, y, leader, isr in views:
+                alone = z3.And([z3.Not(isr[j]) for j in range(d.n) if j != b])
+                out.append(z3.Implies(z3.And(leads, present, y > e, leader == -1, isr[b]), alone))
+    return z3.And(out)
+
+
+def _isr_fetcher_older_records_are_leaders(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        for f in lr.isr:
+            if f == lead or lr.remote_log_end_offsets[f] < 0:
+                continue
+            if any(rec[1] < lr.leader_epoch and (i >= len(lr.log) or lr.log[i] != rec)
+                   for i, rec in enumerate(s.replicas[f].log)):
+                return False
+    return True
+
+
+def _isr_fetcher_older_records_are_leaders_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            fetched = z3.And(lr.alive, lr.leader == lead, lr.isr[f], lr.remote[f] >= 0)
+            for i in range(d.slots):
+                older = z3.And(i < fr.leo, fr.log_ep[i] < lr.lep)
+                same = z3.And(i < lr.leo, lr.log_id[i] == fr.log_id[i], lr.log_ep[i] == fr.log_ep[i])
+                out.append(z3.Implies(z3.And(fetched, older), same))
+    return z3.And(out)
+
+
+def _far_behind_member_in_previous_isrs(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    c = s.controller
+    leading = [(r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    sent = [(e, isr) for _, e, _, isr in s.leader_and_isr]
+    for e, isr in leading + sent + [(c.leader_epoch, c.isr)]:
+        for f in isr:
+            if (never_took(s, f, e - 1)  # running in an older epoch, or waiting since one
+                    and any(y == e - 1 and f not in before for y, before in sent + leading)):
+                return False
+    return True
+
+
+def _far_behind_member_in_previous_isrs_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    leading = [(z3.And(r.alive, r.leader == b), r.lep, r.isr) for b, r in enumerate(s.reps)]
+    sent = [(s.lai[q][x], num.val(x), s.lai_isr[q][x]) for q in range(d.n) for x in range(len(s.lai[q]))]
+    out = []
+    for p, e, isr in leading + sent + [(z3.BoolVal(True), s.c_epoch, s.c_isr)]:
+        for q, y, before in sent + leading:
+            for f in range(d.n):
+                behind = _took_none_z3(d, s, f, e - 1)
+                out.append(z3.Implies(z3.And(p, q, y + 1 == e, isr[f], behind), before[f]))
+    return z3.And(out)
+
+
+def _older_records_are_leaders(fr, lr) -> bool:
+    return all(i < len(lr.log) and lr.log[i] == rec for i, rec in enumerate(fr.log)
+               if rec[1] < lr.leader_epoch)
+
+
+def _older_records_are_leaders_z3(d, fr, lr):
+    return z3.And([z3.Implies(z3.And(i < fr.leo, fr.log_ep[i] < lr.lep),
+                              z3.And(i < lr.leo, lr.log_id[i] == fr.log_id[i],
+                                     lr.log_ep[i] == fr.log_ep[i]))
+                   for i in range(d.slots)])
+
+
+def _full_isr_has_a_caught_up_member(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    n = len(s.replicas)
+    led = [(b, r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    # a broker waiting to lead its epoch again (2.1's restart into its own epoch): the request
+    # carries the ISR it had grown (sent at its registration), its log is the one it had
+    led += [(b, e, isr) for b, e, leader, isr in s.leader_and_isr
+            if leader == b and s.replicas[b].alive and s.replicas[b].leader_epoch == -1]
+    for lead, e, isr in led:
+        lr = s.replicas[lead]._replace(leader_epoch=e)
+        if (e >= 1 and len(set(isr)) == n
+                and not any(_older_records_are_leaders(fr, lr)
+                            and (not fr.alive or fr.leader_epoch == -1 or fr.leader_epoch >= e)
+                            for f, fr in enumerate(s.replicas) if f != lead)):
+            return False
+    return True
+
+
+def _full_isr_has_a_caught_up_member_z3(d, s):
+    import dataclasses as dc
+
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        led = [(z3.And(lr.alive, lr.leader == lead), lr.lep, lr.isr)]
+        led += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead),
+                 num.val(e), s.lai_isr[lead][e]) for e in range(len(s.lai[lead]))]
+        for leads, e, isr in led:
+            view = dc.replace(lr, lep=e)
+            full = z3.And([leads, e >= 1] + list(isr))
+            some = z3.Or([z3.And(_older_records_are_leaders_z3(d, fr, view),
+                                 z3.Or(z3.Not(fr.alive), fr.lep == -1, fr.lep >= e))
+                          for f, fr in enumerate(s.reps) if f != lead])
+            out.append(z3.Implies(full, some))
+    return z3.And(out)
+
+
+def _added_past_untaken_request_caught_up(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        e = lr.leader_epoch
+        views = [isr for _, x, leader, isr in s.leader_and_isr
+                 if x == e - 1 and never_took(s, leader, x)]
+        for f in lr.isr:
+            if (f != lead and any(f not in v for v in views)
+                    and follower_kept_log_since(s, f, lead, e)):
+                log = s.replicas[f].log
+                if any(rec[1] < e and (i >= len(log) or log[i] != rec)
+                       for i, rec in enumerate(lr.log)):
+                    return False
+    return True
+
+
+def _added_past_untaken_request_caught_up_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for q in range(d.n):
+            for x in range(len(s.lai[q])):
+                view = z3.And(lr.alive, lr.leader == lead, s.lai[q][x], num.val(x) + 1 == lr.lep,
+                              never_took_z3(d, s, s.lai_leader[q][x], num.val(x)))
+                for f, fr in enumerate(s.reps):
+                    if f == lead:
+                        continue
+                    added = z3.And(view, lr.isr[f], z3.Not(s.lai_isr[q][x][f]),
+                                   follower_kept_log_since_z3(d, s, f, lead, lr.lep))
+                    held = [z3.Implies(z3.And(i < lr.leo, lr.log_ep[i] < lr.lep),
+                                       z3.And(i < fr.leo, fr.log_id[i] == lr.log_id[i],
+                                              fr.log_ep[i] == lr.log_ep[i]))
+                            for i in range(d.slots)]
+                    out.append(z3.Implies(added, z3.And(held)))
+    return z3.And(out)
+
+
+def _took_none_z3(d, s, f: int, e):
+    """``never_took(s, f, e)`` for a broker ``f``: running, and in an epoch older than ``e``, or
+    waiting after a restart with a request older than ``e`` on its way (it restarted then)."""
+    r = s.reps[f]
+    waits = z3.Or([z3.And(s.lai[f][x], x < e) for x in range(len(s.lai[f]))])
+    return z3.And(r.alive, z3.If(r.lep >= 0, r.lep < e, waits))
+
+
+def _behind_member_in_every_request_of_its_epoch(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    c = s.controller
+    current = [(c.leader_epoch, c.isr)]
+    current += [(r.leader_epoch, r.isr) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    for e, isr in current:
+        for f in isr:
+            if (never_took(s, f, e)
+                    and any(x == e and f not in sent for _, x, _, sent in s.leader_and_isr)):
+                return False
+    return True
+
+
+def _behind_member_in_every_request_of_its_epoch_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    current = [(z3.BoolVal(True), s.c_epoch, s.c_isr)]
+    current += [(z3.And(r.alive, r.leader == b), r.lep, r.isr) for b, r in enumerate(s.reps)]
+    out = []
+    for p, e, isr in current:
+        for q in range(d.n):
+            for x in range(len(s.lai[q])):
+                for f in range(d.n):
+                    out.append(z3.Implies(z3.And(p, s.lai[q][x], num.val(x) == e, isr[f],
+                                                 _took_none_z3(d, s, f, e)),
+                                          s.lai_isr[q][x][f]))
+    return z3.And(out)
+
+
+def _untaken_epoch_one_isr(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    c = s.controller
+    views = [(c.leader_epoch, c.leader, set(c.isr))]
+    views += [(e, leader, set(isr)) for _, e, leader, isr in s.leader_and_isr]
+    return not any(leader >= 0 and never_took(s, leader, e) and e2 == e and isr2 != isr
+                   for e, leader, isr in views for e2, _, isr2 in views)
+
+
+def _untaken_epoch_one_isr_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    views = [(z3.BoolVal(True), s.c_epoch, s.c_leader, s.c_isr)]
+    views += [(s.lai[b][e], num.val(e), s.lai_leader[b][e], s.lai_isr[b][e])
+              for b in range(d.n) for e in range(len(s.lai[b]))]
+    out = []
+    for i, (p, e, leader, isr) in enumerate(views):
+        untaken = z3.And(p, leader >= 0, never_took_z3(d, s, leader, e))
+        for j, (p2, e2, _, isr2) in enumerate(views):
+            if i != j:
+                out.append(z3.Implies(z3.And(untaken, p2, e2 == e),
+                                      z3.And([x == y for x, y in zip(isr, isr2)])))
+    return z3.And(out)
+
+
+def _renamed_leader_remote_leo_is_follower_prefix(s, config) -> bool:
+    from checker.symbolic.strengthen.history import upto_epoch
+
+    if not _zk_elections_at_rf3(config):
+        return True
+    claims = epoch_claims(s)
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        for f, fr in enumerate(s.replicas):
+            m = lr.remote_log_end_offsets[f]
+            if f == lead or m < 0 or not fr.alive:
+                continue
+            upto = upto_epoch(s, f)
+            if not any(y > lr.leader_epoch and y >= upto and leader == lead for y, leader in claims):
+                continue
+            if any(i >= len(fr.log) or fr.log[i] != lr.log[i] for i in range(min(m, len(lr.log)))):
+                return False
+    return True
+
+
+def _renamed_leader_remote_leo_is_follower_prefix_z3(d, s):
+    from checker.symbolic.strengthen.history import upto_epoch_z3
+
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    claims = epoch_claims_z3(d, s)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            upto = upto_epoch_z3(s, f)
+            renamed = z3.Or([z3.And(p, y > lr.lep, y >= upto, leader == lead) for p, y, leader in claims])
+            known = z3.And(lr.alive, lr.leader == lead, fr.alive, lr.remote[f] >= 0, renamed)
+            for i in range(d.slots):
+                out.append(z3.Implies(z3.And(known, i < lr.remote[f], i < lr.leo),
+                                      z3.And(i < fr.leo, fr.log_id[i] == lr.log_id[i],
+                                             fr.log_ep[i] == lr.log_ep[i])))
+    return z3.And(out)
+
+
+def _leader_holds_earlier_hw(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    for lead, lr in enumerate(s.replicas):
+        if not (lr.alive and lr.leader == lead):
+            continue
+        e = lr.leader_epoch
+        for f, fr in enumerate(s.replicas):
+            if f == lead or not fr.alive or fr.leader_epoch < 0:
+                continue
+            if not (fr.leader_epoch <= e or (fr.truncating and fr.leader_epoch == e + 1)):
+                continue
+            if any(rec[1] < e and (i >= len(lr.log) or lr.log[i] != rec)
+                   for i, rec in enumerate(fr.log[:fr.high_watermark])):
+                return False
+    return True
+
+
+def _leader_holds_earlier_hw_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            earlier = z3.And(lr.alive, lr.leader == lead, fr.alive, fr.lep >= 0,
+                             z3.Or(fr.lep <= lr.lep, z3.And(fr.truncating, fr.lep == lr.lep + 1)))
+            for i in range(d.slots):
+                below = z3.And(earlier, i < fr.hw, i < fr.leo, fr.log_ep[i] < lr.lep)
+                out.append(z3.Implies(below, z3.And(i < lr.leo, lr.log_id[i] == fr.log_id[i],
+                                                    lr.log_ep[i] == fr.log_ep[i])))
+    return z3.And(out)
+
+
+def _later_leaders_hold_older_acked(s, config) -> bool:
+    from checker.symbolic.strengthen.acks import _leaders_hold_older_acked
+
+    return not _zk_elections_at_rf3(config) or _leaders_hold_older_acked(s, config, gate=False)
+
+
+def _later_leaders_hold_older_acked_z3(d, s):
+    from checker.symbolic.strengthen.acks import _leaders_hold_older_acked_z3
+
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    return _leaders_hold_older_acked_z3(d, s, gate=False)
+
+
+def _epoch_hw_behind_its_leader(s, config) -> bool:
+    if not _zk_elections_at_rf3(config):
+        return True
+    led = [(b, r.leader_epoch) for b, r in enumerate(s.replicas) if r.alive and r.leader == b]
+    # a broker waiting after a restart that a request makes leader of its own epoch (2.1): its HW
+    # is the one it had (a process crash keeps it)
+    led += [(b, e) for b, e, leader, _ in s.leader_and_isr
+            if leader == b and s.replicas[b].alive and s.replicas[b].leader_epoch == -1]
+    for lead, e in led:
+        lr = s.replicas[lead]
+        for f, fr in enumerate(s.replicas):
+            if (f != lead and fr.alive and 0 <= fr.leader_epoch <= e
+                    and any(rec[1] == e and i >= lr.high_watermark
+                            for i, rec in enumerate(fr.log[:fr.high_watermark]))):
+                return False
+    return True
+
+
+def _epoch_hw_behind_its_leader_z3(d, s):
+    if not _zk_elections_at_rf3_z3(d):
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        led = [(z3.And(lr.alive, lr.leader == lead), lr.lep)]
+        led += [(z3.And(lr.alive, lr.lep == -1, s.lai[lead][e], s.lai_leader[lead][e] == lead),
+                 num.val(e)) for e in range(len(s.lai[lead]))]
+        for leads, e in led:
+            for f, fr in enumerate(s.reps):
+                if f == lead:
+                    continue
+                pair = z3.And(leads, fr.alive, fr.lep >= 0, fr.lep <= e)
+                for i in range(d.slots):
+                    covered = z3.And(pair, i < fr.hw, i < fr.leo, fr.log_ep[i] == e)
+                    out.append(z3.Implies(covered, i < lr.hw))
+    return z3.And(out)
 
 
 def _leaderless_isr_empty(s, config) -> bool:
@@ -655,9 +1147,183 @@ STRENGTHENINGS = (
                   "``ReplicationControlManager`` at 3.8.0), which leaves the ISR, or by electing a "
                   "broker for a leaderless partition (``handleBrokerUnfenced``: the ISR kept, which "
                   "lacks the last leader, or under KIP-966 the winner alone), and only the leader "
-                  "of the current epoch adds members, once it has taken the epoch",
+                  "of the current epoch adds members, once it has taken the epoch; and in "
+                  "ZooKeeper mode at RF >= 3 (issue 29br): the controller's new epoch removes a "
+                  "broker (``removeReplicasFromIsr``, ReplicaStateMachine.scala 301-303 at 2.1.0: "
+                  "the ISR without it, or its last member kept) or elects from the live members "
+                  "of the ISR (``leaderForOffline``, PartitionStateMachine.scala 405 at 2.1.0), "
+                  "which lack the failed or fenced leader",
                   _new_epoch_isr_lacks_a_replica, _new_epoch_isr_lacks_a_replica_z3,
                   uses_config=True),
+    Strengthening("behind-isr-member-in-previous-isr", "under session expiries in ZooKeeper mode "
+                  "at RF >= 3 (issue 29br), a running member of an ISR of epoch e (a running "
+                  "leader's, a LeaderAndIsr's on its way, the controller's) that is in an older "
+                  "epoch than e (it has not taken e) is in "
+                  "the ISR of every running leader of e - 1 (and of a LeaderAndIsr of e - 1 "
+                  "on its way to a broker waiting after a restart that it makes leader: while "
+                  "that broker waits nobody changes e - 1's ISR): e's leader took its ISR "
+                  "from its LeaderAndIsr (``Partition.makeLeader``, Partition.scala 372 at 2.1.0) "
+                  "and adds a follower only after a fetch of its own epoch "
+                  "(``maybeExpandIsr``, 500; an older epoch's fetch is FENCED_LEADER_EPOCH, "
+                  "``checkCurrentLeaderEpoch`` 212-224, KIP-320), so such a member was in the "
+                  "ISR the controller gave the epoch, which is the previous epoch's less the "
+                  "removed broker (``removeReplicasFromIsr``, ReplicaStateMachine.scala 301-303; "
+                  "``leaderForOffline``, PartitionStateMachine.scala 405), and the previous "
+                  "leader's ISR changes are a compare-and-set on the zkVersion (``updateIsr``, "
+                  "Partition.scala 963-975), refused once the controller has moved on",
+                  _behind_member_in_previous_isr, _behind_member_in_previous_isr_z3,
+                  uses_config=True),
+    Strengthening("waiting-leader-requests-shrink", "under session expiries in ZooKeeper mode at "
+                  "RF >= 3 (issue 29br), of two LeaderAndIsr on their way to a broker waiting "
+                  "after a restart that both name it leader, the later one's ISR is within the "
+                  "earlier one's, or is the broker alone: it has taken no epoch since its "
+                  "restart, so it has fetched from nobody and added nobody; the controller moves "
+                  "leadership away from it only by removing it from the ISR (a failure or a fence: "
+                  "``removeReplicasFromIsr``, ReplicaStateMachine.scala 301-303 at 2.1.0; the "
+                  "offline election's ISR is the live members, PartitionStateMachine.scala 405), "
+                  "and it rejoins an ISR only by fetching, so every epoch in between named it "
+                  "leader and only removed members (or kept it as the last one, elected back at "
+                  "its registration)",
+                  _waiting_leader_requests_shrink, _waiting_leader_requests_shrink_z3,
+                  uses_config=True),
+    Strengthening("pending-ack-epoch-led", "under session expiries in ZooKeeper mode at RF >= 3 "
+                  "(issue 29br), the record of a pending acknowledgement is, in its leader's log, "
+                  "of an epoch no LeaderAndIsr on its way, running broker or the controller names "
+                  "another leader of: the leader appended it in an epoch it led "
+                  "(``Partition.appendRecordsToLeader`` with its ``leaderEpoch``, Partition.scala 727 "
+                  "at 2.1.0) and parked the request in its own purgatory (``ReplicaManager."
+                  "appendRecords``, ``DelayedProduce``, ReplicaManager.scala 459-485), and each epoch has one leader "
+                  "(``LeaderAndIsr.newLeaderAndIsr``, LeaderAndIsr.scala 39: a new leader is a new "
+                  "epoch)",
+                  _pending_ack_epoch_led, _pending_ack_epoch_led_z3, uses_config=True),
+    Strengthening("running-leader-out-of-later-leaderless-isrs", "under session expiries in "
+                  "ZooKeeper mode at RF >= 3 (issue 29br), a running leader (or a broker waiting "
+                  "after a restart that a LeaderAndIsr on its way makes leader) is in the ISR of no "
+                  "leaderless epoch later than its own (as a LeaderAndIsr on its way or the "
+                  "controller carries it) unless that ISR is it alone: it has taken no later "
+                  "epoch, so it fetched in none and was added to none; the controller takes "
+                  "leadership from it only by removing it (its fence: ``removeReplicasFromIsr``, "
+                  "ReplicaStateMachine.scala 301-303 at 2.1.0, NoLeader and the ISR without it "
+                  "unless it is the last member), and an epoch that keeps it as leader removes "
+                  "another member or none",
+                  _running_leader_out_of_later_leaderless_isrs,
+                  _running_leader_out_of_later_leaderless_isrs_z3, uses_config=True),
+    Strengthening("isr-fetcher-older-records-are-leaders", "under session expiries in ZooKeeper "
+                  "mode at RF >= 3 (issue 29br), a member of a running leader's ISR whose LEO the "
+                  "leader knows (it fetched from the leader in the leader's epoch) holds, of epochs "
+                  "older than the leader's, only the leader's records at their offsets: before its "
+                  "first fetch in the epoch it truncated to the leader's log "
+                  "(``AbstractFetcherThread.maybeTruncate``, 174-191, on the leader's OffsetsForLeaderEpoch "
+                  "answer, KIP-101/KIP-279, at 2.1.0), and a later leader it may follow since has "
+                  "no older record this leader lacks within one crash and one expiry (checked on "
+                  "every reachable state at these bounds only; with more faults a later leader "
+                  "that skipped this epoch may bring one back)",
+                  _isr_fetcher_older_records_are_leaders, _isr_fetcher_older_records_are_leaders_z3,
+                  uses_config=True),
+    Strengthening("far-behind-isr-member-in-previous-isrs", "under session expiries in ZooKeeper "
+                  "mode at RF >= 3 (issue 29br), a running member of an ISR of epoch e (a running "
+                  "leader's, a LeaderAndIsr's on its way, the controller's) that is in an epoch "
+                  "older than e - 1 (or waiting after a restart in one) is in the ISR of every "
+                  "view of epoch e - 1 (a LeaderAndIsr's, "
+                  "a running leader's): it took neither epoch, so it fetched in neither and was "
+                  "added to neither (``maybeExpandIsr`` after a fetch of the leader's own epoch, "
+                  "Partition.scala 500 at 2.1.0; ``checkCurrentLeaderEpoch`` 212-224); it was in "
+                  "e - 1's first ISR and was never taken out of it (a shrink is for good without "
+                  "a fetch; the controller's removal makes e without it: ``removeReplicasFromIsr``, "
+                  "ReplicaStateMachine.scala 301-303), so every snapshot of e - 1's ISR holds it",
+                  _far_behind_member_in_previous_isrs, _far_behind_member_in_previous_isrs_z3,
+                  uses_config=True),
+    Strengthening("full-isr-has-a-caught-up-member", "under session expiries in ZooKeeper mode "
+                  "at RF >= 3 (issue 29br), a running leader of an epoch after the first whose ISR "
+                  "holds every replica has a member besides itself that took the epoch (or is down "
+                  "or restarted since) and whose records of older epochs "
+                  "are all the leader's, at their offsets: the epoch's first ISR lacked a replica "
+                  "(new-epoch-isr-lacks-a-replica), so the leader added one (``maybeExpandIsr``, "
+                  "Partition.scala 500 at 2.1.0) after its fetch in the epoch, before which it "
+                  "truncated to the leader's log (``AbstractFetcherThread.maybeTruncate``, 174-191)",
+                  _full_isr_has_a_caught_up_member, _full_isr_has_a_caught_up_member_z3,
+                  uses_config=True),
+    Strengthening("added-past-untaken-request-caught-up", "under session expiries in ZooKeeper "
+                  "mode at RF >= 3 (issue 29br), added-members-caught-up against a LeaderAndIsr "
+                  "of the epoch before whose leader has not taken that epoch: a member of a "
+                  "running leader's ISR that is out of such a request's ISR (and cannot have "
+                  "truncated since it fetched) holds the leader's records from before its epoch: "
+                  "while an epoch's leader has not taken it its ISR only shrinks (only the "
+                  "leader adds, ``maybeExpandIsr``, Partition.scala 500 at 2.1.0), so the next "
+                  "epoch's first ISR is within that request's (``removeReplicasFromIsr``, "
+                  "ReplicaStateMachine.scala 301-303; ``leaderForOffline``, "
+                  "PartitionStateMachine.scala 405), and the member was added after a fetch in "
+                  "the leader's epoch, which truncated it to the leader's log",
+                  _added_past_untaken_request_caught_up, _added_past_untaken_request_caught_up_z3,
+                  uses_config=True),
+    Strengthening("behind-member-in-every-request-of-its-epoch", "under session expiries in "
+                  "ZooKeeper mode at RF >= 3 (issue 29br), a running member of the controller's ISR "
+                  "or of a running leader's, in an epoch older than that ISR's (or waiting after "
+                  "a restart with an older request on its way: it restarted then), is in the ISR of "
+                  "every LeaderAndIsr on its way of that epoch: it has not taken the epoch, so it "
+                  "was never added in it (``maybeExpandIsr`` after a fetch of the epoch, "
+                  "Partition.scala 500 at 2.1.0; ``checkCurrentLeaderEpoch`` 212-224) and was in "
+                  "its first ISR; a shrink would have taken it out for good (no fetch to add it "
+                  "back), so it is in every snapshot of the epoch's ISR the controller sent",
+                  _behind_member_in_every_request_of_its_epoch,
+                  _behind_member_in_every_request_of_its_epoch_z3, uses_config=True),
+    Strengthening("untaken-epoch-one-isr", "under session expiries in ZooKeeper mode at RF >= 3 "
+                  "(issue 29br), failovers' untaken-epoch-isr-agrees without a zombie: the views "
+                  "of a leader epoch whose leader has not taken it (the controller's, each "
+                  "LeaderAndIsr on its way) carry one ISR: the controller writes an epoch's ISR "
+                  "when it makes the epoch and changes it only with a new one "
+                  "(``LeaderAndIsr.newLeaderAndIsr``, LeaderAndIsr.scala 39 at 2.1.0, from "
+                  "``removeReplicasFromIsr`` and the elections), and within an epoch only its "
+                  "leader changes it (``Partition.updateIsr``, Partition.scala 963-975)",
+                  _untaken_epoch_one_isr, _untaken_epoch_one_isr_z3, uses_config=True),
+    Strengthening("renamed-leader-remote-leo-is-follower-prefix", "under session expiries in "
+                  "ZooKeeper mode at RF >= 3 (issue 29br), a running leader that is named (by a "
+                  "LeaderAndIsr on its way, a running broker or the controller) leader of a later "
+                  "epoch, at or after a follower's (for a waiting follower, the epoch of its oldest "
+                  "request), knows that follower's LEO only over records the follower holds: "
+                  "leadership leaves a running leader only by taking it out of the ISR "
+                  "(``removeReplicasFromIsr``, ReplicaStateMachine.scala 301-303 at 2.1.0; the "
+                  "offline election's live ISR, PartitionStateMachine.scala 405), and without "
+                  "taking a later epoch it cannot rejoin, so it led every epoch since its own up "
+                  "to the later one; the follower fetched those records from it and has followed "
+                  "no other leader since, so it truncated none of them (a crash keeps the log). "
+                  "kept-remote-leo-is-follower-prefix says so where the state shows the follower "
+                  "kept its log; this is the case where the leader's later epoch shows it",
+                  _renamed_leader_remote_leo_is_follower_prefix,
+                  _renamed_leader_remote_leo_is_follower_prefix_z3, uses_config=True),
+    Strengthening("leader-holds-earlier-hw", "under session expiries in ZooKeeper mode at RF >= 3 "
+                  "(issue 29br), a running leader of epoch e holds, at their offsets, the records "
+                  "of epochs before e below the HW of a running broker in an epoch up to e (or "
+                  "still truncating on taking e + 1: it has fetched nothing in it): that HW was "
+                  "set in an epoch up to e (a follower's HW comes from its leader's fetch "
+                  "response, ``ReplicaFetcherThread.processPartitionData`` at 2.1.0, and a leader "
+                  "only raises its own), so those records were committed then, by an ISR every "
+                  "later leader came from (a clean election picks from the ISR, "
+                  "PartitionStateMachine.scala 405; unclean election off), or the HW is this "
+                  "leader's own",
+                  _leader_holds_earlier_hw, _leader_holds_earlier_hw_z3, uses_config=True),
+    Strengthening("later-leaders-hold-older-acked", "under session expiries in ZooKeeper mode at "
+                  "RF >= 3 (issue 29br), leaders-hold-older-acked whatever min.insync.replicas: a "
+                  "broker leading an epoch (or named its leader by a request or the controller) "
+                  "holds every acked record of an older epoch: its leader acked it once every "
+                  "member of its ISR held it (``Partition.checkEnoughReplicasReachOffset`` at "
+                  "2.1.0; the ISR is the one in ZooKeeper, a compare-and-set, "
+                  "``Partition.updateIsr`` 963-975), so every ISR a later epoch was made from "
+                  "holds it, and a clean election picks from the ISR (PartitionStateMachine.scala "
+                  "405); the leader of a later epoch took it before it could truncate",
+                  _later_leaders_hold_older_acked, _later_leaders_hold_older_acked_z3,
+                  uses_config=True),
+    Strengthening("epoch-hw-behind-its-leader", "under session expiries in ZooKeeper mode at "
+                  "RF >= 3 (issue 29br), hw-behind-epoch-leader (off after an expiry) for brokers "
+                  "in the leader's epoch or an older one (the leader running, or waiting after a "
+                  "restart with a request making it leader of its epoch again, its HW kept by the "
+                  "process crash): a running broker that has not taken a "
+                  "later epoch than a running leader's covers a record of that leader's epoch by "
+                  "its HW only if the leader's HW does: only that leader, in its epoch, raises an "
+                  "HW over its epoch's records (a follower takes ``min(leader HW, own LEO)`` from "
+                  "the fetch response, ``ReplicaFetcherThread.processPartitionData`` at 2.1.0), "
+                  "and a leader's HW only grows while it leads",
+                  _epoch_hw_behind_its_leader, _epoch_hw_behind_its_leader_z3, uses_config=True),
     Strengthening("kraft-past-leaders-crashed-or-fenced", "kraft-past-leaders-crashed under "
                   "session expiries (issue 29bj), with each expiry counted beside the crashes: "
                   "under KRaft with 3.6's isr-shrink-keeps-leader-epoch and Kafka's elections, "
