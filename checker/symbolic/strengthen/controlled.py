@@ -27,6 +27,7 @@ import dataclasses
 import z3
 
 from checker.symbolic import numbers as num
+from checker.symbolic.formulas import holds_acked
 from checker.symbolic.state import count
 from checker.symbolic.strengthen import crashes_restarts, epochs_requests, isr_hw, kraft_epochs
 from checker.symbolic.strengthen.base import Strengthening
@@ -400,6 +401,40 @@ def _shutdown_leader_out_of_later_isrs_z3(d, s):
     return z3.And(out)
 
 
+def _shutdown_leader_holds_older_acked(s, config) -> bool:
+    if not on(config) or "isr-eligibility" not in config.rules or len(s.replicas) < 3:
+        return True
+    epochs: dict = {}  # (record, offset) -> the epochs the logs hold it in
+    for r in s.replicas:
+        for off, (rid, ep) in enumerate(r.log):
+            epochs.setdefault((rid, off), set()).add(ep)
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.shutting_down and r.leader == b and r.leader_epoch >= 0):
+            continue
+        for rid, off in s.acked:
+            older = any(e <= r.leader_epoch for e in epochs.get((rid, off), ()))
+            if older and not (off < len(r.log) and r.log[off][0] == rid):
+                return False
+    return True
+
+
+def _shutdown_leader_holds_older_acked_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        marked = z3.And(r.alive, r.sd, r.leader == b, r.lep >= 0)
+        for k in range(d.records):
+            o = s.acked_off[k]
+            held = holds_acked(s, r, k)
+            for w in s.reps:
+                for i in range(d.slots):
+                    older = z3.And(s.acked[k], o == i, i < w.leo, w.log_id[i] == k + 1,
+                                   w.log_ep[i] <= r.lep)
+                    out.append(z3.Implies(z3.And(marked, older), held))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x is in no ISR of a "
@@ -410,6 +445,18 @@ STRENGTHENINGS = (
                   "1300 and 1717-1770), it fetches no more, and KIP-841 refuses to add it back "
                   "(``ineligibleReplicasForIsr``, 3.6.0 lines 1195-1214: shutting down)",
                   _shutdown_leader_out_of_later_isrs, _shutdown_leader_out_of_later_isrs_z3,
+                  uses_config=True),
+    Strengthening("shutdown-leader-holds-older-acked", "at RF>=3 on KRaft (KIP-841), a running "
+                  "broker marked shutting down that still leads its own epoch x holds every acked "
+                  "record of an epoch <= x (in any log): until its controlled shutdown it was the "
+                  "controller's leader (leadership moves from a running broker only by that "
+                  "shutdown, which marks it), elected from an ISR that held every acked record, "
+                  "and a leader appends and never truncates; the shutdown takes it out of the ISR "
+                  "(``handleBrokerInControlledShutdown`` -> ``generateLeaderAndIsrUpdates``, "
+                  "3.5.0 lines 1274-1284 and 1688-1734) and elects no marked broker again "
+                  "(``ClusterControlManager.isActive``), so only later leaders' records of later "
+                  "epochs may be acked without it",
+                  _shutdown_leader_holds_older_acked, _shutdown_leader_holds_older_acked_z3,
                   uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
@@ -514,6 +561,11 @@ def form(st):
     return kraft_check, kraft_formula
 
 
+RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked")
+"""Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
+``--strengthen all`` there, so no RF=2 row changes its terms."""
+
+
 def not_in_all(config) -> tuple:
     """The facts of ``STRENGTHENINGS`` whose formula is ``True`` on ``config`` (all of them
     without the bound; the ELR's without KIP-966; the 3.6+ one before KAFKA-15021): left out of
@@ -523,11 +575,11 @@ def not_in_all(config) -> tuple:
         return names
     out = ()
     rules = config.rules
-    rf3 = "shutdown-leader-out-of-later-isrs"  # issue 29bo: KRaft at RF>=3 only
+    rf3 = RF3  # issues 29bo, 29bp: KRaft at RF>=3 only
     if "eligible-leader-replicas" not in rules:
-        out += tuple(n for n in names if n not in ("shutdown-next-epoch-changes-leader", rf3))
+        out += tuple(n for n in names if n not in ("shutdown-next-epoch-changes-leader",) + rf3)
     if "kraft" not in rules or "isr-shrink-keeps-leader-epoch" not in rules:
         out += ("shutdown-next-epoch-changes-leader",)
     if "isr-eligibility" not in rules or config.replication_factor < 3:
-        out += (rf3,)
+        out += rf3
     return out
