@@ -362,22 +362,45 @@ def _shutting_down_out_of_elr_isr_z3(d, s):
     return z3.And([z3.Not(z3.And(r.sd, s.c_isr[b])) for b, r in enumerate(s.reps)])
 
 
+def _rf3_on(config) -> bool:
+    return on(config) and "isr-eligibility" in config.rules and config.replication_factor >= 3
+
+
+def _epochs_led_while_marked(s, b: int) -> list:
+    """The epochs running broker ``b``, marked shutting down, leads: its own (applied) epoch and
+    the epochs of the LeaderAndIsr requests on their way to it that make it leader (issue 29bp:
+    elected before its controlled shutdown, not yet applied). Empty if ``b`` is down or not
+    marked."""
+    r = s.replicas[b]
+    if not (r.alive and r.shutting_down):
+        return []
+    out = [r.leader_epoch] if r.leader == b and r.leader_epoch >= 0 else []
+    return out + [e for q, e, leader, _ in s.leader_and_isr if q == b and leader == b]
+
+
+def _epochs_led_while_marked_z3(s, b: int) -> list:
+    """``_epochs_led_while_marked`` as (present, epoch) pairs."""
+    r = s.reps[b]
+    marked = z3.And(r.alive, r.sd)
+    out = [(z3.And(marked, r.leader == b, r.lep >= 0), r.lep)]
+    return out + [(z3.And(marked, s.lai[b][e], s.lai_leader[b][e] == b), num.val(e))
+                  for e in range(len(s.lai[b]))]
+
+
 def _shutdown_leader_out_of_later_isrs(s, config) -> bool:
-    if not on(config) or "isr-eligibility" not in config.rules or len(s.replicas) < 3:
+    if not _rf3_on(config) or len(s.replicas) < 3:
         return True
     c = s.controller
-    for b, r in enumerate(s.replicas):
-        if not (r.alive and r.shutting_down and r.leader == b and r.leader_epoch >= 0):
-            continue
-        x = r.leader_epoch
-        if any(e > x and leader not in (NO_LEADER, b) and b in isr
-               for _, e, leader, isr in s.leader_and_isr):
-            return False
-        if any(q != b and o.alive and o.leader == q and o.leader_epoch > x and b in o.isr
-               for q, o in enumerate(s.replicas)):
-            return False
-        if c.leader_epoch > x and c.leader not in (NO_LEADER, b) and b in c.isr:
-            return False
+    for b in range(len(s.replicas)):
+        for x in _epochs_led_while_marked(s, b):
+            if any(e > x and leader not in (NO_LEADER, b) and b in isr
+                   for _, e, leader, isr in s.leader_and_isr):
+                return False
+            if any(q != b and o.alive and o.leader == q and o.leader_epoch > x and b in o.isr
+                   for q, o in enumerate(s.replicas)):
+                return False
+            if c.leader_epoch > x and c.leader not in (NO_LEADER, b) and b in c.isr:
+                return False
     return True
 
 
@@ -385,36 +408,35 @@ def _shutdown_leader_out_of_later_isrs_z3(d, s):
     if not d.shutdowns or not d.eligibility or d.n < 3:
         return z3.BoolVal(True)
     out = []
-    for b, r in enumerate(s.reps):
-        marked = z3.And(r.alive, r.sd, r.leader == b, r.lep >= 0)
-        for q in range(d.n):
-            for e in range(len(s.lai[q])):
-                leader = s.lai_leader[q][e]
-                out.append(z3.Implies(z3.And(marked, s.lai[q][e], r.lep < e, leader != -1, leader != b),
-                                      z3.Not(s.lai_isr[q][e][b])))
-        for q, o in enumerate(s.reps):
-            if q != b:
-                out.append(z3.Implies(z3.And(marked, o.alive, o.leader == q, o.lep > r.lep),
-                                      z3.Not(o.isr[b])))
-        out.append(z3.Implies(z3.And(marked, s.c_epoch > r.lep, s.c_leader != -1, s.c_leader != b),
-                              z3.Not(s.c_isr[b])))
+    for b in range(d.n):
+        for marked, x in _epochs_led_while_marked_z3(s, b):
+            for q in range(d.n):
+                for e in range(len(s.lai[q])):
+                    leader = s.lai_leader[q][e]
+                    out.append(z3.Implies(z3.And(marked, s.lai[q][e], x < e, leader != -1, leader != b),
+                                          z3.Not(s.lai_isr[q][e][b])))
+            for q, o in enumerate(s.reps):
+                if q != b:
+                    out.append(z3.Implies(z3.And(marked, o.alive, o.leader == q, o.lep > x),
+                                          z3.Not(o.isr[b])))
+            out.append(z3.Implies(z3.And(marked, s.c_epoch > x, s.c_leader != -1, s.c_leader != b),
+                                  z3.Not(s.c_isr[b])))
     return z3.And(out)
 
 
 def _shutdown_leader_holds_older_acked(s, config) -> bool:
-    if not on(config) or "isr-eligibility" not in config.rules or len(s.replicas) < 3:
+    if not _rf3_on(config) or len(s.replicas) < 3:
         return True
     epochs: dict = {}  # (record, offset) -> the epochs the logs hold it in
     for r in s.replicas:
         for off, (rid, ep) in enumerate(r.log):
             epochs.setdefault((rid, off), set()).add(ep)
     for b, r in enumerate(s.replicas):
-        if not (r.alive and r.shutting_down and r.leader == b and r.leader_epoch >= 0):
-            continue
-        for rid, off in s.acked:
-            older = any(e <= r.leader_epoch for e in epochs.get((rid, off), ()))
-            if older and not (off < len(r.log) and r.log[off][0] == rid):
-                return False
+        for x in _epochs_led_while_marked(s, b):
+            for rid, off in s.acked:
+                older = any(e <= x for e in epochs.get((rid, off), ()))
+                if older and not (off < len(r.log) and r.log[off][0] == rid):
+                    return False
     return True
 
 
@@ -423,21 +445,22 @@ def _shutdown_leader_holds_older_acked_z3(d, s):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
-        marked = z3.And(r.alive, r.sd, r.leader == b, r.lep >= 0)
-        for k in range(d.records):
-            o = s.acked_off[k]
-            held = holds_acked(s, r, k)
-            for w in s.reps:
-                for i in range(d.slots):
-                    older = z3.And(s.acked[k], o == i, i < w.leo, w.log_id[i] == k + 1,
-                                   w.log_ep[i] <= r.lep)
-                    out.append(z3.Implies(z3.And(marked, older), held))
+        for marked, x in _epochs_led_while_marked_z3(s, b):
+            for k in range(d.records):
+                o = s.acked_off[k]
+                held = holds_acked(s, r, k)
+                for w in s.reps:
+                    for i in range(d.slots):
+                        older = z3.And(s.acked[k], o == i, i < w.leo, w.log_id[i] == k + 1,
+                                       w.log_ep[i] <= x)
+                        out.append(z3.Implies(z3.And(marked, older), held))
     return z3.And(out)
 
 
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
-                  "broker marked shutting down that still leads its own epoch x is in no ISR of a "
+                  "broker marked shutting down that still leads its own epoch x (applied, or "
+                  "named its leader by a LeaderAndIsr on its way to it: issue 29bp) is in no ISR of a "
                   "later epoch led by another broker (a request's, a running leader's, the "
                   "controller's): leadership moves from it only by its removal (it has not "
                   "restarted; its controlled shutdown: ``handleBrokerInControlledShutdown`` -> "
@@ -447,7 +470,8 @@ STRENGTHENINGS = (
                   _shutdown_leader_out_of_later_isrs, _shutdown_leader_out_of_later_isrs_z3,
                   uses_config=True),
     Strengthening("shutdown-leader-holds-older-acked", "at RF>=3 on KRaft (KIP-841), a running "
-                  "broker marked shutting down that still leads its own epoch x holds every acked "
+                  "broker marked shutting down that still leads its own epoch x (applied, or named "
+                  "its leader by a LeaderAndIsr on its way to it) holds every acked "
                   "record of an epoch <= x (in any log): until its controlled shutdown it was the "
                   "controller's leader (leadership moves from a running broker only by that "
                   "shutdown, which marks it), elected from an ISR that held every acked record, "
