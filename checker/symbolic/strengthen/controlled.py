@@ -457,6 +457,19 @@ def _shutdown_leader_holds_older_acked_z3(d, s):
     return z3.And(out)
 
 
+def _shutting_down_live(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    return all(not r.shutting_down or b in s.controller.live_brokers
+               for b, r in enumerate(s.replicas))
+
+
+def _shutting_down_live_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(r.sd, s.c_live[b]) for b, r in enumerate(s.reps)])
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -482,6 +495,15 @@ STRENGTHENINGS = (
                   "epochs may be acked without it",
                   _shutdown_leader_holds_older_acked, _shutdown_leader_holds_older_acked_z3,
                   uses_config=True),
+    Strengthening("shutting-down-live", "at RF>=3 on KRaft (KIP-841), a broker marked shutting "
+                  "down, running or stopped, is in the controller's live set: without session "
+                  "expiries only the handling of a stopped broker's failure takes it out "
+                  "(KRaft fences it: ``handleBrokerFenced``, reached from the heartbeat's "
+                  "SHUTDOWN_NOW, 3.5.0 ``ReplicationControlManager`` lines 1395-1412), and that "
+                  "handling clears the mark (the kernel's ``controller_handle_broker_failure``: a "
+                  "fenced broker is no acceptable leader either way, "
+                  "``ClusterControlManager.isActive``, 3.5.0 lines 582-586)",
+                  _shutting_down_live, _shutting_down_live_z3, uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -585,7 +607,8 @@ def form(st):
     return kraft_check, kraft_formula
 
 
-RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked")
+RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
+       "shutting-down-live")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
