@@ -31,7 +31,9 @@ from checker.symbolic.formulas import holds_acked
 from checker.symbolic.state import count
 from checker.symbolic.strengthen import crashes_restarts, epochs_requests, isr_hw, kraft_epochs
 from checker.symbolic.strengthen.base import Strengthening
-from checker.symbolic.strengthen.history import epoch_claims, epoch_claims_z3
+from checker.symbolic.strengthen.history import (
+    epoch_claims, epoch_claims_z3, follower_kept_log_since, follower_kept_log_since_z3,
+)
 from model.constants import NO_LEADER
 
 
@@ -470,6 +472,45 @@ def _shutting_down_live_z3(d, s):
     return z3.And([z3.Implies(r.sd, s.c_live[b]) for b, r in enumerate(s.reps)])
 
 
+def _controller_isr_added_caught_up(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    c = s.controller
+    lead, e = c.leader, c.leader_epoch
+    if lead < 0:
+        return True
+    lr = s.replicas[lead]
+    for f in c.isr:
+        if f == lead or not any(x == e and f not in isr for _, x, _, isr in s.leader_and_isr):
+            continue  # not added in the epoch, as far as its requests tell
+        if not follower_kept_log_since(s, f, lead, e):
+            continue
+        log = s.replicas[f].log
+        if any(rec[1] < e and (i >= len(log) or log[i] != rec) for i, rec in enumerate(lr.log)):
+            return False
+    return True
+
+
+def _controller_isr_added_caught_up_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            lacks = z3.Or([z3.And(s.lai[q][x], s.c_epoch == x, z3.Not(s.lai_isr[q][x][f]))
+                           for q in range(d.n) for x in range(len(s.lai[q]))])
+            added = z3.And(s.c_leader == lead, s.c_isr[f], lacks,
+                           follower_kept_log_since_z3(d, s, f, lead, s.c_epoch))
+            held = [z3.Implies(z3.And(i < lr.leo, lr.log_ep[i] < s.c_epoch),
+                               z3.And(i < fr.leo, fr.log_id[i] == lr.log_id[i],
+                                      fr.log_ep[i] == lr.log_ep[i]))
+                    for i in range(d.slots)]
+            out.append(z3.Implies(added, z3.And(held)))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -504,6 +545,17 @@ STRENGTHENINGS = (
                   "fenced broker is no acceptable leader either way, "
                   "``ClusterControlManager.isActive``, 3.5.0 lines 582-586)",
                   _shutting_down_live, _shutting_down_live_z3, uses_config=True),
+    Strengthening("controller-isr-added-caught-up", "at RF>=3 on KRaft (KIP-841) under a "
+                  "controlled shutdown, a member of the controller's ISR that a request of the "
+                  "controller's epoch leaves out (added in the epoch, by its leader's "
+                  "AlterPartition) holds the leader's records from before the epoch, unless it "
+                  "may have truncated since: the leader proposed it only once its LEO reached the "
+                  "epoch's start offset (``Partition.isFollowerInSync``, KAFKA-7128; 3.5.0 "
+                  "``Partition.scala`` lines 977-982), and the leader's records from before "
+                  "its epoch do not change while it leads, nor when it crashes (``added-members-caught-up``, stated there "
+                  "for a running leader, here for the controller's leader, running or down)",
+                  _controller_isr_added_caught_up, _controller_isr_added_caught_up_z3,
+                  uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -608,7 +660,7 @@ def form(st):
 
 
 RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
-       "shutting-down-live")
+       "shutting-down-live", "controller-isr-added-caught-up")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
