@@ -29,7 +29,9 @@ import z3
 from checker.symbolic import numbers as num
 from checker.symbolic.formulas import holds_acked
 from checker.symbolic.state import count
-from checker.symbolic.strengthen import crashes_restarts, epochs_requests, isr_hw, kraft_epochs
+from checker.symbolic.strengthen import (
+    crashes_restarts, disk_loss_facts, epochs_requests, isr_hw, kraft_epochs,
+)
 from checker.symbolic.strengthen.base import Strengthening
 from checker.symbolic.strengthen.history import (
     epoch_claims, epoch_claims_z3, follower_kept_log_since, follower_kept_log_since_z3,
@@ -511,6 +513,18 @@ def _controller_isr_added_caught_up_z3(d, s):
     return z3.And(out)
 
 
+def _first_epoch_isr_full(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    return disk_loss_facts._first_epoch_isr_full(s, config)
+
+
+def _first_epoch_isr_full_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    return disk_loss_facts._first_epoch_isr_full_z3(d, s)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -556,6 +570,14 @@ STRENGTHENINGS = (
                   "for a running leader, here for the controller's leader, running or down)",
                   _controller_isr_added_caught_up, _controller_isr_added_caught_up_z3,
                   uses_config=True),
+    Strengthening("shutdown-first-epoch-isr-full", "at RF>=3 on KRaft 3.3 to 3.5 (KIP-841, "
+                  "before KAFKA-15021) under a controlled shutdown, the controller's ISR in the "
+                  "first leader epoch holds every replica (``first-epoch-isr-full`` of disk_loss_facts.py, there "
+                  "only under disk loss): the partition is created with every replica in the ISR, "
+                  "and every removal makes a new leader epoch, the controller's "
+                  "(``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded``, lines 264-271 at 3.5.0, bumps on any "
+                  "ISR shrink) and a controlled shutdown's alike; on 3.6+ ``True``",
+                  _first_epoch_isr_full, _first_epoch_isr_full_z3, uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -660,7 +682,7 @@ def form(st):
 
 
 RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
-       "shutting-down-live", "controller-isr-added-caught-up")
+       "shutting-down-live", "controller-isr-added-caught-up", "shutdown-first-epoch-isr-full")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
