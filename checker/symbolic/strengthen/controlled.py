@@ -525,6 +525,20 @@ def _first_epoch_isr_full_z3(d, s):
     return disk_loss_facts._first_epoch_isr_full_z3(d, s)
 
 
+def _epoch_requests_within_controller_isr(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3 or "isr-shrink-keeps-leader-epoch" in config.rules:
+        return True
+    c = s.controller
+    return all(set(isr) <= set(c.isr) for _, e, _, isr in s.leader_and_isr if e == c.leader_epoch)
+
+
+def _epoch_requests_within_controller_isr_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3 or d.shrink_keeps:
+        return z3.BoolVal(True)
+    return z3.And([z3.Implies(z3.And(s.lai[q][e], s.c_epoch == e, s.lai_isr[q][e][m]), s.c_isr[m])
+                   for q in range(d.n) for e in range(len(s.lai[q])) for m in range(d.n)])
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -578,6 +592,15 @@ STRENGTHENINGS = (
                   "(``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded``, lines 264-271 at 3.5.0, bumps on any "
                   "ISR shrink) and a controlled shutdown's alike; on 3.6+ ``True``",
                   _first_epoch_isr_full, _first_epoch_isr_full_z3, uses_config=True),
+    Strengthening("epoch-requests-within-controller-isr", "at RF>=3 on KRaft 3.3 to 3.5 "
+                  "(KIP-841, before KAFKA-15021) under a controlled shutdown, every LeaderAndIsr "
+                  "of the controller's leader epoch on its way carries an ISR within the "
+                  "controller's: within one leader epoch the controller's ISR only grows, since "
+                  "every removal (an AlterPartition shrink, a failure, a controlled shutdown) "
+                  "makes a new leader epoch (``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded``, "
+                  "lines 264-271 at 3.5.0); on 3.6+ ``True``",
+                  _epoch_requests_within_controller_isr, _epoch_requests_within_controller_isr_z3,
+                  uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -682,7 +705,8 @@ def form(st):
 
 
 RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
-       "shutting-down-live", "controller-isr-added-caught-up", "shutdown-first-epoch-isr-full")
+       "shutting-down-live", "controller-isr-added-caught-up", "shutdown-first-epoch-isr-full",
+       "epoch-requests-within-controller-isr")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
