@@ -539,6 +539,27 @@ def _epoch_requests_within_controller_isr_z3(d, s):
                    for q in range(d.n) for e in range(len(s.lai[q])) for m in range(d.n)])
 
 
+def _reused(pred, formula):
+    """A disk-loss fact's predicate and formula (disk_loss_facts.py, there only under disk loss)
+    on at RF>=3 on KRaft with KIP-841 under a controlled shutdown (issue 29bp), ``True``
+    elsewhere."""
+    def check(s, config):
+        return not _rf3_on(config) or len(s.replicas) < 3 or pred(s, config)
+
+    def z3_formula(d, s):
+        if not d.shutdowns or not d.eligibility or d.n < 3:
+            return z3.BoolVal(True)
+        return formula(d, s)
+
+    return check, z3_formula
+
+
+_accepted_shrink_in_next_epoch, _accepted_shrink_in_next_epoch_z3 = _reused(
+    lambda s, config: (disk_loss_facts.SHRINK_BUMPS not in config.rules
+                       or disk_loss_facts._accepted_shrink_bumps(s)),
+    disk_loss_facts._accepted_shrink_bumps_z3)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -600,6 +621,14 @@ STRENGTHENINGS = (
                   "makes a new leader epoch (``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded``, "
                   "lines 264-271 at 3.5.0); on 3.6+ ``True``",
                   _epoch_requests_within_controller_isr, _epoch_requests_within_controller_isr_z3,
+                  uses_config=True),
+    Strengthening("shutdown-accepted-shrink-in-next-epoch", "at RF>=3 on KRaft 3.3 to 3.5 under "
+                  "a controlled shutdown, an accepted AlterPartition answer in its leader's own "
+                  "epoch keeps every member of the leader's ISR (``accepted-shrink-in-next-epoch`` "
+                  "of disk_loss_facts.py, there only under disk loss): the controller answers a "
+                  "shrink with a new leader epoch (``triggerLeaderEpochBumpIfNeeded``, lines "
+                  "264-271 at 3.5.0; the kernel's ``controller_handle_alter_partition``)",
+                  _accepted_shrink_in_next_epoch, _accepted_shrink_in_next_epoch_z3,
                   uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
@@ -706,7 +735,7 @@ def form(st):
 
 RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "shutting-down-live", "controller-isr-added-caught-up", "shutdown-first-epoch-isr-full",
-       "epoch-requests-within-controller-isr")
+       "epoch-requests-within-controller-isr", "shutdown-accepted-shrink-in-next-epoch")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
