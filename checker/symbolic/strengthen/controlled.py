@@ -560,6 +560,31 @@ _accepted_shrink_in_next_epoch, _accepted_shrink_in_next_epoch_z3 = _reused(
     disk_loss_facts._accepted_shrink_bumps_z3)
 
 
+def _leader_moves_counted(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    named = crashes_restarts._leaders_by_epoch(s)
+    epochs = sorted(named)
+    moved = {b for x, y in zip(epochs, epochs[1:]) for b in named[x]
+             if any(m != b for m in named[y])}
+    faults = sum(1 for b, r in enumerate(s.replicas)
+                 if not r.alive or r.leader_epoch == -1 or r.shutting_down or b in moved)
+    return faults <= s.crashes + s.controlled_shutdowns
+
+
+def _leader_moves_counted_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    pairs = crashes_restarts._named_changes_z3(d, s)
+    faults = []
+    for b, r in enumerate(s.reps):
+        moved = [z3.And(adjacent, z3.Or([z3.And(a, la == b) for a, la in at_x]),
+                        z3.Or([z3.And(a, la != b) for a, la in at_y]))
+                 for _, adjacent, at_x, at_y in pairs]
+        faults.append(z3.Or([z3.Not(r.alive), r.lep == -1, r.sd] + moved))
+    return count(faults) <= s.crashes + s.cshut
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -630,6 +655,18 @@ STRENGTHENINGS = (
                   "264-271 at 3.5.0; the kernel's ``controller_handle_alter_partition``)",
                   _accepted_shrink_in_next_epoch, _accepted_shrink_in_next_epoch_z3,
                   uses_config=True),
+    Strengthening("leader-moves-counted", "at RF>=3 on KRaft (KIP-841) under a controlled "
+                  "shutdown, the brokers down, waiting after a restart, marked shutting down, or "
+                  "running after leadership passed from them to another broker (between two "
+                  "consecutive epochs the state names leaders for) are at most the crashes plus "
+                  "the controlled shutdowns: with Kafka's elections and no operator moves the "
+                  "controller moves leadership only by removing the leader, for its failure or "
+                  "its controlled shutdown (``generateLeaderAndIsrUpdates`` with "
+                  "``brokerToRemove``, 3.5.0 lines 1688-1734; ``electAnyLeader`` keeps a valid "
+                  "leader, ``PartitionChangeBuilder`` lines 190-214), and a broker that lost it "
+                  "and runs again crashed or stopped cleanly since (``running-leaders-kept-leading`` "
+                  "and ``crashes-counted``'s form together, counted)",
+                  _leader_moves_counted, _leader_moves_counted_z3, uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -735,7 +772,8 @@ def form(st):
 
 RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "shutting-down-live", "controller-isr-added-caught-up", "shutdown-first-epoch-isr-full",
-       "epoch-requests-within-controller-isr", "shutdown-accepted-shrink-in-next-epoch")
+       "epoch-requests-within-controller-isr", "shutdown-accepted-shrink-in-next-epoch",
+       "leader-moves-counted")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
