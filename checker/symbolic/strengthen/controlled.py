@@ -485,6 +485,11 @@ def _controller_isr_added_caught_up(s, config) -> bool:
     for f in c.isr:
         if f == lead or not any(x == e and f not in isr for _, x, _, isr in s.leader_and_isr):
             continue  # not added in the epoch, as far as its requests tell
+        fr = s.replicas[f]
+        if fr.alive and 0 <= fr.leader_epoch < e:
+            return False  # it fetched in e (fenced fetch), and its epoch only grows until a crash
+        if fr.alive and fr.leader_epoch == -1 and any(q == f and x < e for q, x, _, _ in s.leader_and_isr):
+            return False  # restarted before e: it never fetched in e
         if not follower_kept_log_since(s, f, lead, e):
             continue
         log = s.replicas[f].log
@@ -503,8 +508,11 @@ def _controller_isr_added_caught_up_z3(d, s):
                 continue
             lacks = z3.Or([z3.And(s.lai[q][x], s.c_epoch == x, z3.Not(s.lai_isr[q][x][f]))
                            for q in range(d.n) for x in range(len(s.lai[q]))])
-            added = z3.And(s.c_leader == lead, s.c_isr[f], lacks,
-                           follower_kept_log_since_z3(d, s, f, lead, s.c_epoch))
+            member = z3.And(s.c_leader == lead, s.c_isr[f], lacks)
+            out.append(z3.Implies(member, z3.Not(z3.And(fr.alive, fr.lep >= 0, fr.lep < s.c_epoch))))
+            out += [z3.Implies(z3.And(member, fr.alive, fr.lep == -1, s.lai[f][x]), x >= s.c_epoch)
+                    for x in range(len(s.lai[f]))]
+            added = z3.And(member, follower_kept_log_since_z3(d, s, f, lead, s.c_epoch))
             held = [z3.Implies(z3.And(i < lr.leo, lr.log_ep[i] < s.c_epoch),
                                z3.And(i < fr.leo, fr.log_id[i] == lr.log_id[i],
                                       fr.log_ep[i] == lr.log_ep[i]))
@@ -622,7 +630,8 @@ STRENGTHENINGS = (
     Strengthening("controller-isr-added-caught-up", "at RF>=3 on KRaft (KIP-841) under a "
                   "controlled shutdown, a member of the controller's ISR that a request of the "
                   "controller's epoch leaves out (added in the epoch, by its leader's "
-                  "AlterPartition) holds the leader's records from before the epoch, unless it "
+                  "AlterPartition) is in that epoch or a later one, or has crashed since, not before "
+                  "(it fetched in the epoch: KIP-320's fenced fetch), and holds the leader's records from before the epoch, unless it "
                   "may have truncated since: the leader proposed it only once its LEO reached the "
                   "epoch's start offset (``Partition.isFollowerInSync``, KAFKA-7128; 3.5.0 "
                   "``Partition.scala`` lines 977-982), and the leader's records from before "
