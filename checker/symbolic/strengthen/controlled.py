@@ -593,6 +593,37 @@ def _leader_moves_counted_z3(d, s):
     return count(faults) <= s.crashes + s.cshut
 
 
+def _hw_behind_unmarked_epoch_leader(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    reps = s.replicas
+    for lead, e in isr_hw._epoch_leaders(s, True):
+        if reps[lead].shutting_down:
+            continue  # its controlled shutdown moved leadership on while it still leads e
+        hw = reps[lead].high_watermark
+        for f, fr in enumerate(reps):
+            if f != lead and any(ep == e and i >= hw for i, (_, ep) in enumerate(fr.log[:fr.high_watermark])):
+                return False
+    return True
+
+
+def _hw_behind_unmarked_epoch_leader_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        cases = isr_hw.epochs_led_z3(s, lead)
+        cases.append((z3.And(z3.Not(lr.alive), s.c_leader == lead), s.c_epoch))
+        for leads, e in cases:
+            leads = z3.And(leads, z3.Not(lr.sd))
+            for f, fr in enumerate(s.reps):
+                if f == lead:
+                    continue
+                out += [z3.Implies(z3.And(leads, i < fr.hw, i < fr.leo, fr.log_ep[i] == e), i < lr.hw)
+                        for i in range(d.slots)]
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -676,6 +707,17 @@ STRENGTHENINGS = (
                   "and runs again crashed or stopped cleanly since (``running-leaders-kept-leading`` "
                   "and ``crashes-counted``'s form together, counted)",
                   _leader_moves_counted, _leader_moves_counted_z3, uses_config=True),
+    Strengthening("shutdown-hw-behind-epoch-leader", "at RF>=3 on KRaft (KIP-841) under a "
+                  "controlled shutdown, ``hw-behind-epoch-leader`` (off under controlled "
+                  "shutdowns since issue 29ac) for the leaders not marked shutting down: no "
+                  "replica's HW, running, down or restarted, covers a record of the epoch such a "
+                  "leader leads in (running, waiting to lead it after a restart, or the "
+                  "controller's leader while down) unless that leader's HW does; a marked leader "
+                  "is let through, since its controlled shutdown moved leadership to another "
+                  "broker (``handleBrokerInControlledShutdown``, 3.5.0 lines 1274-1284) whose HW "
+                  "may pass its records while it still leads its epoch",
+                  _hw_behind_unmarked_epoch_leader, _hw_behind_unmarked_epoch_leader_z3,
+                  uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -782,7 +824,7 @@ def form(st):
 RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "shutting-down-live", "controller-isr-added-caught-up", "shutdown-first-epoch-isr-full",
        "epoch-requests-within-controller-isr", "shutdown-accepted-shrink-in-next-epoch",
-       "leader-moves-counted")
+       "leader-moves-counted", "shutdown-hw-behind-epoch-leader")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
