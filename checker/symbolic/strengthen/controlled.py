@@ -624,6 +624,59 @@ def _hw_behind_unmarked_epoch_leader_z3(d, s):
     return z3.And(out)
 
 
+def _led_on_since(s, b: int, x: int) -> bool:
+    """Has broker ``b`` (named leader of epochs ``x`` and ``x + 1``) followed nobody since it took
+    ``x``, as far as the state tells? Running as leader in ``x`` or ``x + 1``, or restarted and
+    waiting with requests on their way from ``x`` or ``x + 1`` on (a crash drops the requests to
+    a broker; the oldest after its restart is the controller's epoch then), so that before its
+    crash it was in ``x + 1`` or earlier, all led by itself from ``x``."""
+    r = s.replicas[b]
+    if not r.alive:
+        return False
+    if r.leader_epoch >= 0:
+        return r.leader == b and r.leader_epoch in (x, x + 1)
+    mine = [e for q, e, _, _ in s.leader_and_isr if q == b]
+    return bool(mine) and min(mine) in (x, x + 1)
+
+
+def _consecutive_leader_holds_its_records(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    named = crashes_restarts._leaders_by_epoch(s)
+    for x, leaders in named.items():
+        for b in leaders:
+            if b not in named.get(x + 1, ()) or not _led_on_since(s, b, x):
+                continue
+            log = s.replicas[b].log
+            if any(rec[1] == x and (i >= len(log) or log[i] != rec)
+                   for r in s.replicas for i, rec in enumerate(r.log)):
+                return False
+    return True
+
+
+def _consecutive_leader_holds_its_records_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    at, _ = crashes_restarts._named_epochs_z3(d, s)
+    out = []
+    for b, r in enumerate(s.reps):
+        lai = s.lai[b]
+        for x in range(d.max_epoch):
+            names = z3.And(z3.Or([z3.And(n, l == b) for n, l in at[x]]),
+                           z3.Or([z3.And(n, l == b) for n, l in at[x + 1]]))
+            waits_from = z3.And([z3.Or([lai[e] for e in (x, x + 1) if e < len(lai)] or [False])]
+                                + [z3.Not(lai[e]) for e in range(min(x, len(lai)))])
+            since = z3.And(r.alive, z3.Or(
+                z3.And(r.lep >= 0, r.leader == b, z3.Or(r.lep == x, r.lep == x + 1)),
+                z3.And(r.lep == -1, waits_from)))
+            for w in s.reps:
+                for i in range(d.slots):
+                    out.append(z3.Implies(z3.And(names, since, i < w.leo, w.log_ep[i] == x),
+                                          z3.And(i < r.leo, r.log_id[i] == w.log_id[i],
+                                                 r.log_ep[i] == x)))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -717,6 +770,17 @@ STRENGTHENINGS = (
                   "broker (``handleBrokerInControlledShutdown``, 3.5.0 lines 1274-1284) whose HW "
                   "may pass its records while it still leads its epoch",
                   _hw_behind_unmarked_epoch_leader, _hw_behind_unmarked_epoch_leader_z3,
+                  uses_config=True),
+    Strengthening("consecutive-leader-holds-its-records", "at RF>=3 on KRaft (KIP-841) under "
+                  "a controlled shutdown, a broker named leader of two consecutive epochs x and "
+                  "x + 1 (epoch 0's being broker 0, the leader the partition was created with) that "
+                  "has followed nobody since (running as leader in x or x + 1, or restarted and "
+                  "waiting with requests from x or x + 1 on) holds every record of epoch x any log "
+                  "holds, at its offset: only x's leader writes them, a leader appends and never "
+                  "truncates (``Partition.appendRecordsToLeader``; truncation only as a follower), "
+                  "and a process crash keeps the log; ``epoch-leader-holds-its-records`` for an "
+                  "epoch whose leader no claim of the state names any more",
+                  _consecutive_leader_holds_its_records, _consecutive_leader_holds_its_records_z3,
                   uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
@@ -824,7 +888,8 @@ def form(st):
 RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "shutting-down-live", "controller-isr-added-caught-up", "shutdown-first-epoch-isr-full",
        "epoch-requests-within-controller-isr", "shutdown-accepted-shrink-in-next-epoch",
-       "leader-moves-counted", "shutdown-hw-behind-epoch-leader")
+       "leader-moves-counted", "shutdown-hw-behind-epoch-leader",
+       "consecutive-leader-holds-its-records")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
