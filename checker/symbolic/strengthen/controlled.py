@@ -36,7 +36,7 @@ from checker.symbolic.strengthen.base import Strengthening
 from checker.symbolic.strengthen.history import (
     epoch_claims, epoch_claims_z3, follower_kept_log_since, follower_kept_log_since_z3,
 )
-from model.constants import NO_LEADER
+from model.constants import ALTER_ACCEPTED, ALTER_STUCK, NO_LEADER
 
 
 def on(config) -> bool:
@@ -677,6 +677,39 @@ def _consecutive_leader_holds_its_records_z3(d, s):
     return z3.And(out)
 
 
+def _answer_epoch_names_its_leader(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    c = s.controller
+    for b, r in enumerate(s.replicas):
+        a = r.alter_partition
+        if not (a and a[0] in (ALTER_ACCEPTED, ALTER_STUCK) and r.alive and r.leader == b
+                and a[2] > r.leader_epoch):
+            continue
+        e = a[2]
+        if c.leader_epoch == e and c.leader != b:
+            return False
+        if any(x == e and leader != b for _, x, leader, _ in s.leader_and_isr):
+            return False
+        if any(o.alive and o.leader_epoch == e and o.leader != b for o in s.replicas):
+            return False
+    return True
+
+
+def _answer_epoch_names_its_leader_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        ahead = z3.And(r.alive, r.leader == b, z3.Or(r.alt == ALTER_ACCEPTED, r.alt == ALTER_STUCK),
+                       r.alt_ep > r.lep)
+        out.append(z3.Implies(z3.And(ahead, s.c_epoch == r.alt_ep), s.c_leader == b))
+        out += [z3.Implies(z3.And(ahead, s.lai[q][e], r.alt_ep == e), s.lai_leader[q][e] == b)
+                for q in range(d.n) for e in range(len(s.lai[q]))]
+        out += [z3.Implies(z3.And(ahead, o.alive, o.lep == r.alt_ep), o.leader == b) for o in s.reps]
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -781,6 +814,16 @@ STRENGTHENINGS = (
                   "and a process crash keeps the log; ``epoch-leader-holds-its-records`` for an "
                   "epoch whose leader no claim of the state names any more",
                   _consecutive_leader_holds_its_records, _consecutive_leader_holds_its_records_z3,
+                  uses_config=True),
+    Strengthening("answer-epoch-names-its-leader", "at RF>=3 on KRaft (KIP-841) under a "
+                  "controlled shutdown, an accepted AlterPartition answer (or one the leader "
+                  "set aside as stuck) that carries a leader epoch newer than its running "
+                  "leader's names that leader for the epoch: the controller, every request and "
+                  "every running broker in that epoch agree. Only 3.3-3.5's shrink makes such an "
+                  "answer (``triggerLeaderEpochBumpIfNeeded`` keeps the leader, lines 264-271 at "
+                  "3.5.0; the kernel's ``controller_handle_alter_partition``), and the epoch bound "
+                  "leaves no later epoch to move leadership in",
+                  _answer_epoch_names_its_leader, _answer_epoch_names_its_leader_z3,
                   uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
@@ -889,7 +932,7 @@ RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "shutting-down-live", "controller-isr-added-caught-up", "shutdown-first-epoch-isr-full",
        "epoch-requests-within-controller-isr", "shutdown-accepted-shrink-in-next-epoch",
        "leader-moves-counted", "shutdown-hw-behind-epoch-leader",
-       "consecutive-leader-holds-its-records")
+       "consecutive-leader-holds-its-records", "answer-epoch-names-its-leader")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
