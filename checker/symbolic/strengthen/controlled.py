@@ -710,6 +710,53 @@ def _answer_epoch_names_its_leader_z3(d, s):
     return z3.And(out)
 
 
+def _shutdown_leader_holds_older_committed(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    c = s.controller
+
+    def holds(r, rid, off):
+        return off < len(r.log) and r.log[off][0] == rid
+
+    covered = {(rid, off, ep) for r in s.replicas
+               for off, (rid, ep) in enumerate(r.log[:r.high_watermark])}
+    for b, r in enumerate(s.replicas):
+        for x in _epochs_led_while_marked(s, b):
+            for rid, off, ep in covered:
+                if ep > x or holds(r, rid, off):
+                    continue
+                later = any(o.alive and o.leader == q and o.leader_epoch > x and holds(o, rid, off)
+                            for q, o in enumerate(s.replicas))
+                down = s.replicas[c.leader] if c.leader >= 0 else None
+                later = later or (down is not None and not down.alive and c.leader_epoch > x
+                                  and holds(down, rid, off))
+                if not later:
+                    return False
+    return True
+
+
+def _shutdown_leader_holds_older_committed_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+
+    def holds(r, i, rid):
+        return z3.And(i < r.leo, r.log_id[i] == rid)
+
+    out = []
+    for b, r in enumerate(s.reps):
+        for marked, x in _epochs_led_while_marked_z3(s, b):
+            for w in s.reps:
+                for i in range(d.slots):
+                    rid = w.log_id[i]
+                    later = [z3.And(o.alive, o.leader == q, o.lep > x, holds(o, i, rid))
+                             for q, o in enumerate(s.reps)]
+                    later += [z3.And(s.c_leader == q, z3.Not(o.alive), s.c_epoch > x, holds(o, i, rid))
+                              for q, o in enumerate(s.reps)]
+                    older = z3.And(marked, i < w.hw, i < w.leo, w.log_ep[i] <= x)
+                    out.append(z3.Implies(older, z3.Or([holds(r, i, rid)] + later)))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -821,9 +868,20 @@ STRENGTHENINGS = (
                   "leader's names that leader for the epoch: the controller, every request and "
                   "every running broker in that epoch agree. Only 3.3-3.5's shrink makes such an "
                   "answer (``triggerLeaderEpochBumpIfNeeded`` keeps the leader, lines 264-271 at "
-                  "3.5.0; the kernel's ``controller_handle_alter_partition``), and the epoch bound "
-                  "leaves no later epoch to move leadership in",
+                  "3.5.0; the kernel's ``controller_handle_alter_partition``), with the leader kept, "
+                  "and one leader epoch names one leader (``epoch-names-one-leader``)",
                   _answer_epoch_names_its_leader, _answer_epoch_names_its_leader_z3,
+                  uses_config=True),
+    Strengthening("shutdown-leader-holds-older-committed", "at RF>=3 on KRaft (KIP-841) under a "
+                  "controlled shutdown, a running broker marked shutting down that still leads its "
+                  "own epoch x (applied, or named by a request on its way) holds every record of an "
+                  "epoch <= x below some broker's HW, unless a leader of a later epoch (running in "
+                  "it, or the controller's leader while down) holds it: an HW covers only records "
+                  "its leader held over its (maximal) ISR (``Partition.maybeIncrementLeaderHW``, "
+                  "3.5.0); in epochs up to x those were in the ISR the marked broker was elected "
+                  "from or fetched as a member of, and it never truncates as leader, so a record it "
+                  "lacks was committed only by a later leader",
+                  _shutdown_leader_holds_older_committed, _shutdown_leader_holds_older_committed_z3,
                   uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
@@ -932,7 +990,8 @@ RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "shutting-down-live", "controller-isr-added-caught-up", "shutdown-first-epoch-isr-full",
        "epoch-requests-within-controller-isr", "shutdown-accepted-shrink-in-next-epoch",
        "leader-moves-counted", "shutdown-hw-behind-epoch-leader",
-       "consecutive-leader-holds-its-records", "answer-epoch-names-its-leader")
+       "consecutive-leader-holds-its-records", "answer-epoch-names-its-leader",
+       "shutdown-leader-holds-older-committed")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
