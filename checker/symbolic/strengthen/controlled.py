@@ -757,6 +757,10 @@ def _shutdown_leader_holds_older_committed_z3(d, s):
     return z3.And(out)
 
 
+_first_epoch_leader_isr_full, _first_epoch_leader_isr_full_z3 = _reused(
+    disk_loss_facts._first_epoch_leader_isr_full, disk_loss_facts._first_epoch_leader_isr_full_z3)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -883,6 +887,13 @@ STRENGTHENINGS = (
                   "lacks was committed only by a later leader",
                   _shutdown_leader_holds_older_committed, _shutdown_leader_holds_older_committed_z3,
                   uses_config=True),
+    Strengthening("shutdown-first-epoch-leader-isr-full", "at RF>=3 on KRaft 3.3 to 3.5 under a "
+                  "controlled shutdown, a running leader in the first leader epoch has every replica "
+                  "in its ISR (``first-epoch-leader-isr-full`` of disk_loss_facts.py, there only "
+                  "under disk loss): its ISR changes only by the controller's, and every removal "
+                  "makes a new leader epoch (``triggerLeaderEpochBumpIfNeeded``, lines 264-271 at "
+                  "3.5.0)", _first_epoch_leader_isr_full, _first_epoch_leader_isr_full_z3,
+                  uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -991,7 +1002,7 @@ RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "epoch-requests-within-controller-isr", "shutdown-accepted-shrink-in-next-epoch",
        "leader-moves-counted", "shutdown-hw-behind-epoch-leader",
        "consecutive-leader-holds-its-records", "answer-epoch-names-its-leader",
-       "shutdown-leader-holds-older-committed")
+       "shutdown-leader-holds-older-committed", "shutdown-first-epoch-leader-isr-full")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
