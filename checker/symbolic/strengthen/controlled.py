@@ -28,7 +28,7 @@ import z3
 
 from checker.symbolic import numbers as num
 from checker.symbolic.formulas import holds_acked
-from checker.symbolic.state import count
+from checker.symbolic.state import count, sel
 from checker.symbolic.strengthen import (
     crashes_restarts, disk_loss_facts, epochs_requests, isr_hw, kraft_epochs,
 )
@@ -761,6 +761,31 @@ _first_epoch_leader_isr_full, _first_epoch_leader_isr_full_z3 = _reused(
     disk_loss_facts._first_epoch_leader_isr_full, disk_loss_facts._first_epoch_leader_isr_full_z3)
 
 
+def _pending_ack_on_its_writer(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    named = crashes_restarts._leaders_by_epoch(s)
+    for lead, _, off in s.pending_acks:
+        log = s.replicas[lead].log
+        if off < len(log) and any(m != lead for m in named.get(log[off][1], ())):
+            return False
+    return True
+
+
+def _pending_ack_on_its_writer_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    at, _ = crashes_restarts._named_epochs_z3(d, s)
+    out = []
+    for k in range(d.records):
+        for lead, lr in enumerate(s.reps):
+            ep = sel(lr.log_ep, s.pend_off[k], -1)
+            on = z3.And(s.pend[k], s.pend_leader[k] == lead)
+            out += [z3.Implies(z3.And(on, ep == x, named), leader == lead)
+                    for x, claims in at.items() for named, leader in claims]
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -894,6 +919,13 @@ STRENGTHENINGS = (
                   "makes a new leader epoch (``triggerLeaderEpochBumpIfNeeded``, lines 264-271 at "
                   "3.5.0)", _first_epoch_leader_isr_full, _first_epoch_leader_isr_full_z3,
                   uses_config=True),
+    Strengthening("pending-ack-on-its-writer", "at RF>=3 on KRaft (KIP-841) under a controlled "
+                  "shutdown, a parked acks=all request waits on the leader that appended its record: "
+                  "every leader the state names for the record's epoch is that broker (the produce "
+                  "request is parked in the leader's purgatory, ``DelayedProduce``, and a leader "
+                  "writes records only of its own epoch; a change of leader drops the parked request "
+                  "with the leadership: the kernel's ``make_follower``)",
+                  _pending_ack_on_its_writer, _pending_ack_on_its_writer_z3, uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -1002,7 +1034,8 @@ RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "epoch-requests-within-controller-isr", "shutdown-accepted-shrink-in-next-epoch",
        "leader-moves-counted", "shutdown-hw-behind-epoch-leader",
        "consecutive-leader-holds-its-records", "answer-epoch-names-its-leader",
-       "shutdown-leader-holds-older-committed", "shutdown-first-epoch-leader-isr-full")
+       "shutdown-leader-holds-older-committed", "shutdown-first-epoch-leader-isr-full",
+       "pending-ack-on-its-writer")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
