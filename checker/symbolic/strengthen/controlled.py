@@ -720,6 +720,8 @@ def _shutdown_leader_holds_older_committed(s, config) -> bool:
 
     covered = {(rid, off, ep) for r in s.replicas
                for off, (rid, ep) in enumerate(r.log[:r.high_watermark])}
+    covered |= {(rid, off, r.log[off][1]) for off, rid in enumerate(s.consumer_visible)
+                for r in s.replicas if off < len(r.log) and r.log[off][0] == rid}
     for b, r in enumerate(s.replicas):
         for x in _epochs_led_while_marked(s, b):
             for rid, off, ep in covered:
@@ -752,7 +754,10 @@ def _shutdown_leader_holds_older_committed_z3(d, s):
                              for q, o in enumerate(s.reps)]
                     later += [z3.And(s.c_leader == q, z3.Not(o.alive), s.c_epoch > x, holds(o, i, rid))
                               for q, o in enumerate(s.reps)]
-                    older = z3.And(marked, i < w.hw, i < w.leo, w.log_ep[i] <= x)
+                    seen = i < w.hw
+                    if i < len(s.cv):  # a consumer could have read it (below a true leader's HW)
+                        seen = z3.Or(seen, z3.And(i < s.cv_len, rid == s.cv[i]))
+                    older = z3.And(marked, seen, i < w.leo, w.log_ep[i] <= x)
                     out.append(z3.Implies(older, z3.Or([holds(r, i, rid)] + later)))
     return z3.And(out)
 
@@ -904,7 +909,7 @@ STRENGTHENINGS = (
     Strengthening("shutdown-leader-holds-older-committed", "at RF>=3 on KRaft (KIP-841) under a "
                   "controlled shutdown, a running broker marked shutting down that still leads its "
                   "own epoch x (applied, or named by a request on its way) holds every record of an "
-                  "epoch <= x below some broker's HW, unless a leader of a later epoch (running in "
+                  "epoch <= x below some broker's HW or once visible to consumers, unless a leader of a later epoch (running in "
                   "it, or the controller's leader while down) holds it: an HW covers only records "
                   "its leader held over its (maximal) ISR (``Partition.maybeIncrementLeaderHW``, "
                   "3.5.0); in epochs up to x those were in the ISR the marked broker was elected "
@@ -924,7 +929,7 @@ STRENGTHENINGS = (
                   "every leader the state names for the record's epoch is that broker (the produce "
                   "request is parked in the leader's purgatory, ``DelayedProduce``, and a leader "
                   "writes records only of its own epoch; a change of leader drops the parked request "
-                  "with the leadership: the kernel's ``make_follower``)",
+                  "with the leadership: the kernel's ``fail_parked_produce`` in ``make_follower``)",
                   _pending_ack_on_its_writer, _pending_ack_on_its_writer_z3, uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
