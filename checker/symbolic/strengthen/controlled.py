@@ -791,6 +791,41 @@ def _pending_ack_on_its_writer_z3(d, s):
     return z3.And(out)
 
 
+def _shutdown_leader_view_covers_next_isr(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    for b, r in enumerate(s.replicas):
+        if not (r.alive and r.shutting_down and r.leader == b and r.leader_epoch >= 0):
+            continue
+        known = set(r.isr) | {b}
+        if r.alter_partition:
+            known |= set(r.alter_partition[1])
+        if r.partition_change:
+            known |= set(r.partition_change[0])
+        if any(e == r.leader_epoch + 1 and leader not in (NO_LEADER, b) and not set(isr) <= known
+               for _, e, leader, isr in s.leader_and_isr):
+            return False
+    return True
+
+
+def _shutdown_leader_view_covers_next_isr_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    out = []
+    for b, r in enumerate(s.reps):
+        marked = z3.And(r.alive, r.sd, r.leader == b, r.lep >= 0)
+        for q in range(d.n):
+            for e in range(len(s.lai[q])):
+                leader = s.lai_leader[q][e]
+                nxt = z3.And(marked, s.lai[q][e], r.lep + 1 == e, leader != -1, leader != b)
+                for m in range(d.n):
+                    if m == b:
+                        continue
+                    known = z3.Or(r.isr[m], z3.And(r.alt != 0, r.alt_isr[m]), z3.And(r.chg, r.chg_isr[m]))
+                    out.append(z3.Implies(z3.And(nxt, s.lai_isr[q][e][m]), known))
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -931,6 +966,17 @@ STRENGTHENINGS = (
                   "writes records only of its own epoch; a change of leader drops the parked request "
                   "with the leadership: the kernel's ``fail_parked_produce`` in ``make_follower``)",
                   _pending_ack_on_its_writer, _pending_ack_on_its_writer_z3, uses_config=True),
+    Strengthening("shutdown-leader-view-covers-next-isr", "at RF>=3 on KRaft (KIP-841) under a "
+                  "controlled shutdown, a running broker marked shutting down that still leads its "
+                  "epoch x knows every member of the ISR a LeaderAndIsr of epoch x + 1 led by another "
+                  "broker carries (its ISR, its pending AlterPartition's, or its pending "
+                  "PartitionChangeRecord's): that epoch was made by its controlled shutdown from the "
+                  "controller's ISR of epoch x less itself (``generateLeaderAndIsrUpdates``, 3.5.0 "
+                  "lines 1688-1734), and within x the controller's ISR changes only by the leader's "
+                  "AlterPartition, whose answer and record go to the leader (the kernel's "
+                  "``write_partition``: the change to the leader alone)",
+                  _shutdown_leader_view_covers_next_isr, _shutdown_leader_view_covers_next_isr_z3,
+                  uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -1040,7 +1086,7 @@ RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "leader-moves-counted", "shutdown-hw-behind-epoch-leader",
        "consecutive-leader-holds-its-records", "answer-epoch-names-its-leader",
        "shutdown-leader-holds-older-committed", "shutdown-first-epoch-leader-isr-full",
-       "pending-ack-on-its-writer")
+       "pending-ack-on-its-writer", "shutdown-leader-view-covers-next-isr")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
