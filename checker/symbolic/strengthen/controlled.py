@@ -524,13 +524,17 @@ def _controller_isr_added_caught_up_z3(d, s):
 def _first_epoch_isr_full(s, config) -> bool:
     if not _rf3_on(config) or len(s.replicas) < 3:
         return True
-    return disk_loss_facts._first_epoch_isr_full(s, config)
+    if "isr-shrink-keeps-leader-epoch" in config.rules:
+        return True
+    return disk_loss_facts._first_epoch_isr_full(s, config) and all(
+        len(isr) == len(s.replicas) for _, e, _, isr in s.leader_and_isr if e == 0)
 
 
 def _first_epoch_isr_full_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not d.shutdowns or not d.eligibility or d.n < 3 or d.shrink_keeps:
         return z3.BoolVal(True)
-    return disk_loss_facts._first_epoch_isr_full_z3(d, s)
+    requests = [z3.Implies(s.lai[q][0], z3.And(list(s.lai_isr[q][0]))) for q in range(d.n) if s.lai[q]]
+    return z3.And([disk_loss_facts._first_epoch_isr_full_z3(d, s)] + requests)
 
 
 def _epoch_requests_within_controller_isr(s, config) -> bool:
@@ -821,7 +825,12 @@ def _shutdown_leader_view_covers_next_isr_z3(d, s):
                 for m in range(d.n):
                     if m == b:
                         continue
-                    known = z3.Or(r.isr[m], z3.And(r.alt != 0, r.alt_isr[m]), z3.And(r.chg, r.chg_isr[m]))
+                    known = [r.isr[m]]
+                    if d.alter:
+                        known.append(z3.And(r.alt != 0, r.alt_isr[m]))
+                    if d.kraft:
+                        known.append(z3.And(r.chg, r.chg_isr[m]))
+                    known = z3.Or(known)
                     out.append(z3.Implies(z3.And(nxt, s.lai_isr[q][e][m]), known))
     return z3.And(out)
 
@@ -874,7 +883,7 @@ STRENGTHENINGS = (
                   uses_config=True),
     Strengthening("shutdown-first-epoch-isr-full", "at RF>=3 on KRaft 3.3 to 3.5 (KIP-841, "
                   "before KAFKA-15021) under a controlled shutdown, the controller's ISR in the "
-                  "first leader epoch holds every replica (``first-epoch-isr-full`` of disk_loss_facts.py, there "
+                  "first leader epoch, and that of every LeaderAndIsr of it on its way, holds every replica (``first-epoch-isr-full`` of disk_loss_facts.py, there "
                   "only under disk loss): the partition is created with every replica in the ISR, "
                   "and every removal makes a new leader epoch, the controller's "
                   "(``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded``, lines 264-271 at 3.5.0, bumps on any "
