@@ -775,8 +775,12 @@ def _pending_ack_on_its_writer(s, config) -> bool:
         return True
     named = crashes_restarts._leaders_by_epoch(s)
     for lead, _, off in s.pending_acks:
-        log = s.replicas[lead].log
-        if off < len(log) and any(m != lead for m in named.get(log[off][1], ())):
+        lr = s.replicas[lead]
+        if off >= len(lr.log):
+            continue  # pending-acks-on-leader's
+        e = lr.log[off][1]
+        if any(e <= y <= lr.leader_epoch and any(m != lead for m in leaders)
+               for y, leaders in named.items()):
             return False
     return True
 
@@ -790,7 +794,7 @@ def _pending_ack_on_its_writer_z3(d, s):
         for lead, lr in enumerate(s.reps):
             ep = sel(lr.log_ep, s.pend_off[k], -1)
             on = z3.And(s.pend[k], s.pend_leader[k] == lead)
-            out += [z3.Implies(z3.And(on, ep == x, named), leader == lead)
+            out += [z3.Implies(z3.And(on, ep <= x, lr.lep >= x, named), leader == lead)
                     for x, claims in at.items() for named, leader in claims]
     return z3.And(out)
 
@@ -969,8 +973,9 @@ STRENGTHENINGS = (
                   "3.5.0)", _first_epoch_leader_isr_full, _first_epoch_leader_isr_full_z3,
                   uses_config=True),
     Strengthening("pending-ack-on-its-writer", "at RF>=3 on KRaft (KIP-841) under a controlled "
-                  "shutdown, a parked acks=all request waits on the leader that appended its record: "
-                  "every leader the state names for the record's epoch is that broker (the produce "
+                  "shutdown, a parked acks=all request waits on the leader that appended its record and "
+                  "has led since: every leader the state names for the record's epoch, and for each "
+                  "epoch up to the leader's own, is that broker (the produce "
                   "request is parked in the leader's purgatory, ``DelayedProduce``, and a leader "
                   "writes records only of its own epoch; a change of leader drops the parked request "
                   "with the leadership: the kernel's ``fail_parked_produce`` in ``make_follower``)",
