@@ -29,7 +29,7 @@ FORMS = list(controlled.FORMS) + list(controlled.AS_CRASHES)
 NEW = [st.name for st in controlled.STRENGTHENINGS]
 KIP841 = list(controlled.KIP841)
 ACTS = {"2.1": [], "3.5": list(controlled.OFF_ON_ZOOKEEPER), "3.7": list(controlled.OFF_ON_ZOOKEEPER),
-        "4.1": [n for n in FORMS if n not in KIP841]}
+        "4.1": [n for n in FORMS if n not in KIP841 and n not in controlled.RF3_FORMS]}
 """The forms that change a formula on each release and whose fact as written is false there
 (the rest are the fact as written there, or, ``KIP841`` on 3.5 and 3.7, a fact off as written)."""
 
