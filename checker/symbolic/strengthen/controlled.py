@@ -582,14 +582,16 @@ def _first_epoch_isr_full(s, config) -> bool:
     if "isr-shrink-keeps-leader-epoch" in config.rules:
         return True
     return disk_loss_facts._first_epoch_isr_full(s, config) and all(
-        len(isr) == len(s.replicas) for _, e, _, isr in s.leader_and_isr if e == 0)
+        len(isr) == len(s.replicas) for _, e, _, isr in s.leader_and_isr if e == 0) and all(
+        not r.partition_change or r.partition_change[1] != 0 for r in s.replicas)
 
 
 def _first_epoch_isr_full_z3(d, s):
     if not d.shutdowns or not d.eligibility or d.n < 3 or d.shrink_keeps:
         return z3.BoolVal(True)
     requests = [z3.Implies(s.lai[q][0], z3.And(list(s.lai_isr[q][0]))) for q in range(d.n) if s.lai[q]]
-    return z3.And([disk_loss_facts._first_epoch_isr_full_z3(d, s)] + requests)
+    changes = [z3.Not(z3.And(r.chg, r.chg_ep == 0)) for r in s.reps] if d.kraft else []
+    return z3.And([disk_loss_facts._first_epoch_isr_full_z3(d, s)] + requests + changes)
 
 
 def _epoch_requests_within_controller_isr(s, config) -> bool:
@@ -937,7 +939,9 @@ STRENGTHENINGS = (
                   uses_config=True),
     Strengthening("shutdown-first-epoch-isr-full", "at RF>=3 on KRaft 3.3 to 3.5 (KIP-841, "
                   "before KAFKA-15021) under a controlled shutdown, the controller's ISR in the "
-                  "first leader epoch, and that of every LeaderAndIsr of it on its way, holds every replica (``first-epoch-isr-full`` of disk_loss_facts.py, there "
+                  "first leader epoch, and that of every LeaderAndIsr of it on its way, holds every replica, "
+                  "and no PartitionChangeRecord of that epoch is on its way (an ISR already full "
+                  "only shrinks, which makes a new epoch) (``first-epoch-isr-full`` of disk_loss_facts.py, there "
                   "only under disk loss): the partition is created with every replica in the ISR, "
                   "and every removal makes a new leader epoch, the controller's "
                   "(``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded``, lines 264-271 at 3.5.0, bumps on any "
