@@ -858,7 +858,7 @@ def _shutdown_leader_view_covers_next_isr(s, config) -> bool:
         if not (r.alive and r.shutting_down and r.leader == b and r.leader_epoch >= 0):
             continue
         known = set(r.isr) | {b}
-        if r.alter_partition:
+        if r.alter_partition and r.alter_partition[0] == ALTER_ACCEPTED:
             known |= set(r.alter_partition[1])
         if r.partition_change:
             known |= set(r.partition_change[0])
@@ -883,7 +883,7 @@ def _shutdown_leader_view_covers_next_isr_z3(d, s):
                         continue
                     known = [r.isr[m]]
                     if d.alter:
-                        known.append(z3.And(r.alt != 0, r.alt_isr[m]))
+                        known.append(z3.And(r.alt == ALTER_ACCEPTED, r.alt_isr[m]))
                     if d.kraft:
                         known.append(z3.And(r.chg, r.chg_isr[m]))
                     known = z3.Or(known)
@@ -1037,8 +1037,8 @@ STRENGTHENINGS = (
     Strengthening("shutdown-leader-view-covers-next-isr", "at RF>=3 on KRaft (KIP-841) under a "
                   "controlled shutdown, a running broker marked shutting down that still leads its "
                   "epoch x knows every member of the ISR a LeaderAndIsr of epoch x + 1 led by another "
-                  "broker carries (its ISR, its pending AlterPartition's, or its pending "
-                  "PartitionChangeRecord's): that epoch was made by its controlled shutdown from the "
+                  "broker carries (its ISR, an accepted AlterPartition answer's on its way to it, or its "
+                  "pending PartitionChangeRecord's): that epoch was made by its controlled shutdown from the "
                   "controller's ISR of epoch x less itself (``generateLeaderAndIsrUpdates``, 3.5.0 "
                   "lines 1688-1734), and within x the controller's ISR changes only by the leader's "
                   "AlterPartition, whose answer and record go to the leader (the kernel's "
