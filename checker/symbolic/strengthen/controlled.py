@@ -891,6 +891,48 @@ def _shutdown_leader_view_covers_next_isr_z3(d, s):
     return z3.And(out)
 
 
+def _lagging_member_leader_holds_hw(s, config) -> bool:
+    if not _rf3_on(config) or len(s.replicas) < 3:
+        return True
+    c = s.controller
+    lead, e = c.leader, c.leader_epoch
+    if lead < 0:
+        return True
+    lr = s.replicas[lead]
+    if not (lr.alive and lr.leader == lead and lr.leader_epoch == e):
+        return True
+    for f in lr.isr:
+        fr = s.replicas[f]
+        if f == lead or not fr.alive or not 0 <= fr.leader_epoch < e or fr.leader in (-1, f):
+            continue
+        m = s.replicas[fr.leader]
+        if any(i >= len(m.log) or m.log[i] != fr.log[i]
+               for i in range(min(lr.high_watermark, len(fr.log)))):
+            return False
+    return True
+
+
+def _lagging_member_leader_holds_hw_z3(d, s):
+    if not d.shutdowns or not d.eligibility or d.n < 3:
+        return z3.BoolVal(True)
+    out = []
+    for lead, lr in enumerate(s.reps):
+        current = z3.And(s.c_leader == lead, lr.alive, lr.leader == lead, lr.lep == s.c_epoch)
+        for f, fr in enumerate(s.reps):
+            if f == lead:
+                continue
+            for m, mr in enumerate(s.reps):
+                if m == f:
+                    continue
+                lags = z3.And(current, lr.isr[f], fr.alive, fr.lep >= 0, fr.lep < s.c_epoch,
+                              fr.leader == m)
+                out += [z3.Implies(z3.And(lags, i < lr.hw, i < fr.leo),
+                                   z3.And(i < mr.leo, mr.log_id[i] == fr.log_id[i],
+                                          mr.log_ep[i] == fr.log_ep[i]))
+                        for i in range(d.slots)]
+    return z3.And(out)
+
+
 STRENGTHENINGS = (
     Strengthening("shutdown-leader-out-of-later-isrs", "at RF>=3 on KRaft (KIP-841), a running "
                   "broker marked shutting down that still leads its own epoch x (applied, or "
@@ -1045,6 +1087,16 @@ STRENGTHENINGS = (
                   "``write_partition``: the change to the leader alone)",
                   _shutdown_leader_view_covers_next_isr, _shutdown_leader_view_covers_next_isr_z3,
                   uses_config=True),
+    Strengthening("lagging-member-leader-holds-hw", "at RF>=3 on KRaft (KIP-841) under a "
+                  "controlled shutdown, a running member of the ISR of the controller's leader "
+                  "(running in the controller's epoch) that still follows the leader of an older "
+                  "epoch has its records below the current leader's HW in that old leader's log "
+                  "too, so its truncation to the old leader keeps them: the current leader's HW "
+                  "covers only records committed over its ISR view, in an epoch whose leader the "
+                  "member followed (``Partition.maybeIncrementLeaderHW``; a follower truncates to "
+                  "its leader's log, ``ReplicaFetcherThread`` with KIP-279's epoch end offsets, "
+                  "3.5.0)", _lagging_member_leader_holds_hw, _lagging_member_leader_holds_hw_z3,
+                  uses_config=True),
     Strengthening("clean-stops-counted", "under KIP-966 a clean-shutdown file is held only by a "
                   "broker that is down (written as it stops after its controlled shutdown, read "
                   "and removed when it restarts), and the brokers shutting down or holding the "
@@ -1154,7 +1206,8 @@ RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "leader-moves-counted", "shutdown-hw-behind-epoch-leader",
        "consecutive-leader-holds-its-records", "answer-epoch-names-its-leader",
        "shutdown-leader-holds-older-committed", "shutdown-first-epoch-leader-isr-full",
-       "pending-ack-on-its-writer", "shutdown-leader-view-covers-next-isr")
+       "pending-ack-on-its-writer", "shutdown-leader-view-covers-next-isr",
+       "lagging-member-leader-holds-hw")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
 ``--strengthen all`` there, so no RF=2 row changes its terms."""
 
