@@ -899,9 +899,9 @@ def _lagging_member_leader_holds_hw(s, config) -> bool:
     if lead < 0:
         return True
     lr = s.replicas[lead]
-    if not (lr.alive and lr.leader == lead and lr.leader_epoch == e):
+    if lr.alive and not (lr.leader == lead and lr.leader_epoch == e):
         return True
-    for f in lr.isr:
+    for f in set(c.isr) | (set(lr.isr) if lr.alive else set()):
         fr = s.replicas[f]
         if f == lead or not fr.alive or not 0 <= fr.leader_epoch < e or fr.leader in (-1, f):
             continue
@@ -917,14 +917,16 @@ def _lagging_member_leader_holds_hw_z3(d, s):
         return z3.BoolVal(True)
     out = []
     for lead, lr in enumerate(s.reps):
-        current = z3.And(s.c_leader == lead, lr.alive, lr.leader == lead, lr.lep == s.c_epoch)
+        current = z3.And(s.c_leader == lead, z3.Or(z3.Not(lr.alive),
+                                                    z3.And(lr.leader == lead, lr.lep == s.c_epoch)))
         for f, fr in enumerate(s.reps):
             if f == lead:
                 continue
             for m, mr in enumerate(s.reps):
                 if m == f:
                     continue
-                lags = z3.And(current, lr.isr[f], fr.alive, fr.lep >= 0, fr.lep < s.c_epoch,
+                member = z3.Or(s.c_isr[f], z3.And(lr.alive, lr.isr[f]))
+                lags = z3.And(current, member, fr.alive, fr.lep >= 0, fr.lep < s.c_epoch,
                               fr.leader == m)
                 out += [z3.Implies(z3.And(lags, i < lr.hw, i < fr.leo),
                                    z3.And(i < mr.leo, mr.log_id[i] == fr.log_id[i],
@@ -1088,8 +1090,8 @@ STRENGTHENINGS = (
                   _shutdown_leader_view_covers_next_isr, _shutdown_leader_view_covers_next_isr_z3,
                   uses_config=True),
     Strengthening("lagging-member-leader-holds-hw", "at RF>=3 on KRaft (KIP-841) under a "
-                  "controlled shutdown, a running member of the ISR of the controller's leader "
-                  "(running in the controller's epoch) that still follows the leader of an older "
+                  "controlled shutdown, a running member of the controller's ISR, or of its leader's "
+                  "(running in the controller's epoch, or down), that still follows the leader of an older "
                   "epoch has its records below the current leader's HW in that old leader's log "
                   "too, so its truncation to the old leader keeps them: the current leader's HW "
                   "covers only records committed over its ISR view, in an epoch whose leader the "
