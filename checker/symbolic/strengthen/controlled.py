@@ -261,7 +261,7 @@ def _added_members_caught_up(s, config) -> bool:
 
 
 def _added_members_caught_up_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return isr_hw._added_members_caught_up_z3(d, s)
     out = []
     for lead, lr in enumerate(s.reps):
@@ -300,8 +300,8 @@ module's docstring): ``shutdowns.switch`` uses the form instead of switching the
 two of ``KIP841`` are facts off wherever AlterPartition is, switched on here.)"""
 
 RF3_FORMS = ("added-members-caught-up",)
-"""Forms that act only at RF>=3 on KRaft with KIP-841 (issue 29bp): at RF=2 each is the fact as
-written, so the RF=2 rows keep their terms."""
+"""Forms that act only at RF>=3 on KRaft 3.3 to 3.5 (issue 29bp): elsewhere (RF=2 too) each is the
+fact as written, so the other rows keep their terms."""
 
 KIP841 = ("leaderless-isr-is-last-leader", "controller-isr-live")
 """Forms that act only on KRaft 3.3 to 4.0 (KIP-841, no KIP-966; issue 29bo): the fact as
@@ -421,8 +421,18 @@ def _shutting_down_out_of_elr_isr_z3(d, s):
     return z3.And([z3.Not(z3.And(r.sd, s.c_isr[b])) for b, r in enumerate(s.reps)])
 
 
-def _rf3_on(config) -> bool:
+def _kip841_rf3(config) -> bool:
     return on(config) and "isr-eligibility" in config.rules and config.replication_factor >= 3
+
+
+def _rf3_on(config) -> bool:
+    """Issue 29bp's facts: RF>=3 on KRaft 3.3 to 3.5 (KIP-841, before KAFKA-15021), under the
+    bound; checked on every reachable state of 3.5 only."""
+    return _kip841_rf3(config) and "isr-shrink-keeps-leader-epoch" not in config.rules
+
+
+def _rf3_on_z3(d) -> bool:
+    return d.shutdowns and d.eligibility and d.n >= 3 and not d.shrink_keeps
 
 
 def _epochs_led_while_marked(s, b: int) -> list:
@@ -447,7 +457,7 @@ def _epochs_led_while_marked_z3(s, b: int) -> list:
 
 
 def _shutdown_leader_out_of_later_isrs(s, config) -> bool:
-    if not _rf3_on(config) or len(s.replicas) < 3:
+    if not _kip841_rf3(config) or len(s.replicas) < 3:
         return True
     c = s.controller
     for b in range(len(s.replicas)):
@@ -500,7 +510,7 @@ def _shutdown_leader_holds_older_acked(s, config) -> bool:
 
 
 def _shutdown_leader_holds_older_acked_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
@@ -524,7 +534,7 @@ def _shutting_down_live(s, config) -> bool:
 
 
 def _shutting_down_live_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     return z3.And([z3.Implies(r.sd, s.c_live[b]) for b, r in enumerate(s.reps)])
 
@@ -554,7 +564,7 @@ def _controller_isr_added_caught_up(s, config) -> bool:
 
 
 def _controller_isr_added_caught_up_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     out = []
     for lead, lr in enumerate(s.reps):
@@ -587,7 +597,7 @@ def _first_epoch_isr_full(s, config) -> bool:
 
 
 def _first_epoch_isr_full_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3 or d.shrink_keeps:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     requests = [z3.Implies(s.lai[q][0], z3.And(list(s.lai_isr[q][0]))) for q in range(d.n) if s.lai[q]]
     changes = [z3.Not(z3.And(r.chg, r.chg_ep == 0)) for r in s.reps] if d.kraft else []
@@ -602,7 +612,7 @@ def _epoch_requests_within_controller_isr(s, config) -> bool:
 
 
 def _epoch_requests_within_controller_isr_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3 or d.shrink_keeps:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     return z3.And([z3.Implies(z3.And(s.lai[q][e], s.c_epoch == e, s.lai_isr[q][e][m]), s.c_isr[m])
                    for q in range(d.n) for e in range(len(s.lai[q])) for m in range(d.n)])
@@ -616,7 +626,7 @@ def _reused(pred, formula):
         return not _rf3_on(config) or len(s.replicas) < 3 or pred(s, config)
 
     def z3_formula(d, s):
-        if not d.shutdowns or not d.eligibility or d.n < 3:
+        if not _rf3_on_z3(d):
             return z3.BoolVal(True)
         return formula(d, s)
 
@@ -642,7 +652,7 @@ def _leader_moves_counted(s, config) -> bool:
 
 
 def _leader_moves_counted_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     pairs = crashes_restarts._named_changes_z3(d, s)
     faults = []
@@ -669,7 +679,7 @@ def _hw_behind_unmarked_epoch_leader(s, config) -> bool:
 
 
 def _hw_behind_unmarked_epoch_leader_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     out = []
     for lead, lr in enumerate(s.reps):
@@ -716,7 +726,7 @@ def _consecutive_leader_holds_its_records(s, config) -> bool:
 
 
 def _consecutive_leader_holds_its_records_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     at, _ = crashes_restarts._named_epochs_z3(d, s)
     out = []
@@ -758,7 +768,7 @@ def _answer_epoch_names_its_leader(s, config) -> bool:
 
 
 def _answer_epoch_names_its_leader_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
@@ -797,7 +807,7 @@ def _shutdown_leader_holds_older_committed(s, config) -> bool:
 
 
 def _shutdown_leader_holds_older_committed_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
 
     def holds(r, i, rid):
@@ -838,7 +848,7 @@ def _pending_ack_on_its_writer(s, config) -> bool:
 
 
 def _pending_ack_on_its_writer_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     at, _ = crashes_restarts._named_epochs_z3(d, s)
     out = []
@@ -869,7 +879,7 @@ def _shutdown_leader_view_covers_next_isr(s, config) -> bool:
 
 
 def _shutdown_leader_view_covers_next_isr_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     out = []
     for b, r in enumerate(s.reps):
@@ -913,7 +923,7 @@ def _lagging_member_leader_holds_hw(s, config) -> bool:
 
 
 def _lagging_member_leader_holds_hw_z3(d, s):
-    if not d.shutdowns or not d.eligibility or d.n < 3:
+    if not _rf3_on_z3(d):
         return z3.BoolVal(True)
     out = []
     for lead, lr in enumerate(s.reps):
@@ -1211,7 +1221,8 @@ RF3 = ("shutdown-leader-out-of-later-isrs", "shutdown-leader-holds-older-acked",
        "pending-ack-on-its-writer", "shutdown-leader-view-covers-next-isr",
        "lagging-member-leader-holds-hw")
 """Facts for RF>=3 on KRaft with KIP-841 only (issues 29bo, 29bp): ``True`` elsewhere, and out of
-``--strengthen all`` there, so no RF=2 row changes its terms."""
+``--strengthen all`` there, so no RF=2 row changes its terms. The first is 29bo's (3.3+); the
+others are 29bp's, on 3.3 to 3.5 only (``_rf3_on``: checked on every reachable state of 3.5)."""
 
 
 def not_in_all(config) -> tuple:
@@ -1230,4 +1241,6 @@ def not_in_all(config) -> tuple:
         out += ("shutdown-next-epoch-changes-leader",)
     if "isr-eligibility" not in rules or config.replication_factor < 3:
         out += rf3
+    elif "isr-shrink-keeps-leader-epoch" in rules:  # issue 29bp's: KRaft 3.3 to 3.5 only
+        out += rf3[1:]
     return out
