@@ -29,7 +29,7 @@ FORMS = list(controlled.FORMS) + list(controlled.AS_CRASHES)
 NEW = [st.name for st in controlled.STRENGTHENINGS]
 KIP841 = list(controlled.KIP841)
 ACTS = {"2.1": [], "3.5": list(controlled.OFF_ON_ZOOKEEPER), "3.7": list(controlled.OFF_ON_ZOOKEEPER),
-        "4.1": [n for n in FORMS if n not in KIP841]}
+        "4.1": [n for n in FORMS if n not in KIP841 and n not in controlled.RF3_FORMS]}
 """The forms that change a formula on each release and whose fact as written is false there
 (the rest are the fact as written there, or, ``KIP841`` on 3.5 and 3.7, a fact off as written)."""
 
@@ -45,7 +45,7 @@ def test_the_forms_act_only_under_the_bound():
     for name in FORMS:
         assert STRENGTHENINGS[name].formula(d, s).eq(UNSWITCHED[name].formula(d, s)), name
     config = _config("4.1")
-    rf3 = {"shutdown-leader-out-of-later-isrs"}  # issue 29bo: at RF>=3 only
+    rf3 = set(controlled.RF3)  # issues 29bo, 29bp: at RF>=3 only
     assert set(NEW) - rf3 <= set(all_names(config)) and not rf3 & set(all_names(config))
     assert rf3 <= set(all_names(config_from_options(kafka_version="3.5", replication_factor=3,
                                                     max_controlled_shutdowns=1)[0]))
