@@ -117,7 +117,7 @@ crosscheck: install
 # make proofs PROOFS="--max-minutes 5", or PROOFS="--rows 4.1 --json run.json"
 PROOFS ?=
 proofs: install
-	$(BIN)/python -m gate.proofs $(PROOFS)
+	$(BIN)/python -m commands.proofs $(PROOFS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -89,7 +89,7 @@ def prove_command(prop, strengthen, k, search, bmc_depth, step, workers, unbound
 def proof_request(*, prop, strengthen, k, search, bmc_depth, step, workers, unbounded,
                   kafka_version, config_files, time_limit, memory_limit, max_states, **options):
     """``kmc prove``'s options as the configuration and ``prove``'s keyword arguments (the
-    proof ledger, ``gate/proofs.py``, reads a row's command through this too)."""
+    proof ledger, ``commands/proofs.py``, reads a row's command through this too)."""
     config, _ = config_from_options(kafka_version=kafka_version, config_files=config_files,
                                     **pop_config_options(options))
     return config, dict(strengthen=list(strengthen), k=k, time_limit=time_limit,

@@ -149,7 +149,7 @@ def check_request(config, prop_name: str, *, strengthen=(), k: int = 1,
                   max_states: int | None = None, unbounded=(), step: str = AUTO_STEP,
                   workers: int | None = None) -> ProofRequest:
     """Every check ``prove`` makes before z3 starts, and nothing else (so the proof ledger,
-    ``gate/proofs.py``, can check a row without proving it): a ``ConfigError`` (one line, exit
+    ``commands/proofs.py``, can check a row without proving it): a ``ConfigError`` (one line, exit
     2) for a configuration the encoding lacks, an unknown or unprovable property or invariant,
     or a limit out of range."""
     if (any(p.history == "reads" for n in [prop_name] + list(strengthen) if n in PROPERTIES

@@ -85,7 +85,7 @@ class ProofResult:
         return exit_code(self.status)
 
     def to_json(self, config: dict | None = None) -> dict:
-        """The outcome as plain data (``kmc prove --json``; the proof ledger, ``gate/proofs.py``,
+        """The outcome as plain data (``kmc prove --json``; the proof ledger, ``commands/proofs.py``,
         reads it): the status and exit code, the conjuncts used, where it was decided, the
         searches after a CTI, the real counterexample's trace, and the CTI's step and the
         conjuncts it breaks (its states are shown by the text output only)."""

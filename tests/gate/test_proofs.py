@@ -1,4 +1,4 @@
-"""The proof ledger (``scenarios/proofs.toml``, ``gate/proofs.py``): every row is a command ``kmc
+"""The proof ledger (``scenarios/proofs.toml``, ``commands/proofs.py``): every row is a command ``kmc
 prove`` takes, docs/proofs.md shows the ledger as it is, the runner judges a run against a row
 and stops a row at its time limit, and a broken ledger is one line and exit code 2."""
 
@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from checker.symbolic.outcome import ProofResult, SearchRun
-from gate import proofs
-from gate.proofs import (AS_EXPECTED, DIFFERENT, ERROR, ROOT, UNDECIDED, LedgerError, ProofRow, check_row,
+from commands import proofs
+from commands.proofs import (AS_EXPECTED, DIFFERENT, ERROR, ROOT, UNDECIDED, LedgerError, ProofRow, check_row,
                          check_sections, judge, load, main, render_markdown, run_row)
 
 LEDGER = ROOT / "scenarios" / "proofs.toml"
 DOCS = ROOT / "docs" / "proofs.md"
-BEGIN, END = "<!-- ledger: begin (python -m gate.proofs --markdown) -->", "<!-- ledger: end -->"
+BEGIN, END = "<!-- ledger: begin (python -m commands.proofs --markdown) -->", "<!-- ledger: end -->"
 
 # the quickest row there is: kmc 0.1's rule at one record, PROVED in about 3 s
 QUICK = ("--protocol kip-320 --rule +kmc-0.1 -r 2 --max-records 1 -p no-acked-loss -s all "
@@ -49,7 +49,7 @@ def test_docs_proofs_md_shows_the_ledger_as_it_is():
     shown = text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n") + "\n"
     assert shown == render_markdown(load(LEDGER)), (
         "docs/proofs.md's table is not the ledger's: regenerate it with "
-        "`python -m gate.proofs --markdown` between the two markers")
+        "`python -m commands.proofs --markdown` between the two markers")
 
 
 def test_a_row_kmc_prove_would_refuse_fails_the_check():
@@ -179,7 +179,7 @@ def test_sigterm_to_the_runner_stops_the_row_and_keeps_what_it_did(tmp_path):
     ledger = ledger_of(tmp_path, argv="--kafka-version 2.1 -r 3 --max-records 3 --max-leader-epoch 3 "
                                       f"--max-crashes 2 -p no-acked-loss -s all {marker}")
     report = tmp_path / "run.json"
-    runner = subprocess.Popen([sys.executable, "-m", "gate.proofs", str(ledger), "--json", str(report)],
+    runner = subprocess.Popen([sys.executable, "-m", "commands.proofs", str(ledger), "--json", str(report)],
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert "running:" in runner.stdout.readline()  # (the row has started)

@@ -23,7 +23,7 @@ the conjuncts the docs' run used; ``section`` the docs/symbolic.md heading that 
 ``measured`` the figure quoted there (what was seen, on which day); ``minutes`` a rough cost,
 so a run can leave the long rows out.
 
-Three uses, ``python -m gate.proofs [LEDGER]``:
+Three uses, ``python -m commands.proofs [LEDGER]``:
 
 * ``--dry-run`` (``make test`` does this: ``tests/gate/test_proofs.py``): every row's command is
   read as ``kmc prove`` reads it and put through every check the proof makes before z3 starts
@@ -370,7 +370,7 @@ def select(rows, only=(), max_minutes: float | None = None):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gate.proofs", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m commands.proofs", description=__doc__.split("\n\n")[0])
     parser.add_argument("ledger", nargs="?", default=str(ROOT / LEDGER))
     parser.add_argument("--rows", action="append", default=[], metavar="TEXT",
                         help="only rows whose id or description holds TEXT (repeatable: any of them)")
@@ -412,7 +412,7 @@ def main(argv=None) -> int:
                   f"known); none was proved")
             return 0
     except LedgerError as e:
-        print(f"python -m gate.proofs: error: {e}", file=sys.stderr)
+        print(f"python -m commands.proofs: error: {e}", file=sys.stderr)
         return 2
     for row in costly:
         print(f"{row.id:40} left out: about {row.minutes:g} minutes (--max-minutes {args.max_minutes:g})")
@@ -438,7 +438,7 @@ def main(argv=None) -> int:
         interrupted = True
         print(f"interrupted: {len(rows) - len(outcomes)} of {len(rows)} rows not run", flush=True)
     except LedgerError as e:  # --json could not be written
-        print(f"python -m gate.proofs: error: {e}", file=sys.stderr)
+        print(f"python -m commands.proofs: error: {e}", file=sys.stderr)
         return 2
     finally:
         for sig, handler in previous.items():
@@ -452,7 +452,7 @@ def main(argv=None) -> int:
         try:
             _write_json(args, run)
         except LedgerError as e:
-            print(f"python -m gate.proofs: error: {e}", file=sys.stderr)
+            print(f"python -m commands.proofs: error: {e}", file=sys.stderr)
             return 2
     if counts[DIFFERENT] or counts[ERROR]:
         return 1
