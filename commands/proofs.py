@@ -369,8 +369,15 @@ def select(rows, only=(), max_minutes: float | None = None):
     return kept, [r for r in picked if r not in kept]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error as one line (exit code 2), as every kmc command has it."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (--help shows the options)\n")
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m commands.proofs", description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog="python -m commands.proofs", description=__doc__.split("\n\n")[0])
     parser.add_argument("ledger", nargs="?", default=str(ROOT / LEDGER))
     parser.add_argument("--rows", action="append", default=[], metavar="TEXT",
                         help="only rows whose id or description holds TEXT (repeatable: any of them)")

@@ -151,6 +151,8 @@ def test_missing_ledger_and_bad_options_are_one_line_and_exit_2(tmp_path, capsys
     assert "matches no row" in capsys.readouterr().err
     assert main([str(LEDGER), "--rows", " ", "--dry-run"]) == 2
     assert "--rows needs some text" in capsys.readouterr().err
+    assert main([str(ledger), "--timeout", "abc"]) == 2  # argparse's own error: one line too
+    assert capsys.readouterr().err.count("\n") == 1
     assert main([str(ledger), "--timeout", "-1"]) == 2
     assert "--timeout must be above 0" in capsys.readouterr().err
     assert main([str(LEDGER), "--markdown", "--json", str(tmp_path / "x.json")]) == 2
